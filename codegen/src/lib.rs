@@ -1,0 +1,406 @@
+//! Reads `rtde-fields/data/fields.tsv`, checks it, and renders `rtde-fields/src/generated.rs`.
+//!
+//! The data file is the single source of truth for the registry. This crate shares
+//! rtde-fields' own wire-type and version parsers (by path, so that a broken generated
+//! table can never stop the generator from building).
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+#[allow(dead_code, unreachable_pub, missing_docs)] // only the parsers are used here
+#[path = "../../rtde-fields/src/version.rs"]
+mod version;
+#[allow(dead_code, unreachable_pub, missing_docs)]
+#[path = "../../rtde-fields/src/wire_type.rs"]
+mod wire_type;
+
+use version::ControllerVersion;
+use wire_type::WireType;
+
+/// Where the data file lives.
+#[must_use]
+pub fn data_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../rtde-fields/data/fields.tsv")
+}
+
+/// Where the generated table goes.
+#[must_use]
+pub fn generated_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../rtde-fields/src/generated.rs")
+}
+
+/// The columns of the data file, in order.
+pub const COLUMNS: [&str; 9] = [
+    "direction",
+    "name",
+    "type",
+    "cb3",
+    "e_series",
+    "polyscope_x",
+    "unit",
+    "source",
+    "description",
+];
+
+/// One registry entry after range expansion.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    /// The data file line it came from.
+    pub line: usize,
+    /// `true` for `out`, `false` for `in`.
+    pub output: bool,
+    /// The canonical wire name.
+    pub name: String,
+    /// The wire type.
+    wire_type: WireType,
+    /// Minimum version per generation (CB3, e-Series, PolyScope X).
+    since: [Option<ControllerVersion>; 3],
+    /// The unit, if any.
+    pub unit: Option<String>,
+    /// Where the version numbers come from.
+    pub source: String,
+    /// One line of description.
+    pub description: String,
+    /// `(bank, kind, index)` for a general-purpose register.
+    register: Option<(&'static str, &'static str, u8)>,
+}
+
+/// Parses and checks the data file; on failure, every problem found, each as `line: message`.
+///
+/// # Errors
+/// A list of `line: message` strings, one per problem.
+pub fn parse(text: &str) -> Result<Vec<Row>, Vec<String>> {
+    let mut rows = Vec::new();
+    let mut errors = Vec::new();
+    let mut saw_header = false;
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        if raw.trim().is_empty() || raw.starts_with('#') {
+            continue;
+        }
+        let cols: Vec<&str> = raw.split('\t').collect();
+        if !saw_header {
+            saw_header = true;
+            if cols != COLUMNS {
+                errors.push(format!(
+                    "{line}: the header must be the columns {COLUMNS:?}"
+                ));
+            }
+            continue;
+        }
+        if let Err(e) = parse_line(line, &cols, &mut rows) {
+            errors.push(format!("{line}: {e}"));
+        }
+    }
+    check_unique(&rows, &mut errors);
+    if errors.is_empty() {
+        Ok(rows)
+    } else {
+        Err(errors)
+    }
+}
+
+fn parse_line(line: usize, cols: &[&str], rows: &mut Vec<Row>) -> Result<(), String> {
+    let [
+        direction,
+        name,
+        ty,
+        cb3,
+        e_series,
+        px,
+        unit,
+        source,
+        description,
+    ] = cols
+    else {
+        return Err(format!(
+            "expected {} tab-separated columns, found {}",
+            COLUMNS.len(),
+            cols.len()
+        ));
+    };
+    let output = match *direction {
+        "out" => true,
+        "in" => false,
+        other => return Err(format!("direction `{other}` is neither `out` nor `in`")),
+    };
+    let wire_type: WireType = ty.parse().map_err(|e| format!("{e}"))?;
+    let since = [
+        parse_since(cb3, 3, "cb3")?,
+        parse_since(e_series, 5, "e_series")?,
+        parse_since(px, 10, "polyscope_x")?,
+    ];
+    if since.iter().all(Option::is_none) {
+        return Err(format!("`{name}` exists on no generation"));
+    }
+    if description.trim().is_empty() || source.trim().is_empty() {
+        return Err(format!("`{name}` needs a source and a description"));
+    }
+    let unit = (*unit != "-").then(|| (*unit).to_owned());
+    for expanded in expand_range(name)? {
+        let register = register_of(&expanded, wire_type)?;
+        rows.push(Row {
+            line,
+            output,
+            name: expanded,
+            wire_type,
+            since,
+            unit: unit.clone(),
+            source: (*source).to_owned(),
+            description: (*description).to_owned(),
+            register,
+        });
+    }
+    Ok(())
+}
+
+fn parse_since(text: &str, major: u32, column: &str) -> Result<Option<ControllerVersion>, String> {
+    if text == "-" {
+        return Ok(None);
+    }
+    let v: ControllerVersion = text
+        .parse()
+        .map_err(|e| format!("{column} `{text}`: {e}"))?;
+    if v.major != major {
+        return Err(format!("{column} `{text}` must be a {major}.x version"));
+    }
+    Ok(Some(v))
+}
+
+/// `input_int_register_{24..47}` becomes 24 names; a name without braces is itself.
+fn expand_range(name: &str) -> Result<Vec<String>, String> {
+    let Some((prefix, rest)) = name.split_once('{') else {
+        return Ok(vec![name.to_owned()]);
+    };
+    let bad =
+        || format!("`{name}`: a range is written `prefix_{{first..last}}` at the end of the name");
+    let range = rest.strip_suffix('}').ok_or_else(bad)?;
+    let (first, last) = range.split_once("..").ok_or_else(bad)?;
+    let first: u8 = first.parse().map_err(|_| bad())?;
+    let last: u8 = last.parse().map_err(|_| bad())?;
+    if first > last {
+        return Err(bad());
+    }
+    Ok((first..=last).map(|i| format!("{prefix}{i}")).collect())
+}
+
+/// Recognises the general-purpose register names and checks their type.
+fn register_of(
+    name: &str,
+    ty: WireType,
+) -> Result<Option<(&'static str, &'static str, u8)>, String> {
+    let (bank, rest) = if let Some(rest) = name.strip_prefix("input_") {
+        ("Input", rest)
+    } else if let Some(rest) = name.strip_prefix("output_") {
+        ("Output", rest)
+    } else {
+        return Ok(None);
+    };
+    let (kind, index, expected) = if let Some(i) = rest.strip_prefix("bit_register_") {
+        ("Bit", i, WireType::Bool)
+    } else if let Some(i) = rest.strip_prefix("int_register_") {
+        ("Int", i, WireType::Int32)
+    } else if let Some(i) = rest.strip_prefix("double_register_") {
+        ("Double", i, WireType::Double)
+    } else if rest == "bit_registers0_to_31" {
+        ("BitWord", "0", WireType::Uint32)
+    } else if rest == "bit_registers32_to_63" {
+        ("BitWord", "32", WireType::Uint32)
+    } else {
+        return Ok(None);
+    };
+    let index: u8 = index
+        .parse()
+        .map_err(|_| format!("`{name}`: register index is not a number"))?;
+    let max = if kind == "Bit" { 127 } else { 47 };
+    if index > max || (kind == "Bit" && index < 64) {
+        return Err(format!("`{name}`: no controller has this register"));
+    }
+    if ty != expected {
+        return Err(format!(
+            "`{name}` is a {kind} register and must be {expected}, not {ty}"
+        ));
+    }
+    Ok(Some((bank, kind, index)))
+}
+
+fn check_unique(rows: &[Row], errors: &mut Vec<String>) {
+    for (i, a) in rows.iter().enumerate() {
+        for b in &rows[..i] {
+            if a.output == b.output && a.name.eq_ignore_ascii_case(&b.name) {
+                errors.push(format!(
+                    "{}: `{}` repeats `{}` of line {} (names must differ in more than case)",
+                    a.line, a.name, b.name, b.line
+                ));
+            }
+        }
+    }
+}
+
+/// Renders the Rust module for the parsed rows.
+#[must_use]
+pub fn render(rows: &[Row]) -> String {
+    let mut out = String::new();
+    out.push_str(
+        "// @generated by `cargo run -p rtde-codegen` from `rtde-fields/data/fields.tsv`.\n\
+         // Autogenerated file - DO NOT EDIT: change the data file and regenerate.\n\n\
+         use crate::{ControllerVersion, Direction, Field, Register, RegisterBank, RegisterKind, WireType};\n\n\
+         const fn v(major: u32, minor: u32, bugfix: u32, build: u32) -> Option<ControllerVersion> {\n    \
+         Some(ControllerVersion::new(major, minor, bugfix, build))\n}\n",
+    );
+    for (output, upper) in [(true, "OUTPUTS"), (false, "INPUTS")] {
+        let table: Vec<&Row> = rows.iter().filter(|r| r.output == output).collect();
+        let n = table.len();
+        let _ = writeln!(out, "\npub(crate) static {upper}: [Field; {n}] = [");
+        for r in &table {
+            render_field(&mut out, r);
+        }
+        out.push_str("];\n");
+        let mut by_name: Vec<usize> = (0..n).collect();
+        by_name.sort_by(|&a, &b| table[a].name.cmp(&table[b].name));
+        render_index(&mut out, &format!("{upper}_BY_NAME"), &by_name);
+        let mut by_folded: Vec<usize> = (0..n).collect();
+        by_folded.sort_by_key(|&i| table[i].name.to_ascii_lowercase());
+        render_index(&mut out, &format!("{upper}_BY_FOLDED_NAME"), &by_folded);
+    }
+    out
+}
+
+fn render_field(out: &mut String, r: &Row) {
+    let direction = if r.output { "Output" } else { "Input" };
+    let since: Vec<String> = r
+        .since
+        .iter()
+        .map(|s| match s {
+            Some(v) => format!("v({}, {}, {}, {})", v.major, v.minor, v.bugfix, v.build),
+            None => "None".to_owned(),
+        })
+        .collect();
+    let unit = match &r.unit {
+        Some(u) => format!("Some({u:?})"),
+        None => "None".to_owned(),
+    };
+    let register = match r.register {
+        Some((bank, kind, index)) => format!(
+            "Some(Register {{ bank: RegisterBank::{bank}, kind: RegisterKind::{kind}, index: {index} }})"
+        ),
+        None => "None".to_owned(),
+    };
+    let variant = format!("{:?}", r.wire_type);
+    let _ = write!(
+        out,
+        "    Field {{\n        \
+         name: {name:?},\n        \
+         direction: Direction::{direction},\n        \
+         wire_type: WireType::{variant},\n        \
+         since: [{since}],\n        \
+         unit: {unit},\n        \
+         description: {description:?},\n        \
+         source: {source:?},\n        \
+         register: {register},\n    \
+         }},\n",
+        name = r.name,
+        since = since.join(", "),
+        description = r.description,
+        source = r.source,
+    );
+}
+
+fn render_index(out: &mut String, name: &str, order: &[usize]) {
+    let _ = write!(
+        out,
+        "\npub(crate) static {name}: [u16; {}] = [",
+        order.len()
+    );
+    for (k, i) in order.iter().enumerate() {
+        out.push_str(if k % 16 == 0 { "\n    " } else { " " });
+        let _ = write!(out, "{i},");
+    }
+    out.push_str("\n];\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: &str =
+        "direction\tname\ttype\tcb3\te_series\tpolyscope_x\tunit\tsource\tdescription\n";
+
+    fn parse_one(line: &str) -> Result<Vec<Row>, Vec<String>> {
+        parse(&format!("{HEADER}{line}\n"))
+    }
+
+    #[test]
+    fn expands_register_ranges_with_their_index() {
+        let rows = parse_one(
+            "in\tinput_int_register_{24..47}\tINT32\t3.9.0\t5.3.0\t10.7.0\t-\tguide\tInt register",
+        )
+        .unwrap();
+        assert_eq!(rows.len(), 24);
+        assert_eq!(rows[0].name, "input_int_register_24");
+        assert_eq!(rows[23].register, Some(("Input", "Int", 47)));
+    }
+
+    #[test]
+    fn rejects_what_no_controller_has() {
+        for (line, needle) in [
+            (
+                "in\tinput_bit_register_5\tBOOL\t3.4.0\t5.0.0\t-\t-\tguide\tBit",
+                "no controller has this register",
+            ),
+            (
+                "in\tinput_int_register_48\tINT32\t3.4.0\t5.0.0\t-\t-\tguide\tInt",
+                "no controller has this register",
+            ),
+            (
+                "in\tinput_int_register_3\tDOUBLE\t3.4.0\t5.0.0\t-\t-\tguide\tInt",
+                "must be INT32",
+            ),
+            (
+                "out\tx\tFLOAT\t3.0.0\t5.0.0\t-\t-\tguide\tX",
+                "is not an RTDE wire type",
+            ),
+            (
+                "out\tx\tDOUBLE\t5.0.0\t5.0.0\t-\t-\tguide\tX",
+                "must be a 3.x version",
+            ),
+            (
+                "out\tx\tDOUBLE\t-\t-\t-\t-\tguide\tX",
+                "exists on no generation",
+            ),
+            (
+                "up\tx\tDOUBLE\t3.0\t-\t-\t-\tguide\tX",
+                "neither `out` nor `in`",
+            ),
+            ("out\tx\tDOUBLE\t3.0", "tab-separated columns"),
+        ] {
+            let errors = parse_one(line).unwrap_err();
+            assert!(errors[0].contains(needle), "{line}: {errors:?}");
+        }
+    }
+
+    #[test]
+    fn rejects_names_that_differ_only_in_case() {
+        let text = format!(
+            "{HEADER}out\tactual_TCP_pose\tVECTOR6D\t3.0\t5.0\t-\tm\tguide\tPose\n\
+             out\tactual_tcp_pose\tVECTOR6D\t3.0\t5.0\t-\tm\tguide\tPose\n"
+        );
+        let errors = parse(&text).unwrap_err();
+        assert!(
+            errors[0].contains("repeats `actual_TCP_pose`"),
+            "{errors:?}"
+        );
+    }
+
+    #[test]
+    fn checked_in_table_is_what_the_data_file_generates() {
+        let text = std::fs::read_to_string(data_path()).unwrap();
+        let rows = parse(&text).unwrap_or_else(|e| panic!("data file errors: {e:#?}"));
+        let expected = render(&rows);
+        let actual = std::fs::read_to_string(generated_path()).unwrap();
+        assert!(
+            actual == expected,
+            "rtde-fields/src/generated.rs is stale: run `cargo run -p rtde-codegen` and commit the result"
+        );
+    }
+}

@@ -1,0 +1,31 @@
+//! `cargo run -p rtde-codegen`: regenerates `rtde-fields/src/generated.rs` from
+//! `rtde-fields/data/fields.tsv`.
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let data = rtde_codegen::data_path();
+    let out = rtde_codegen::generated_path();
+    let text = match std::fs::read_to_string(&data) {
+        Ok(text) => text,
+        Err(e) => {
+            eprintln!("error: cannot read {}: {e}", data.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    let rows = match rtde_codegen::parse(&text) {
+        Ok(rows) => rows,
+        Err(errors) => {
+            for e in errors {
+                eprintln!("error: {}:{e}", data.display());
+            }
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Err(e) = std::fs::write(&out, rtde_codegen::render(&rows)) {
+        eprintln!("error: cannot write {}: {e}", out.display());
+        return ExitCode::FAILURE;
+    }
+    println!("wrote {} ({} entries)", out.display(), rows.len());
+    ExitCode::SUCCESS
+}

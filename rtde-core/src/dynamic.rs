@@ -1,0 +1,352 @@
+//! Recipes built at run time from field names, for tools and bridges.
+
+use std::fmt;
+
+use rtde_fields::{Direction, Field, MAX_NAME_LIST_BYTES, WireType};
+
+use crate::recipe::{InputRecipe, OutputRecipe, PayloadError, Recipe, RecipeSpec};
+use crate::value::Value;
+
+/// A recipe whose fields are chosen at run time, checked against the registry, with one
+/// preallocated, typed value slot per field.
+///
+/// Decoding overwrites the slots in place and allocates nothing.
+///
+/// ```
+/// use rtde_core::{DynamicRecipe, OutputRecipe, Value};
+///
+/// // Names are matched ignoring case and stored in their canonical spelling.
+/// let mut recipe = DynamicRecipe::outputs(["timestamp", "actual_tcp_pose"]).unwrap();
+/// assert_eq!(recipe.names(), ["timestamp", "actual_TCP_pose"]);
+///
+/// let mut payload = [0u8; 56];
+/// payload[..8].copy_from_slice(&1.5f64.to_be_bytes());
+/// recipe.decode_into(&payload).unwrap();
+/// assert_eq!(recipe.get("timestamp"), Some(&Value::Double(1.5)));
+/// assert_eq!(recipe.value(1), Some(&Value::Vector6d([0.0; 6])));
+///
+/// let err = DynamicRecipe::outputs(["actual_tcp_pos", "target_q", "target_q"]).unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "invalid output recipe: unknown output field `actual_tcp_pos` (did you mean `actual_TCP_pose`?); \
+///      `target_q` is requested twice"
+/// );
+/// ```
+#[derive(Clone, Debug)]
+pub struct DynamicRecipe {
+    direction: Direction,
+    fields: Vec<&'static Field>,
+    names: Vec<&'static str>,
+    types: Vec<WireType>,
+    offsets: Vec<usize>,
+    values: Vec<Value>,
+    payload_size: usize,
+}
+
+impl DynamicRecipe {
+    /// An output recipe of these fields, in order.
+    ///
+    /// # Errors
+    /// Every problem at once: unknown names (with the closest known name), input-only
+    /// names, repeated names, an empty list, a name list over the protocol's 2048 bytes.
+    pub fn outputs<I, S>(names: I) -> Result<Self, RecipeError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        Self::new(Direction::Output, names)
+    }
+
+    /// An input recipe of these fields, in order; as [`DynamicRecipe::outputs`].
+    ///
+    /// # Errors
+    /// As [`DynamicRecipe::outputs`].
+    pub fn inputs<I, S>(names: I) -> Result<Self, RecipeError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        Self::new(Direction::Input, names)
+    }
+
+    /// A recipe of `direction` with these fields, in order.
+    ///
+    /// # Errors
+    /// As [`DynamicRecipe::outputs`].
+    pub fn new<I, S>(direction: Direction, names: I) -> Result<Self, RecipeError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut problems = Vec::new();
+        let mut fields: Vec<&'static Field> = Vec::new();
+        for name in names {
+            let name = name.as_ref();
+            match rtde_fields::lookup_ignore_case(direction, name) {
+                Some(f) if fields.iter().any(|g| g.name() == f.name()) => {
+                    if !problems.contains(&RecipeProblem::Duplicate(f.name())) {
+                        problems.push(RecipeProblem::Duplicate(f.name()));
+                    }
+                }
+                Some(f) => fields.push(f),
+                None if rtde_fields::lookup_ignore_case(direction.opposite(), name).is_some() => {
+                    problems.push(RecipeProblem::WrongDirection {
+                        name: name.to_owned(),
+                        direction,
+                    });
+                }
+                None => problems.push(RecipeProblem::Unknown {
+                    name: name.to_owned(),
+                    direction,
+                    suggestion: rtde_fields::suggest(direction, name).map(Field::name),
+                }),
+            }
+        }
+        if fields.is_empty() && problems.is_empty() {
+            problems.push(RecipeProblem::Empty);
+        }
+        let list_len = fields
+            .iter()
+            .map(|f| f.name().len() + 1)
+            .sum::<usize>()
+            .saturating_sub(1);
+        if list_len > MAX_NAME_LIST_BYTES {
+            problems.push(RecipeProblem::NameListTooLong { len: list_len });
+        }
+        if !problems.is_empty() {
+            return Err(RecipeError {
+                direction,
+                problems,
+            });
+        }
+        let names: Vec<&'static str> = fields.iter().map(|f| f.name()).collect();
+        let types: Vec<WireType> = fields.iter().map(|f| f.wire_type()).collect();
+        let mut offsets = Vec::with_capacity(types.len());
+        let mut payload_size = 0;
+        for t in &types {
+            offsets.push(payload_size);
+            payload_size += t.size();
+        }
+        let values = types.iter().map(|&t| Value::zero(t)).collect();
+        Ok(DynamicRecipe {
+            direction,
+            fields,
+            names,
+            types,
+            offsets,
+            values,
+            payload_size,
+        })
+    }
+
+    /// The registry entries, in order.
+    #[must_use]
+    pub fn fields(&self) -> &[&'static Field] {
+        &self.fields
+    }
+
+    /// The canonical names, in order.
+    #[must_use]
+    pub fn names(&self) -> &[&'static str] {
+        &self.names
+    }
+
+    /// The current values, in order.
+    #[must_use]
+    pub fn values(&self) -> &[Value] {
+        &self.values
+    }
+
+    /// The position of a field, by canonical name or ignoring case.
+    #[must_use]
+    pub fn index_of(&self, name: &str) -> Option<usize> {
+        self.names
+            .iter()
+            .position(|n| *n == name)
+            .or_else(|| self.names.iter().position(|n| n.eq_ignore_ascii_case(name)))
+    }
+
+    /// The value of a field, by name.
+    #[must_use]
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.index_of(name).map(|i| &self.values[i])
+    }
+
+    /// The value at a position.
+    #[must_use]
+    pub fn value(&self, index: usize) -> Option<&Value> {
+        self.values.get(index)
+    }
+
+    /// The payload size of a data package of this recipe.
+    #[must_use]
+    pub fn payload_size(&self) -> usize {
+        self.payload_size
+    }
+
+    /// Sets the value of a field, by name, for sending an input package.
+    ///
+    /// # Errors
+    /// [`SetError`] when the recipe has no such field or the value's type is not the field's.
+    pub fn set(&mut self, name: &str, value: Value) -> Result<(), SetError> {
+        let i = self
+            .index_of(name)
+            .ok_or_else(|| SetError::NoSuchField(name.to_owned()))?;
+        let expected = self.types[i];
+        if value.wire_type() != expected {
+            return Err(SetError::WrongType {
+                field: self.names[i],
+                expected,
+                found: value.wire_type(),
+            });
+        }
+        self.values[i] = value;
+        Ok(())
+    }
+}
+
+impl Recipe for DynamicRecipe {
+    fn spec(&self) -> RecipeSpec<'_> {
+        RecipeSpec::new(self.direction, &self.names, &self.types)
+    }
+}
+
+impl OutputRecipe for DynamicRecipe {
+    fn decode_into(&mut self, payload: &[u8]) -> Result<(), PayloadError> {
+        if payload.len() != self.payload_size {
+            return Err(PayloadError::WrongLength {
+                expected: self.payload_size,
+                found: payload.len(),
+            });
+        }
+        for ((value, &t), &offset) in self.values.iter_mut().zip(&self.types).zip(&self.offsets) {
+            // In bounds: offsets and sizes add up to payload_size, checked above.
+            value.read_be(t, &payload[offset..]);
+        }
+        Ok(())
+    }
+}
+
+impl InputRecipe for DynamicRecipe {
+    fn encode_into(&self, out: &mut [u8]) -> Result<usize, PayloadError> {
+        if out.len() < self.payload_size {
+            return Err(PayloadError::BufferTooSmall {
+                needed: self.payload_size,
+                available: out.len(),
+            });
+        }
+        for (value, &offset) in self.values.iter().zip(&self.offsets) {
+            value.write_be(&mut out[offset..]);
+        }
+        Ok(self.payload_size)
+    }
+}
+
+/// Why a [`DynamicRecipe`] could not be built: every problem found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecipeError {
+    direction: Direction,
+    problems: Vec<RecipeProblem>,
+}
+
+impl RecipeError {
+    /// Every problem, in the order of the names given.
+    #[must_use]
+    pub fn problems(&self) -> &[RecipeProblem] {
+        &self.problems
+    }
+}
+
+impl fmt::Display for RecipeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid {} recipe: ", self.direction)?;
+        for (i, p) in self.problems.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{p}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for RecipeError {}
+
+/// One problem with a recipe's names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RecipeProblem {
+    /// No field of that name in this direction.
+    Unknown {
+        /// The name as given.
+        name: String,
+        /// The recipe's direction.
+        direction: Direction,
+        /// The closest known name, if any is close.
+        suggestion: Option<&'static str>,
+    },
+    /// The field exists only in the other direction.
+    WrongDirection {
+        /// The name as given.
+        name: String,
+        /// The recipe's direction.
+        direction: Direction,
+    },
+    /// The field is listed more than once.
+    Duplicate(&'static str),
+    /// No fields at all.
+    Empty,
+    /// The comma-separated names exceed the protocol's limit.
+    NameListTooLong {
+        /// The list's length in bytes.
+        len: usize,
+    },
+}
+
+impl fmt::Display for RecipeProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RecipeProblem::Unknown {
+                name,
+                direction,
+                suggestion: Some(s),
+            } => write!(
+                f,
+                "unknown {direction} field `{name}` (did you mean `{s}`?)"
+            ),
+            RecipeProblem::Unknown {
+                name, direction, ..
+            } => write!(f, "unknown {direction} field `{name}`"),
+            RecipeProblem::WrongDirection { name, direction } => write!(
+                f,
+                "`{name}` is an {} field; it cannot be in an {direction} recipe",
+                direction.opposite()
+            ),
+            RecipeProblem::Duplicate(name) => write!(f, "`{name}` is requested twice"),
+            RecipeProblem::Empty => f.write_str("a recipe needs at least one field"),
+            RecipeProblem::NameListTooLong { len } => write!(
+                f,
+                "the names take {len} bytes; the controller accepts at most {MAX_NAME_LIST_BYTES}"
+            ),
+        }
+    }
+}
+
+/// Why [`DynamicRecipe::set`] refused a value.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SetError {
+    /// The recipe has no field of that name.
+    #[error("the recipe has no field `{0}`")]
+    NoSuchField(String),
+    /// The value's type is not the field's.
+    #[error("`{field}` is {expected} on the wire; the value is {found}")]
+    WrongType {
+        /// The field.
+        field: &'static str,
+        /// Its wire type.
+        expected: WireType,
+        /// The value's wire type.
+        found: WireType,
+    },
+}

@@ -1,0 +1,160 @@
+//! Splitting a byte stream into packages.
+
+use super::error::{DecodeError, DecodeErrorKind};
+use super::package_type;
+
+/// The header's length: a `u16` size and a type byte.
+pub const HEADER_LEN: usize = 3;
+
+/// The longest package the 16-bit size field can describe, header included.
+pub const MAX_PACKAGE_LEN: usize = u16::MAX as usize;
+
+/// One package off the wire: its type byte and its payload (everything after the header),
+/// borrowed from the buffer it was parsed from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Frame<'a> {
+    /// The package type byte, one of [`package_type::ALL`].
+    pub kind: u8,
+    /// The bytes after the header.
+    pub payload: &'a [u8],
+}
+
+impl<'a> Frame<'a> {
+    /// Parses the package at the front of `buf`.
+    ///
+    /// Returns `Ok(None)` when `buf` does not hold a whole package yet (nothing is consumed:
+    /// call again with more bytes), or the frame and the number of bytes it took.
+    ///
+    /// ```
+    /// use rtde_core::protocol::Frame;
+    ///
+    /// // A START reply (accepted), then the first two bytes of another package.
+    /// let stream = [0x00, 0x04, b'S', 0x01, 0x00, 0x04];
+    /// let (frame, used) = Frame::parse(&stream).unwrap().unwrap();
+    /// assert_eq!((frame.kind, frame.payload, used), (b'S', &[0x01][..], 4));
+    /// assert_eq!(Frame::parse(&stream[used..]).unwrap(), None);
+    /// ```
+    ///
+    /// # Errors
+    /// A size field below 3 or an unknown type byte: the stream cannot be resynchronised
+    /// and the connection should be dropped.
+    pub fn parse(buf: &'a [u8]) -> Result<Option<(Frame<'a>, usize)>, DecodeError> {
+        let Some(&[hi, lo, kind]) = buf.first_chunk::<HEADER_LEN>() else {
+            return Ok(None);
+        };
+        let size = u16::from_be_bytes([hi, lo]);
+        if usize::from(size) < HEADER_LEN {
+            return Err(DecodeError::new(
+                kind,
+                0,
+                DecodeErrorKind::SizeTooSmall { size },
+            ));
+        }
+        if !package_type::ALL.contains(&kind) {
+            return Err(DecodeError::new(
+                kind,
+                2,
+                DecodeErrorKind::UnknownPackageType { byte: kind },
+            ));
+        }
+        let size = usize::from(size);
+        match buf.get(HEADER_LEN..size) {
+            Some(payload) => Ok(Some((Frame { kind, payload }, size))),
+            None => Ok(None),
+        }
+    }
+}
+
+/// A reusable receive buffer: read bytes into [`FrameBuffer::spare`], [`FrameBuffer::commit`]
+/// them, then take whole packages with [`FrameBuffer::next_frame`].
+///
+/// It allocates once, when created, and holds at least one package of the largest size, so
+/// a stream of any chunking decodes without further allocation.
+///
+/// ```
+/// use rtde_core::protocol::FrameBuffer;
+///
+/// let mut frames = FrameBuffer::new();
+/// // Two START replies arrive split across reads as 00 04 | 53 01 00 | 04 53 01.
+/// for chunk in [&[0x00, 0x04][..], &[b'S', 0x01, 0x00], &[0x04, b'S', 0x01]] {
+///     frames.spare()[..chunk.len()].copy_from_slice(chunk);
+///     frames.commit(chunk.len());
+/// }
+/// assert_eq!(frames.next_frame().unwrap().unwrap().payload, [0x01]);
+/// assert_eq!(frames.next_frame().unwrap().unwrap().payload, [0x01]);
+/// assert!(frames.next_frame().unwrap().is_none());
+/// ```
+#[derive(Debug)]
+pub struct FrameBuffer {
+    buf: Box<[u8]>,
+    start: usize,
+    end: usize,
+}
+
+impl Default for FrameBuffer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl FrameBuffer {
+    /// A buffer of twice the largest package, so compaction is rare.
+    #[must_use]
+    pub fn new() -> Self {
+        FrameBuffer {
+            buf: vec![0; 2 * (MAX_PACKAGE_LEN + 1)].into_boxed_slice(),
+            start: 0,
+            end: 0,
+        }
+    }
+
+    /// Bytes received and not yet taken as packages.
+    #[must_use]
+    pub fn buffered(&self) -> &[u8] {
+        &self.buf[self.start..self.end]
+    }
+
+    /// Space to read into; never empty while the buffered bytes cannot hold a whole package.
+    pub fn spare(&mut self) -> &mut [u8] {
+        if self.start == self.end {
+            self.start = 0;
+            self.end = 0;
+        } else if self.end == self.buf.len() || self.buf.len() - self.end < MAX_PACKAGE_LEN / 4 {
+            // Move the partial package to the front so the rest of it fits.
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+        }
+        &mut self.buf[self.end..]
+    }
+
+    /// Marks `n` bytes of [`FrameBuffer::spare`] as received.
+    ///
+    /// `n` is clamped to the spare space: a reader never returns more than it was given.
+    pub fn commit(&mut self, n: usize) {
+        self.end = (self.end + n).min(self.buf.len());
+    }
+
+    /// Takes the next whole package, or `Ok(None)` when more bytes are needed.
+    ///
+    /// # Errors
+    /// As [`Frame::parse`]; the bytes stay buffered.
+    pub fn next_frame(&mut self) -> Result<Option<Frame<'_>>, DecodeError> {
+        let start = self.start;
+        let Some((frame, used)) = Frame::parse(&self.buf[start..self.end])? else {
+            return Ok(None);
+        };
+        let kind = frame.kind;
+        self.start = start + used;
+        Ok(Some(Frame {
+            kind,
+            payload: &self.buf[start + HEADER_LEN..start + used],
+        }))
+    }
+
+    /// Forgets everything buffered (after a reconnect, say).
+    pub fn clear(&mut self) {
+        self.start = 0;
+        self.end = 0;
+    }
+}

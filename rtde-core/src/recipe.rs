@@ -1,0 +1,189 @@
+//! Recipes: the ordered fields a client asks for (outputs) or writes (inputs).
+//!
+//! A recipe is described by a [`RecipeSpec`] (canonical names, wire types, direction),
+//! which is all the client needs to set it up, and knows how to turn a data package's
+//! payload into values ([`OutputRecipe`]) or values into a payload ([`InputRecipe`]).
+//! `#[derive(RtdeRecipe)]` implements these traits for a struct at compile time; a
+//! [`DynamicRecipe`](crate::DynamicRecipe) implements them for names chosen at run time.
+
+use rtde_fields::{Direction, WireType};
+
+/// The shape of a recipe: its canonical field names and wire types, in order.
+///
+/// ```
+/// use rtde_core::RecipeSpec;
+/// use rtde_fields::{Direction, WireType};
+///
+/// let spec = RecipeSpec::new(Direction::Output, &["timestamp", "actual_q"], &[WireType::Double, WireType::Vector6d]);
+/// assert_eq!(spec.payload_size(), 56);
+/// assert_eq!(spec.offset_of("actual_q"), Some(8));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecipeSpec<'a> {
+    direction: Direction,
+    names: &'a [&'static str],
+    types: &'a [WireType],
+}
+
+impl<'a> RecipeSpec<'a> {
+    /// A spec from parallel lists of names and types.
+    ///
+    /// # Panics
+    /// When the lists differ in length: that is a bug in the code building the spec
+    /// (the derive and [`DynamicRecipe`](crate::DynamicRecipe) build them together).
+    #[must_use]
+    pub const fn new(
+        direction: Direction,
+        names: &'a [&'static str],
+        types: &'a [WireType],
+    ) -> Self {
+        assert!(
+            names.len() == types.len(),
+            "a recipe spec needs one wire type per name"
+        );
+        RecipeSpec {
+            direction,
+            names,
+            types,
+        }
+    }
+
+    /// Whether the recipe is set up with SETUP_OUTPUTS or SETUP_INPUTS.
+    #[must_use]
+    pub const fn direction(&self) -> Direction {
+        self.direction
+    }
+
+    /// The canonical wire names, in order.
+    #[must_use]
+    pub const fn names(&self) -> &'a [&'static str] {
+        self.names
+    }
+
+    /// The wire types, in order.
+    #[must_use]
+    pub const fn types(&self) -> &'a [WireType] {
+        self.types
+    }
+
+    /// The number of fields.
+    #[must_use]
+    pub const fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Whether the recipe has no fields (the controller refuses such a setup).
+    #[must_use]
+    pub const fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// The size of a data package's values, recipe id excluded.
+    #[must_use]
+    pub const fn payload_size(&self) -> usize {
+        let mut size = 0;
+        let mut i = 0;
+        while i < self.types.len() {
+            size += self.types[i].size();
+            i += 1;
+        }
+        size
+    }
+
+    /// The byte offset of a field in the payload.
+    #[must_use]
+    pub fn offset_of(&self, name: &str) -> Option<usize> {
+        let mut offset = 0;
+        for (n, t) in self.names.iter().zip(self.types) {
+            if *n == name {
+                return Some(offset);
+            }
+            offset += t.size();
+        }
+        None
+    }
+
+    /// The names joined by commas, as SETUP_OUTPUTS and SETUP_INPUTS carry them.
+    pub fn write_name_list(&self, out: &mut String) {
+        for (i, n) in self.names.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(n);
+        }
+    }
+
+    /// The length of the comma-separated name list, in bytes.
+    #[must_use]
+    pub fn name_list_len(&self) -> usize {
+        self.names.iter().map(|n| n.len()).sum::<usize>() + self.names.len().saturating_sub(1)
+    }
+}
+
+/// A payload whose length does not match its recipe, or a buffer too small for one.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PayloadError {
+    /// The data package's values are not the recipe's size.
+    #[error("data package holds {found} bytes of values, the recipe needs {expected}")]
+    WrongLength {
+        /// The recipe's payload size.
+        expected: usize,
+        /// The bytes received.
+        found: usize,
+    },
+    /// The output buffer is shorter than the recipe's payload.
+    #[error("buffer of {available} bytes is too small for the recipe's {needed} bytes")]
+    BufferTooSmall {
+        /// The recipe's payload size.
+        needed: usize,
+        /// The buffer's length.
+        available: usize,
+    },
+}
+
+/// Anything that describes a recipe to set up.
+pub trait Recipe {
+    /// The recipe's names, types and direction.
+    fn spec(&self) -> RecipeSpec<'_>;
+}
+
+/// An output recipe: decodes a data package's values.
+pub trait OutputRecipe: Recipe {
+    /// Overwrites `self` with the values in `payload` (recipe id excluded).
+    ///
+    /// # Errors
+    /// [`PayloadError::WrongLength`] when `payload` is not exactly the recipe's size;
+    /// `self` is then unchanged.
+    fn decode_into(&mut self, payload: &[u8]) -> Result<(), PayloadError>;
+}
+
+/// An input recipe: encodes values into a data package's payload.
+pub trait InputRecipe: Recipe {
+    /// Writes the values into the front of `out` (recipe id excluded) and returns how many
+    /// bytes that took, always the recipe's payload size.
+    ///
+    /// # Errors
+    /// [`PayloadError::BufferTooSmall`]; nothing is written then.
+    fn encode_into(&self, out: &mut [u8]) -> Result<usize, PayloadError>;
+}
+
+/// A recipe whose shape is known at compile time, as `#[derive(RtdeRecipe)]` makes them.
+pub trait StaticRecipe: Sized {
+    /// The recipe's names, types and direction.
+    const SPEC: RecipeSpec<'static>;
+    /// The size of its values in a data package.
+    const PAYLOAD_SIZE: usize;
+    /// The first controller version of each generation (CB3, e-Series, PolyScope X) that has
+    /// every field, or `None` where a generation lacks one of them.
+    const MIN_CONTROLLER: [Option<rtde_fields::ControllerVersion>; 3];
+}
+
+/// An output recipe that can be built straight from a payload.
+pub trait FromPayload: StaticRecipe {
+    /// Decodes the values in `payload` (recipe id excluded).
+    ///
+    /// # Errors
+    /// [`PayloadError::WrongLength`] when `payload` is not exactly [`StaticRecipe::PAYLOAD_SIZE`].
+    fn from_payload(payload: &[u8]) -> Result<Self, PayloadError>;
+}

@@ -1,0 +1,234 @@
+//! A value of any RTDE wire type, for recipes chosen at run time.
+
+use std::fmt;
+
+use rtde_fields::WireType;
+
+/// One RTDE value, tagged with its wire type.
+///
+/// ```
+/// use rtde_core::Value;
+/// use rtde_fields::WireType;
+///
+/// let mut v = Value::zero(WireType::Int32);
+/// v.read_be(WireType::Int32, &[0xff, 0xff, 0xff, 0xfe]);
+/// assert_eq!(v, Value::Int32(-2));
+/// let mut out = [0u8; 4];
+/// v.write_be(&mut out);
+/// assert_eq!(out, [0xff, 0xff, 0xff, 0xfe]);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Value {
+    /// `BOOL`.
+    Bool(bool),
+    /// `UINT8`.
+    Uint8(u8),
+    /// `UINT32`.
+    Uint32(u32),
+    /// `UINT64`.
+    Uint64(u64),
+    /// `INT32`.
+    Int32(i32),
+    /// `DOUBLE`.
+    Double(f64),
+    /// `VECTOR3D`.
+    Vector3d([f64; 3]),
+    /// `VECTOR6D`.
+    Vector6d([f64; 6]),
+    /// `VECTOR6INT32`.
+    Vector6Int32([i32; 6]),
+    /// `VECTOR6UINT32`.
+    Vector6Uint32([u32; 6]),
+}
+
+impl Value {
+    /// The zero (or `false`) value of a wire type.
+    #[must_use]
+    pub const fn zero(wire_type: WireType) -> Value {
+        match wire_type {
+            WireType::Bool => Value::Bool(false),
+            WireType::Uint8 => Value::Uint8(0),
+            WireType::Uint32 => Value::Uint32(0),
+            WireType::Uint64 => Value::Uint64(0),
+            WireType::Int32 => Value::Int32(0),
+            WireType::Double => Value::Double(0.0),
+            WireType::Vector3d => Value::Vector3d([0.0; 3]),
+            WireType::Vector6d => Value::Vector6d([0.0; 6]),
+            WireType::Vector6Int32 => Value::Vector6Int32([0; 6]),
+            WireType::Vector6Uint32 => Value::Vector6Uint32([0; 6]),
+        }
+    }
+
+    /// The value's wire type.
+    #[must_use]
+    pub const fn wire_type(&self) -> WireType {
+        match self {
+            Value::Bool(_) => WireType::Bool,
+            Value::Uint8(_) => WireType::Uint8,
+            Value::Uint32(_) => WireType::Uint32,
+            Value::Uint64(_) => WireType::Uint64,
+            Value::Int32(_) => WireType::Int32,
+            Value::Double(_) => WireType::Double,
+            Value::Vector3d(_) => WireType::Vector3d,
+            Value::Vector6d(_) => WireType::Vector6d,
+            Value::Vector6Int32(_) => WireType::Vector6Int32,
+            Value::Vector6Uint32(_) => WireType::Vector6Uint32,
+        }
+    }
+
+    /// Overwrites `self` with a big-endian value of `wire_type` read from the front of `bytes`.
+    ///
+    /// Reads nothing and returns `false` when `bytes` is shorter than the type; a `BOOL` is
+    /// true for any non-zero byte, as the controller treats it.
+    pub fn read_be(&mut self, wire_type: WireType, bytes: &[u8]) -> bool {
+        fn arr<const N: usize>(b: &[u8], i: usize) -> [u8; N] {
+            let mut out = [0u8; N];
+            out.copy_from_slice(&b[i * N..(i + 1) * N]);
+            out
+        }
+        if bytes.len() < wire_type.size() {
+            return false;
+        }
+        let b = bytes;
+        *self = match wire_type {
+            WireType::Bool => Value::Bool(b[0] != 0),
+            WireType::Uint8 => Value::Uint8(b[0]),
+            WireType::Uint32 => Value::Uint32(u32::from_be_bytes(arr(b, 0))),
+            WireType::Uint64 => Value::Uint64(u64::from_be_bytes(arr(b, 0))),
+            WireType::Int32 => Value::Int32(i32::from_be_bytes(arr(b, 0))),
+            WireType::Double => Value::Double(f64::from_be_bytes(arr(b, 0))),
+            WireType::Vector3d => {
+                Value::Vector3d(std::array::from_fn(|i| f64::from_be_bytes(arr(b, i))))
+            }
+            WireType::Vector6d => {
+                Value::Vector6d(std::array::from_fn(|i| f64::from_be_bytes(arr(b, i))))
+            }
+            WireType::Vector6Int32 => {
+                Value::Vector6Int32(std::array::from_fn(|i| i32::from_be_bytes(arr(b, i))))
+            }
+            WireType::Vector6Uint32 => {
+                Value::Vector6Uint32(std::array::from_fn(|i| u32::from_be_bytes(arr(b, i))))
+            }
+        };
+        true
+    }
+
+    /// Writes the value big-endian into the front of `out`; returns the bytes written, or
+    /// `None` (writing nothing) when `out` is too short.
+    pub fn write_be(&self, out: &mut [u8]) -> Option<usize> {
+        let size = self.wire_type().size();
+        let out = out.get_mut(..size)?;
+        fn put<const N: usize>(out: &mut [u8], i: usize, bytes: [u8; N]) {
+            out[i * N..(i + 1) * N].copy_from_slice(&bytes);
+        }
+        match *self {
+            Value::Bool(v) => out[0] = u8::from(v),
+            Value::Uint8(v) => out[0] = v,
+            Value::Uint32(v) => put(out, 0, v.to_be_bytes()),
+            Value::Uint64(v) => put(out, 0, v.to_be_bytes()),
+            Value::Int32(v) => put(out, 0, v.to_be_bytes()),
+            Value::Double(v) => put(out, 0, v.to_be_bytes()),
+            Value::Vector3d(v) => v
+                .iter()
+                .enumerate()
+                .for_each(|(i, x)| put(out, i, x.to_be_bytes())),
+            Value::Vector6d(v) => v
+                .iter()
+                .enumerate()
+                .for_each(|(i, x)| put(out, i, x.to_be_bytes())),
+            Value::Vector6Int32(v) => v
+                .iter()
+                .enumerate()
+                .for_each(|(i, x)| put(out, i, x.to_be_bytes())),
+            Value::Vector6Uint32(v) => v
+                .iter()
+                .enumerate()
+                .for_each(|(i, x)| put(out, i, x.to_be_bytes())),
+        }
+        Some(size)
+    }
+
+    /// The value as an `f64`, for `DOUBLE` and the integer types that fit one exactly.
+    #[must_use]
+    pub fn as_f64(&self) -> Option<f64> {
+        match *self {
+            Value::Double(v) => Some(v),
+            Value::Uint8(v) => Some(f64::from(v)),
+            Value::Uint32(v) => Some(f64::from(v)),
+            Value::Int32(v) => Some(f64::from(v)),
+            Value::Bool(v) => Some(f64::from(u8::from(v))),
+            _ => None,
+        }
+    }
+
+    /// The elements of a vector value as `f64`s (one element for a scalar), for tools that
+    /// print or plot any field; `UINT64` is converted with rounding above 2^53.
+    pub fn for_each_f64(&self, mut f: impl FnMut(f64)) {
+        match *self {
+            Value::Vector3d(v) => v.into_iter().for_each(f),
+            Value::Vector6d(v) => v.into_iter().for_each(f),
+            Value::Vector6Int32(v) => v.into_iter().for_each(|x| f(f64::from(x))),
+            Value::Vector6Uint32(v) => v.into_iter().for_each(|x| f(f64::from(x))),
+            #[allow(clippy::cast_precision_loss)] // documented above
+            Value::Uint64(v) => f(v as f64),
+            scalar => f(scalar.as_f64().unwrap_or(f64::NAN)),
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Bool(v) => write!(f, "{v}"),
+            Value::Uint8(v) => write!(f, "{v}"),
+            Value::Uint32(v) => write!(f, "{v}"),
+            Value::Uint64(v) => write!(f, "{v}"),
+            Value::Int32(v) => write!(f, "{v}"),
+            Value::Double(v) => write!(f, "{v}"),
+            Value::Vector3d(v) => write!(f, "{v:?}"),
+            Value::Vector6d(v) => write!(f, "{v:?}"),
+            Value::Vector6Int32(v) => write!(f, "{v:?}"),
+            Value::Vector6Uint32(v) => write!(f, "{v:?}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_type_round_trips_through_bytes() {
+        let values = [
+            Value::Bool(true),
+            Value::Uint8(200),
+            Value::Uint32(u32::MAX),
+            Value::Uint64(u64::MAX - 1),
+            Value::Int32(i32::MIN),
+            Value::Double(-0.5),
+            Value::Vector3d([1.0, -2.0, f64::INFINITY]),
+            Value::Vector6d([1.0, 2.0, 3.0, 4.0, 5.0, f64::MIN_POSITIVE]),
+            Value::Vector6Int32([i32::MIN, -1, 0, 1, 2, i32::MAX]),
+            Value::Vector6Uint32([0, 1, 2, 3, 4, u32::MAX]),
+        ];
+        for v in values {
+            let t = v.wire_type();
+            let mut buf = [0u8; 48];
+            assert_eq!(v.write_be(&mut buf), Some(t.size()));
+            let mut back = Value::zero(t);
+            assert!(back.read_be(t, &buf[..t.size()]));
+            assert_eq!(back, v);
+            assert_eq!(v.write_be(&mut buf[..t.size() - 1]), None);
+            assert!(!back.read_be(t, &buf[..t.size() - 1]));
+        }
+    }
+
+    #[test]
+    fn values_are_big_endian() {
+        let mut buf = [0u8; 8];
+        Value::Double(500.0).write_be(&mut buf);
+        assert_eq!(buf, [0x40, 0x7f, 0x40, 0, 0, 0, 0, 0]);
+        Value::Uint32(0x0102_0304).write_be(&mut buf);
+        assert_eq!(buf[..4], [1, 2, 3, 4]);
+    }
+}
