@@ -7,14 +7,25 @@
 //! - [`fields`]: the registry of every RTDE variable (re-exported `rtde-fields`).
 
 pub mod protocol;
+pub mod wire;
 
+#[doc(hidden)]
+pub mod __private;
 mod dynamic;
 mod recipe;
+mod typed;
 mod value;
 
 pub use dynamic::{DynamicRecipe, RecipeError, RecipeProblem, SetError};
 pub use recipe::{
     FromPayload, InputRecipe, OutputRecipe, PayloadError, Recipe, RecipeSpec, StaticRecipe,
+};
+pub use recipe::{RecipeView, ToPayload};
+#[cfg(feature = "derive")]
+pub use rtde_derive::RtdeRecipe;
+pub use typed::{
+    DigitalBits, JointMode, Pose, RobotMode, RobotStatusBits, RuntimeState, SafetyMode,
+    SafetyStatus, SafetyStatusBits, ToolMode,
 };
 pub use value::Value;
 

@@ -1,0 +1,2 @@
+//! Placeholder build script, replaced by the generator of the all-fields recipes.
+fn main() {}
