@@ -80,17 +80,6 @@ macro_rules! wire_kinds {
 
         impl sealed::Sealed for $name {}
 
-        impl<F: ?Sized> IsWire<$name, F> for $repr {
-            #[inline]
-            fn from_wire(raw: $repr) -> Self {
-                raw
-            }
-            #[inline]
-            fn to_wire(&self) -> $repr {
-                *self
-            }
-        }
-
         impl WireKind for $name {
             const TYPE: WireType = WireType::$variant;
             type Bytes = [u8; $size];
@@ -149,6 +138,118 @@ wire_kinds! {
     VECTOR6INT32 = Vector6Int32, 24, [i32; 6], i32;
     /// `VECTOR6UINT32`: decodes to `[u32; 6]`.
     VECTOR6UINT32 = Vector6Uint32, 24, [u32; 6], u32;
+}
+
+// The plain types hold every field of their wire type. Written out rather than generated:
+// a compile error quotes the impl that would have fit.
+impl<F: ?Sized> IsWire<BOOL, F> for bool {
+    #[inline]
+    fn from_wire(raw: bool) -> Self {
+        raw
+    }
+    #[inline]
+    fn to_wire(&self) -> bool {
+        *self
+    }
+}
+
+impl<F: ?Sized> IsWire<UINT8, F> for u8 {
+    #[inline]
+    fn from_wire(raw: u8) -> Self {
+        raw
+    }
+    #[inline]
+    fn to_wire(&self) -> u8 {
+        *self
+    }
+}
+
+impl<F: ?Sized> IsWire<UINT32, F> for u32 {
+    #[inline]
+    fn from_wire(raw: u32) -> Self {
+        raw
+    }
+    #[inline]
+    fn to_wire(&self) -> u32 {
+        *self
+    }
+}
+
+impl<F: ?Sized> IsWire<UINT64, F> for u64 {
+    #[inline]
+    fn from_wire(raw: u64) -> Self {
+        raw
+    }
+    #[inline]
+    fn to_wire(&self) -> u64 {
+        *self
+    }
+}
+
+impl<F: ?Sized> IsWire<INT32, F> for i32 {
+    #[inline]
+    fn from_wire(raw: i32) -> Self {
+        raw
+    }
+    #[inline]
+    fn to_wire(&self) -> i32 {
+        *self
+    }
+}
+
+impl<F: ?Sized> IsWire<DOUBLE, F> for f64 {
+    #[inline]
+    fn from_wire(raw: f64) -> Self {
+        raw
+    }
+    #[inline]
+    fn to_wire(&self) -> f64 {
+        *self
+    }
+}
+
+impl<F: ?Sized> IsWire<VECTOR3D, F> for [f64; 3] {
+    #[inline]
+    fn from_wire(raw: [f64; 3]) -> Self {
+        raw
+    }
+    #[inline]
+    fn to_wire(&self) -> [f64; 3] {
+        *self
+    }
+}
+
+impl<F: ?Sized> IsWire<VECTOR6D, F> for [f64; 6] {
+    #[inline]
+    fn from_wire(raw: [f64; 6]) -> Self {
+        raw
+    }
+    #[inline]
+    fn to_wire(&self) -> [f64; 6] {
+        *self
+    }
+}
+
+impl<F: ?Sized> IsWire<VECTOR6INT32, F> for [i32; 6] {
+    #[inline]
+    fn from_wire(raw: [i32; 6]) -> Self {
+        raw
+    }
+    #[inline]
+    fn to_wire(&self) -> [i32; 6] {
+        *self
+    }
+}
+
+impl<F: ?Sized> IsWire<VECTOR6UINT32, F> for [u32; 6] {
+    #[inline]
+    fn from_wire(raw: [u32; 6]) -> Self {
+        raw
+    }
+    #[inline]
+    fn to_wire(&self) -> [u32; 6] {
+        *self
+    }
 }
 
 /// A Rust type that can hold the RTDE field `F`, whose wire type is `W`.

@@ -176,8 +176,10 @@ fn expand(recipe: &Recipe<'_>, entries: &[&'static Entry]) -> TokenStream {
     let n = offset;
     let n_lit = lit(n);
 
-    let payload = Ident::new("payload", Span::mixed_site());
-    let out = Ident::new("out", Span::mixed_site());
+    // Locals get names no user constant is likely to have: a constant in scope would turn a
+    // binding of the same name into a pattern, whatever the span's hygiene.
+    let payload = Ident::new("__rtde_payload", Span::mixed_site());
+    let out = Ident::new("__rtde_out", Span::mixed_site());
     let payload_expr = quote!(#payload);
     let view_bytes = quote!(self.bytes);
 
@@ -242,6 +244,7 @@ fn expand(recipe: &Recipe<'_>, entries: &[&'static Entry]) -> TokenStream {
          decoded when its accessor is called. Made by `RecipeView::view`."
     );
     let view_name = view.to_string();
+    let formatter = Ident::new("__rtde_f", Span::mixed_site());
     let allows = allows();
 
     quote! {
@@ -334,8 +337,8 @@ fn expand(recipe: &Recipe<'_>, entries: &[&'static Entry]) -> TokenStream {
 
             #[automatically_derived]
             impl #p::fmt::Debug for #view<'_> {
-                fn fmt(&self, f: &mut #p::fmt::Formatter<'_>) -> #p::fmt::Result {
-                    f.debug_struct(#view_name).finish_non_exhaustive()
+                fn fmt(&self, #formatter: &mut #p::fmt::Formatter<'_>) -> #p::fmt::Result {
+                    #formatter.debug_struct(#view_name).finish_non_exhaustive()
                 }
             }
         };

@@ -4,12 +4,12 @@ use std::fmt;
 
 use crate::wire::{self, IsWire, field};
 
-/// Declares a flag word: named bit getters, the raw bits, `Debug` listing the set flags, and
-/// `IsWire` for the listed fields. Bits without a name stay in [`bits`](Self::bits).
+/// Declares a flag word: named bit getters, the raw bits, `Debug` listing the set flags.
+/// Bits without a name stay in `bits()`. The `IsWire` impls are written out below.
 macro_rules! flags {
     (
         $(#[$meta:meta])*
-        pub struct $name:ident($raw:ty) as $wire:ident for [$($field:ident),*] {
+        pub struct $name:ident($raw:ty) {
             $($(#[$fmeta:meta])* $bit:literal => $getter:ident, $flag:ident;)*
         }
     ) => {
@@ -65,24 +65,12 @@ macro_rules! flags {
             }
         }
 
-        $(
-            impl IsWire<wire::$wire, field::$field> for $name {
-                #[inline]
-                fn from_wire(raw: $raw) -> Self {
-                    $name(raw)
-                }
-                #[inline]
-                fn to_wire(&self) -> $raw {
-                    self.0
-                }
-            }
-        )*
     };
 }
 
 flags! {
     /// The `robot_status_bits` output (`UINT32`, bits 0-3).
-    pub struct RobotStatusBits(u32) as UINT32 for [robot_status_bits] {
+    pub struct RobotStatusBits(u32) {
         /// Bit 0: the arm is powered on.
         0 => is_power_on, POWER_ON;
         /// Bit 1: a program is running.
@@ -94,9 +82,20 @@ flags! {
     }
 }
 
+impl IsWire<wire::UINT32, field::robot_status_bits> for RobotStatusBits {
+    #[inline]
+    fn from_wire(raw: u32) -> Self {
+        RobotStatusBits(raw)
+    }
+    #[inline]
+    fn to_wire(&self) -> u32 {
+        self.0
+    }
+}
+
 flags! {
     /// The `safety_status_bits` output (`UINT32`, bits 0-10).
-    pub struct SafetyStatusBits(u32) as UINT32 for [safety_status_bits] {
+    pub struct SafetyStatusBits(u32) {
         /// Bit 0: normal mode.
         0 => is_normal_mode, NORMAL_MODE;
         /// Bit 1: reduced mode.
@@ -119,6 +118,17 @@ flags! {
         9 => is_fault, FAULT;
         /// Bit 10: stopped due to safety.
         10 => is_stopped_due_to_safety, STOPPED_DUE_TO_SAFETY;
+    }
+}
+
+impl IsWire<wire::UINT32, field::safety_status_bits> for SafetyStatusBits {
+    #[inline]
+    fn from_wire(raw: u32) -> Self {
+        SafetyStatusBits(raw)
+    }
+    #[inline]
+    fn to_wire(&self) -> u32 {
+        self.0
     }
 }
 
@@ -185,27 +195,49 @@ impl fmt::Debug for DigitalBits {
     }
 }
 
-macro_rules! digital_words {
-    ($($field:ident),*) => {$(
-        impl IsWire<wire::UINT64, field::$field> for DigitalBits {
-            #[inline]
-            fn from_wire(raw: u64) -> Self {
-                DigitalBits(raw)
-            }
-            #[inline]
-            fn to_wire(&self) -> u64 {
-                self.0
-            }
-        }
-    )*};
+impl IsWire<wire::UINT64, field::actual_digital_input_bits> for DigitalBits {
+    #[inline]
+    fn from_wire(raw: u64) -> Self {
+        DigitalBits(raw)
+    }
+    #[inline]
+    fn to_wire(&self) -> u64 {
+        self.0
+    }
 }
 
-digital_words!(
-    actual_digital_input_bits,
-    actual_digital_output_bits,
-    actual_configurable_digital_input_bits,
-    actual_configurable_digital_output_bits
-);
+impl IsWire<wire::UINT64, field::actual_digital_output_bits> for DigitalBits {
+    #[inline]
+    fn from_wire(raw: u64) -> Self {
+        DigitalBits(raw)
+    }
+    #[inline]
+    fn to_wire(&self) -> u64 {
+        self.0
+    }
+}
+
+impl IsWire<wire::UINT64, field::actual_configurable_digital_input_bits> for DigitalBits {
+    #[inline]
+    fn from_wire(raw: u64) -> Self {
+        DigitalBits(raw)
+    }
+    #[inline]
+    fn to_wire(&self) -> u64 {
+        self.0
+    }
+}
+
+impl IsWire<wire::UINT64, field::actual_configurable_digital_output_bits> for DigitalBits {
+    #[inline]
+    fn from_wire(raw: u64) -> Self {
+        DigitalBits(raw)
+    }
+    #[inline]
+    fn to_wire(&self) -> u64 {
+        self.0
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -6,12 +6,13 @@ use std::fmt;
 
 use crate::wire::{self, IsWire, field};
 
-/// Declares a code enum: its variants with their UR names, `Unknown(code)`, conversions,
-/// `Display`, and `IsWire` for the listed fields.
+/// Declares a code enum: its variants with their UR names, `Unknown(code)`, conversions and
+/// `Display`. Its `IsWire` impls are written out below it: a compile error quotes the impl
+/// that would have fit, and reads better without a macro around it.
 macro_rules! code_enum {
     (
         $(#[$meta:meta])*
-        pub enum $name:ident: $code:ty as $wire:ident for [$($field:ident),*] {
+        pub enum $name:ident: $code:ty {
             $($(#[$vmeta:meta])* $variant:ident = $value:literal => $ur:literal,)*
         }
     ) => {
@@ -77,24 +78,12 @@ macro_rules! code_enum {
             }
         }
 
-        $(
-            impl IsWire<wire::$wire, field::$field> for $name {
-                #[inline]
-                fn from_wire(raw: $code) -> Self {
-                    $name::from_code(raw)
-                }
-                #[inline]
-                fn to_wire(&self) -> $code {
-                    self.code()
-                }
-            }
-        )*
     };
 }
 
 code_enum! {
     /// The robot's mode: the `robot_mode` output (`INT32`).
-    pub enum RobotMode: i32 as INT32 for [robot_mode] {
+    pub enum RobotMode: i32 {
         /// -1: no controller.
         NoController = -1 => "ROBOT_MODE_NO_CONTROLLER",
         /// 0: the controller is not connected to the arm.
@@ -118,12 +107,23 @@ code_enum! {
     }
 }
 
+impl IsWire<wire::INT32, field::robot_mode> for RobotMode {
+    #[inline]
+    fn from_wire(raw: i32) -> Self {
+        RobotMode::from_code(raw)
+    }
+    #[inline]
+    fn to_wire(&self) -> i32 {
+        self.code()
+    }
+}
+
 code_enum! {
     /// The safety system's mode: the `safety_mode` output (`INT32`).
     ///
     /// Codes 12 and 13 appear on e-Series controllers; `safety_status` ([`SafetyStatus`])
     /// reports the same states and is the newer field.
-    pub enum SafetyMode: i32 as INT32 for [safety_mode] {
+    pub enum SafetyMode: i32 {
         /// 1: normal.
         Normal = 1 => "SAFETY_MODE_NORMAL",
         /// 2: reduced limits are active.
@@ -153,9 +153,20 @@ code_enum! {
     }
 }
 
+impl IsWire<wire::INT32, field::safety_mode> for SafetyMode {
+    #[inline]
+    fn from_wire(raw: i32) -> Self {
+        SafetyMode::from_code(raw)
+    }
+    #[inline]
+    fn to_wire(&self) -> i32 {
+        self.code()
+    }
+}
+
 code_enum! {
     /// The safety status: the `safety_status` output (`INT32`, from 3.10 and 5.4).
-    pub enum SafetyStatus: i32 as INT32 for [safety_status] {
+    pub enum SafetyStatus: i32 {
         /// 1: normal.
         Normal = 1 => "SAFETY_STATUS_NORMAL",
         /// 2: reduced limits are active.
@@ -185,9 +196,20 @@ code_enum! {
     }
 }
 
+impl IsWire<wire::INT32, field::safety_status> for SafetyStatus {
+    #[inline]
+    fn from_wire(raw: i32) -> Self {
+        SafetyStatus::from_code(raw)
+    }
+    #[inline]
+    fn to_wire(&self) -> i32 {
+        self.code()
+    }
+}
+
 code_enum! {
     /// The program's state: the `runtime_state` output (`UINT32`).
-    pub enum RuntimeState: u32 as UINT32 for [runtime_state] {
+    pub enum RuntimeState: u32 {
         /// 0: the program is stopping.
         Stopping = 0 => "STOPPING",
         /// 1: no program is running.
@@ -203,10 +225,21 @@ code_enum! {
     }
 }
 
+impl IsWire<wire::UINT32, field::runtime_state> for RuntimeState {
+    #[inline]
+    fn from_wire(raw: u32) -> Self {
+        RuntimeState::from_code(raw)
+    }
+    #[inline]
+    fn to_wire(&self) -> u32 {
+        self.code()
+    }
+}
+
 code_enum! {
     /// One joint's mode: an element of the `joint_mode` output, read as `[JointMode; 6]`
     /// (`VECTOR6INT32`).
-    pub enum JointMode: i32 as VECTOR6INT32 for [] {
+    pub enum JointMode: i32 {
         /// 236: shutting down.
         ShuttingDown = 236 => "JOINT_SHUTTING_DOWN_MODE",
         /// 237: part D calibration.
@@ -253,13 +286,24 @@ impl IsWire<wire::VECTOR6INT32, field::joint_mode> for [JointMode; 6] {
 
 code_enum! {
     /// The tool's mode: the `tool_mode` output (`UINT32`).
-    pub enum ToolMode: u32 as UINT32 for [tool_mode] {
+    pub enum ToolMode: u32 {
         /// 249: bootloader.
         Bootloader = 249 => "TOOL_BOOTLOADER_MODE",
         /// 253: running.
         Running = 253 => "TOOL_RUNNING_MODE",
         /// 255: idle.
         Idle = 255 => "TOOL_IDLE_MODE",
+    }
+}
+
+impl IsWire<wire::UINT32, field::tool_mode> for ToolMode {
+    #[inline]
+    fn from_wire(raw: u32) -> Self {
+        ToolMode::from_code(raw)
+    }
+    #[inline]
+    fn to_wire(&self) -> u32 {
+        self.code()
     }
 }
 

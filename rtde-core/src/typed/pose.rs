@@ -125,22 +125,38 @@ impl From<Pose> for [f64; 6] {
     }
 }
 
-macro_rules! pose_fields {
-    ($($field:ident),*) => {$(
-        impl IsWire<wire::VECTOR6D, field::$field> for Pose {
-            #[inline]
-            fn from_wire(raw: [f64; 6]) -> Self {
-                Pose::from_array(raw)
-            }
-            #[inline]
-            fn to_wire(&self) -> [f64; 6] {
-                self.to_array()
-            }
-        }
-    )*};
+impl IsWire<wire::VECTOR6D, field::actual_TCP_pose> for Pose {
+    #[inline]
+    fn from_wire(raw: [f64; 6]) -> Self {
+        Pose::from_array(raw)
+    }
+    #[inline]
+    fn to_wire(&self) -> [f64; 6] {
+        self.to_array()
+    }
 }
 
-pose_fields!(actual_TCP_pose, target_TCP_pose, tcp_offset);
+impl IsWire<wire::VECTOR6D, field::target_TCP_pose> for Pose {
+    #[inline]
+    fn from_wire(raw: [f64; 6]) -> Self {
+        Pose::from_array(raw)
+    }
+    #[inline]
+    fn to_wire(&self) -> [f64; 6] {
+        self.to_array()
+    }
+}
+
+impl IsWire<wire::VECTOR6D, field::tcp_offset> for Pose {
+    #[inline]
+    fn from_wire(raw: [f64; 6]) -> Self {
+        Pose::from_array(raw)
+    }
+    #[inline]
+    fn to_wire(&self) -> [f64; 6] {
+        self.to_array()
+    }
+}
 
 #[cfg(test)]
 mod tests {
