@@ -1,10 +1,10 @@
 //! The `#[derive(RtdeRecipe)]` macro of [rtde-core](https://docs.rs/rtde-core); use it from
 //! there (`rtde_core::RtdeRecipe`), which pins this crate to its exact version.
 //!
-//! Phases, one module each: [`ast`] parses the struct and [`attr`] its `#[rtde(…)]`
-//! attributes (keys named in [`symbol`]), [`check`] validates it against the registry
-//! (`rtde-fields`) with [`suggest`] for did-you-mean, every error collected in a [`ctxt`];
-//! [`expand`] generates the code, or [`fallback`] the errors and a stub.
+//! Phases, one private module each: `ast` parses the struct and `attr` its `#[rtde(…)]`
+//! attributes (keys named in `symbol`), `check` validates it against the registry
+//! (`rtde-fields`) with `suggest` for did-you-mean, every error collected in a `ctxt`;
+//! `expand` generates the code, or `fallback` the errors and a stub.
 
 mod ast;
 mod attr;
