@@ -8,6 +8,8 @@
 //!   no" from "the link broke" from "the bytes were wrong".
 //! - [`fields`]: the registry of every RTDE variable (re-exported `rtde-fields`).
 
+#![forbid(unsafe_code)]
+
 pub mod protocol;
 
 pub mod client;
