@@ -586,3 +586,30 @@ fn connecting_to_a_closed_port_is_a_link_error() {
             .starts_with(&format!("could not connect to {addr}: "))
     );
 }
+
+#[test]
+fn a_name_list_over_2048_bytes_is_refused_before_sending() {
+    let peer = FakePeer::start(Script::new().handshake_v2("5.21.0").expect_eof());
+    let mut client = Client::connect(peer.addr, options()).unwrap();
+    let all = rtde_core::fields::fields(rtde_core::fields::Direction::Output);
+    let names: Vec<&'static str> = all.iter().map(|f| f.name()).collect();
+    let types: Vec<_> = all.iter().map(|f| f.wire_type()).collect();
+    let spec = rtde_core::RecipeSpec::new(rtde_core::fields::Direction::Output, &names, &types);
+    assert!(
+        spec.name_list_len() > 2048,
+        "the registry's outputs no longer fill 2 KiB"
+    );
+    let err = client.setup_outputs(spec, 500.0).unwrap_err();
+    let Error::Recipe(recipe) = &err else {
+        panic!("{err}")
+    };
+    assert!(
+        recipe.problems().iter().any(|p| matches!(
+            p,
+            rtde_core::RecipeProblem::NameListTooLong { len } if *len == spec.name_list_len()
+        )),
+        "{err}"
+    );
+    drop(client);
+    peer.finish();
+}

@@ -17,6 +17,12 @@
 //! the controller then drops the connection. Read on a thread of its own if the work per
 //! package can take longer than the period, or ask for a lower frequency.
 //!
+//! **After an error.** Refusals, the checks made before sending, and errors while receiving
+//! data (a timeout, a package that does not fit the recipe) leave the connection usable. A
+//! broken link, bytes that cannot be framed, or any failure while a reply is due (requests
+//! and replies are then out of step) lose it: later calls return
+//! [`Error::ConnectionLost`], and the way on is a new connection.
+//!
 //! ```
 //! use rtde_core::{Client, ConnectOptions, DynamicRecipe, Recipe};
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
