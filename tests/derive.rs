@@ -195,3 +195,26 @@ fn no_implicit_prelude() {
     let v = no_prelude::Hygienic::view(&p).unwrap();
     assert_eq!(v.robot_mode(), RobotMode::Idle);
 }
+
+/// A derived recipe is what the client takes: its spec to set up, the type to receive, the
+/// recipe to send, the view over a received payload. Compiled, not run (the end-to-end test
+/// against the simulator runs it).
+#[allow(dead_code)]
+fn with_a_client(client: &mut rtde_core::Client) -> Result<(), rtde_core::Error> {
+    client.setup_outputs(Telemetry::SPEC, 125.0)?;
+    let input = client.setup_inputs(Command::SPEC)?;
+    client.start()?;
+    let t: Telemetry = client.recv_as()?;
+    let mut again = t.clone();
+    client.recv_into(&mut again)?;
+    let mode = Telemetry::view(client.recv()?)
+        .map_err(rtde_core::Error::Payload)?
+        .robot_mode();
+    let command = Command {
+        standard_digital_output_mask: 1,
+        standard_digital_output: u8::from(mode == RobotMode::Running),
+        input_int_register_24: 0,
+        input_bit_register_64: false,
+    };
+    client.send(&input, &command)
+}

@@ -170,8 +170,8 @@ pub trait InputRecipe: Recipe {
 
 /// A recipe whose shape is known at compile time, as `#[derive(RtdeRecipe)]` makes them.
 ///
-/// Its consts, [`FromPayload`], [`ToPayload`] and [`RecipeView`] must agree on the layout;
-/// only the derive implements it (the hidden method says so, as zerocopy's traits do).
+/// Its consts, [`FromPayload`], [`ToPayload`] and [`RecipeView`] must agree on the layout:
+/// the derive guarantees it; a hand-written implementation must keep them in step.
 pub trait StaticRecipe: Sized {
     /// The recipe's names, types and direction: what a client sends in SETUP_OUTPUTS or
     /// SETUP_INPUTS.
@@ -182,9 +182,6 @@ pub trait StaticRecipe: Sized {
     /// every field, or `None` where a generation lacks one of them; a client checks the
     /// controller's version against it before setting the recipe up.
     const MIN_CONTROLLER: [Option<rtde_fields::ControllerVersion>; 3];
-
-    #[doc(hidden)]
-    fn only_derive_is_allowed_to_implement_this_trait();
 }
 
 /// A recipe that can be built straight from a payload: a client decodes output recipes,

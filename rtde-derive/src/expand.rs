@@ -273,8 +273,6 @@ fn expand(recipe: &Recipe<'_>, entries: &[&'static Entry]) -> TokenStream {
                 );
                 const PAYLOAD_SIZE: usize = #n_lit;
                 const MIN_CONTROLLER: [#p::Option<#p::ControllerVersion>; 3] = [#(#mins),*];
-                #[inline]
-                fn only_derive_is_allowed_to_implement_this_trait() {}
             }
 
             #[automatically_derived]

@@ -113,7 +113,6 @@ pub(crate) fn expand(recipe: &Recipe<'_>, resolved: &Resolved, errors: &syn::Err
                 const PAYLOAD_SIZE: usize = 0;
                 const MIN_CONTROLLER: [#p::Option<#p::ControllerVersion>; 3] =
                     [#p::None, #p::None, #p::None];
-                fn only_derive_is_allowed_to_implement_this_trait() {}
             }
 
             impl #impl_generics #p::FromPayload for #ident #ty_generics #where_clause {

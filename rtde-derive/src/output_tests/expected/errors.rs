@@ -30,7 +30,6 @@ const _: () = {
             my::rtde::__private::None,
             my::rtde::__private::None,
         ];
-        fn only_derive_is_allowed_to_implement_this_trait() {}
     }
     impl my::rtde::__private::FromPayload for Broken {
         fn from_payload(

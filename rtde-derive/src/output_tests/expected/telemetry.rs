@@ -41,8 +41,6 @@ const _: () = {
                 ::rtde_core::__private::ControllerVersion::new(10u32, 7u32, 0u32, 0u32),
             ),
         ];
-        #[inline]
-        fn only_derive_is_allowed_to_implement_this_trait() {}
     }
     #[automatically_derived]
     impl ::rtde_core::__private::FromPayload for Telemetry {
