@@ -6,6 +6,8 @@
 //! (`rtde-fields`) with `suggest` for did-you-mean, every error collected in a `ctxt`;
 //! `expand` generates the code, or `fallback` the errors and a stub.
 
+#![forbid(unsafe_code)]
+
 mod ast;
 mod attr;
 mod check;
