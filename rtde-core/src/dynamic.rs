@@ -219,9 +219,12 @@ impl OutputRecipe for DynamicRecipe {
                 found: payload.len(),
             });
         }
-        for ((value, &t), &offset) in self.values.iter_mut().zip(&self.types).zip(&self.offsets) {
-            // In bounds: offsets and sizes add up to payload_size, checked above.
-            value.read_be(t, &payload[offset..]);
+        // Each slot holds a value of its field's wire type (`new` makes them so, `set` keeps
+        // them so), and the offsets and sizes add up to the length checked above: every
+        // read is in bounds and decodes in place.
+        for (value, &offset) in self.values.iter_mut().zip(&self.offsets) {
+            let read = value.read_own_type_be(payload.get(offset..).unwrap_or_default());
+            debug_assert!(read, "a field outside the payload");
         }
         Ok(())
     }

@@ -4,6 +4,8 @@ use std::fmt;
 
 use rtde_fields::WireType;
 
+use crate::wire::{self, WireKind};
+
 /// One RTDE value, tagged with its wire type.
 ///
 /// ```
@@ -111,6 +113,38 @@ impl Value {
             }
         };
         true
+    }
+
+    /// Overwrites the value with one of its own wire type, read big-endian from the front of
+    /// `bytes`, in place: [`DynamicRecipe`](crate::DynamicRecipe)'s decoder, through the
+    /// same [`WireKind`] codec as derived recipes. Reads nothing and returns `false` when
+    /// `bytes` is shorter than the type.
+    #[inline]
+    pub(crate) fn read_own_type_be(&mut self, bytes: &[u8]) -> bool {
+        fn read<W: WireKind<Bytes = [u8; N]>, const N: usize>(
+            slot: &mut W::Repr,
+            bytes: &[u8],
+        ) -> bool {
+            match bytes.first_chunk::<N>() {
+                Some(b) => {
+                    *slot = W::decode(*b);
+                    true
+                }
+                None => false,
+            }
+        }
+        match self {
+            Value::Bool(v) => read::<wire::BOOL, 1>(v, bytes),
+            Value::Uint8(v) => read::<wire::UINT8, 1>(v, bytes),
+            Value::Uint32(v) => read::<wire::UINT32, 4>(v, bytes),
+            Value::Uint64(v) => read::<wire::UINT64, 8>(v, bytes),
+            Value::Int32(v) => read::<wire::INT32, 4>(v, bytes),
+            Value::Double(v) => read::<wire::DOUBLE, 8>(v, bytes),
+            Value::Vector3d(v) => read::<wire::VECTOR3D, 24>(v, bytes),
+            Value::Vector6d(v) => read::<wire::VECTOR6D, 48>(v, bytes),
+            Value::Vector6Int32(v) => read::<wire::VECTOR6INT32, 24>(v, bytes),
+            Value::Vector6Uint32(v) => read::<wire::VECTOR6UINT32, 24>(v, bytes),
+        }
     }
 
     /// Writes the value big-endian into the front of `out`; returns the bytes written, or

@@ -38,6 +38,7 @@ impl<'a> Frame<'a> {
     /// # Errors
     /// A size field below 3 or an unknown type byte: the stream cannot be resynchronised
     /// and the connection should be dropped.
+    #[inline]
     pub fn parse(buf: &'a [u8]) -> Result<Option<(Frame<'a>, usize)>, DecodeError> {
         let Some(&[hi, lo, kind]) = buf.first_chunk::<HEADER_LEN>() else {
             return Ok(None);
@@ -148,6 +149,7 @@ impl FrameBuffer {
     ///
     /// # Errors
     /// As [`Frame::parse`]; the bytes stay buffered.
+    #[inline]
     pub fn next_frame(&mut self) -> Result<Option<Frame<'_>>, DecodeError> {
         let start = self.start;
         let Some((frame, used)) = Frame::parse(&self.buf[start..self.end])? else {

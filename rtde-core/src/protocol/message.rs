@@ -234,7 +234,25 @@ impl<'a> ClientMessage<'a> {
     /// # Errors
     /// A buffer too small, a package over 65535 bytes, a v2 text over 255 bytes, or a
     /// SETUP_OUTPUTS whose frequency does not match the version (v2 needs one, v1 has none).
+    #[inline]
     pub fn encode(&self, version: ProtocolVersion, buf: &mut [u8]) -> Result<usize, EncodeError> {
+        // Input data packages are what a client sends every cycle: encode them where the
+        // caller can inline them, and everything else (and every error) out of line.
+        if let ClientMessage::DataPackage { recipe_id, payload } = *self {
+            let len = HEADER_LEN + 1 + payload.len();
+            if let (Ok(size), Some(out)) = (u16::try_from(len), buf.get_mut(..len)) {
+                let [hi, lo] = size.to_be_bytes();
+                let (head, body) = out.split_at_mut(HEADER_LEN + 1);
+                head.copy_from_slice(&[hi, lo, ty::DATA_PACKAGE, recipe_id]);
+                body.copy_from_slice(payload);
+                return Ok(len);
+            }
+        }
+        self.encode_any(version, buf)
+    }
+
+    /// [`ClientMessage::encode`] for every package type.
+    fn encode_any(&self, version: ProtocolVersion, buf: &mut [u8]) -> Result<usize, EncodeError> {
         let len = self.encoded_len(version)?;
         let mut w = Writer::package(buf, self.package_type(), len)?;
         match self {
@@ -442,7 +460,33 @@ impl<'a> ControllerMessage<'a> {
     ///
     /// # Errors
     /// A payload that does not match the package type's layout exactly.
+    #[inline]
     pub fn decode(frame: Frame<'a>, version: ProtocolVersion) -> Result<Self, DecodeError> {
+        // Nearly every package of a connection is an output data package: take those here,
+        // where the caller can inline them, and everything else (and every error) out of line.
+        if frame.kind == ty::DATA_PACKAGE {
+            match version {
+                ProtocolVersion::V2 => {
+                    if let Some((&id, payload)) = frame.payload.split_first() {
+                        return Ok(ControllerMessage::DataPackage {
+                            recipe_id: Some(id),
+                            payload,
+                        });
+                    }
+                }
+                ProtocolVersion::V1 => {
+                    return Ok(ControllerMessage::DataPackage {
+                        recipe_id: None,
+                        payload: frame.payload,
+                    });
+                }
+            }
+        }
+        Self::decode_any(frame, version)
+    }
+
+    /// [`ControllerMessage::decode`] for every package type.
+    fn decode_any(frame: Frame<'a>, version: ProtocolVersion) -> Result<Self, DecodeError> {
         let mut r = Reader::new(frame.kind, frame.payload);
         let with_id = version == ProtocolVersion::V2;
         let msg = match frame.kind {
