@@ -1,0 +1,216 @@
+//! The decode and encode targets of the performance issue, as ratios against the
+//! hand-written floor measured in one run: every case is timed in short batches, all cases
+//! interleaved round by round, and each ratio is the median over rounds of the two cases'
+//! times in the same round, so a noisy neighbour slows numerator and denominator alike.
+//!
+//! `cargo bench -p rtde-bench --bench ratios [-- --rounds N]`
+
+use std::hint::black_box;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use rtde_bench::interleave::Interleaved;
+use rtde_bench::stream::{self, Frames};
+use rtde_bench::{REFERENCE_NAMES, Reference, ReferenceTyped, floor, sample, servo_sample};
+use rtde_core::protocol::{ClientMessage, ProtocolVersion};
+use rtde_core::{DynamicRecipe, FromPayload, OutputRecipe, RecipeView, ToPayload};
+
+const FLOOR: &str = "floor: from_be_bytes by hand";
+const DERIVED: &str = "derived: from_payload";
+const VIEW_ONE: &str = "view: one field (timestamp)";
+const FRAMES: &str = "frame parse + decode, per package";
+const DYNAMIC: &str = "dynamic: decode_into";
+
+const ENCODE_FLOOR: &str = "encode floor: to_be_bytes by hand";
+
+/// A target: a case's ratio to the floor, or its absolute time, at most `limit`.
+enum Target {
+    Ratio(f64),
+    Nanos(f64),
+}
+
+fn rounds_from_args() -> usize {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == "--rounds")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(300)
+}
+
+#[allow(clippy::too_many_lines)] // one case per line, the table at the end
+fn main() -> ExitCode {
+    let rounds = rounds_from_args();
+    let batch = Duration::from_micros(200);
+
+    let payload = floor::encode(&sample(1234.5));
+    let mut package = [0u8; 273];
+    package[0] = stream::RECIPE_ID;
+    package[1..].copy_from_slice(&payload);
+    let frames = Frames::new(100);
+    let bytes = frames.bytes();
+    let mut dynamic = DynamicRecipe::outputs(REFERENCE_NAMES).expect("known fields");
+    let mut into = sample(0.0);
+    let servo = servo_sample();
+
+    // Every decoder must read what the floor reads before any is timed.
+    let expected = floor::decode(&payload);
+    assert_eq!(Reference::from_payload(&payload).ok(), expected);
+    assert_eq!(
+        stream::parse_and_decode(bytes).map(|(r, _)| r.timestamp),
+        Some(0.0)
+    );
+    assert_eq!(servo.to_payload(), floor::encode_servo(&servo));
+
+    let mut bench = Interleaved::new();
+    bench.case("loop overhead (black_box in and out)", |n| {
+        for _ in 0..n {
+            black_box(black_box(&payload).len());
+        }
+    });
+    bench.case("memcpy 273 B", |n| {
+        let mut out = [0u8; 273];
+        for _ in 0..n {
+            out.copy_from_slice(black_box(&package));
+            black_box(&mut out);
+        }
+    });
+    bench.case(FLOOR, |n| {
+        for _ in 0..n {
+            black_box(floor::decode(black_box(&payload)));
+        }
+    });
+    bench.case(DERIVED, |n| {
+        for _ in 0..n {
+            let _ = black_box(Reference::from_payload(black_box(&payload)));
+        }
+    });
+    bench.case("derived, typed values: from_payload", |n| {
+        for _ in 0..n {
+            let _ = black_box(ReferenceTyped::from_payload(black_box(&payload)));
+        }
+    });
+    bench.case("derived: decode_into", |n| {
+        for _ in 0..n {
+            let _ = black_box(&mut into).decode_into(black_box(&payload));
+        }
+    });
+    bench.case(VIEW_ONE, |n| {
+        for _ in 0..n {
+            let _ = black_box(Reference::view(black_box(&payload)).map(|v| v.timestamp()));
+        }
+    });
+    bench.case("view: one vector (actual_TCP_pose)", |n| {
+        for _ in 0..n {
+            let _ = black_box(Reference::view(black_box(&payload)).map(|v| v.actual_tcp_pose()));
+        }
+    });
+    bench.case("view: all fields", |n| {
+        for _ in 0..n {
+            let _ = black_box(Reference::view(black_box(&payload)).map(|v| Reference {
+                timestamp: v.timestamp(),
+                actual_q: v.actual_q(),
+                actual_qd: v.actual_qd(),
+                actual_tcp_pose: v.actual_tcp_pose(),
+                actual_tcp_speed: v.actual_tcp_speed(),
+                actual_tcp_force: v.actual_tcp_force(),
+                actual_digital_input_bits: v.actual_digital_input_bits(),
+                actual_digital_output_bits: v.actual_digital_output_bits(),
+                robot_mode: v.robot_mode(),
+                safety_status: v.safety_status(),
+            }));
+        }
+    });
+    bench.case(DYNAMIC, |n| {
+        for _ in 0..n {
+            let _ = dynamic.decode_into(black_box(&payload));
+            black_box(dynamic.values());
+        }
+    });
+    bench.case(FRAMES, |n| {
+        let mut pos = 0;
+        for _ in 0..n {
+            let decoded = stream::parse_and_decode(black_box(&bytes[pos..]));
+            pos += decoded.as_ref().map_or(bytes.len(), |(_, used)| *used);
+            black_box(decoded);
+            if pos >= bytes.len() {
+                pos = 0;
+            }
+        }
+    });
+    bench.case(ENCODE_FLOOR, |n| {
+        for _ in 0..n {
+            black_box(floor::encode_servo(black_box(&servo)));
+        }
+    });
+    bench.case("encode derived: to_payload", |n| {
+        for _ in 0..n {
+            black_box(black_box(&servo).to_payload());
+        }
+    });
+    bench.case("encode derived: whole package", |n| {
+        let mut buf = [0u8; 128];
+        for _ in 0..n {
+            let payload = black_box(&servo).to_payload();
+            let len = ClientMessage::DataPackage {
+                recipe_id: 1,
+                payload: &payload,
+            }
+            .encode(ProtocolVersion::V2, &mut buf);
+            let _ = black_box((&buf, len));
+        }
+    });
+
+    eprintln!(
+        "timing {} cases, {rounds} interleaved rounds of ~{} µs each...",
+        bench.names().count(),
+        batch.as_micros()
+    );
+    bench.run(rounds, batch);
+
+    let targets = [
+        (DERIVED, Target::Ratio(1.3)),
+        (VIEW_ONE, Target::Nanos(2.0)),
+        (FRAMES, Target::Ratio(1.5)),
+        (DYNAMIC, Target::Ratio(3.0)),
+    ];
+    println!("reference recipe: 10 output fields, 272 bytes of payload; {rounds} rounds");
+    println!(
+        "{:<42} {:>9} {:>9} {:>8}  target",
+        "case", "median", "fastest", "× floor"
+    );
+    let mut missed = 0;
+    let names: Vec<&str> = bench.names().collect();
+    for name in names {
+        let base = if name.starts_with("encode") {
+            ENCODE_FLOOR
+        } else {
+            FLOOR
+        };
+        let median = bench.median(name);
+        let ratio = bench.ratio(name, base);
+        let verdict = match targets.iter().find(|(n, _)| *n == name) {
+            Some((_, Target::Ratio(limit))) => {
+                let pass = ratio <= *limit;
+                missed += usize::from(!pass);
+                format!("≤ {limit}× floor: {}", if pass { "PASS" } else { "MISS" })
+            }
+            Some((_, Target::Nanos(limit))) => {
+                let pass = median <= *limit;
+                missed += usize::from(!pass);
+                format!("≤ {limit} ns: {}", if pass { "PASS" } else { "MISS" })
+            }
+            None => String::new(),
+        };
+        println!(
+            "{name:<42} {median:>7.2}ns {:>7.2}ns {ratio:>7.2}×  {verdict}",
+            bench.min(name)
+        );
+    }
+    println!(
+        "{} of {} targets met",
+        targets.len() - missed,
+        targets.len()
+    );
+    ExitCode::SUCCESS
+}

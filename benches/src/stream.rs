@@ -1,0 +1,75 @@
+//! A receive buffer holding many output data packages of the reference recipe, as a client
+//! finds it after a read, and the sans-IO path from bytes to a decoded recipe.
+
+use rtde_core::protocol::{ControllerMessage, Frame, ProtocolVersion};
+use rtde_core::{FromPayload, StaticRecipe};
+
+use crate::{Reference, floor, sample};
+
+/// The output recipe id the packages carry.
+pub const RECIPE_ID: u8 = 1;
+
+/// The length of one data package of the reference recipe: header, recipe id, payload.
+pub const PACKAGE_LEN: usize = 3 + 1 + Reference::PAYLOAD_SIZE;
+
+/// The `timestamp` of package `i`: 500 Hz.
+#[must_use]
+pub fn timestamp_of(i: usize) -> f64 {
+    f64::from(u32::try_from(i).unwrap_or(u32::MAX)) * 0.002
+}
+
+/// `n` protocol v2 data packages back to back, their timestamps 2 ms apart.
+#[derive(Debug)]
+pub struct Frames {
+    bytes: Vec<u8>,
+    count: usize,
+}
+
+impl Frames {
+    /// The packages are encoded with the floor's encoder and rtde-core's package encoder.
+    ///
+    /// # Panics
+    /// Never for the reference recipe: each package fits its buffer.
+    #[must_use]
+    pub fn new(n: usize) -> Frames {
+        let mut bytes = vec![0; n * PACKAGE_LEN];
+        for (i, out) in bytes.chunks_exact_mut(PACKAGE_LEN).enumerate() {
+            let payload = floor::encode(&sample(timestamp_of(i)));
+            let msg = ControllerMessage::DataPackage {
+                recipe_id: Some(RECIPE_ID),
+                payload: &payload,
+            };
+            let len = msg.encode(ProtocolVersion::V2, out).expect("fits");
+            assert_eq!(len, PACKAGE_LEN);
+        }
+        Frames { bytes, count: n }
+    }
+
+    /// The packages' bytes.
+    #[must_use]
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// How many packages.
+    #[must_use]
+    pub fn count(&self) -> usize {
+        self.count
+    }
+}
+
+/// Parses the package at the front of `buf`, checks it is a data package of the recipe,
+/// and decodes it: what a client does for every package. Returns the recipe and the bytes
+/// the package took, or `None` for anything else (an incomplete or foreign package).
+#[inline]
+#[must_use]
+pub fn parse_and_decode(buf: &[u8]) -> Option<(Reference, usize)> {
+    let (frame, used) = Frame::parse(buf).ok()??;
+    match ControllerMessage::decode(frame, ProtocolVersion::V2) {
+        Ok(ControllerMessage::DataPackage {
+            recipe_id: Some(RECIPE_ID),
+            payload,
+        }) => Some((Reference::from_payload(payload).ok()?, used)),
+        _ => None,
+    }
+}
