@@ -23,6 +23,12 @@ pub fn data_path() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../rtde-fields/data/fields.tsv")
 }
 
+/// Where the table of former names lives.
+#[must_use]
+pub fn renamed_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../rtde-fields/data/renamed.tsv")
+}
+
 /// Where the generated table goes.
 #[must_use]
 pub fn generated_path() -> PathBuf {
@@ -53,8 +59,9 @@ pub struct Row {
     pub name: String,
     /// The wire type.
     wire_type: WireType,
-    /// Minimum version per generation (CB3, e-Series, PolyScope X).
-    since: [Option<ControllerVersion>; 3],
+    /// Minimum version per generation (CB3, e-Series, PolyScope X), and whether a source
+    /// records it (`?` in the data file: the generation's first RTDE version stands in).
+    since: [Option<(ControllerVersion, bool)>; 3],
     /// The unit, if any.
     pub unit: Option<String>,
     /// Where the version numbers come from.
@@ -154,9 +161,25 @@ fn parse_line(line: usize, cols: &[&str], rows: &mut Vec<Row>) -> Result<(), Str
     Ok(())
 }
 
-fn parse_since(text: &str, major: u32, column: &str) -> Result<Option<ControllerVersion>, String> {
-    if text == "-" {
-        return Ok(None);
+/// The first RTDE version of each generation, standing in for `?` cells.
+const BASELINES: [ControllerVersion; 3] = [
+    ControllerVersion::new(3, 4, 0, 0),
+    ControllerVersion::new(5, 0, 0, 0),
+    ControllerVersion::new(10, 7, 0, 0),
+];
+
+fn parse_since(
+    text: &str,
+    major: u32,
+    column: &str,
+) -> Result<Option<(ControllerVersion, bool)>, String> {
+    match text {
+        "-" => return Ok(None),
+        "?" => {
+            let baseline = BASELINES.iter().find(|b| b.major == major).copied();
+            return Ok(baseline.map(|b| (b, false)));
+        }
+        _ => {}
     }
     let v: ControllerVersion = text
         .parse()
@@ -164,7 +187,7 @@ fn parse_since(text: &str, major: u32, column: &str) -> Result<Option<Controller
     if v.major != major {
         return Err(format!("{column} `{text}` must be a {major}.x version"));
     }
-    Ok(Some(v))
+    Ok(Some((v, true)))
 }
 
 /// `input_int_register_{24..47}` becomes 24 names; a name without braces is itself.
@@ -237,14 +260,93 @@ fn check_unique(rows: &[Row], errors: &mut Vec<String>) {
     }
 }
 
-/// Renders the Rust module for the parsed rows.
+/// A former name of a field.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rename {
+    output: bool,
+    old_name: String,
+    name: String,
+    source: String,
+}
+
+/// The columns of the renames file, in order.
+pub const RENAMED_COLUMNS: [&str; 4] = ["direction", "old_name", "name", "source"];
+
+/// Parses the renames file and checks it against the fields: the new name must be a field
+/// of that direction and the old one must not.
+///
+/// # Errors
+/// A list of `line: message` strings, one per problem.
+pub fn parse_renamed(text: &str, rows: &[Row]) -> Result<Vec<Rename>, Vec<String>> {
+    let mut renames = Vec::new();
+    let mut errors = Vec::new();
+    let mut saw_header = false;
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        if raw.trim().is_empty() || raw.starts_with('#') {
+            continue;
+        }
+        let cols: Vec<&str> = raw.split('\t').collect();
+        if !saw_header {
+            saw_header = true;
+            if cols != RENAMED_COLUMNS {
+                errors.push(format!(
+                    "{line}: the header must be the columns {RENAMED_COLUMNS:?}"
+                ));
+            }
+            continue;
+        }
+        let [direction, old_name, name, source] = cols[..] else {
+            errors.push(format!(
+                "{line}: expected {} tab-separated columns",
+                RENAMED_COLUMNS.len()
+            ));
+            continue;
+        };
+        let output = match direction {
+            "out" => true,
+            "in" => false,
+            other => {
+                errors.push(format!(
+                    "{line}: direction `{other}` is neither `out` nor `in`"
+                ));
+                continue;
+            }
+        };
+        let known = |n: &str| {
+            rows.iter()
+                .any(|r| r.output == output && r.name.eq_ignore_ascii_case(n))
+        };
+        if !known(name) {
+            errors.push(format!("{line}: `{name}` is not a field of that direction"));
+        }
+        if known(old_name) {
+            errors.push(format!(
+                "{line}: `{old_name}` is a field, not a former name"
+            ));
+        }
+        renames.push(Rename {
+            output,
+            old_name: old_name.to_owned(),
+            name: name.to_owned(),
+            source: source.to_owned(),
+        });
+    }
+    if errors.is_empty() {
+        Ok(renames)
+    } else {
+        Err(errors)
+    }
+}
+
+/// Renders the Rust module for the parsed rows and renames.
 #[must_use]
-pub fn render(rows: &[Row]) -> String {
+pub fn render(rows: &[Row], renames: &[Rename]) -> String {
     let mut out = String::new();
     out.push_str(
         "// @generated by `cargo run -p rtde-codegen` from `rtde-fields/data/fields.tsv`.\n\
          // Autogenerated file - DO NOT EDIT: change the data file and regenerate.\n\n\
-         use crate::{ControllerVersion, Direction, Field, Register, RegisterBank, RegisterKind, WireType};\n\n\
+         use crate::{ControllerVersion, Direction, Field, Register, RegisterBank, RegisterKind, Renamed, WireType};\n\n\
          const fn v(major: u32, minor: u32, bugfix: u32, build: u32) -> Option<ControllerVersion> {\n    \
          Some(ControllerVersion::new(major, minor, bugfix, build))\n}\n",
     );
@@ -263,6 +365,20 @@ pub fn render(rows: &[Row]) -> String {
         by_folded.sort_by_key(|&i| table[i].name.to_ascii_lowercase());
         render_index(&mut out, &format!("{upper}_BY_FOLDED_NAME"), &by_folded);
     }
+    let _ = writeln!(
+        out,
+        "\npub(crate) static RENAMED: [Renamed; {}] = [",
+        renames.len()
+    );
+    for r in renames {
+        let direction = if r.output { "Output" } else { "Input" };
+        let _ = writeln!(
+            out,
+            "    Renamed {{\n        direction: Direction::{direction},\n        old_name: {:?},\n        name: {:?},\n        source: {:?},\n    }},",
+            r.old_name, r.name, r.source
+        );
+    }
+    out.push_str("];\n");
     out
 }
 
@@ -272,9 +388,14 @@ fn render_field(out: &mut String, r: &Row) {
         .since
         .iter()
         .map(|s| match s {
-            Some(v) => format!("v({}, {}, {}, {})", v.major, v.minor, v.bugfix, v.build),
+            Some((v, _)) => format!("v({}, {}, {}, {})", v.major, v.minor, v.bugfix, v.build),
             None => "None".to_owned(),
         })
+        .collect();
+    let recorded: Vec<String> = r
+        .since
+        .iter()
+        .map(|s| s.is_none_or(|(_, known)| known).to_string())
         .collect();
     let unit = match &r.unit {
         Some(u) => format!("Some({u:?})"),
@@ -294,6 +415,7 @@ fn render_field(out: &mut String, r: &Row) {
          direction: Direction::{direction},\n        \
          wire_type: WireType::{variant},\n        \
          since: [{since}],\n        \
+         since_recorded: [{recorded}],\n        \
          unit: {unit},\n        \
          description: {description:?},\n        \
          source: {source:?},\n        \
@@ -301,6 +423,7 @@ fn render_field(out: &mut String, r: &Row) {
          }},\n",
         name = r.name,
         since = since.join(", "),
+        recorded = recorded.join(", "),
         description = r.description,
         source = r.source,
     );
@@ -393,10 +516,36 @@ mod tests {
     }
 
     #[test]
+    fn renames_point_from_a_non_field_to_a_field() {
+        let rows =
+            parse_one("out\tcontrol_step\tUINT64\t-\t5.26.0\t10.13.0\t-\tpeer\tStep").unwrap();
+        let header = "direction\told_name\tname\tsource\n";
+        let ok = parse_renamed(
+            &format!("{header}out\tcontroller_step\tcontrol_step\tpeer\n"),
+            &rows,
+        )
+        .unwrap();
+        assert_eq!(ok.len(), 1);
+        let errors = parse_renamed(
+            &format!("{header}out\tcontrol_step\tnothing\tpeer\n"),
+            &rows,
+        )
+        .unwrap_err();
+        assert!(errors[0].contains("`nothing` is not a field"), "{errors:?}");
+        assert!(
+            errors[1].contains("`control_step` is a field"),
+            "{errors:?}"
+        );
+    }
+
+    #[test]
     fn checked_in_table_is_what_the_data_file_generates() {
         let text = std::fs::read_to_string(data_path()).unwrap();
         let rows = parse(&text).unwrap_or_else(|e| panic!("data file errors: {e:#?}"));
-        let expected = render(&rows);
+        let text = std::fs::read_to_string(renamed_path()).unwrap();
+        let renames =
+            parse_renamed(&text, &rows).unwrap_or_else(|e| panic!("renamed file errors: {e:#?}"));
+        let expected = render(&rows, &renames);
         let actual = std::fs::read_to_string(generated_path()).unwrap();
         assert!(
             actual == expected,

@@ -22,7 +22,24 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    if let Err(e) = std::fs::write(&out, rtde_codegen::render(&rows)) {
+    let renamed = rtde_codegen::renamed_path();
+    let text = match std::fs::read_to_string(&renamed) {
+        Ok(text) => text,
+        Err(e) => {
+            eprintln!("error: cannot read {}: {e}", renamed.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    let renames = match rtde_codegen::parse_renamed(&text, &rows) {
+        Ok(renames) => renames,
+        Err(errors) => {
+            for e in errors {
+                eprintln!("error: {}:{e}", renamed.display());
+            }
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Err(e) = std::fs::write(&out, rtde_codegen::render(&rows, &renames)) {
         eprintln!("error: cannot write {}: {e}", out.display());
         return ExitCode::FAILURE;
     }

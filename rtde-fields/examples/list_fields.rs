@@ -2,7 +2,8 @@
 //! direction: `cargo run -q -p rtde-fields --example list_fields`.
 //!
 //! Each version column holds the first controller version of that generation with the
-//! field, or `-` where the generation does not have it.
+//! field, `-` where the generation does not have it, or `?` where it has it but no source
+//! records from which version.
 
 use std::io::{self, Write};
 
@@ -15,6 +16,7 @@ fn main() -> io::Result<()> {
         write!(out, "{}\t{}\t{}", f.direction(), f.name(), f.wire_type())?;
         for g in Generation::ALL {
             match f.since(g) {
+                Some(_) if !f.since_is_recorded(g) => write!(out, "\t?")?,
                 Some(v) => write!(out, "\t{v}")?,
                 None => write!(out, "\t-")?,
             }

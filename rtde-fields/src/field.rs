@@ -19,6 +19,7 @@ pub struct Field {
     pub(crate) direction: Direction,
     pub(crate) wire_type: WireType,
     pub(crate) since: [Option<ControllerVersion>; 3],
+    pub(crate) since_recorded: [bool; 3],
     pub(crate) unit: Option<&'static str>,
     pub(crate) description: &'static str,
     pub(crate) source: &'static str,
@@ -46,9 +47,21 @@ impl Field {
 
     /// The first controller version of `generation` that has this field, or `None` where
     /// the field does not exist on that generation.
+    ///
+    /// For the few fields whose first version no source records (see
+    /// [`Field::since_is_recorded`]), this is the generation's first RTDE version
+    /// (3.4.0, 5.0.0, 10.7.0): the registry then lets the controller decide rather than
+    /// refuse a field that may well exist.
     #[must_use]
     pub const fn since(&self, generation: Generation) -> Option<ControllerVersion> {
         self.since[generation.index()]
+    }
+
+    /// Whether [`Field::since`] for `generation` is a recorded version (from the RTDE guide
+    /// or a named peer) rather than a stand-in; `true` where the field is absent.
+    #[must_use]
+    pub const fn since_is_recorded(&self, generation: Generation) -> bool {
+        self.since_recorded[generation.index()]
     }
 
     /// Whether a controller running `version` has this field.

@@ -36,7 +36,7 @@ mod wire_type;
 pub use direction::Direction;
 pub use field::{Availability, Field};
 pub use register::{Register, RegisterBank, RegisterKind};
-pub use registry::{all_fields, fields, lookup, lookup_ignore_case, suggest};
+pub use registry::{Renamed, all_fields, fields, lookup, lookup_ignore_case, renamed, suggest};
 pub use version::{ControllerVersion, Generation, ParseVersionError, VersionErrorKind};
 pub use wire_type::{ParseWireTypeError, WireType};
 

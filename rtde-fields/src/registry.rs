@@ -84,6 +84,9 @@ pub fn suggest(direction: Direction, name: &str) -> Option<&'static Field> {
     if let Some(f) = lookup_ignore_case(direction, name) {
         return Some(f);
     }
+    if let Some(r) = renamed(direction, name) {
+        return lookup(direction, r.name);
+    }
     let limit = (name.len() / 3).max(1);
     let mut best: Option<(usize, &'static Field)> = None;
     for f in fields(direction) {
@@ -97,6 +100,60 @@ pub fn suggest(direction: Direction, name: &str) -> Option<&'static Field> {
         }
     }
     best.map(|(_, f)| f)
+}
+
+/// A name under which a field was documented before taking its canonical name.
+///
+/// The controller does not accept former names; the registry knows them so that
+/// suggestions can point to the right field.
+///
+/// ```
+/// use rtde_fields::{lookup, renamed, suggest, Direction};
+///
+/// assert!(lookup(Direction::Output, "controller_step").is_none());
+/// assert_eq!(renamed(Direction::Output, "controller_step").unwrap().name(), "control_step");
+/// assert_eq!(suggest(Direction::Output, "controller_step").unwrap().name(), "control_step");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Renamed {
+    pub(crate) direction: Direction,
+    pub(crate) old_name: &'static str,
+    pub(crate) name: &'static str,
+    pub(crate) source: &'static str,
+}
+
+impl Renamed {
+    /// The direction of the field.
+    #[must_use]
+    pub const fn direction(&self) -> Direction {
+        self.direction
+    }
+
+    /// The former name.
+    #[must_use]
+    pub const fn old_name(&self) -> &'static str {
+        self.old_name
+    }
+
+    /// The canonical name the field has now.
+    #[must_use]
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// Where the rename is recorded.
+    #[must_use]
+    pub const fn source(&self) -> &'static str {
+        self.source
+    }
+}
+
+/// The rename whose former name is `old_name` (ignoring ASCII case), if any.
+#[must_use]
+pub fn renamed(direction: Direction, old_name: &str) -> Option<&'static Renamed> {
+    generated::RENAMED
+        .iter()
+        .find(|r| r.direction == direction && r.old_name.eq_ignore_ascii_case(old_name))
 }
 
 struct Table {
