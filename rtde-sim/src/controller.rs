@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use rtde_core::Value;
@@ -78,9 +78,38 @@ impl Controller {
 #[derive(Debug, Default)]
 pub(crate) struct Counters {
     pub(crate) accepted: AtomicU64,
-    pub(crate) open: AtomicU64,
     pub(crate) stalled: AtomicU64,
     pub(crate) data_packages: AtomicU64,
+    /// Connections open now, with a condition variable signalled at every change.
+    open: Mutex<u64>,
+    open_changed: Condvar,
+}
+
+impl Counters {
+    pub(crate) fn open(&self) -> u64 {
+        *self.open.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Counts a connection in (`true`) or out, and wakes the waiters.
+    pub(crate) fn count_open(&self, opened: bool) {
+        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        *open = if opened {
+            *open + 1
+        } else {
+            open.saturating_sub(1)
+        };
+        self.open_changed.notify_all();
+    }
+
+    /// Waits until `n` connections are open; `false` if `timeout` passes first.
+    pub(crate) fn wait_open(&self, n: u64, timeout: Duration) -> bool {
+        let open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        let (open, _) = self
+            .open_changed
+            .wait_timeout_while(open, timeout, |open| *open != n)
+            .unwrap_or_else(PoisonError::into_inner);
+        *open == n
+    }
 }
 
 /// Everything the simulator's threads share.

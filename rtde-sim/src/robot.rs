@@ -226,8 +226,13 @@ impl SimulatedRobot {
             "target_TCP_pose" => v6(*state.target_pose()),
             "actual_TCP_speed" => v6(*state.actual_speed()),
             "target_TCP_speed" => v6(*state.target_speed()),
+            "actual_TCP_acceleration" | "target_TCP_acceleration" => v6(state.tcp_acceleration()),
+            "control_step" => Value::Uint64(state.tick.index()),
+            "target_gravity" => v3([0.0, 0.0, -9.82]),
             "actual_TCP_force" => v6(state.noisy(channel::FORCE, 0.5, [0.0; 6])),
-            "ft_raw_wrench" => v6(state.noisy(channel::FT_RAW, 0.5, [0.0; 6])),
+            "ft_raw_wrench" | "wrench_calc_from_currents" => {
+                v6(state.noisy(channel::FT_RAW, 0.5, [0.0; 6]))
+            }
             "tcp_force_scalar" => {
                 let f = state.noisy(channel::FORCE, 0.5, [0.0; 6]);
                 Value::Double((f[0] * f[0] + f[1] * f[1] + f[2] * f[2]).sqrt())
@@ -253,6 +258,8 @@ impl SimulatedRobot {
                 Value::Double(0.5 + 0.1 * c.iter().map(|x| x.abs()).sum::<f64>())
             }
             "actual_execution_time" => Value::Double(0.3),
+            "target_execution_time" => Value::Double(1.0),
+            "io_current" => Value::Double(100.0),
             // ROBOT_MODE_RUNNING, JOINT_RUNNING_MODE, SAFETY_MODE_NORMAL.
             "robot_mode" => Value::Int32(7),
             "joint_mode" => Value::Vector6Int32([253; 6]),
@@ -260,9 +267,14 @@ impl SimulatedRobot {
             "tool_mode" => Value::Uint32(253),
             // Powered on, no program running, not in a protective or emergency stop.
             "robot_status_bits" | "safety_status_bits" => Value::Uint32(1),
+            // STOPPED, and so no speed scaling source.
             "runtime_state" => Value::Uint32(1),
+            "time_scale_source" => Value::Int32(0),
             "speed_scaling" | "target_speed_fraction" => Value::Double(io.speed_fraction()),
             "actual_digital_output_bits" => Value::Uint64(io.digital_output_bits()),
+            "actual_configurable_digital_output_bits" => {
+                Value::Uint64(io.digital_output_bits() >> 8 & 0xff)
+            }
             "standard_analog_output0" => Value::Double(io.analog_output(0)),
             "standard_analog_output1" => Value::Double(io.analog_output(1)),
             // Bits 2 and 3 are the analog outputs' types.
@@ -404,6 +416,17 @@ impl<'a> State<'a> {
     fn actual_speed(&self) -> &[f64; 6] {
         self.actual_speed
             .get_or_init(|| self.robot.arm.tcp_speed(&self.actual_q, &self.actual_qd))
+    }
+
+    /// The flange's acceleration along the motion law, by a central difference of its
+    /// velocity; the simulated robot tracks its target, so actual and target agree.
+    fn tcp_acceleration(&self) -> [f64; 6] {
+        const H: f64 = 1e-4;
+        let t = self.tick.seconds();
+        let (motion, arm) = (&self.robot.motion, &self.robot.arm);
+        let after = arm.tcp_speed(&motion.position(t + H), &motion.velocity(t + H));
+        let before = arm.tcp_speed(&motion.position(t - H), &motion.velocity(t - H));
+        std::array::from_fn(|i| (after[i] - before[i]) / (2.0 * H))
     }
 
     fn target_speed(&self) -> &[f64; 6] {

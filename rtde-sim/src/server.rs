@@ -10,7 +10,9 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use rtde_core::Value;
-use rtde_core::protocol::{ControllerMessage, Frame, FrameBuffer, MessageLevel, ProtocolVersion};
+use rtde_core::protocol::{
+    ControllerMessage, Frame, FrameBuffer, MessageLevel, ProtocolVersion, package_type,
+};
 
 use crate::controller::{Outgoing, Session, Shared, TEXT_SOURCE, encode_text};
 use crate::fault::FaultPlan;
@@ -113,7 +115,7 @@ enum End {
 
 /// Serves one connection until it ends, then releases its inputs.
 fn serve(stream: TcpStream, id: u64, shared: &Arc<Shared>, clock: Clock, alive: mpsc::Sender<()>) {
-    shared.counters.open.fetch_add(1, Ordering::Relaxed);
+    shared.counters.count_open(true);
     let setup = (|| -> io::Result<(TcpStream, TcpStream)> {
         stream.set_nodelay(true)?;
         stream.set_write_timeout(Some(shared.config.stall_timeout))?;
@@ -151,7 +153,7 @@ fn serve(stream: TcpStream, id: u64, shared: &Arc<Shared>, clock: Clock, alive: 
     }
     let _ = stream.shutdown(Shutdown::Both);
     shared.controller().release(id);
-    shared.counters.open.fetch_sub(1, Ordering::Relaxed);
+    shared.counters.count_open(false);
     drop(alive);
 }
 
@@ -298,6 +300,9 @@ impl<'a> Connection<'a> {
     /// Answers one package from the client.
     fn on_package(&mut self, kind: u8, payload: &[u8]) -> Result<(), End> {
         let was_streaming = self.streaming();
+        // Texts sent before the reply to a version request are in the version the
+        // client still speaks until it reads that reply.
+        let version_before = self.session.version();
         let recipe_before = self.session.output().map(|r| r.id);
         let mut outgoing: Vec<Outgoing> = Vec::new();
         self.session
@@ -313,7 +318,12 @@ impl<'a> Connection<'a> {
             reply_to,
         } in outgoing
         {
-            self.send(&mut bytes, reply_to, None)?;
+            let text_version = if reply_to == Some(package_type::REQUEST_PROTOCOL_VERSION) {
+                version_before
+            } else {
+                self.session.version()
+            };
+            self.send(&mut bytes, reply_to, None, text_version)?;
         }
         self.flush()?;
         let recipe_after = self.session.output().map(|r| r.id);
@@ -415,7 +425,7 @@ impl<'a> Connection<'a> {
         let mut package = std::mem::take(&mut self.package);
         let index = self.data_index;
         self.data_index += 1;
-        let sent = self.send(&mut package, None, Some(index));
+        let sent = self.send(&mut package, None, Some(index), version);
         self.package = package;
         shared
             .counters
@@ -430,10 +440,11 @@ impl<'a> Connection<'a> {
         bytes: &mut Vec<u8>,
         reply_to: Option<u8>,
         data_index: Option<u64>,
+        text_version: ProtocolVersion,
     ) -> Result<(), End> {
         let plan = self.faults.plan(reply_to, data_index);
         for (level, message, source) in &plan.texts {
-            if let Some(text) = encode_text(*level, message, source, self.session.version()) {
+            if let Some(text) = encode_text(*level, message, source, text_version) {
                 self.out.extend_from_slice(&text);
             }
         }

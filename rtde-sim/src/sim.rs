@@ -92,10 +92,18 @@ impl Sim {
         let c = &self.shared.counters;
         Stats {
             connections_accepted: c.accepted.load(Ordering::Relaxed),
-            connections_open: c.open.load(Ordering::Relaxed),
+            connections_open: c.open(),
             stalled_clients_dropped: c.stalled.load(Ordering::Relaxed),
             data_packages_sent: c.data_packages.load(Ordering::Relaxed),
         }
+    }
+
+    /// Waits until exactly `n` connections are open, at most `timeout`; returns whether
+    /// they are. A connection counts as closed once the simulator has released its
+    /// inputs, so a test can wait for a client's disconnect to take effect.
+    #[must_use]
+    pub fn wait_for_connections(&self, n: u64, timeout: Duration) -> bool {
+        self.shared.counters.wait_open(n, timeout)
     }
 
     /// A snapshot of the controller's input state: what clients have written.
