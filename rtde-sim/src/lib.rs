@@ -77,8 +77,10 @@
 //!   `round(loop rate / f)` ticks, on ticks that are multiples of that number, so
 //!   `timestamp` steps by exactly that many control periods (v1: every tick). START and
 //!   PAUSE are always accepted; START with no output recipe streams nothing (an
-//!   inputs-only client). When a paced connection falls behind (a slow write), the
-//!   missed ticks are not caught up: like a controller, it sends the newest data and the
+//!   inputs-only client). A paced connection that falls behind by up to 250 ms (its
+//!   thread woke late on a busy machine) sends the missed packages at once, so pacing
+//!   never makes a gap by itself; one further behind (its writes blocked by a client
+//!   that reads too slowly) sends only the newest data, as a controller does, and the
 //!   client sees a gap.
 //! - **Time.** `timestamp` is `tick as f64 / loop rate`, never read from the wall clock;
 //!   the wall clock only paces the ticks ([`SimBuilder::unpaced`] removes even that).

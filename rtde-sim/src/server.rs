@@ -23,6 +23,10 @@ use crate::source::{Sample, Tick};
 /// the wait when that races with a new connection.
 const IDLE_POLL: Duration = Duration::from_millis(100);
 
+/// How far behind the wall clock a paced connection may fall and still send every
+/// package it missed.
+const CATCH_UP: Duration = Duration::from_millis(250);
+
 /// Unpaced streaming writes once this many bytes are buffered.
 const UNPACED_BATCH: usize = 32 * 1024;
 
@@ -55,6 +59,11 @@ impl Clock {
     fn tick_at(&self, now: Instant) -> u64 {
         let nanos = now.saturating_duration_since(self.epoch).as_nanos();
         u64::try_from(nanos * u128::from(self.rate) / 1_000_000_000).unwrap_or(u64::MAX)
+    }
+
+    /// The number of ticks in `d`, rounded down.
+    fn ticks_in(&self, d: Duration) -> u64 {
+        u64::try_from(d.as_nanos() * u128::from(self.rate) / 1_000_000_000).unwrap_or(u64::MAX)
     }
 
     /// When tick `tick` happens.
@@ -345,19 +354,29 @@ impl<'a> Connection<'a> {
         self.next_tick = from.div_ceil(every) * every;
     }
 
-    /// Sends the package of the latest due tick, if one is due. Ticks missed while the
-    /// connection was busy (a slow write) are not caught up: the controller sends the
-    /// most recent data, and the client sees a gap.
+    /// Sends the packages that have come due. A connection that fell behind by up to
+    /// [`CATCH_UP`] (the thread woke late on a busy machine) sends the missed packages
+    /// at once, so pacing alone never makes a gap; one further behind (its writes
+    /// blocked on a slow client) sends only the newest, as a controller does, and the
+    /// client sees a gap.
     fn stream_paced(&mut self) -> Result<(), End> {
         let now = Instant::now();
         if now < self.clock.instant_of(self.next_tick) {
             return Ok(());
         }
         let every = self.session.output().map_or(1, |r| r.every);
-        let due = self.clock.tick_at(now) / every * every;
-        let due = due.max(self.next_tick);
-        self.next_tick = due + every;
-        self.emit(due)?;
+        let latest = (self.clock.tick_at(now) / every * every).max(self.next_tick);
+        let window = self.clock.ticks_in(CATCH_UP);
+        let mut tick = if latest - self.next_tick <= window {
+            self.next_tick
+        } else {
+            latest
+        };
+        while tick <= latest {
+            self.emit(tick)?;
+            tick += every;
+        }
+        self.next_tick = latest + every;
         self.flush()
     }
 

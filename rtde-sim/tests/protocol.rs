@@ -585,3 +585,31 @@ fn bad_input_packages_are_ignored_with_one_text_message() {
     assert_eq!(sim.io().input("input_int_register_24"), None);
     assert_eq!(c.version, ProtocolVersion::V2);
 }
+
+#[test]
+fn a_package_that_does_not_decode_is_refused_with_a_text_message() {
+    let sim = sim("5.21.0");
+    let mut c = Raw::connect(sim.addr());
+    // REQUEST_PROTOCOL_VERSION with a one-byte payload instead of a u16.
+    c.send_bytes(&[0, 4, b'V', 2]);
+    let text = c.recv();
+    assert!(text.text().contains("REQUEST_PROTOCOL_VERSION"), "{text:?}");
+    assert_eq!(c.recv(), Msg::Version(false));
+    // The connection carries on.
+    assert!(c.negotiate(2));
+}
+
+#[test]
+fn a_byte_stream_that_is_no_rtde_is_answered_with_a_text_and_a_close() {
+    let sim = sim("5.21.0");
+    let mut c = Raw::connect_v(sim.addr(), 2);
+    // A size field below the 3-byte header: the stream cannot be resynchronised.
+    c.send_bytes(&[0, 2, b'V']);
+    let text = c.recv();
+    assert!(
+        text.text().starts_with("closing the connection"),
+        "{text:?}"
+    );
+    assert_eq!(c.try_recv(), None);
+    assert!(sim.wait_for_connections(0, WAIT));
+}
