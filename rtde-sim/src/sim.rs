@@ -38,7 +38,8 @@ pub struct Sim {
     shared: Arc<Shared>,
     acceptor: Option<JoinHandle<()>>,
     connections: Arc<Mutex<Vec<JoinHandle<()>>>>,
-    alive: Option<mpsc::Receiver<()>>,
+    /// Disconnects when the last thread exits. In a mutex so that `Sim` is `Sync`.
+    alive: Mutex<Option<mpsc::Receiver<()>>>,
 }
 
 impl fmt::Debug for Sim {
@@ -142,7 +143,12 @@ impl Sim {
             let _ = socket.shutdown(std::net::Shutdown::Both);
         }
         // Every thread holds a sender; the channel disconnects when the last one exits.
-        let finished = match self.alive.take() {
+        let alive = self
+            .alive
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        let finished = match alive {
             Some(alive) => matches!(
                 alive.recv_timeout(SHUTDOWN_TIMEOUT),
                 Err(RecvTimeoutError::Disconnected)
@@ -505,7 +511,7 @@ impl SimBuilder {
             shared,
             acceptor: Some(acceptor),
             connections,
-            alive: Some(alive_rx),
+            alive: Mutex::new(Some(alive_rx)),
         })
     }
 }

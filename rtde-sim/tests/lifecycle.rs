@@ -15,6 +15,13 @@ use rtde_core::protocol::ClientMessage;
 use rtde_sim::{Error, Motion, SHUTDOWN_TIMEOUT, Sim};
 
 #[test]
+fn the_handle_can_be_shared_between_threads() {
+    fn shareable<T: Send + Sync>() {}
+    shareable::<Sim>();
+    shareable::<rtde_sim::IoState>();
+}
+
+#[test]
 fn binds_loopback_on_a_free_port_by_default() {
     let a = Sim::builder().start().unwrap();
     let b = Sim::builder().start().unwrap();
