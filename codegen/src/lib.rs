@@ -4,6 +4,8 @@
 //! rtde-fields' own wire-type and version parsers (by path, so that a broken generated
 //! table can never stop the generator from building).
 
+#![forbid(unsafe_code)]
+
 use std::fmt::Write as _;
 use std::path::PathBuf;
 

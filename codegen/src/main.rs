@@ -1,6 +1,8 @@
 //! `cargo run -p rtde-codegen`: regenerates `rtde-fields/src/generated.rs` from
 //! `rtde-fields/data/fields.tsv`.
 
+#![forbid(unsafe_code)]
+
 use std::process::ExitCode;
 
 fn main() -> ExitCode {

@@ -1,5 +1,7 @@
 //! `rtde`: answers "which field is that, and does my controller have it?" from the registry.
 
+#![forbid(unsafe_code)]
+
 use std::io::{self, Write};
 use std::process::ExitCode;
 

@@ -250,6 +250,13 @@ pub struct RecipeError {
 }
 
 impl RecipeError {
+    pub(crate) fn new(direction: Direction, problems: Vec<RecipeProblem>) -> Self {
+        RecipeError {
+            direction,
+            problems,
+        }
+    }
+
     /// Every problem, in the order of the names given.
     #[must_use]
     pub fn problems(&self) -> &[RecipeProblem] {
@@ -301,6 +308,15 @@ pub enum RecipeProblem {
         /// The list's length in bytes.
         len: usize,
     },
+    /// A recipe spec gives a field another wire type than the registry does.
+    WrongType {
+        /// The field.
+        name: &'static str,
+        /// The spec's type.
+        spec: WireType,
+        /// The registry's type.
+        registry: WireType,
+    },
 }
 
 impl fmt::Display for RecipeProblem {
@@ -327,6 +343,14 @@ impl fmt::Display for RecipeProblem {
             RecipeProblem::NameListTooLong { len } => write!(
                 f,
                 "the names take {len} bytes; the controller accepts at most {MAX_NAME_LIST_BYTES}"
+            ),
+            RecipeProblem::WrongType {
+                name,
+                spec,
+                registry,
+            } => write!(
+                f,
+                "`{name}` is `{registry}` on the wire, but the recipe decodes it as `{spec}`"
             ),
         }
     }

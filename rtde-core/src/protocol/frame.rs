@@ -84,11 +84,20 @@ impl<'a> Frame<'a> {
 /// assert_eq!(frames.next_frame().unwrap().unwrap().payload, [0x01]);
 /// assert!(frames.next_frame().unwrap().is_none());
 /// ```
-#[derive(Debug)]
 pub struct FrameBuffer {
     buf: Box<[u8]>,
     start: usize,
     end: usize,
+}
+
+impl std::fmt::Debug for FrameBuffer {
+    // The derived form would print all 128 KiB of the buffer.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FrameBuffer")
+            .field("capacity", &self.buf.len())
+            .field("buffered", &(self.end - self.start))
+            .finish()
+    }
 }
 
 impl Default for FrameBuffer {
@@ -156,5 +165,57 @@ impl FrameBuffer {
     pub fn clear(&mut self) {
         self.start = 0;
         self.end = 0;
+    }
+}
+
+/// Writes the header and recipe id of an input DATA_PACKAGE in front of `payload_len` bytes
+/// of values that already sit at `buf[4..]`, and returns the package's length; the client
+/// encodes a recipe straight into its send buffer this way, without a second copy.
+pub(crate) fn finish_input_data_package(
+    buf: &mut [u8],
+    recipe_id: u8,
+    payload_len: usize,
+) -> Result<usize, super::EncodeError> {
+    let len = HEADER_LEN + 1 + payload_len;
+    let size = u16::try_from(len).map_err(|_| super::EncodeError::PackageTooLong {
+        kind: package_type::DATA_PACKAGE,
+        len,
+    })?;
+    let Some(head) = buf.get_mut(..len) else {
+        return Err(super::EncodeError::BufferTooSmall {
+            needed: len,
+            available: buf.len(),
+        });
+    };
+    let [hi, lo] = size.to_be_bytes();
+    head[..4].copy_from_slice(&[hi, lo, package_type::DATA_PACKAGE, recipe_id]);
+    Ok(len)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{ClientMessage, ProtocolVersion};
+
+    #[test]
+    fn in_place_input_package_matches_the_encoder() {
+        let mut buf = [0u8; 16];
+        buf[4..8].copy_from_slice(&[0, 0, 0, 7]);
+        let n = finish_input_data_package(&mut buf, 3, 4).unwrap();
+        let mut expected = [0u8; 16];
+        let m = ClientMessage::DataPackage {
+            recipe_id: 3,
+            payload: &[0, 0, 0, 7],
+        }
+        .encode(ProtocolVersion::V2, &mut expected)
+        .unwrap();
+        assert_eq!(buf[..n], expected[..m]);
+        assert!(finish_input_data_package(&mut buf, 3, 13).is_err());
+        assert!(finish_input_data_package(&mut [0u8; 70_000], 3, 65_533).is_err());
+    }
+
+    #[test]
+    fn debug_does_not_dump_the_buffer() {
+        assert!(format!("{:?}", FrameBuffer::new()).len() < 80);
     }
 }

@@ -34,6 +34,7 @@ mod frame;
 mod message;
 
 pub use error::{DecodeError, DecodeErrorKind, EncodeError};
+pub(crate) use frame::finish_input_data_package;
 pub use frame::{Frame, FrameBuffer, HEADER_LEN, MAX_PACKAGE_LEN};
 pub use message::{ClientMessage, ControllerMessage, MessageLevel, TextMessage};
 

@@ -1,0 +1,160 @@
+//! Counting the output packages a controller skipped, from the `timestamp` field.
+
+use rtde_fields::WireType;
+
+use crate::recipe::RecipeSpec;
+
+/// Watches the `timestamp` of consecutive output packages.
+///
+/// The controller runs a control loop of fixed period (its tick: 8 ms on CB3, 2 ms later)
+/// and sends an output package every `ticks_per_package` ticks (loop rate / frequency). The
+/// time between two packages, in ticks, tells how many packages were skipped in between.
+/// When the frequency divides the loop rate the count is exact; otherwise the controller
+/// spaces packages unevenly (a 400 Hz recipe on a 500 Hz loop arrives 2 and 4 ms apart), so
+/// an interval counts as a gap only beyond the longest regular spacing, and the number
+/// skipped is rounded to whole packages.
+#[derive(Clone, Debug)]
+pub(crate) struct GapCounter {
+    /// Where the `timestamp` double sits in the payload; `None`: no gap detection.
+    offset: Option<usize>,
+    loop_rate: f64,
+    ticks_per_package: f64,
+    last: Option<f64>,
+}
+
+impl GapCounter {
+    /// No detection (no recipe yet).
+    pub(crate) fn off() -> Self {
+        GapCounter {
+            offset: None,
+            loop_rate: 1.0,
+            ticks_per_package: 1.0,
+            last: None,
+        }
+    }
+
+    /// Detection for a recipe streamed at `frequency` by a controller whose loop runs at
+    /// `loop_rate`; off when the recipe has no `timestamp`.
+    pub(crate) fn new(spec: &RecipeSpec<'_>, frequency: f64, loop_rate: f64) -> Self {
+        let offset = spec
+            .names()
+            .iter()
+            .position(|n| *n == "timestamp")
+            .filter(|&i| spec.types()[i] == WireType::Double)
+            .and_then(|_| spec.offset_of("timestamp"));
+        GapCounter {
+            offset,
+            loop_rate,
+            ticks_per_package: (loop_rate / frequency).max(1.0),
+            last: None,
+        }
+    }
+
+    /// Whether the recipe carries a `timestamp` to count gaps with.
+    pub(crate) fn is_active(&self) -> bool {
+        self.offset.is_some()
+    }
+
+    /// Forgets the last timestamp: streaming restarts, and a pause is no gap.
+    pub(crate) fn restart(&mut self) {
+        self.last = None;
+    }
+
+    /// The number of packages skipped between the previous package and this one.
+    pub(crate) fn observe(&mut self, payload: &[u8]) -> u64 {
+        let Some(bytes) = self
+            .offset
+            .and_then(|o| payload.get(o..)?.first_chunk::<8>())
+        else {
+            return 0;
+        };
+        let now = f64::from_be_bytes(*bytes);
+        if !now.is_finite() {
+            return 0;
+        }
+        let Some(previous) = self.last.replace(now) else {
+            return 0;
+        };
+        let ticks = ((now - previous) * self.loop_rate).round();
+        // A timestamp that went backwards or stood still is no gap either.
+        if ticks <= self.ticks_per_package.ceil() {
+            return 0;
+        }
+        let intervals = (ticks / self.ticks_per_package).round();
+        whole_packages(intervals - 1.0).max(1)
+    }
+}
+
+/// A non-negative count from a rounded float, saturating far above any real gap.
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // clamped to 0..=2^32 first
+fn whole_packages(x: f64) -> u64 {
+    x.clamp(0.0, 4_294_967_296.0) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rtde_fields::Direction;
+
+    fn payload(t: f64) -> [u8; 56] {
+        let mut p = [0u8; 56];
+        p[48..].copy_from_slice(&t.to_be_bytes());
+        p
+    }
+
+    fn counter(frequency: f64, loop_rate: f64) -> GapCounter {
+        let spec = RecipeSpec::new(
+            Direction::Output,
+            &["actual_q", "timestamp"],
+            &[WireType::Vector6d, WireType::Double],
+        );
+        GapCounter::new(&spec, frequency, loop_rate)
+    }
+
+    #[test]
+    fn counts_exactly_when_the_frequency_divides_the_loop() {
+        let mut g = counter(250.0, 500.0);
+        let ticks = [0u32, 2, 4, 10, 12, 14, 22];
+        let skipped: Vec<u64> = ticks
+            .iter()
+            .map(|&t| g.observe(&payload(1000.0 + f64::from(t) * 0.002)))
+            .collect();
+        assert_eq!(skipped, [0, 0, 0, 2, 0, 0, 3]);
+    }
+
+    #[test]
+    fn uneven_spacing_is_no_gap() {
+        // 400 Hz on a 500 Hz loop: packages one or two 2 ms ticks apart.
+        let mut g = counter(400.0, 500.0);
+        let mut t = 0.0;
+        let mut skipped = 0;
+        for step in [1, 1, 1, 2, 1, 1, 1, 2, 1] {
+            t += f64::from(step) * 0.002;
+            skipped += g.observe(&payload(t));
+        }
+        assert_eq!(skipped, 0);
+        // A 10 ms hole is 4 packages' worth at 2.5 ms: 3 skipped.
+        t += 0.010;
+        assert_eq!(g.observe(&payload(t)), 3);
+    }
+
+    #[test]
+    fn restarting_and_odd_timestamps_count_nothing() {
+        let mut g = counter(125.0, 125.0);
+        assert_eq!(g.observe(&payload(1.0)), 0);
+        g.restart();
+        assert_eq!(g.observe(&payload(100.0)), 0);
+        assert_eq!(g.observe(&payload(99.0)), 0);
+        assert_eq!(g.observe(&payload(f64::NAN)), 0);
+        assert_eq!(g.observe(&payload(f64::INFINITY)), 0);
+        assert_eq!(whole_packages(1e300), 4_294_967_296);
+    }
+
+    #[test]
+    fn no_timestamp_no_detection() {
+        let spec = RecipeSpec::new(Direction::Output, &["actual_q"], &[WireType::Vector6d]);
+        let mut g = GapCounter::new(&spec, 500.0, 500.0);
+        assert!(!g.is_active());
+        assert_eq!(g.observe(&[0; 48]), 0);
+    }
+}

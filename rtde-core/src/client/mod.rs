@@ -1,0 +1,933 @@
+//! A thin, blocking RTDE client over [`std::net::TcpStream`].
+//!
+//! [`Client`] owns the socket, frames the byte stream with [`protocol`](crate::protocol),
+//! matches requests to replies and applies timeouts. Its conversation with a controller:
+//!
+//! 1. [`Client::connect`] negotiates protocol v2 (v1 when the controller refuses it) and reads
+//!    the controller's version;
+//! 2. [`Client::setup_outputs`] and [`Client::setup_inputs`] check each recipe against the
+//!    registry *for that version* and send it; the controller's answer is checked too;
+//! 3. [`Client::start`], then [`Client::recv`] (or [`Client::recv_into`],
+//!    [`Client::recv_as`]) for each output package and [`Client::send`] for inputs; after
+//!    setup neither allocates;
+//! 4. [`Client::pause`] and [`Client::start`] again to resume; [`Client::close`] at the end.
+//!
+//! **Keep reading.** The controller sends every output package at the recipe's frequency and
+//! does not wait: a client that stops calling [`Client::recv`] fills the socket's buffers, and
+//! the controller then drops the connection. Read on a thread of its own if the work per
+//! package can take longer than the period, or ask for a lower frequency.
+//!
+//! **After an error.** Refusals, the checks made before sending, and errors while receiving
+//! data (a timeout, a package that does not fit the recipe) leave the connection usable. A
+//! broken link, bytes that cannot be framed, or any failure while a reply is due (requests
+//! and replies are then out of step) lose it: later calls return
+//! [`Error::ConnectionLost`], and the way on is a new connection.
+//!
+//! ```
+//! use rtde_core::{Client, ConnectOptions, DynamicRecipe, Recipe};
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let addr = fake_controller::start();
+//!
+//! let mut client = Client::connect(addr, ConnectOptions::new())?;
+//! let mut outputs = DynamicRecipe::outputs(["timestamp", "actual_q"])?;
+//! client.setup_outputs(outputs.spec(), 125.0)?;
+//! client.start()?;
+//! for _ in 0..3 {
+//!     client.recv_into(&mut outputs)?;
+//!     println!("{:?}", outputs.get("actual_q"));
+//! }
+//! assert_eq!(client.stats().received, 3);
+//! client.close()?;
+//! # Ok(())
+//! # }
+//! # mod fake_controller {
+//! #     use std::{io::{Read, Write}, net::{SocketAddr, TcpListener}};
+//! #     use rtde_core::protocol::{ClientMessage as C, ControllerMessage as M, FrameBuffer, ProtocolVersion::V2};
+//! #     /// Plays a controller that accepts everything and sends three packages after START.
+//! #     pub fn start() -> SocketAddr {
+//! #         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+//! #         let addr = listener.local_addr().unwrap();
+//! #         std::thread::spawn(move || {
+//! #             let (mut s, _) = listener.accept().unwrap();
+//! #             let (mut frames, mut out) = (FrameBuffer::new(), [0u8; 1024]);
+//! #             let mut send = |s: &mut std::net::TcpStream, m: M| { let n = m.encode(V2, &mut out).unwrap(); s.write_all(&out[..n]).unwrap() };
+//! #             loop {
+//! #                 let Some(frame) = frames.next_frame().unwrap() else {
+//! #                     let n = s.read(frames.spare()).unwrap();
+//! #                     if n == 0 { return } frames.commit(n); continue;
+//! #                 };
+//! #                 match C::decode(frame, V2).unwrap() {
+//! #                     C::RequestProtocolVersion { .. } => send(&mut s, M::ProtocolVersionReply { accepted: true }),
+//! #                     C::GetUrcontrolVersion => send(&mut s, M::UrcontrolVersion("3.15.8".parse().unwrap())),
+//! #                     C::SetupOutputs { .. } => send(&mut s, M::SetupOutputsReply { recipe_id: Some(1), types: "DOUBLE,VECTOR6D" }),
+//! #                     C::Start => {
+//! #                         send(&mut s, M::StartReply { accepted: true });
+//! #                         for i in 0..3u8 { send(&mut s, M::DataPackage { recipe_id: Some(1), payload: &[i; 56] }) }
+//! #                     }
+//! #                     C::Pause => send(&mut s, M::PauseReply { accepted: true }),
+//! #                     _ => {}
+//! #                 }
+//! #             }
+//! #         });
+//! #         addr
+//! #     }
+//! # }
+//! ```
+
+mod gaps;
+mod options;
+mod setup;
+mod texts;
+
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpStream, ToSocketAddrs};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use rtde_fields::{ControllerVersion, Direction, Generation};
+
+use crate::error::Error;
+use crate::protocol::{
+    ClientMessage, ControllerMessage, DecodeError, DecodeErrorKind, Frame, FrameBuffer,
+    MAX_PACKAGE_LEN, ProtocolVersion, TextMessage, finish_input_data_package, package_type as ty,
+};
+use crate::recipe::{FromPayload, InputRecipe, OutputRecipe, PayloadError, RecipeSpec};
+
+use gaps::GapCounter;
+pub use options::ConnectOptions;
+use setup::SetUp;
+pub use texts::ControllerText;
+use texts::TextQueue;
+
+/// The controller's RTDE port.
+pub const RTDE_PORT: u16 = 30004;
+
+/// Counters of what a connection received, skipped and dropped.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Stats {
+    /// Output data packages delivered by [`Client::recv`] and its helpers.
+    pub received: u64,
+    /// Output packages the controller skipped, counted from the recipe's `timestamp`
+    /// (see [`Client::counts_gaps`]); the controller skips packages when it is overloaded.
+    pub skipped: u64,
+    /// Output data packages that arrived while the client waited for a reply (after a
+    /// PAUSE request, say) and were dropped.
+    pub discarded: u64,
+    /// Text messages dropped because the queue was full
+    /// ([`ConnectOptions::text_message_capacity`]).
+    pub texts_dropped: u64,
+}
+
+/// An input recipe set up on a connection, for [`Client::send`].
+///
+/// Only valid on the client that returned it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct InputHandle {
+    client: u64,
+    index: usize,
+}
+
+/// The output recipe as set up.
+#[derive(Debug)]
+struct Outputs {
+    recipe_id: Option<u8>,
+    recipe: SetUp,
+    frequency: f64,
+}
+
+/// One input recipe as set up.
+#[derive(Debug)]
+struct Inputs {
+    recipe_id: u8,
+    recipe: SetUp,
+}
+
+/// Tells handles of different clients apart.
+static NEXT_SERIAL: AtomicU64 = AtomicU64::new(1);
+
+/// A connection to a controller's RTDE interface. See the [module](self) documentation.
+pub struct Client {
+    stream: TcpStream,
+    peer: SocketAddr,
+    options: ConnectOptions,
+    serial: u64,
+    frames: FrameBuffer,
+    /// Every package is encoded here; input packages are encoded in place.
+    out: Box<[u8]>,
+    protocol: ProtocolVersion,
+    controller: ControllerVersion,
+    /// The read timeout the socket has now.
+    socket_timeout: Option<Duration>,
+    outputs: Option<Outputs>,
+    inputs: Vec<Inputs>,
+    running: bool,
+    /// An earlier error left the stream out of step or closed.
+    lost: bool,
+    texts: TextQueue,
+    stats: Stats,
+    gaps: GapCounter,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("peer", &self.peer)
+            .field("protocol", &self.protocol)
+            .field("controller", &self.controller)
+            .field("outputs", &self.outputs)
+            .field("inputs", &self.inputs)
+            .field("running", &self.running)
+            .field("lost", &self.lost)
+            .field("stats", &self.stats())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    /// Connects to a controller, negotiates the protocol version (v2, or v1 when the
+    /// controller refuses v2) and reads the controller's version.
+    ///
+    /// Each resolved address is tried in turn within the connect timeout. `TCP_NODELAY` is
+    /// set: packages are small and late ones are useless. Text messages and stray data
+    /// packages that arrive during the handshake (controllers send some while booting) are
+    /// kept or counted, not mistaken for replies.
+    ///
+    /// ```no_run
+    /// use rtde_core::{Client, ConnectOptions, RTDE_PORT};
+    ///
+    /// let client = Client::connect(("192.168.1.10", RTDE_PORT), ConnectOptions::new())?;
+    /// println!("{} over {}", client.controller_version(), client.protocol_version());
+    /// # Ok::<(), rtde_core::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Resolve`], [`Error::Connect`], a link error during the handshake,
+    /// [`Error::ProtocolRefused`], or [`Error::Misuse`] for a zero timeout.
+    pub fn connect<A: ToSocketAddrs>(addr: A, options: ConnectOptions) -> Result<Client, Error> {
+        if options.get_connect_timeout().is_zero()
+            || options.get_read_timeout().is_some_and(|t| t.is_zero())
+            || options.get_write_timeout().is_some_and(|t| t.is_zero())
+        {
+            return Err(Error::Misuse(
+                "a timeout of zero is not a timeout; use `None` to wait forever",
+            ));
+        }
+        let addrs: Vec<SocketAddr> = addr
+            .to_socket_addrs()
+            .map_err(|source| Error::Resolve { source })?
+            .collect();
+        let mut last_error = None;
+        let mut connected = None;
+        for a in &addrs {
+            match TcpStream::connect_timeout(a, options.get_connect_timeout()) {
+                Ok(stream) => {
+                    connected = Some((stream, *a));
+                    break;
+                }
+                Err(e) => last_error = Some(e),
+            }
+        }
+        let Some((stream, peer)) = connected else {
+            return Err(match last_error {
+                Some(source) => Error::Connect {
+                    addr: addrs
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                        .into(),
+                    source,
+                },
+                None => Error::Resolve {
+                    source: io::Error::new(
+                        io::ErrorKind::NotFound,
+                        "the address resolved to nothing",
+                    ),
+                },
+            });
+        };
+        let link = |source| Error::Io {
+            source,
+            mid_frame: false,
+        };
+        stream.set_nodelay(true).map_err(link)?;
+        stream
+            .set_write_timeout(options.get_write_timeout())
+            .map_err(link)?;
+        stream
+            .set_read_timeout(options.get_read_timeout())
+            .map_err(link)?;
+        let mut client = Client {
+            stream,
+            peer,
+            socket_timeout: options.get_read_timeout(),
+            texts: TextQueue::new(options.get_text_message_capacity()),
+            options,
+            serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
+            frames: FrameBuffer::new(),
+            out: vec![0; MAX_PACKAGE_LEN].into_boxed_slice(),
+            protocol: ProtocolVersion::V1,
+            controller: ControllerVersion::new(0, 0, 0, 0),
+            outputs: None,
+            inputs: Vec::new(),
+            running: false,
+            lost: false,
+            stats: Stats::default(),
+            gaps: GapCounter::off(),
+        };
+        client.negotiate()?;
+        client.controller = client.query_version()?;
+        Ok(client)
+    }
+
+    /// The protocol version in use.
+    #[must_use]
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.protocol
+    }
+
+    /// The controller's software version, as it reported it.
+    #[must_use]
+    pub fn controller_version(&self) -> ControllerVersion {
+        self.controller
+    }
+
+    /// The controller's generation, `None` for a major version the registry does not know.
+    #[must_use]
+    pub fn generation(&self) -> Option<Generation> {
+        self.controller.generation()
+    }
+
+    /// The controller's address.
+    #[must_use]
+    pub fn peer_addr(&self) -> SocketAddr {
+        self.peer
+    }
+
+    /// The highest output frequency this controller accepts, in hertz: its control-loop rate,
+    /// 125 Hz on CB3 and 500 Hz on e-Series and PolyScope X (500 Hz for a generation the
+    /// registry does not know). Over protocol v1 it is also the only frequency.
+    #[must_use]
+    pub fn max_frequency(&self) -> f64 {
+        self.controller
+            .generation()
+            .map_or(500.0, Generation::max_frequency)
+    }
+
+    /// Sets up the output recipe the controller will stream at `frequency` hertz.
+    ///
+    /// Before sending, the spec is checked against the registry (names, direction, types,
+    /// the 2048-byte name list) and against the controller's version: one error lists every
+    /// field the controller cannot have and the version each needs. The frequency must be
+    /// positive and at most [`Client::max_frequency`]. **Protocol v1 cannot set a
+    /// frequency:** the controller streams at its control-loop rate, so `frequency` must be
+    /// exactly [`Client::max_frequency`] there, and anything else is refused with
+    /// [`Error::FrequencyNotInV1`].
+    ///
+    /// The controller's reply is checked too: `NOT_FOUND` fields are listed in
+    /// [`Error::SetupRefused`], and a type that differs from the recipe's fails with
+    /// [`Error::SetupReply`] rather than decode data with the wrong layout. Setting up again
+    /// replaces the recipe the client expects; the first is forgotten even when the second
+    /// is refused.
+    ///
+    /// # Errors
+    /// [`Error::Recipe`], [`Error::Unavailable`], [`Error::InvalidFrequency`],
+    /// [`Error::FrequencyTooHigh`], [`Error::FrequencyNotInV1`] (nothing sent for these);
+    /// [`Error::SetupRefused`], [`Error::SetupReply`]; a link or protocol error;
+    /// [`Error::Misuse`] for an input spec or while streaming (call [`Client::pause`] first).
+    pub fn setup_outputs(&mut self, spec: RecipeSpec<'_>, frequency: f64) -> Result<(), Error> {
+        self.check_usable()?;
+        if spec.direction() != Direction::Output {
+            return Err(Error::Misuse(
+                "`setup_outputs` needs an output recipe; set input recipes up with `setup_inputs`",
+            ));
+        }
+        self.check_not_running()?;
+        let fields = setup::check_spec(&spec)?;
+        setup::check_available(Direction::Output, &fields, self.controller)?;
+        let frequency_field = match self.protocol {
+            ProtocolVersion::V1 => {
+                let rate = self.max_frequency();
+                if frequency != rate {
+                    return Err(Error::FrequencyNotInV1 {
+                        asked: frequency,
+                        rate,
+                    });
+                }
+                None
+            }
+            ProtocolVersion::V2 => {
+                if !frequency.is_finite() || frequency <= 0.0 {
+                    return Err(Error::InvalidFrequency { asked: frequency });
+                }
+                let max = self.max_frequency();
+                if frequency > max {
+                    return Err(Error::FrequencyTooHigh {
+                        asked: frequency,
+                        max,
+                    });
+                }
+                Some(frequency)
+            }
+        };
+        let mut names = String::with_capacity(spec.name_list_len());
+        spec.write_name_list(&mut names);
+        self.request(&ClientMessage::SetupOutputs {
+            frequency: frequency_field,
+            names: &names,
+        })?;
+        self.outputs = None;
+        let (recipe_id, checked) = match self.reply(ty::SETUP_OUTPUTS)? {
+            ControllerMessage::SetupOutputsReply { recipe_id, types } => {
+                (recipe_id, setup::check_reply(&spec, recipe_id, types))
+            }
+            other => return Err(unexpected(&other, ty::SETUP_OUTPUTS)),
+        };
+        checked?;
+        self.outputs = Some(Outputs {
+            recipe_id,
+            recipe: SetUp::new(&spec),
+            frequency,
+        });
+        self.gaps = GapCounter::new(&spec, frequency, self.max_frequency());
+        Ok(())
+    }
+
+    /// Sets up an input recipe and returns the handle to [`Client::send`] it with. A client
+    /// may set up several; the controller assigns each its id.
+    ///
+    /// The spec is checked as in [`Client::setup_outputs`]. The controller refuses a recipe
+    /// with fields it does not know (`NOT_FOUND`) or that another client or a fieldbus
+    /// adapter already writes (`IN_USE`); [`Error::SetupRefused`] lists every such field and
+    /// says when a register lies in the range reserved for fieldbus adapters.
+    ///
+    /// # Errors
+    /// As [`Client::setup_outputs`], without the frequency errors.
+    pub fn setup_inputs(&mut self, spec: RecipeSpec<'_>) -> Result<InputHandle, Error> {
+        self.check_usable()?;
+        if spec.direction() != Direction::Input {
+            return Err(Error::Misuse(
+                "`setup_inputs` needs an input recipe; set the output recipe up with `setup_outputs`",
+            ));
+        }
+        self.check_not_running()?;
+        let fields = setup::check_spec(&spec)?;
+        setup::check_available(Direction::Input, &fields, self.controller)?;
+        let mut names = String::with_capacity(spec.name_list_len());
+        spec.write_name_list(&mut names);
+        self.request(&ClientMessage::SetupInputs { names: &names })?;
+        let (recipe_id, checked) = match self.reply(ty::SETUP_INPUTS)? {
+            ControllerMessage::SetupInputsReply { recipe_id, types } => {
+                (recipe_id, setup::check_reply(&spec, Some(recipe_id), types))
+            }
+            other => return Err(unexpected(&other, ty::SETUP_INPUTS)),
+        };
+        checked?;
+        self.inputs.push(Inputs {
+            recipe_id,
+            recipe: SetUp::new(&spec),
+        });
+        Ok(InputHandle {
+            client: self.serial,
+            index: self.inputs.len() - 1,
+        })
+    }
+
+    /// The id the controller gave an input recipe, `None` for a handle of another client.
+    #[must_use]
+    pub fn input_recipe_id(&self, input: &InputHandle) -> Option<u8> {
+        self.input(input).map(|i| i.recipe_id)
+    }
+
+    /// The id the controller gave the output recipe: `None` before setup and in protocol v1,
+    /// whose data packages carry none.
+    #[must_use]
+    pub fn output_recipe_id(&self) -> Option<u8> {
+        self.outputs.as_ref().and_then(|o| o.recipe_id)
+    }
+
+    /// Starts streaming, or resumes after [`Client::pause`]; does nothing while streaming.
+    ///
+    /// Gap counting restarts: the time spent paused is no gap.
+    ///
+    /// # Errors
+    /// [`Error::StartRefused`], or a link or protocol error.
+    pub fn start(&mut self) -> Result<(), Error> {
+        self.check_usable()?;
+        if self.running {
+            return Ok(());
+        }
+        self.request(&ClientMessage::Start)?;
+        match self.reply(ty::START)? {
+            ControllerMessage::StartReply { accepted: true } => {}
+            ControllerMessage::StartReply { accepted: false } => return Err(Error::StartRefused),
+            other => return Err(unexpected(&other, ty::START)),
+        }
+        self.running = true;
+        self.gaps.restart();
+        Ok(())
+    }
+
+    /// Pauses streaming; does nothing when not streaming. Output packages already on their
+    /// way are dropped and counted in [`Stats::discarded`]. Call [`Client::start`] to resume.
+    ///
+    /// # Errors
+    /// [`Error::PauseRefused`], or a link or protocol error.
+    pub fn pause(&mut self) -> Result<(), Error> {
+        self.check_usable()?;
+        if !self.running {
+            return Ok(());
+        }
+        self.request(&ClientMessage::Pause)?;
+        match self.reply(ty::PAUSE)? {
+            ControllerMessage::PauseReply { accepted: true } => {}
+            ControllerMessage::PauseReply { accepted: false } => return Err(Error::PauseRefused),
+            other => return Err(unexpected(&other, ty::PAUSE)),
+        }
+        self.running = false;
+        Ok(())
+    }
+
+    /// Whether outputs are streaming (started and not paused).
+    #[must_use]
+    pub fn is_running(&self) -> bool {
+        self.running
+    }
+
+    /// The values of the next output data package, in recipe order, big-endian, borrowed from
+    /// the client's receive buffer until the next call. No heap allocation.
+    ///
+    /// Packages come in the order the controller sent them, each exactly once. Text messages
+    /// that arrive in between are queued ([`Client::text_messages`]). With a `timestamp` in
+    /// the recipe, packages the controller skipped are counted in [`Stats::skipped`].
+    ///
+    /// The controller does not wait for a slow reader: it drops a connection whose client
+    /// stops reading. Call this at least as often as the recipe's frequency.
+    ///
+    /// # Errors
+    /// [`Error::Timeout`] when no package arrives within the read timeout (the connection
+    /// stays usable); [`Error::WrongRecipeId`] and [`Error::WrongLength`] for a package that
+    /// does not fit the recipe (the package is consumed, the connection stays usable);
+    /// [`Error::Closed`] and other link errors; [`Error::Misuse`] before [`Client::start`].
+    pub fn recv(&mut self) -> Result<&[u8], Error> {
+        self.check_usable()?;
+        if self.outputs.is_none() || !self.running {
+            return Err(Error::Misuse(
+                "nothing to receive: set up an output recipe with `setup_outputs`, then `start`",
+            ));
+        }
+        self.wait_for(ty::DATA_PACKAGE)?;
+        let protocol = self.protocol;
+        let frame = take_front(&mut self.frames)?;
+        let (found, payload) = match ControllerMessage::decode(frame, protocol) {
+            Ok(ControllerMessage::DataPackage { recipe_id, payload }) => (recipe_id, payload),
+            Ok(other) => return Err(unexpected(&other, ty::DATA_PACKAGE)),
+            Err(e) => return Err(e.into()),
+        };
+        let Some(outputs) = &self.outputs else {
+            return Err(Error::Misuse("no output recipe is set up"));
+        };
+        if found != outputs.recipe_id {
+            return Err(Error::WrongRecipeId {
+                expected: outputs.recipe_id,
+                found,
+            });
+        }
+        if payload.len() != outputs.recipe.payload_size {
+            return Err(Error::WrongLength {
+                expected: outputs.recipe.payload_size,
+                found: payload.len(),
+            });
+        }
+        self.stats.received += 1;
+        self.stats.skipped += self.gaps.observe(payload);
+        Ok(payload)
+    }
+
+    /// Receives the next output package into `recipe`, which must be the recipe set up (same
+    /// fields and types); no heap allocation.
+    ///
+    /// # Errors
+    /// As [`Client::recv`]; [`Error::Misuse`] for another recipe (checked before receiving,
+    /// so no package is lost).
+    pub fn recv_into<R: OutputRecipe + ?Sized>(&mut self, recipe: &mut R) -> Result<(), Error> {
+        self.check_output_spec(&recipe.spec())?;
+        let payload = self.recv()?;
+        recipe.decode_into(payload).map_err(Error::Payload)
+    }
+
+    /// Receives the next output package as a `T`, whose spec must be the recipe set up.
+    ///
+    /// # Errors
+    /// As [`Client::recv_into`].
+    pub fn recv_as<T: FromPayload>(&mut self) -> Result<T, Error> {
+        self.check_output_spec(&T::SPEC)?;
+        let payload = self.recv()?;
+        T::from_payload(payload).map_err(Error::Payload)
+    }
+
+    /// Sends the values of `recipe` as a data package of the input recipe `input` was set up
+    /// with (same fields and types). Encodes into a fixed buffer: no heap allocation.
+    ///
+    /// Controllers act on input packages while synchronisation is started: send after
+    /// [`Client::start`].
+    ///
+    /// # Errors
+    /// [`Error::Misuse`] for a handle of another client or a recipe other than the one set up;
+    /// [`Error::Payload`] when the recipe's encoder fails; a link error.
+    pub fn send<R: InputRecipe + ?Sized>(
+        &mut self,
+        input: &InputHandle,
+        recipe: &R,
+    ) -> Result<(), Error> {
+        self.check_usable()?;
+        let Some(set_up) = self.input(input) else {
+            return Err(Error::Misuse(
+                "this input handle belongs to another connection; use the handle `setup_inputs` returned on this one",
+            ));
+        };
+        if !set_up.recipe.matches(&recipe.spec()) {
+            return Err(Error::Misuse(
+                "the recipe given to `send` is not the input recipe this handle was set up with",
+            ));
+        }
+        let (recipe_id, size) = (set_up.recipe_id, set_up.recipe.payload_size);
+        let Some(values) = self.out.get_mut(VALUES_AT..VALUES_AT + size) else {
+            return Err(Error::Payload(PayloadError::BufferTooSmall {
+                needed: size,
+                available: MAX_PACKAGE_LEN - VALUES_AT,
+            }));
+        };
+        let written = recipe.encode_into(values).map_err(Error::Payload)?;
+        if written != size {
+            return Err(Error::Payload(PayloadError::WrongLength {
+                expected: size,
+                found: written,
+            }));
+        }
+        let len = finish_input_data_package(&mut self.out, recipe_id, size)
+            .map_err(|e| Error::Encode(Box::new(e)))?;
+        self.write_out(len)
+    }
+
+    /// The text messages received since the last call, oldest first; the queue keeps the
+    /// last [`ConnectOptions::text_message_capacity`] and counts the ones it dropped in
+    /// [`Stats::texts_dropped`].
+    pub fn text_messages(&mut self) -> impl Iterator<Item = ControllerText> + '_ {
+        self.texts.queue_mut().drain(..)
+    }
+
+    /// What the connection received, skipped and dropped so far.
+    #[must_use]
+    pub fn stats(&self) -> Stats {
+        Stats {
+            texts_dropped: self.texts.dropped(),
+            ..self.stats
+        }
+    }
+
+    /// Whether skipped packages are counted: the output recipe has a `timestamp`.
+    #[must_use]
+    pub fn counts_gaps(&self) -> bool {
+        self.gaps.is_active()
+    }
+
+    /// The time between two output packages: 1 / frequency, once outputs are set up. In
+    /// protocol v1 the frequency is the control-loop rate (125 Hz on CB3, 500 Hz later).
+    #[must_use]
+    pub fn period(&self) -> Option<Duration> {
+        self.outputs
+            .as_ref()
+            .and_then(|o| Duration::try_from_secs_f64(1.0 / o.frequency).ok())
+    }
+
+    /// Changes the read timeout (see [`ConnectOptions::read_timeout`]).
+    ///
+    /// # Errors
+    /// [`Error::Misuse`] for a zero duration.
+    pub fn set_read_timeout(&mut self, timeout: Option<Duration>) -> Result<(), Error> {
+        if timeout.is_some_and(|t| t.is_zero()) {
+            return Err(Error::Misuse(
+                "a timeout of zero is not a timeout; use `None` to wait forever",
+            ));
+        }
+        self.options = self.options.clone().read_timeout(timeout);
+        Ok(())
+    }
+
+    /// Pauses if streaming, then shuts the connection down.
+    ///
+    /// Dropping a client closes the socket too, but without pausing first.
+    ///
+    /// # Errors
+    /// The pause's error, if any (the socket is shut down all the same).
+    pub fn close(mut self) -> Result<(), Error> {
+        let paused = if self.running && !self.lost {
+            self.pause()
+        } else {
+            Ok(())
+        };
+        // The peer may have closed first; there is nothing left to do then.
+        let _ = self.stream.shutdown(Shutdown::Both);
+        paused
+    }
+
+    // ---- the conversation ----
+
+    /// Requests protocol v2, then v1.
+    fn negotiate(&mut self) -> Result<(), Error> {
+        for version in [ProtocolVersion::V2, ProtocolVersion::V1] {
+            self.request(&ClientMessage::RequestProtocolVersion {
+                version: version.number(),
+            })?;
+            let accepted = match self.reply(ty::REQUEST_PROTOCOL_VERSION)? {
+                ControllerMessage::ProtocolVersionReply { accepted } => accepted,
+                other => return Err(unexpected(&other, ty::REQUEST_PROTOCOL_VERSION)),
+            };
+            if accepted {
+                // Everything the controller sends from here on is in this version.
+                self.protocol = version;
+                return Ok(());
+            }
+        }
+        Err(Error::ProtocolRefused)
+    }
+
+    fn query_version(&mut self) -> Result<ControllerVersion, Error> {
+        self.request(&ClientMessage::GetUrcontrolVersion)?;
+        match self.reply(ty::GET_URCONTROL_VERSION)? {
+            ControllerMessage::UrcontrolVersion(v) => Ok(v),
+            other => Err(unexpected(&other, ty::GET_URCONTROL_VERSION)),
+        }
+    }
+
+    fn request(&mut self, msg: &ClientMessage<'_>) -> Result<(), Error> {
+        let len = msg
+            .encode(self.protocol, &mut self.out)
+            .map_err(|e| Error::Encode(Box::new(e)))?;
+        self.write_out(len)
+    }
+
+    fn write_out(&mut self, len: usize) -> Result<(), Error> {
+        if let Err(source) = self.stream.write_all(&self.out[..len]) {
+            // Part of the package may have gone out: the stream is out of step.
+            self.lost = true;
+            return Err(Error::Io {
+                source,
+                mid_frame: false,
+            });
+        }
+        Ok(())
+    }
+
+    /// Waits for the reply of type `kind` and decodes it.
+    fn reply(&mut self, kind: u8) -> Result<ControllerMessage<'_>, Error> {
+        self.wait_for(kind)?;
+        let protocol = self.protocol;
+        let frame = take_front(&mut self.frames)?;
+        match ControllerMessage::decode(frame, protocol) {
+            Ok(msg) => Ok(msg),
+            Err(e) => {
+                // The reply is gone: whatever the request did is unknown.
+                self.lost = true;
+                Err(e.into())
+            }
+        }
+    }
+
+    /// Waits until a whole package of type `kind` is at the front of the buffer; queues the
+    /// text messages and drops (and counts) the data packages that come first.
+    ///
+    /// Any failure while a reply is due leaves requests and replies out of step, so the
+    /// connection is lost; waiting for data, only a broken stream loses it.
+    fn wait_for(&mut self, kind: u8) -> Result<(), Error> {
+        let deadline = self.options.get_read_timeout().map(|t| Instant::now() + t);
+        let result = self.wait_until(kind, deadline);
+        if result.is_err() && kind != ty::DATA_PACKAGE {
+            self.lost = true;
+        }
+        result
+    }
+
+    fn wait_until(&mut self, kind: u8, deadline: Option<Instant>) -> Result<(), Error> {
+        loop {
+            let front = match Frame::parse(self.frames.buffered()) {
+                Ok(Some((frame, _))) => frame.kind,
+                Ok(None) => {
+                    self.fill(kind, deadline)?;
+                    continue;
+                }
+                Err(e) => {
+                    // A bad header: where the next package starts is unknowable.
+                    self.lost = true;
+                    return Err(e.into());
+                }
+            };
+            if front == kind {
+                return Ok(());
+            }
+            let protocol = self.protocol;
+            let frame = take_front(&mut self.frames)?;
+            match front {
+                ty::TEXT_MESSAGE => {
+                    let text = decode_text(frame, protocol)?;
+                    self.texts.push(&text);
+                }
+                ty::DATA_PACKAGE => self.stats.discarded += 1,
+                other => {
+                    return Err(Error::Unexpected {
+                        package_type: other,
+                        waiting_for: kind,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Reads more bytes, within the deadline.
+    fn fill(&mut self, kind: u8, deadline: Option<Instant>) -> Result<(), Error> {
+        let mid_frame = !self.frames.buffered().is_empty();
+        let timeout = match deadline {
+            None => None,
+            Some(deadline) => {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    return Err(self.timed_out(kind, mid_frame));
+                }
+                Some(ceil_to_millis(left))
+            }
+        };
+        // Whole milliseconds: a wait that starts with the full timeout left needs no change.
+        if timeout != self.socket_timeout {
+            if let Err(source) = self.stream.set_read_timeout(timeout) {
+                self.lost = true;
+                return Err(Error::Io { source, mid_frame });
+            }
+            self.socket_timeout = timeout;
+        }
+        loop {
+            match self.stream.read(self.frames.spare()) {
+                Ok(0) => {
+                    self.lost = true;
+                    return Err(Error::Closed { mid_frame });
+                }
+                Ok(n) => {
+                    self.frames.commit(n);
+                    return Ok(());
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    return Err(self.timed_out(kind, mid_frame));
+                }
+                Err(source) => {
+                    self.lost = true;
+                    return Err(Error::Io { source, mid_frame });
+                }
+            }
+        }
+    }
+
+    fn timed_out(&self, kind: u8, mid_frame: bool) -> Error {
+        Error::Timeout {
+            after: self.options.get_read_timeout().unwrap_or_default(),
+            waiting_for: kind,
+            mid_frame,
+        }
+    }
+
+    // ---- checks ----
+
+    fn check_usable(&self) -> Result<(), Error> {
+        if self.lost {
+            Err(Error::ConnectionLost)
+        } else {
+            Ok(())
+        }
+    }
+
+    fn check_not_running(&self) -> Result<(), Error> {
+        if self.running {
+            Err(Error::Misuse(
+                "recipes cannot be set up while outputs stream; call `pause` first",
+            ))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn check_output_spec(&self, spec: &RecipeSpec<'_>) -> Result<(), Error> {
+        match &self.outputs {
+            Some(o) if o.recipe.matches(spec) => Ok(()),
+            Some(_) => Err(Error::Misuse(
+                "the recipe given to receive into is not the output recipe set up on this connection",
+            )),
+            None => Err(Error::Misuse(
+                "nothing to receive: set up an output recipe with `setup_outputs`, then `start`",
+            )),
+        }
+    }
+
+    fn input(&self, input: &InputHandle) -> Option<&Inputs> {
+        if input.client == self.serial {
+            self.inputs.get(input.index)
+        } else {
+            None
+        }
+    }
+}
+
+/// Where an input package's values start: after the header and the input recipe id.
+const VALUES_AT: usize = crate::protocol::HEADER_LEN + 1;
+
+/// Takes the package at the front of the buffer, which [`Client::wait_for`] found whole.
+fn take_front(frames: &mut FrameBuffer) -> Result<Frame<'_>, Error> {
+    match frames.next_frame() {
+        Ok(Some(frame)) => Ok(frame),
+        // Not reached: the caller saw a whole package at the front.
+        Ok(None) => Err(Error::Closed { mid_frame: true }),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Decodes a text message in the connection's protocol version, or else in the other one:
+/// a controller may still speak v1 in messages sent before it switched, and a message is
+/// never worth losing a connection.
+fn decode_text(
+    frame: Frame<'_>,
+    protocol: ProtocolVersion,
+) -> Result<TextMessage<'_>, DecodeError> {
+    let other = match protocol {
+        ProtocolVersion::V1 => ProtocolVersion::V2,
+        ProtocolVersion::V2 => ProtocolVersion::V1,
+    };
+    match ControllerMessage::decode(frame, protocol) {
+        Ok(ControllerMessage::TextMessage(t)) => Ok(t),
+        Ok(_) => Err(DecodeError::new(
+            frame.kind,
+            0,
+            DecodeErrorKind::Unexpected("a TEXT_MESSAGE that is no text message"),
+        )),
+        Err(e) => match ControllerMessage::decode(frame, other) {
+            Ok(ControllerMessage::TextMessage(t)) => Ok(t),
+            _ => Err(e),
+        },
+    }
+}
+
+fn unexpected(msg: &ControllerMessage<'_>, waiting_for: u8) -> Error {
+    Error::Unexpected {
+        package_type: msg.package_type(),
+        waiting_for,
+    }
+}
+
+fn ceil_to_millis(d: Duration) -> Duration {
+    let millis = d.as_nanos().div_ceil(1_000_000);
+    Duration::from_millis(u64::try_from(millis).unwrap_or(u64::MAX))
+}

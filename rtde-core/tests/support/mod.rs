@@ -1,0 +1,327 @@
+//! A scripted fake controller: binds 127.0.0.1:0, accepts one connection on a thread of its
+//! own, and plays a script of expected client packages and canned replies, encoded with the
+//! protocol module. Any difference from the script fails the test in [`FakePeer::finish`].
+
+// Each test binary uses part of the helpers.
+#![allow(dead_code)]
+
+use std::io::{Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use rtde_core::protocol::{
+    ClientMessage, ControllerMessage, FrameBuffer, HEADER_LEN, MessageLevel, ProtocolVersion,
+    TextMessage, package_type,
+};
+
+/// How long the peer waits for the client before failing the test instead of hanging.
+const PEER_PATIENCE: Duration = Duration::from_secs(10);
+
+enum Step {
+    /// The next package from the client must be exactly these bytes.
+    Expect { bytes: Vec<u8>, what: String },
+    /// Send these bytes.
+    Send(Vec<u8>),
+    /// Send `data` from a second thread while reading `inputs` packages from the client.
+    Stream { data: Vec<u8>, inputs: usize },
+    /// Close the connection.
+    Close,
+    /// Read until the client closes; no package may arrive before that.
+    ExpectEof,
+}
+
+/// What the peer received outside `Expect` steps.
+#[derive(Debug, Default)]
+pub(crate) struct Transcript {
+    /// Input data packages received during `Stream` steps: (recipe id, values).
+    pub(crate) inputs: Vec<(u8, Vec<u8>)>,
+}
+
+/// A list of steps, each encoded in the protocol version in force when it was added.
+pub(crate) struct Script {
+    version: ProtocolVersion,
+    steps: Vec<Step>,
+}
+
+impl Default for Script {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Script {
+    /// An empty script; packages are encoded as v1 until [`Script::version`] says otherwise
+    /// (the layouts of the version negotiation do not depend on it).
+    pub(crate) fn new() -> Self {
+        Script {
+            version: ProtocolVersion::V1,
+            steps: Vec::new(),
+        }
+    }
+
+    /// Encodes the following steps in `version`.
+    pub(crate) fn version(mut self, version: ProtocolVersion) -> Self {
+        self.version = version;
+        self
+    }
+
+    /// The client must send `msg` next.
+    pub(crate) fn expect(mut self, msg: ClientMessage<'_>) -> Self {
+        let mut buf = vec![0u8; 70_000];
+        let n = msg
+            .encode(self.version, &mut buf)
+            .expect("script package encodes");
+        buf.truncate(n);
+        self.steps.push(Step::Expect {
+            bytes: buf,
+            what: format!("{msg:?}"),
+        });
+        self
+    }
+
+    /// The peer sends `msg`.
+    pub(crate) fn reply(mut self, msg: ControllerMessage<'_>) -> Self {
+        let bytes = encode(self.version, &msg);
+        self.steps.push(Step::Send(bytes));
+        self
+    }
+
+    /// The peer sends a text message.
+    pub(crate) fn text(self, message: &str) -> Self {
+        // v1 text messages carry no source.
+        let source: &[u8] = match self.version {
+            ProtocolVersion::V1 => b"",
+            ProtocolVersion::V2 => b"fake",
+        };
+        self.reply(ControllerMessage::TextMessage(TextMessage {
+            level: MessageLevel::Warning,
+            message: message.as_bytes(),
+            source,
+        }))
+    }
+
+    /// The peer sends raw bytes.
+    pub(crate) fn raw(mut self, bytes: &[u8]) -> Self {
+        self.steps.push(Step::Send(bytes.to_vec()));
+        self
+    }
+
+    /// The peer sends `data` while it reads `inputs` input packages from the client.
+    pub(crate) fn stream(mut self, data: Vec<u8>, inputs: usize) -> Self {
+        self.steps.push(Step::Stream { data, inputs });
+        self
+    }
+
+    /// The peer closes the connection.
+    pub(crate) fn close(mut self) -> Self {
+        self.steps.push(Step::Close);
+        self
+    }
+
+    /// The client must send nothing more before it closes the connection.
+    pub(crate) fn expect_eof(mut self) -> Self {
+        self.steps.push(Step::ExpectEof);
+        self
+    }
+
+    /// Protocol v2 accepted, then the controller's version.
+    pub(crate) fn handshake_v2(self, controller: &str) -> Self {
+        self.version(ProtocolVersion::V1)
+            .expect(ClientMessage::RequestProtocolVersion { version: 2 })
+            .reply(ControllerMessage::ProtocolVersionReply { accepted: true })
+            .version(ProtocolVersion::V2)
+            .expect(ClientMessage::GetUrcontrolVersion)
+            .reply(ControllerMessage::UrcontrolVersion(
+                controller.parse().expect("a controller version"),
+            ))
+    }
+
+    /// SETUP_OUTPUTS of `names` at `frequency` (v2), answered with `types` and `recipe_id`.
+    pub(crate) fn setup_outputs(
+        self,
+        frequency: f64,
+        names: &str,
+        recipe_id: u8,
+        types: &str,
+    ) -> Self {
+        self.expect(ClientMessage::SetupOutputs {
+            frequency: Some(frequency),
+            names,
+        })
+        .reply(ControllerMessage::SetupOutputsReply {
+            recipe_id: Some(recipe_id),
+            types,
+        })
+    }
+
+    /// START, accepted.
+    pub(crate) fn start(self) -> Self {
+        self.expect(ClientMessage::Start)
+            .reply(ControllerMessage::StartReply { accepted: true })
+    }
+
+    /// PAUSE, accepted.
+    pub(crate) fn pause(self) -> Self {
+        self.expect(ClientMessage::Pause)
+            .reply(ControllerMessage::PauseReply { accepted: true })
+    }
+}
+
+/// Encodes one controller package.
+pub(crate) fn encode(version: ProtocolVersion, msg: &ControllerMessage<'_>) -> Vec<u8> {
+    let mut buf = vec![0u8; 70_000];
+    let n = msg
+        .encode(version, &mut buf)
+        .expect("script package encodes");
+    buf.truncate(n);
+    buf
+}
+
+/// A v2 output data package of recipe `recipe_id` with these values.
+pub(crate) fn data_v2(recipe_id: u8, values: &[u8]) -> Vec<u8> {
+    encode(
+        ProtocolVersion::V2,
+        &ControllerMessage::DataPackage {
+            recipe_id: Some(recipe_id),
+            payload: values,
+        },
+    )
+}
+
+/// The values of a `timestamp, actual_q` package: the time, then six doubles.
+pub(crate) fn timestamp_and_q(t: f64, q: f64) -> Vec<u8> {
+    let mut v = t.to_be_bytes().to_vec();
+    for _ in 0..6 {
+        v.extend_from_slice(&q.to_be_bytes());
+    }
+    v
+}
+
+/// The fake controller, running.
+pub(crate) struct FakePeer {
+    /// Where it listens.
+    pub(crate) addr: SocketAddr,
+    thread: JoinHandle<Result<Transcript, String>>,
+}
+
+impl FakePeer {
+    /// Binds 127.0.0.1:0 and plays `script` on the first connection.
+    pub(crate) fn start(script: Script) -> FakePeer {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+        let addr = listener.local_addr().expect("local address");
+        let thread = std::thread::spawn(move || {
+            let (stream, _) = listener.accept().map_err(|e| format!("accept: {e}"))?;
+            play(stream, script.steps)
+        });
+        FakePeer { addr, thread }
+    }
+
+    /// Waits for the script to end and fails the test if the client strayed from it.
+    /// Drop or close the client first when the script ends with [`Script::expect_eof`].
+    pub(crate) fn finish(self) -> Transcript {
+        match self.thread.join() {
+            Ok(Ok(transcript)) => transcript,
+            Ok(Err(e)) => panic!("fake controller: {e}"),
+            Err(_) => panic!("fake controller panicked"),
+        }
+    }
+}
+
+/// Reads the client's packages.
+struct Reader {
+    stream: TcpStream,
+    frames: FrameBuffer,
+}
+
+impl Reader {
+    /// The next whole package as bytes, header included; `None` at EOF.
+    fn next(&mut self) -> Result<Option<Vec<u8>>, String> {
+        loop {
+            if let Some(frame) = self
+                .frames
+                .next_frame()
+                .map_err(|e| format!("client sent garbage: {e}"))?
+            {
+                let len = u16::try_from(HEADER_LEN + frame.payload.len()).expect("u16 size");
+                let mut bytes = len.to_be_bytes().to_vec();
+                bytes.push(frame.kind);
+                bytes.extend_from_slice(frame.payload);
+                return Ok(Some(bytes));
+            }
+            match self.stream.read(self.frames.spare()) {
+                Ok(0) => {
+                    return if self.frames.buffered().is_empty() {
+                        Ok(None)
+                    } else {
+                        Err("client closed in the middle of a package".into())
+                    };
+                }
+                Ok(n) => self.frames.commit(n),
+                Err(e) => return Err(format!("reading from the client: {e}")),
+            }
+        }
+    }
+}
+
+fn play(stream: TcpStream, steps: Vec<Step>) -> Result<Transcript, String> {
+    stream
+        .set_read_timeout(Some(PEER_PATIENCE))
+        .map_err(|e| e.to_string())?;
+    let mut writer = stream.try_clone().map_err(|e| e.to_string())?;
+    let mut reader = Reader {
+        stream,
+        frames: FrameBuffer::new(),
+    };
+    let mut transcript = Transcript::default();
+    for (i, step) in steps.into_iter().enumerate() {
+        match step {
+            Step::Expect { bytes, what } => match reader.next()? {
+                Some(got) if got == bytes => {}
+                Some(got) => {
+                    return Err(format!(
+                        "step {i}: expected {what} {bytes:02x?}, got {got:02x?} ({})",
+                        package_type::name(got[2])
+                    ));
+                }
+                None => return Err(format!("step {i}: expected {what}, the client closed")),
+            },
+            Step::Send(bytes) => writer
+                .write_all(&bytes)
+                .map_err(|e| format!("step {i}: sending: {e}"))?,
+            Step::Stream { data, inputs } => {
+                let mut data_writer = writer.try_clone().map_err(|e| e.to_string())?;
+                let sender = std::thread::spawn(move || data_writer.write_all(&data));
+                for n in 0..inputs {
+                    let Some(got) = reader.next()? else {
+                        return Err(format!("step {i}: the client closed after {n} inputs"));
+                    };
+                    if got[2] != package_type::DATA_PACKAGE {
+                        return Err(format!(
+                            "step {i}: expected an input DATA_PACKAGE, got {}",
+                            package_type::name(got[2])
+                        ));
+                    }
+                    transcript.inputs.push((got[3], got[4..].to_vec()));
+                }
+                sender
+                    .join()
+                    .map_err(|_| "sender panicked".to_string())?
+                    .map_err(|e| format!("step {i}: streaming: {e}"))?;
+            }
+            Step::Close => {
+                let _ = writer.shutdown(Shutdown::Both);
+                return Ok(transcript);
+            }
+            Step::ExpectEof => {
+                if let Some(got) = reader.next()? {
+                    return Err(format!(
+                        "step {i}: expected the client to send nothing more, got {} {got:02x?}",
+                        package_type::name(got[2])
+                    ));
+                }
+            }
+        }
+    }
+    Ok(transcript)
+}

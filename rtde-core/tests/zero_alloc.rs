@@ -1,0 +1,209 @@
+//! After setup, receiving and decoding output packages and sending input packages performs
+//! no heap allocation: a counting global allocator proves it over 10,000 packages of each.
+//!
+//! This file is a test binary of its own so that its allocator counts nothing else.
+
+// A global allocator is an unsafe trait to implement; this one only forwards to `System`
+// and counts. Every crate root forbids unsafe code; this test alone allows it.
+#![allow(unsafe_code)]
+
+mod support;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::time::Duration;
+
+use rtde_core::fields::{ControllerVersion, Direction, WireType};
+use rtde_core::protocol::{ClientMessage, ControllerMessage};
+use rtde_core::{
+    Client, ConnectOptions, DynamicRecipe, FromPayload, PayloadError, Recipe, RecipeSpec,
+    StaticRecipe, Value,
+};
+use support::{FakePeer, Script, data_v2, timestamp_and_q};
+
+thread_local! {
+    // Counted per thread: the fake controller's threads allocate freely.
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+}
+
+struct CountingAllocator;
+
+impl CountingAllocator {
+    fn count() {
+        // `try_with`: allocations during thread teardown are not ours to count.
+        let _ = COUNTING.try_with(|on| {
+            if on.get() {
+                let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+            }
+        });
+    }
+}
+
+// SAFETY: every method forwards to `System` with the caller's arguments unchanged.
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        Self::count();
+        // SAFETY: forwarded as received.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        Self::count();
+        // SAFETY: forwarded as received.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        Self::count();
+        // SAFETY: forwarded as received.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded as received.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
+
+/// The heap allocations `f` makes on this thread.
+fn allocations<R>(f: impl FnOnce() -> R) -> (u64, R) {
+    ALLOCATIONS.with(|n| n.set(0));
+    COUNTING.with(|on| on.set(true));
+    let result = f();
+    COUNTING.with(|on| on.set(false));
+    (ALLOCATIONS.with(Cell::get), result)
+}
+
+/// `timestamp, actual_q` as `#[derive(RtdeRecipe)]` would implement it.
+struct TimestampAndQ {
+    timestamp: f64,
+    actual_q: [f64; 6],
+}
+
+impl StaticRecipe for TimestampAndQ {
+    const SPEC: RecipeSpec<'static> = RecipeSpec::new(
+        Direction::Output,
+        &["timestamp", "actual_q"],
+        &[WireType::Double, WireType::Vector6d],
+    );
+    const PAYLOAD_SIZE: usize = 56;
+    const MIN_CONTROLLER: [Option<ControllerVersion>; 3] = [
+        Some(ControllerVersion::new(3, 4, 0, 0)),
+        Some(ControllerVersion::new(5, 0, 0, 0)),
+        Some(ControllerVersion::new(10, 7, 0, 0)),
+    ];
+}
+
+impl FromPayload for TimestampAndQ {
+    fn from_payload(payload: &[u8]) -> Result<Self, PayloadError> {
+        let wrong = || PayloadError::WrongLength {
+            expected: Self::PAYLOAD_SIZE,
+            found: payload.len(),
+        };
+        let values: &[u8; 56] = payload.try_into().map_err(|_| wrong())?;
+        let (t, mut rest) = values.split_first_chunk::<8>().ok_or_else(wrong)?;
+        let mut actual_q = [0.0; 6];
+        for q in &mut actual_q {
+            let (bytes, tail) = rest.split_first_chunk::<8>().ok_or_else(wrong)?;
+            *q = f64::from_be_bytes(*bytes);
+            rest = tail;
+        }
+        Ok(TimestampAndQ {
+            timestamp: f64::from_be_bytes(*t),
+            actual_q,
+        })
+    }
+}
+
+#[test]
+fn receiving_decoding_and_sending_after_setup_allocate_nothing() {
+    const N: u32 = 10_000;
+    let (control, _) = allocations(|| Vec::<u8>::with_capacity(1));
+    assert_eq!(control, 1, "the counting allocator counts");
+
+    // Three rounds of N output packages: into a DynamicRecipe (with an input package sent
+    // after each), as raw payloads, and as a static recipe.
+    let mut data = Vec::new();
+    for k in 0..3 * N {
+        data.extend(data_v2(
+            1,
+            &timestamp_and_q(f64::from(k) * 0.002, f64::from(k)),
+        ));
+    }
+    let peer = FakePeer::start(
+        Script::new()
+            .handshake_v2("5.21.0")
+            .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
+            .expect(ClientMessage::SetupInputs {
+                names: "input_int_register_24,input_double_register_24",
+            })
+            .reply(ControllerMessage::SetupInputsReply {
+                recipe_id: 5,
+                types: "INT32,DOUBLE",
+            })
+            .start()
+            .stream(data, N as usize)
+            .pause()
+            .expect_eof(),
+    );
+    let options = ConnectOptions::new().read_timeout(Some(Duration::from_secs(10)));
+    let mut client = Client::connect(peer.addr, options).unwrap();
+    let mut outputs = DynamicRecipe::outputs(["timestamp", "actual_q"]).unwrap();
+    let mut inputs =
+        DynamicRecipe::inputs(["input_int_register_24", "input_double_register_24"]).unwrap();
+    client.setup_outputs(outputs.spec(), 500.0).unwrap();
+    let handle = client.setup_inputs(inputs.spec()).unwrap();
+    client.start().unwrap();
+
+    let (allocated, (sum_raw, sum_static)) = allocations(|| {
+        for i in 0..N {
+            client.recv_into(&mut outputs).unwrap();
+            assert_eq!(outputs.value(0), Some(&Value::Double(f64::from(i) * 0.002)));
+            inputs
+                .set(
+                    "input_int_register_24",
+                    Value::Int32(i32::try_from(i).unwrap()),
+                )
+                .unwrap();
+            inputs
+                .set(
+                    "input_double_register_24",
+                    Value::Double(f64::from(i) / 2.0),
+                )
+                .unwrap();
+            client.send(&handle, &inputs).unwrap();
+        }
+        let mut sum_raw = 0.0;
+        for _ in 0..N {
+            let payload = client.recv().unwrap();
+            let last_q = payload[48..].first_chunk::<8>().unwrap();
+            sum_raw += f64::from_be_bytes(*last_q);
+        }
+        let mut sum_static = 0.0;
+        for _ in 0..N {
+            let package: TimestampAndQ = client.recv_as().unwrap();
+            sum_static += package.actual_q[5] - package.timestamp / 0.002;
+        }
+        (sum_raw, sum_static)
+    });
+    assert_eq!(allocated, 0, "heap allocations after setup");
+    // Packages N..2N carry actual_q = k.
+    let expected: f64 = (N..2 * N).map(f64::from).sum();
+    assert_eq!(sum_raw, expected);
+    assert_eq!(sum_static, 0.0);
+    let stats = client.stats();
+    assert_eq!((stats.received, stats.skipped), (3 * u64::from(N), 0));
+    client.close().unwrap();
+
+    let transcript = peer.finish();
+    assert_eq!(transcript.inputs.len(), N as usize);
+    for (i, (recipe_id, values)) in (0..N).zip(&transcript.inputs) {
+        let mut expected = i32::try_from(i).unwrap().to_be_bytes().to_vec();
+        expected.extend_from_slice(&(f64::from(i) / 2.0).to_be_bytes());
+        assert_eq!((*recipe_id, values), (5, &expected));
+    }
+}
