@@ -8,7 +8,8 @@
 //! ```
 //!
 //! It speaks the protocol through `rtde_core::protocol` and decodes with a
-//! `DynamicRecipe`; once the blocking client is available this shrinks to a few lines.
+//! `DynamicRecipe`: it was written before `rtde_core::Client` existed, which shrinks it to a
+//! few lines.
 
 use std::error::Error;
 use std::io::{Read, Write};
