@@ -52,6 +52,8 @@ impl Arm {
     };
 
     /// UR10e (e-Series).
+    // Checked against UR's published DH table except d6, whose row was cut off in the copy
+    // consulted; 0.11655 is the commonly used value.
     pub const UR10E: Arm = Arm {
         name: "UR10e",
         d: [0.1807, 0.0, 0.0, 0.17415, 0.11985, 0.11655],
