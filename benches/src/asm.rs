@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! cargo rustc --release -p rtde-bench --lib -- --emit asm
-//! grep -A200 'rtde_bench3asm7derived' target/release/deps/rtde_bench-*.s
+//! grep -A200 '^_ZN10rtde_bench3asm7derived' <target dir>/release/deps/rtde_bench-*.s
 //! ```
 //!
 //! `derived` and `floor` are the same straight line: one length check, then loads, byte
