@@ -566,3 +566,45 @@ fn check_recipe_id(
         (ProtocolVersion::V1, Some(_)) => Err(EncodeError::NotInVersion(messages.1)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Data packages take an inline path in `decode` and `encode`; it must agree with the
+    /// general one, errors included.
+    #[test]
+    fn data_package_fast_paths_agree_with_the_general_ones() {
+        for version in [ProtocolVersion::V1, ProtocolVersion::V2] {
+            for payload in [&[][..], &[7], &[1, 2, 3, 4, 5]] {
+                let frame = Frame {
+                    kind: ty::DATA_PACKAGE,
+                    payload,
+                };
+                assert_eq!(
+                    ControllerMessage::decode(frame, version),
+                    ControllerMessage::decode_any(frame, version),
+                    "{version} {payload:?}"
+                );
+            }
+        }
+        let short = [9u8; 70];
+        let long = vec![9u8; 65_533]; // a package of 65 537 bytes: over the u16 size
+        for payload in [&short[..], &long[..]] {
+            for len in [0, 3, 73, 74, 200, 70_000] {
+                let msg = ClientMessage::DataPackage {
+                    recipe_id: 3,
+                    payload,
+                };
+                let (mut fast, mut general) = (vec![0u8; len], vec![0u8; len]);
+                assert_eq!(
+                    msg.encode(ProtocolVersion::V2, &mut fast),
+                    msg.encode_any(ProtocolVersion::V2, &mut general),
+                    "{} bytes into {len}",
+                    payload.len()
+                );
+                assert_eq!(fast, general);
+            }
+        }
+    }
+}
