@@ -5,6 +5,9 @@
 //!   decoded, none skipped (gaps are counted from `timestamp`);
 //! - (b) the simulator at 500 Hz for 30 s: CPU time of the receiving thread per package,
 //!   latency from the simulator's send to the decoded value, packages lost;
+//! - the floor of (b): the same 276-byte writes at 500 Hz through a bare `TcpStream` pair,
+//!   read with `read_exact`, no protocol and no decoding: what the kernel and the machine's
+//!   scheduler cost before any RTDE code runs;
 //! - with `--peer PYTHON` (a Python with `ur_rtde` installed, as `benches/peers/run.sh`
 //!   sets up), ur_rtde's `RTDEReceiveInterface` at 500 Hz with the same recipe, and the CPU
 //!   time of its receive thread per package, next to ours.
@@ -12,7 +15,8 @@
 //! `cargo bench -p rtde-bench --bench streaming [-- --seconds 30 --peer PYTHON]`
 
 use std::hint::black_box;
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::io::{Read, Write};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
@@ -191,6 +195,64 @@ fn at_500_hz(epoch: Instant, seconds: u64) -> Option<f64> {
     cpu_us
 }
 
+/// The floor of (b): a thread writes a 276-byte package every 2 ms, stamped like the
+/// simulator's, into a bare loopback `TcpStream`; this thread reads each with `read_exact`.
+fn raw_socket_floor(epoch: Instant, seconds: u64) {
+    const LEN: usize = 3 + 1 + Reference::PAYLOAD_SIZE;
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("an address");
+    let total = seconds * 500 + 250;
+    let sender = std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().expect("accept");
+        stream.set_nodelay(true).expect("TCP_NODELAY");
+        let start = Instant::now();
+        let mut package = [0u8; LEN];
+        for i in 0..total {
+            let due = start + Duration::from_micros(2_000 * i);
+            std::thread::sleep(due.saturating_duration_since(Instant::now()));
+            let stamp = nanos_since(epoch, Instant::now());
+            package[..8].copy_from_slice(&stamp.to_ne_bytes());
+            if stream.write_all(&package).is_err() {
+                return;
+            }
+        }
+    });
+    let mut stream = TcpStream::connect(addr).expect("connect");
+    stream.set_nodelay(true).expect("TCP_NODELAY");
+    let mut package = [0u8; LEN];
+    for _ in 0..250 {
+        stream.read_exact(&mut package).expect("a package");
+    }
+    let mut latencies: Vec<f64> = Vec::with_capacity(usize::try_from(total).unwrap_or(0));
+    let cpu0 = thread_cpu_time();
+    for _ in 250..total {
+        stream.read_exact(&mut package).expect("a package");
+        let now = nanos_since(epoch, Instant::now());
+        let mut stamp = [0u8; 8];
+        stamp.copy_from_slice(&package[..8]);
+        #[allow(clippy::cast_precision_loss)] // nanoseconds of a run, far below 2^53
+        latencies.push(now.saturating_sub(u64::from_ne_bytes(stamp)) as f64 / 1e3);
+    }
+    let cpu = thread_cpu_time().zip(cpu0).map(|(b, a)| b - a);
+    let _ = sender.join();
+    let n = latencies.len() as u64;
+    println!(
+        "    floor, a bare loopback TcpStream at 500 Hz, {seconds} s, {n} packages of {LEN} bytes:"
+    );
+    if let Some(cpu) = cpu {
+        println!(
+            "        reading thread CPU per package {:>8.2} µs",
+            per(cpu, n) / 1e3
+        );
+    }
+    println!(
+        "        latency p50 {:.1} µs, p99 {:.1} µs, max {:.1} µs",
+        quantile(latencies.clone(), 0.50),
+        quantile(latencies.clone(), 0.99),
+        quantile(latencies, 1.0)
+    );
+}
+
 /// A simulator on `127.0.0.N:30004`, the only port ur_rtde connects to; N is chosen so
 /// that neither another run nor a simulator on 127.0.0.1 collides with it.
 fn sim_on_port_30004(epoch: Instant) -> (Sim, IpAddr) {
@@ -274,6 +336,7 @@ fn main() -> ExitCode {
     );
     max_rate(epoch, args.rate_seconds);
     let ours = at_500_hz(epoch, args.seconds);
+    raw_socket_floor(epoch, args.seconds);
     match &args.peer {
         Some(python) => peer(python, epoch, args.seconds, ours),
         None => println!("peer ur_rtde: skipped (benches/peers/run.sh runs it: --peer PYTHON)"),
