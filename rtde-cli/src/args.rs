@@ -36,7 +36,9 @@ pub(crate) fn robot(text: &str) -> Result<(String, u16), String> {
     }
     if let Some(rest) = text.strip_prefix('[') {
         let Some((host, after)) = rest.split_once(']') else {
-            return Err(format!("`{text}`: an IPv6 address in brackets needs its `]`"));
+            return Err(format!(
+                "`{text}`: an IPv6 address in brackets needs its `]`"
+            ));
         };
         let port = match after.strip_prefix(':') {
             Some(p) => port(p, text)?,
@@ -77,7 +79,9 @@ pub(crate) fn speed(text: &str) -> Result<Speed, String> {
         .strip_suffix(['x', 'X'])
         .unwrap_or(t)
         .parse()
-        .map_err(|_| format!("`{text}` is no speed: use a factor such as 0.5, 1 or 10, or `max`"))?;
+        .map_err(|_| {
+            format!("`{text}` is no speed: use a factor such as 0.5, 1 or 10, or `max`")
+        })?;
     if !(1e-3..=1e3).contains(&x) {
         return Err(format!(
             "speed {x} is outside 0.001 to 1000; use `max` for as fast as the client reads"

@@ -101,7 +101,8 @@ impl Header {
         h.extend_from_slice(&self.frequency.to_be_bytes());
         h.push(self.recipe_id.unwrap_or(0));
         h.extend_from_slice(&self.started_unix_micros.to_be_bytes());
-        let (packages, skipped) = counts.map_or((UNFINISHED, UNFINISHED), |c| (c.packages, c.skipped));
+        let (packages, skipped) =
+            counts.map_or((UNFINISHED, UNFINISHED), |c| (c.packages, c.skipped));
         h.extend_from_slice(&packages.to_be_bytes());
         h.extend_from_slice(&skipped.to_be_bytes());
         debug_assert_eq!(h.len(), FIXED_LEN);
@@ -226,7 +227,8 @@ impl fmt::Display for CorruptCapture {
 
 /// Reads a capture file.
 pub(crate) fn read_file(path: &Path) -> Result<Capture, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    let bytes =
+        std::fs::read(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
     parse(&bytes).map_err(|e| format!("`{}` is no valid capture: {e}", path.display()))
 }
 
@@ -248,12 +250,13 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Capture, CorruptCapture> {
     }
     let header_len = r.u32("the header length")? as usize;
     let protocol_at = r.at;
-    let protocol = ProtocolVersion::from_number(r.u16("the protocol version")?).ok_or_else(|| {
-        CorruptCapture {
-            offset: protocol_at,
-            why: "the protocol version is neither 1 nor 2".into(),
-        }
-    })?;
+    let protocol =
+        ProtocolVersion::from_number(r.u16("the protocol version")?).ok_or_else(|| {
+            CorruptCapture {
+                offset: protocol_at,
+                why: "the protocol version is neither 1 nor 2".into(),
+            }
+        })?;
     let controller_at = r.at;
     let controller = ControllerVersion::new(
         r.u32("the controller version")?,
@@ -270,7 +273,9 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Capture, CorruptCapture> {
     if !(frequency.is_finite() && frequency > 0.0 && frequency <= generation.max_frequency()) {
         return Err(CorruptCapture {
             offset: frequency_at,
-            why: format!("output frequency {frequency} Hz is impossible on controller {controller}"),
+            why: format!(
+                "output frequency {frequency} Hz is impossible on controller {controller}"
+            ),
         });
     }
     let recipe_id = match (protocol, r.take::<1>("the recipe id")?[0]) {
@@ -566,7 +571,13 @@ mod tests {
                 expected.recipe_id = None;
             }
             assert_eq!(c.header, expected);
-            assert_eq!(c.counts, Some(Counts { packages: 50, skipped: 3 }));
+            assert_eq!(
+                c.counts,
+                Some(Counts {
+                    packages: 50,
+                    skipped: 3
+                })
+            );
             assert_eq!(c.len(), 50);
             assert_eq!(c.payload(49), payload(49.0 * 0.008, 7));
             assert_eq!(c.truncated_tail, 0);
@@ -596,16 +607,25 @@ mod tests {
         );
         let mut v = good.clone();
         v[9] = 2;
-        assert_eq!(err(&v), "format version 2; this rtde reads version 1 (at byte 8)");
+        assert_eq!(
+            err(&v),
+            "format version 2; this rtde reads version 1 (at byte 8)"
+        );
         assert_eq!(
             err(&good[..good.len() - 3]),
-            format!("the file ends inside package 10 (3 bytes short) (at byte {})", body + 9 * 16)
+            format!(
+                "the file ends inside package 10 (3 bytes short) (at byte {})",
+                body + 9 * 16
+            )
         );
         let mut v = good.clone();
         v.extend_from_slice(&good[body..body + 16]);
         assert_eq!(
             err(&v),
-            format!("the header says 10 packages, the file holds 11 (at byte {})", v.len())
+            format!(
+                "the header says 10 packages, the file holds 11 (at byte {})",
+                v.len()
+            )
         );
         let mut v = good.clone();
         v[body + 3] = 9;

@@ -52,7 +52,9 @@ impl PendingFile {
 
     /// The writer.
     pub(crate) fn writer(&mut self) -> &mut BufWriter<File> {
-        self.out.as_mut().expect("written only before commit or keep")
+        self.out
+            .as_mut()
+            .expect("written only before commit or keep")
     }
 
     /// Flushes, syncs and renames the file to its final name, replacing any file there.

@@ -185,7 +185,8 @@ fn downsample(rgb: &[u8], width: u32, height: u32) -> Vec<u8> {
                 }
                 // An average of bytes is a byte.
                 #[allow(clippy::cast_possible_truncation)]
-                let avg = ((sum + (SUPERSAMPLE * SUPERSAMPLE) / 2) / (SUPERSAMPLE * SUPERSAMPLE)) as u8;
+                let avg =
+                    ((sum + (SUPERSAMPLE * SUPERSAMPLE) / 2) / (SUPERSAMPLE * SUPERSAMPLE)) as u8;
                 out[(y * w + x) * 3 + c] = avg;
             }
         }
@@ -254,7 +255,7 @@ impl Plot {
         } else {
             format!("time [{unit}] since timestamp {t0}")
         };
-        let gaps = gaps(&x);
+        let (gaps, period) = gaps(&x);
         let panels = if requested.is_empty() {
             every_field(table)
         } else {
@@ -270,11 +271,12 @@ impl Plot {
             return Err(format!("`{file}` has no column but `timestamp`"));
         }
         let span = x.last().copied().unwrap_or(0.0);
-        #[allow(clippy::cast_precision_loss)] // a rate for people to read
-        let rate = if span > 0.0 {
-            format!(" at {:.0} Hz", (x.len() - 1) as f64 / span)
-        } else {
-            String::new()
+        let rate = match period {
+            Some(p) if (1.0 / p - (1.0 / p).round()).abs() < 1e-6 / p => {
+                format!(" at {} Hz", (1.0 / p).round())
+            }
+            Some(p) => format!(" at {:.1} Hz", 1.0 / p),
+            None => String::new(),
         };
         let gaps_text = match gaps.len() {
             0 => "no gaps".to_owned(),
@@ -294,7 +296,11 @@ impl Plot {
     }
 
     /// Draws the plot; `k` scales every size (fonts, margins, lines) for supersampling.
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, k: u32) -> Result<(), String> {
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        k: u32,
+    ) -> Result<(), String> {
         let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
         let px = |n: u32| n * k;
         let font = |size: u32| (FONT, f64::from(px(size))).into_font().color(&INK);
@@ -323,8 +329,12 @@ impl Plot {
                 .y_label_area_size(px(72))
                 .build_cartesian_2d(0.0..x_max, lo..hi)
                 .map_err(err)?;
+            let x_ticks = |v: &f64| tick(*v, x_max);
+            let y_ticks = |v: &f64| tick(*v, hi - lo);
             let mut mesh = chart.configure_mesh();
             mesh.light_line_style(TRANSPARENT)
+                .x_label_formatter(&x_ticks)
+                .y_label_formatter(&y_ticks)
                 .bold_line_style(RGBColor(0xe4, 0xe4, 0xe4).stroke_width(px(1)))
                 .axis_style(RGBColor(0x88, 0x88, 0x88).stroke_width(px(1)))
                 .set_all_tick_mark_size(px(4))
@@ -340,7 +350,10 @@ impl Plot {
             // The controller's gaps, under the lines.
             chart
                 .draw_series(self.gaps.iter().map(|&g| {
-                    Rectangle::new([(self.x[g], lo), (self.x[g + 1], hi)], GAP.mix(0.18).filled())
+                    Rectangle::new(
+                        [(self.x[g], lo), (self.x[g + 1], hi)],
+                        GAP.mix(0.18).filled(),
+                    )
                 }))
                 .map_err(err)?;
             let (plot_w, plot_h) = chart.plotting_area().dim_in_pixel();
@@ -394,9 +407,31 @@ fn draw_legend<DB: DrawingBackend>(
             vec![(6 * k, y), (30 * k, y)],
             color.stroke_width(u32::try_from(3 * k).unwrap_or(3)),
         ))?;
-        area.draw(&Text::new(label.clone(), (38 * k, y - 8 * k), style.clone()))?;
+        area.draw(&Text::new(
+            label.clone(),
+            (38 * k, y - 8 * k),
+            style.clone(),
+        ))?;
     }
     Ok(())
+}
+
+/// A tick label on an axis spanning `range`: as many decimals as the tick spacing needs,
+/// and no `-0`.
+fn tick(v: f64, range: f64) -> String {
+    let step = range / 6.0;
+    // 0 to 9 decimals: no truncation.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let decimals = if step > 0.0 && step.is_finite() {
+        (-step.log10()).ceil().clamp(0.0, 9.0) as usize
+    } else {
+        1
+    };
+    let text = format!("{v:.decimals$}");
+    match text.strip_prefix('-') {
+        Some(rest) if rest.chars().all(|c| c == '0' || c == '.') => rest.to_owned(),
+        _ => text,
+    }
 }
 
 /// The y range of the lines, padded; finite even for flat or empty data.
@@ -416,20 +451,26 @@ fn y_range(lines: &[(String, Vec<f64>)]) -> (f64, f64) {
     (lo - pad, hi + pad)
 }
 
-/// The rows after which time jumps by more than one and a half typical periods: where the
-/// controller skipped packages.
-fn gaps(x: &[f64]) -> Vec<usize> {
-    let mut steps: Vec<f64> = x.windows(2).map(|w| w[1] - w[0]).filter(|d| *d > 0.0).collect();
+/// The typical time between rows (the median), and the rows after which time jumps by
+/// more than one and a half of it: where the controller skipped packages.
+fn gaps(x: &[f64]) -> (Vec<usize>, Option<f64>) {
+    let mut steps: Vec<f64> = x
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .filter(|d| *d > 0.0)
+        .collect();
     if steps.is_empty() {
-        return Vec::new();
+        return (Vec::new(), None);
     }
     steps.sort_by(f64::total_cmp);
     let typical = steps[steps.len() / 2];
-    x.windows(2)
+    let gaps = x
+        .windows(2)
         .enumerate()
         .filter(|(_, w)| w[1] - w[0] > 1.5 * typical)
         .map(|(i, _)| i)
-        .collect()
+        .collect();
+    (gaps, Some(typical))
 }
 
 /// The points of one line, split at gaps and at values that are no numbers, and thinned
@@ -545,9 +586,7 @@ fn every_field(table: &Table) -> Vec<Panel> {
 /// column of that name.
 fn panels(table: &Table, name: &str, file: &str) -> Result<Vec<Panel>, String> {
     if let Some(field) = lookup_ignore_case(Direction::Output, name)
-        && columns_of(field)
-            .iter()
-            .all(|c| table.column(c).is_some())
+        && columns_of(field).iter().all(|c| table.column(c).is_some())
     {
         return Ok(field_panels(table, field));
     }
@@ -586,7 +625,9 @@ fn field_panels(table: &Table, field: &'static Field) -> Vec<Panel> {
         }];
     }
     // "m/s, rad/s": a unit for each half.
-    let units: Vec<&str> = field.unit().map_or_else(Vec::new, |u| u.split(", ").collect());
+    let units: Vec<&str> = field
+        .unit()
+        .map_or_else(Vec::new, |u| u.split(", ").collect());
     let (linear, angular) = match units[..] {
         [a, b] => (Some(a), Some(b)),
         _ => (field.unit(), field.unit()),
@@ -649,8 +690,8 @@ mod tests {
     #[test]
     fn gaps_are_jumps_in_time() {
         let x = [0.0, 0.008, 0.016, 0.032, 0.040, 0.064, 0.072];
-        assert_eq!(gaps(&x), [2, 4]);
-        assert!(gaps(&[0.0]).is_empty());
+        assert_eq!(gaps(&x), (vec![2, 4], Some(0.008)));
+        assert_eq!(gaps(&[0.0]), (vec![], None));
     }
 
     #[test]
@@ -660,7 +701,11 @@ mod tests {
         let s = segments(&x, &y, &[2], 100);
         assert_eq!(
             s,
-            [vec![(0.0, 1.0), (1.0, 2.0), (2.0, 3.0)], vec![(4.0, 4.0)], vec![(6.0, 6.0)]]
+            [
+                vec![(0.0, 1.0), (1.0, 2.0), (2.0, 3.0)],
+                vec![(4.0, 4.0)],
+                vec![(6.0, 6.0)]
+            ]
         );
     }
 
@@ -682,6 +727,16 @@ mod tests {
         assert_eq!(names("actual_TCP_pose")[3], "rx");
         assert_eq!(names("actual_tool_accelerometer"), ["x", "y", "z"]);
         assert_eq!(names("robot_mode"), ["robot_mode"]);
+    }
+
+    #[test]
+    fn ticks_have_the_decimals_their_spacing_needs() {
+        assert_eq!(tick(-0.0001, 1.0), "0.0");
+        assert_eq!(tick(0.4, 1.0), "0.4");
+        assert_eq!(tick(2.0, 4.0), "2.0");
+        assert_eq!(tick(40.0, 100.0), "40");
+        assert_eq!(tick(0.0125, 0.05), "0.013");
+        assert_eq!(tick(125.0, 1.0), "125.0");
     }
 
     #[test]

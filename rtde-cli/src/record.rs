@@ -57,7 +57,7 @@ RTDE client; the format is described in the crate's documentation (rtde-cli/src/
       find the field names to record"
 )]
 pub(crate) struct RecordArgs {
-    /// The robot's address: HOST, HOST:PORT or [IPv6]:PORT (port 30004 unless given).
+    /// The robot's address: HOST or HOST:PORT (port 30004 unless given; IPv6 in brackets).
     #[arg(long, value_name = "HOST[:PORT]", conflicts_with_all = ["sim", "sim_version", "deterministic"])]
     robot: Option<String>,
     /// Record the built-in simulator (the default without --robot).
@@ -70,7 +70,13 @@ pub(crate) struct RecordArgs {
     #[arg(long)]
     deterministic: bool,
     /// Output fields to record, comma-separated (`rtde fields` lists them; any case).
-    #[arg(long, short = 'f', value_name = "FIELD,…", value_delimiter = ',', required = true)]
+    #[arg(
+        long,
+        short = 'f',
+        value_name = "FIELD,…",
+        value_delimiter = ',',
+        required = true
+    )]
     fields: Vec<String>,
     /// Packages per second [default: 125, or the control-loop rate in protocol v1].
     #[arg(long, value_name = "HZ")]
@@ -274,7 +280,9 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
         progress.update(written, skipped_so_far);
         if last_package - last_flush >= FLUSH_EVERY {
             last_flush = last_package;
-            let flushed = csv.flush().map_err(|e| format!("cannot write `{csv_name}`: {e}"));
+            let flushed = csv
+                .flush()
+                .map_err(|e| format!("cannot write `{csv_name}`: {e}"));
             let flushed = flushed.and_then(|()| match &mut raw {
                 Some((writer, name)) => writer
                     .flush()

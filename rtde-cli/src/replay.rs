@@ -327,7 +327,10 @@ mod tests {
         // One pass is 12 ticks: the three packages and the period after the last.
         assert_eq!(
             serve(&replay, 12 + 4, &[mode, ts]),
-            (Sample::Send, vec![Value::Int32(4), Value::Double(100.008 + 0.024)])
+            (
+                Sample::Send,
+                vec![Value::Int32(4), Value::Double(100.008 + 0.024)]
+            )
         );
         assert_eq!(serve(&replay, 24, &[mode]).1, [Value::Int32(0)]);
     }

@@ -59,7 +59,9 @@ fn arm(name: &str) -> Result<Arm, String> {
         "ur5e" => Ok(Arm::UR5E),
         "ur10e" => Ok(Arm::UR10E),
         "ur5" => Ok(Arm::UR5),
-        _ => Err(format!("unknown arm `{name}`: use ur3e, ur5e, ur10e or ur5")),
+        _ => Err(format!(
+            "unknown arm `{name}`: use ur3e, ur5e, ur10e or ur5"
+        )),
     }
 }
 

@@ -47,7 +47,11 @@ pub(crate) fn write_row(out: &mut impl Write, values: &[Value]) -> io::Result<()
 }
 
 fn write_value(out: &mut impl Write, v: &Value) -> io::Result<()> {
-    fn all<T>(out: &mut impl Write, xs: &[T], f: impl Fn(&mut dyn Write, &T) -> io::Result<()>) -> io::Result<()> {
+    fn all<T>(
+        out: &mut impl Write,
+        xs: &[T],
+        f: impl Fn(&mut dyn Write, &T) -> io::Result<()>,
+    ) -> io::Result<()> {
         for (i, x) in xs.iter().enumerate() {
             if i > 0 {
                 out.write_all(b",")?;
@@ -180,7 +184,7 @@ mod tests {
     fn values_read_back_exactly() {
         let values = [
             Value::Double(0.1),
-            Value::Double(-1.5707963267948966),
+            Value::Double(-std::f64::consts::FRAC_PI_2),
             Value::Double(1e-300),
             Value::Double(f64::MAX),
             Value::Vector3d([f64::NAN, f64::INFINITY, -0.0]),
@@ -202,7 +206,7 @@ mod tests {
         let columns: Vec<String> = (0..23).map(|i| format!("c{i}")).collect();
         let t = parse(&format!("{}\n{row}", columns.join(","))).unwrap();
         assert_eq!(t.rows(), 1);
-        assert_eq!(t.column("c1"), Some(&[-1.5707963267948966][..]));
+        assert_eq!(t.column("c1"), Some(&[-std::f64::consts::FRAC_PI_2][..]));
         assert_eq!(t.column("c2"), Some(&[1e-300][..]));
         assert!(t.column("c4").unwrap()[0].is_nan());
     }

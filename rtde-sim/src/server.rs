@@ -561,7 +561,10 @@ mod tests {
         for tick in [0, 1, 2, 3, 124, 125, 999_999] {
             let at = slow.instant_of(tick);
             assert_eq!(slow.tick_at(at), tick);
-            assert_eq!(slow.tick_at(at - Duration::from_nanos(1)), tick.saturating_sub(1));
+            assert_eq!(
+                slow.tick_at(at - Duration::from_nanos(1)),
+                tick.saturating_sub(1)
+            );
         }
         let restarted = slow.restarted();
         assert!(restarted.epoch >= slow.epoch);
