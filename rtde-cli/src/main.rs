@@ -27,7 +27,6 @@ mod table;
 #[command(
     name = "rtde",
     version,
-    about,
     long_about = None,
     after_help = "Start here:
   rtde fields tcp                                 which fields have \"tcp\" in their name

@@ -66,7 +66,7 @@ impl PendingFile {
         drop(file);
         std::fs::rename(&self.temp, &self.path).map_err(|e| {
             format!(
-                "cannot rename `{}` to `{}`: {e}",
+                "cannot rename `{}` to `{}`: {e}; what was written is in `{0}`",
                 self.temp.display(),
                 self.path.display()
             )

@@ -37,13 +37,20 @@ impl Progress {
         }
         self.last = Some(now);
         let elapsed = now - self.started;
-        #[allow(clippy::cast_precision_loss)] // a rate for people to read
-        let rate = packages as f64 / elapsed.as_secs_f64().max(1e-3);
+        // Too early, a rate says more about the start than about the stream.
+        let rate = if elapsed >= Duration::from_millis(500) {
+            #[allow(clippy::cast_precision_loss)] // a rate for people to read
+            let rate = packages as f64 / elapsed.as_secs_f64();
+            format!("{rate:.1}/s")
+        } else {
+            "…/s".to_owned()
+        };
         let mut err = std::io::stderr().lock();
         // `\r` and clear-to-end-of-line: the line shrinks cleanly when numbers get shorter.
         let _ = write!(
             err,
-            "\r\x1b[K{packages} packages  {rate:.1}/s  {skipped} skipped by the controller  {}",
+            "\r\x1b[K{packages} {}  {rate}  {skipped} skipped by the controller  {}  (Ctrl-C stops)",
+            if packages == 1 { "package" } else { "packages" },
             clock(elapsed)
         );
         let _ = err.flush();

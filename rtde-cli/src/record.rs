@@ -20,6 +20,8 @@ use crate::{args, table};
 const DEFAULT_FREQUENCY: f64 = 125.0;
 /// How long one wait for a package may last: the longest a Ctrl-C waits to be noticed.
 const RECV_WAIT: Duration = Duration::from_millis(250);
+/// How long the controller may take to answer a request (a busy controller is slow).
+const REPLY_WAIT: Duration = Duration::from_secs(2);
 /// How long without any package before the recording fails, at the least.
 const MIN_SILENCE: Duration = Duration::from_secs(2);
 /// How often buffered rows are written through to disk.
@@ -85,7 +87,7 @@ pub(crate) struct RecordArgs {
     #[arg(long, value_name = "DURATION", value_parser = args::duration, conflicts_with = "samples")]
     duration: Option<Duration>,
     /// Stop after this many packages [default: until Ctrl-C].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     samples: Option<u64>,
     /// The CSV file to write.
     #[arg(long, short = 'o', value_name = "FILE.csv")]
@@ -169,7 +171,7 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
 
     let options = ConnectOptions::new()
         .connect_timeout(Duration::from_secs(5))
-        .read_timeout(Some(RECV_WAIT));
+        .read_timeout(Some(REPLY_WAIT));
     let mut client = Client::connect((host.as_str(), port), options).map_err(|e| e.to_string())?;
     let frequency = match (client.protocol_version(), args.frequency) {
         (rtde_core::protocol::ProtocolVersion::V1, None) => client.max_frequency(),
@@ -207,6 +209,10 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
         None => None,
     };
     client.start().map_err(|e| with_texts(&e, &mut client))?;
+    // Short waits from here on, so that the loop looks at the Ctrl-C flag often.
+    client
+        .set_read_timeout(Some(RECV_WAIT))
+        .map_err(|e| e.to_string())?;
 
     let period = 1.0 / frequency;
     let silence = MIN_SILENCE.max(Duration::from_secs_f64(5.0 * period));
@@ -297,6 +303,7 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
     progress.clear();
     let stats = client.stats();
     // Pausing may fail on a broken link; the recording is what matters now.
+    let _ = client.set_read_timeout(Some(REPLY_WAIT));
     let _ = client.close();
     drop(sim);
 

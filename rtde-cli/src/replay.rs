@@ -62,12 +62,15 @@ pub(crate) struct ReplayArgs {
 pub(crate) fn run(args: &ReplayArgs) -> Result<(), String> {
     let capture = capture::read_file(&args.capture)?;
     let name = format!("the capture `{}`", args.capture.display());
-    let unfinished = capture.counts.is_none();
-    let replay = Replay::new(&capture, name, args.repeat)?;
+    let controller = capture.header.controller;
+    let unfinished = capture
+        .counts
+        .is_none()
+        .then_some((capture.len(), capture.truncated_tail));
+    let replay = Replay::new(capture, name, args.repeat)?;
     let summary = replay.summary();
-    let header = &capture.header;
     let builder = Sim::builder()
-        .controller_version(&header.controller.to_string())
+        .controller_version(&controller.to_string())
         .bind(SocketAddr::new(args.bind, args.port))
         .source(replay);
     let builder = match args.speed {
@@ -77,12 +80,11 @@ pub(crate) fn run(args: &ReplayArgs) -> Result<(), String> {
     let sim = builder.start().map_err(|e| e.to_string())?;
     // The address first and alone, for scripts (and tests) that start a replay on port 0.
     println!("rtde replay: listening on {}", sim.addr());
-    if unfinished {
+    if let Some((packages, tail)) = unfinished {
         eprintln!(
             "rtde replay: warning: the capture was never finished (its recording was killed); \
-             serving its {} whole packages{}",
-            capture.len(),
-            match capture.truncated_tail {
+             serving its {packages} whole packages{}",
+            match tail {
                 0 => String::new(),
                 n => format!(", without the {n} bytes of an incomplete last one"),
             }
@@ -93,9 +95,8 @@ pub(crate) fn run(args: &ReplayArgs) -> Result<(), String> {
         Speed::Factor(x) => format!("at {x}x real time"),
     };
     println!(
-        "rtde replay: serving `{}` as controller {} {speed}{}: {summary}; Ctrl-C stops",
+        "rtde replay: serving `{}` as controller {controller} {speed}{}: {summary}; Ctrl-C stops",
         args.capture.display(),
-        header.controller,
         if args.repeat { ", looping" } else { "" },
     );
     loop {
@@ -125,7 +126,7 @@ pub(crate) struct Replay {
 
 impl Replay {
     /// A source that serves `capture`, called `name` in the simulator's messages.
-    pub(crate) fn new(capture: &Capture, name: String, repeat: bool) -> Result<Self, String> {
+    pub(crate) fn new(capture: Capture, name: String, repeat: bool) -> Result<Self, String> {
         let header = &capture.header;
         let n = capture.len();
         if n == 0 {
@@ -138,9 +139,10 @@ impl Replay {
         // 125 or 500.
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let loop_rate = generation.max_frequency() as u32;
-        // The recorded decimation: at least 1 and at most the loop rate (frequency > 0).
+        // The recorded decimation, floor(loop rate / frequency) as the RTDE guide gives it:
+        // at least 1 and at most the loop rate (0 < frequency <= loop rate).
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        let every = (f64::from(loop_rate) / header.frequency).round().max(1.0) as u64;
+        let every = (f64::from(loop_rate) / header.frequency).floor().max(1.0) as u64;
         let mut offsets = Vec::with_capacity(header.fields.len());
         let mut offset = 0;
         for f in &header.fields {
@@ -181,16 +183,17 @@ impl Replay {
             None => by_index(),
         };
         let span = ticks.last().copied().unwrap_or(0) + every;
+        let (frequency, payload_size) = (header.frequency, header.payload_size());
         Ok(Replay {
             name,
-            fields: header.fields.clone(),
+            fields: capture.header.fields,
             offsets,
-            payload_size: header.payload_size(),
-            payloads: capture.payloads.clone(),
+            payload_size,
+            payloads: capture.payloads,
             ticks,
             span,
             repeat,
-            frequency: header.frequency,
+            frequency,
             loop_rate,
             timestamp,
         })
@@ -303,7 +306,7 @@ mod tests {
     #[test]
     fn serves_recorded_packages_by_tick_and_recorded_gaps_as_gaps() {
         // Package at tick 8 missing: the controller skipped it.
-        let replay = Replay::new(&capture(&[0, 4, 12]), "test".into(), false).unwrap();
+        let replay = Replay::new(capture(&[0, 4, 12]), "test".into(), false).unwrap();
         let mode = lookup(Direction::Output, "robot_mode").unwrap();
         let ts = lookup(Direction::Output, "timestamp").unwrap();
         assert_eq!(
@@ -321,7 +324,7 @@ mod tests {
 
     #[test]
     fn loops_with_timestamps_that_keep_increasing() {
-        let replay = Replay::new(&capture(&[0, 4, 8]), "test".into(), true).unwrap();
+        let replay = Replay::new(capture(&[0, 4, 8]), "test".into(), true).unwrap();
         let ts = lookup(Direction::Output, "timestamp").unwrap();
         let mode = lookup(Direction::Output, "robot_mode").unwrap();
         // One pass is 12 ticks: the three packages and the period after the last.
@@ -337,7 +340,7 @@ mod tests {
 
     #[test]
     fn an_empty_capture_is_refused() {
-        let err = Replay::new(&capture(&[]), "the capture `x`".into(), false).unwrap_err();
+        let err = Replay::new(capture(&[]), "the capture `x`".into(), false).unwrap_err();
         assert_eq!(err, "the capture `x` holds no data package");
     }
 }
