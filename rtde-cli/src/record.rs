@@ -369,8 +369,13 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
             ""
         };
         say(&format!(
-            "the controller skipped {} packages in {gap_count} {}: {}{more}",
+            "the controller skipped {} {} in {gap_count} {}: {}{more}",
             stats.skipped,
+            if stats.skipped == 1 {
+                "package"
+            } else {
+                "packages"
+            },
             if gap_count == 1 { "gap" } else { "gaps" },
             listed.join(", ")
         ));
