@@ -338,9 +338,11 @@ impl Session {
         let every = match frequency {
             None => 1,
             Some(f) if f.is_finite() && f > 0.0 && f <= loop_rate => {
-                // At least 1 (f <= loop rate) and at most loop_rate / f_min: no truncation.
+                // The RTDE guide: "the output rate will be according to floor(125 / frequency)"
+                // (CB3; likewise from 500 Hz on later generations). At least 1 (f <= loop
+                // rate) and finite (f > 0): the cast cannot truncate a meaningful value.
                 #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-                let every = (loop_rate / f).round() as u64;
+                let every = (loop_rate / f).floor() as u64;
                 every.max(1)
             }
             Some(f) => {

@@ -74,7 +74,7 @@
 //!   accepted while streaming.
 //! - **Streaming.** The control loop runs at 125 Hz (CB3) or 500 Hz (e-Series,
 //!   PolyScope X); an output recipe at frequency `f` gets a package every
-//!   `round(loop rate / f)` ticks, on ticks that are multiples of that number, so
+//!   `floor(loop rate / f)` ticks (the RTDE guide's rule), on ticks that are multiples of that number, so
 //!   `timestamp` steps by exactly that many control periods (v1: every tick). START and
 //!   PAUSE are always accepted; START with no output recipe streams nothing (an
 //!   inputs-only client). A paced connection that falls behind by up to 250 ms (its

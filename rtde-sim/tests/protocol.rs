@@ -242,12 +242,13 @@ fn outputs_are_decimated_from_the_control_loop() {
         (&e_series, 500, 500.0, 1),
         (&e_series, 500, 250.0, 2),
         (&e_series, 500, 125.0, 4),
-        (&e_series, 500, 300.0, 2), // round(500 / 300) = round(1.67)
+        (&e_series, 500, 300.0, 1), // floor(500 / 300) = floor(1.67), as the guide says
         (&e_series, 500, 10.0, 50),
         (&e_series, 500, 1.0, 500),
         (&cb3, 125, 125.0, 1),
         (&cb3, 125, 62.5, 2),
-        (&cb3, 125, 10.0, 13), // round(12.5)
+        (&cb3, 125, 10.0, 12), // floor(12.5)
+        (&cb3, 125, 100.0, 1), // floor(1.25)
     ];
     for (sim, rate, frequency, every) in cases {
         let mut c = Raw::connect_v(sim.addr(), 2);
@@ -559,6 +560,9 @@ fn inputs_take_effect_and_read_back_as_outputs() {
         writer.send_inputs(id, &inputs);
         writer.send(ClientMessage::GetUrcontrolVersion);
         assert!(matches!(writer.recv(), Msg::Urcontrol(_)));
+        // The next round claims the same inputs: wait until the simulator has released them.
+        drop((writer, reader));
+        assert!(sim.wait_for_connections(0, Duration::from_secs(5)));
     }
 }
 
