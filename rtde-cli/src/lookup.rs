@@ -3,18 +3,67 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
+use clap::ValueEnum;
 use rtde_fields::{
     Availability, ControllerVersion, Direction, Field, Generation, all_fields, lookup_ignore_case,
     suggest,
 };
 
-/// Prints every field matching `pattern`, or a suggestion when none does.
-pub(crate) fn fields(
-    out: &mut impl Write,
-    pattern: Option<&str>,
+/// Search the field registry by name (substring, any case, typos forgiven).
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  rtde fields tcp                       every field with \"tcp\" in its name
+  rtde fields actual_tcp_pos            suggests actual_TCP_pose
+  rtde fields --controller 3.15 --direction input register_24")]
+pub(crate) struct FieldsArgs {
+    /// Part of a field name; all fields when omitted.
+    pattern: Option<String>,
+    /// Show only the fields this controller version has, e.g. 5.4 or 3.15.8.
+    #[arg(long, value_name = "VERSION")]
     controller: Option<ControllerVersion>,
-    direction: Option<Direction>,
-) -> io::Result<ExitCode> {
+    /// Show only outputs (controller to client) or inputs (client to controller).
+    #[arg(long, value_enum)]
+    direction: Option<DirectionArg>,
+}
+
+/// Say for each field whether a controller version has it and, if not, from which version.
+///
+/// Exits with status 1 when any field is unknown or missing on that controller.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Example:
+  rtde check --controller 5.4 actual_q ft_raw_wrench payload_inertia")]
+pub(crate) struct CheckArgs {
+    /// The controller's software version, e.g. 5.4 or 3.15.8.106339.
+    #[arg(long, value_name = "VERSION")]
+    controller: ControllerVersion,
+    /// Canonical field names (any case).
+    #[arg(required = true, value_name = "FIELD")]
+    fields: Vec<String>,
+}
+
+/// A direction as the command line spells it.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum DirectionArg {
+    /// Controller to client.
+    Output,
+    /// Client to controller.
+    Input,
+}
+
+impl From<DirectionArg> for Direction {
+    fn from(d: DirectionArg) -> Self {
+        match d {
+            DirectionArg::Output => Direction::Output,
+            DirectionArg::Input => Direction::Input,
+        }
+    }
+}
+
+/// Prints every field matching the pattern, or a suggestion when none does.
+pub(crate) fn fields(out: &mut impl Write, args: &FieldsArgs) -> io::Result<ExitCode> {
+    let pattern = args.pattern.as_deref();
+    let controller = args.controller;
+    let direction = args.direction.map(Direction::from);
     let needle = pattern.map(str::to_ascii_lowercase);
     let matches: Vec<&Field> = all_fields()
         .filter(|f| direction.is_none_or(|d| f.direction() == d))
@@ -112,12 +161,9 @@ fn describe(out: &mut impl Write, f: &Field) -> io::Result<()> {
     writeln!(out, "    {}", f.description())
 }
 
-/// Prints, per field, whether `controller` has it; fails when any is unknown or missing.
-pub(crate) fn check(
-    out: &mut impl Write,
-    controller: ControllerVersion,
-    names: &[String],
-) -> io::Result<ExitCode> {
+/// Prints, per field, whether the controller has it; fails when any is unknown or missing.
+pub(crate) fn check(out: &mut impl Write, args: &CheckArgs) -> io::Result<ExitCode> {
+    let (controller, names) = (args.controller, &args.fields);
     let Some(generation) = controller.generation() else {
         eprintln!(
             "error: {controller} is no known controller generation (3.x CB3, 5.x e-Series, 10.x PolyScope X)"

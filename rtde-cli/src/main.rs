@@ -1,19 +1,43 @@
-//! `rtde`: answers "which field is that, and does my controller have it?" from the registry.
+//! `rtde`: look up RTDE fields, record a controller's outputs without loss, replay a
+//! recording as a controller, plot it, and run the simulator.
+//!
+//! One module per subcommand; [`capture`] is the raw capture format and [`table`] the CSV.
 
 #![forbid(unsafe_code)]
 
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
-use rtde_fields::{ControllerVersion, Direction};
+use clap::{Parser, Subcommand};
 
+mod args;
+mod capture;
 mod lookup;
+mod outfile;
+mod plot;
+mod progress;
+mod record;
+mod replay;
+mod sim;
+mod table;
 
-/// Look up Universal Robots RTDE fields: their wire types, directions, the controller
-/// versions that have them, and which registers are meant for external clients.
+/// Universal Robots RTDE from the command line: look fields up, record a robot's outputs
+/// without losing a package, replay a recording as a controller, plot it.
 #[derive(Debug, Parser)]
-#[command(name = "rtde", version, about, long_about = None)]
+#[command(
+    name = "rtde",
+    version,
+    long_about = None,
+    after_help = "Start here:
+  rtde fields tcp                                 which fields have \"tcp\" in their name
+  rtde check --controller 5.4 ft_raw_wrench       does a 5.4 controller have it?
+  rtde record --fields actual_q --duration 10s -o run.csv --raw run.rtde
+                                                  record the built-in simulator (--robot HOST for a robot)
+  rtde plot run.csv --fields actual_q             run.png: the joints over time
+  rtde replay run.rtde                            serve the recording on 127.0.0.1:30004
+
+`rtde help COMMAND` explains each command, with examples."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -21,79 +45,43 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Search the field registry by name (substring, any case, typos forgiven).
-    ///
-    /// Examples:
-    ///   rtde fields tcp                       every field with "tcp" in its name
-    ///   rtde fields actual_tcp_pos            suggests actual_TCP_pose
-    ///   rtde fields --controller 3.15 --direction input register_24
-    Fields {
-        /// Part of a field name; all fields when omitted.
-        pattern: Option<String>,
-        /// Show only the fields this controller version has, e.g. 5.4 or 3.15.8.
-        #[arg(long, value_name = "VERSION")]
-        controller: Option<ControllerVersion>,
-        /// Show only outputs (controller to client) or inputs (client to controller).
-        #[arg(long, value_enum)]
-        direction: Option<DirectionArg>,
-    },
-    /// Say for each field whether a controller version has it and, if not, from which version.
-    ///
-    /// Exits with status 1 when any field is unknown or missing on that controller.
-    ///
-    /// Example:
-    ///   rtde check --controller 5.4 actual_q ft_raw_wrench payload_inertia
-    Check {
-        /// The controller's software version, e.g. 5.4 or 3.15.8.106339.
-        #[arg(long, value_name = "VERSION")]
-        controller: ControllerVersion,
-        /// Canonical field names (any case).
-        #[arg(required = true, value_name = "FIELD")]
-        fields: Vec<String>,
-    },
-}
-
-/// A direction as the command line spells it.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum DirectionArg {
-    /// Controller to client.
-    Output,
-    /// Client to controller.
-    Input,
-}
-
-impl From<DirectionArg> for Direction {
-    fn from(d: DirectionArg) -> Self {
-        match d {
-            DirectionArg::Output => Direction::Output,
-            DirectionArg::Input => Direction::Input,
-        }
-    }
+    Fields(lookup::FieldsArgs),
+    Check(lookup::CheckArgs),
+    Record(record::RecordArgs),
+    Replay(replay::ReplayArgs),
+    Plot(plot::PlotArgs),
+    Sim(sim::SimArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let mut out = io::stdout().lock();
     let result = match cli.command {
-        Command::Fields {
-            pattern,
-            controller,
-            direction,
-        } => lookup::fields(
-            &mut out,
-            pattern.as_deref(),
-            controller,
-            direction.map(Direction::from),
-        ),
-        Command::Check { controller, fields } => lookup::check(&mut out, controller, &fields),
+        Command::Fields(args) => lookup_output(|out| lookup::fields(out, &args)),
+        Command::Check(args) => lookup_output(|out| lookup::check(out, &args)),
+        Command::Record(args) => record::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Replay(args) => replay::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Plot(args) => plot::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Sim(args) => sim::run(&args).map(|()| ExitCode::SUCCESS),
     };
-    let _ = out.flush();
     match result {
         Ok(code) => code,
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
+            // One line, whatever went wrong: the messages carry their own context.
             eprintln!("error: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Runs a lookup that prints to stdout; a closed pipe (`rtde fields | head`) is no error.
+fn lookup_output(
+    f: impl FnOnce(&mut io::StdoutLock<'static>) -> io::Result<ExitCode>,
+) -> Result<ExitCode, String> {
+    let mut out = io::stdout().lock();
+    let result = f(&mut out).and_then(|code| out.flush().map(|()| code));
+    match result {
+        Ok(code) => Ok(code),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        Err(e) => Err(e.to_string()),
     }
 }

@@ -32,6 +32,8 @@ pub(crate) struct Config {
     pub(crate) loop_rate: u32,
     pub(crate) v1_only: bool,
     pub(crate) paced: bool,
+    /// Paced connections start their own clock at tick 0 on their first START.
+    pub(crate) clock_per_connection: bool,
     pub(crate) stall_timeout: Duration,
     pub(crate) faults: Vec<Fault>,
     pub(crate) source: Arc<dyn OutputSource>,
@@ -351,6 +353,25 @@ impl Session {
                 return self.refuse_setup(KIND, &why, "", out);
             }
         };
+        // Kept apart from the decimation above: a source with data at one rate only (a
+        // replayed recording) cannot serve a faster one.
+        if let Some(max) = config.source.max_frequency() {
+            let asked = frequency.unwrap_or(loop_rate);
+            if asked > max * (1.0 + 1e-9) {
+                let why = match frequency {
+                    Some(f) => format!(
+                        "output frequency {f} Hz is above the {max} Hz {} has data for",
+                        config.source.name()
+                    ),
+                    None => format!(
+                        "protocol v1 streams at the {loop_rate} Hz control-loop rate, above the \
+                         {max} Hz {} has data for; use protocol v2 and ask for at most {max} Hz",
+                        config.source.name()
+                    ),
+                };
+                return self.refuse_setup(KIND, &why, "", out);
+            }
+        }
         let mut fields = Vec::with_capacity(names.len());
         let mut types = Vec::with_capacity(names.len());
         let mut problems = Vec::new();
@@ -361,7 +382,11 @@ impl Session {
                     types.push(f.wire_type().as_str());
                 }
                 Ok(f) => {
-                    problems.push(format!("`{}` is not provided by this simulation", f.name()));
+                    problems.push(format!(
+                        "`{}` is not provided by {}",
+                        f.name(),
+                        config.source.name()
+                    ));
                     types.push(NOT_FOUND);
                 }
                 Err(why) => {

@@ -83,7 +83,10 @@
 //!   that reads too slowly) sends only the newest data, as a controller does, and the
 //!   client sees a gap.
 //! - **Time.** `timestamp` is `tick as f64 / loop rate`, never read from the wall clock;
-//!   the wall clock only paces the ticks ([`SimBuilder::unpaced`] removes even that).
+//!   the wall clock only paces the ticks ([`SimBuilder::unpaced`] removes even that,
+//!   [`SimBuilder::speed`] runs them faster or slower). All connections share one
+//!   clock, as on a controller, unless [`SimBuilder::clock_per_connection`] gives each
+//!   its own, started at tick 0 by its first START.
 //! - **Inputs.** Input data packages are applied whether or not the connection is
 //!   streaming. Each input variable has one owner across connections, released when its
 //!   connection closes; values stay. Packages for an unknown recipe id or of the wrong
@@ -98,7 +101,12 @@
 //! # Serving other data
 //!
 //! [`SimBuilder::source`] replaces the simulated robot with any [`OutputSource`] (a
-//! replayed recording, for instance); the protocol side stays the same.
+//! replayed recording, for instance); the protocol side stays the same. A source says
+//! which fields it has ([`OutputSource::provides`]; others are `NOT_FOUND`), the highest
+//! frequency it has data for ([`OutputSource::max_frequency`]; faster setups are
+//! refused) and its name for the text messages that explain a refusal. The `rtde replay`
+//! command of `rtde-cli` serves a recorded capture this way, with
+//! [`SimBuilder::clock_per_connection`] and [`SimBuilder::speed`].
 
 #![forbid(unsafe_code)]
 

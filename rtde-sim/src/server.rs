@@ -40,35 +40,56 @@ enum Inbound {
     Garbage(String),
 }
 
-/// The simulated clock: tick `n` happens `n / rate` seconds after `epoch`.
+/// The simulated clock: tick `n` happens `n / (rate × speed)` seconds after `epoch`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Clock {
     epoch: Instant,
     rate: u32,
+    /// Simulated seconds per wall-clock second, in millionths: 1 000 000 is real time.
+    speed_ppm: u64,
 }
 
+/// Nanoseconds per second times parts per million: the denominator of the clock's rate.
+const NANOS_PPM: u128 = 1_000_000_000 * 1_000_000;
+
 impl Clock {
-    pub(crate) fn new(rate: u32) -> Self {
+    /// A clock starting now, ticking `rate` times per simulated second, `speed_ppm`
+    /// millionths of a simulated second per wall-clock second.
+    pub(crate) fn new(rate: u32, speed_ppm: u64) -> Self {
         Clock {
             epoch: Instant::now(),
             rate,
+            speed_ppm: speed_ppm.max(1),
         }
+    }
+
+    /// The same clock started again: tick 0 is now.
+    fn restarted(self) -> Self {
+        Clock {
+            epoch: Instant::now(),
+            ..self
+        }
+    }
+
+    /// Ticks per wall-clock second, times [`NANOS_PPM`] / 1e9.
+    fn scale(&self) -> u128 {
+        u128::from(self.rate) * u128::from(self.speed_ppm)
     }
 
     /// The last tick that has happened at `now`.
     fn tick_at(&self, now: Instant) -> u64 {
-        let nanos = now.saturating_duration_since(self.epoch).as_nanos();
-        u64::try_from(nanos * u128::from(self.rate) / 1_000_000_000).unwrap_or(u64::MAX)
+        self.ticks_in(now.saturating_duration_since(self.epoch))
     }
 
-    /// The number of ticks in `d`, rounded down.
+    /// The number of ticks in `d` of wall-clock time, rounded down.
     fn ticks_in(&self, d: Duration) -> u64 {
-        u64::try_from(d.as_nanos() * u128::from(self.rate) / 1_000_000_000).unwrap_or(u64::MAX)
+        u64::try_from(d.as_nanos() * self.scale() / NANOS_PPM).unwrap_or(u64::MAX)
     }
 
-    /// When tick `tick` happens.
+    /// When tick `tick` happens: rounded up to the nanosecond, so that `tick_at` of it is
+    /// `tick` (exact while a tick lasts longer than a nanosecond).
     fn instant_of(&self, tick: u64) -> Instant {
-        let nanos = u128::from(tick) * 1_000_000_000 / u128::from(self.rate);
+        let nanos = (u128::from(tick) * NANOS_PPM).div_ceil(self.scale());
         let nanos = u64::try_from(nanos).unwrap_or(u64::MAX);
         self.epoch + Duration::from_nanos(nanos)
     }
@@ -217,6 +238,8 @@ struct Connection<'a> {
     next_tick: u64,
     /// Unpaced: the connection's own clock, continuing across pauses.
     unpaced_tick: u64,
+    /// With a clock per connection: whether this connection's clock has started.
+    clock_started: bool,
     /// Output data packages sent so far.
     data_index: u64,
     /// Reused buffers for encoding a data package.
@@ -235,6 +258,7 @@ impl<'a> Connection<'a> {
             out: Vec::with_capacity(UNPACED_BATCH * 2),
             next_tick: 0,
             unpaced_tick: 0,
+            clock_started: false,
             data_index: 0,
             payload: Vec::new(),
             package: Vec::new(),
@@ -343,13 +367,19 @@ impl<'a> Connection<'a> {
     }
 
     /// The first tick to stream after START: the next multiple of the recipe's decimation,
-    /// on the shared clock (paced) or the connection's own (unpaced).
+    /// on the shared clock (paced), the connection's own paced clock (started at tick 0 on
+    /// the first START), or the connection's own tick count (unpaced).
     fn schedule_first_package(&mut self) {
         let every = self.session.output().map_or(1, |r| r.every);
-        let from = if self.shared.config.paced {
-            self.clock.tick_at(Instant::now())
-        } else {
+        let config = &self.shared.config;
+        let from = if !config.paced {
             self.unpaced_tick
+        } else if config.clock_per_connection && !self.clock_started {
+            self.clock = self.clock.restarted();
+            self.clock_started = true;
+            0
+        } else {
+            self.clock.tick_at(Instant::now())
         };
         self.next_tick = from.div_ceil(every) * every;
     }
@@ -510,13 +540,34 @@ mod tests {
 
     #[test]
     fn clock_ticks_and_instants_agree() {
-        let clock = Clock::new(500);
+        let clock = Clock::new(500, 1_000_000);
         for tick in [0, 1, 2, 499, 500, 1_000_003] {
             let at = clock.instant_of(tick);
             assert_eq!(clock.tick_at(at), tick);
             assert_eq!(clock.tick_at(at + Duration::from_micros(1999)), tick);
         }
-        let cb3 = Clock::new(125);
+        let cb3 = Clock::new(125, 1_000_000);
         assert_eq!(cb3.instant_of(125) - cb3.epoch, Duration::from_secs(1));
+    }
+
+    #[test]
+    fn a_faster_clock_ticks_faster_and_still_agrees() {
+        // Ten times real time: 500 Hz ticks every 0.2 ms.
+        let fast = Clock::new(500, 10_000_000);
+        assert_eq!(fast.instant_of(5000) - fast.epoch, Duration::from_secs(1));
+        assert_eq!(fast.ticks_in(Duration::from_millis(100)), 500);
+        // A third of real time, where ticks do not fall on whole nanoseconds.
+        let slow = Clock::new(125, 333_333);
+        for tick in [0, 1, 2, 3, 124, 125, 999_999] {
+            let at = slow.instant_of(tick);
+            assert_eq!(slow.tick_at(at), tick);
+            assert_eq!(
+                slow.tick_at(at - Duration::from_nanos(1)),
+                tick.saturating_sub(1)
+            );
+        }
+        let restarted = slow.restarted();
+        assert!(restarted.epoch >= slow.epoch);
+        assert_eq!(restarted.tick_at(restarted.epoch), 0);
     }
 }

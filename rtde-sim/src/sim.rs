@@ -25,6 +25,11 @@ pub const DEFAULT_CONTROLLER_VERSION: ControllerVersion = ControllerVersion::new
 /// before the simulator drops it, unless told otherwise.
 pub const DEFAULT_STALL_TIMEOUT: Duration = Duration::from_secs(1);
 
+/// The slowest [`SimBuilder::speed`]: a thousandth of real time.
+const MIN_SPEED: f64 = 1e-3;
+/// The fastest [`SimBuilder::speed`]: a thousand times real time.
+const MAX_SPEED: f64 = 1e3;
+
 /// How long [`Sim::shutdown`] waits for the simulator's threads.
 pub const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -221,6 +226,9 @@ pub enum Error {
         "controller version {0} belongs to no generation: use 3.x (CB3), 5.x (e-Series) or 10.x (PolyScope X)"
     )]
     UnknownGeneration(ControllerVersion),
+    /// A clock speed outside 0.001 to 1000 times real time.
+    #[error("invalid speed {0}: the clock runs at 0.001 to 1000 times real time")]
+    InvalidSpeed(f64),
     /// The motion would leave the joint limits.
     #[error("invalid motion: {0}")]
     InvalidMotion(String),
@@ -271,6 +279,8 @@ pub struct SimBuilder {
     v1_only: bool,
     fieldbus: bool,
     paced: bool,
+    speed: f64,
+    clock_per_connection: bool,
     stall_timeout: Duration,
     faults: Vec<Fault>,
     arm: Arm,
@@ -289,6 +299,8 @@ impl Default for SimBuilder {
             v1_only: false,
             fieldbus: false,
             paced: true,
+            speed: 1.0,
+            clock_per_connection: false,
             stall_timeout: DEFAULT_STALL_TIMEOUT,
             faults: Vec::new(),
             arm: Arm::UR5E,
@@ -346,6 +358,27 @@ impl SimBuilder {
     #[must_use]
     pub fn unpaced(mut self) -> Self {
         self.paced = false;
+        self
+    }
+
+    /// Run the paced clock `factor` times as fast as the wall clock (0.001 to 1000; 1 by
+    /// default): at 2.0 a 500 Hz controller ticks every millisecond, and a 125 Hz recipe
+    /// gets 250 packages a wall-clock second, each `timestamp` still one simulated 8 ms
+    /// after the last. For replaying a recording faster or slower than it was made.
+    /// Checked by [`SimBuilder::start`]; unused when [`SimBuilder::unpaced`].
+    #[must_use]
+    pub fn speed(mut self, factor: f64) -> Self {
+        self.speed = factor;
+        self
+    }
+
+    /// Give each connection a paced clock of its own, started at tick 0 by its first
+    /// START (as an unpaced connection's), instead of the one controller clock all
+    /// connections share. Every client then sees the [`OutputSource`] from its beginning:
+    /// what a replayed recording needs. A PAUSE does not stop the clock.
+    #[must_use]
+    pub fn clock_per_connection(mut self) -> Self {
+        self.clock_per_connection = true;
         self
     }
 
@@ -438,6 +471,12 @@ impl SimBuilder {
             .generation()
             .ok_or(Error::UnknownGeneration(version))?;
         self.motion.check().map_err(Error::InvalidMotion)?;
+        if !(self.speed.is_finite() && (MIN_SPEED..=MAX_SPEED).contains(&self.speed)) {
+            return Err(Error::InvalidSpeed(self.speed));
+        }
+        // Within 1e-3..=1e3 (checked above): 1e3..=1e9 millionths, no truncation.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let speed_ppm = (self.speed * 1e6).round() as u64;
         let seed = self.seed.unwrap_or_else(random_seed);
         let source: Arc<dyn OutputSource> = match self.source {
             Some(source) => source,
@@ -476,6 +515,7 @@ impl SimBuilder {
             loop_rate,
             v1_only: self.v1_only,
             paced: self.paced,
+            clock_per_connection: self.clock_per_connection,
             stall_timeout: self.stall_timeout.max(Duration::from_millis(1)),
             faults: self.faults,
             source,
@@ -494,7 +534,7 @@ impl SimBuilder {
         ));
         let connections = Arc::new(Mutex::new(Vec::new()));
         let (alive_tx, alive_rx) = mpsc::channel();
-        let clock = Clock::new(loop_rate);
+        let clock = Clock::new(loop_rate, speed_ppm);
         let acceptor = {
             let (shared, connections) = (Arc::clone(&shared), Arc::clone(&connections));
             thread::Builder::new()

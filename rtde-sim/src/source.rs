@@ -8,7 +8,8 @@ use rtde_core::Value;
 use rtde_core::fields::Field;
 
 /// One cycle of the controller's control loop: its index since the simulator started
-/// (or, unpaced, since the connection started streaming) and the loop rate.
+/// (or, unpaced or with [`SimBuilder::clock_per_connection`](crate::SimBuilder::clock_per_connection),
+/// since the connection started streaming) and the loop rate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Tick {
     index: u64,
@@ -89,6 +90,24 @@ pub trait OutputSource: Send + Sync + fmt::Debug + 'static {
     fn provides(&self, field: &'static Field) -> bool {
         let _ = field;
         true
+    }
+
+    /// The highest output frequency this source has data for, in hertz; `None` (the
+    /// default) for any frequency the controller offers.
+    ///
+    /// The simulator refuses a SETUP_OUTPUTS above it, and one in protocol v1 (which
+    /// streams at the control-loop rate) when it is below the loop rate, with a text
+    /// message saying so. A replayed recording has data at the rate it was recorded at,
+    /// and no more.
+    fn max_frequency(&self) -> Option<f64> {
+        None
+    }
+
+    /// What the simulator's text messages call this source when it refuses a recipe
+    /// because of it ("`actual_TCP_pose` is not provided by …"); `"this simulation"` by
+    /// default.
+    fn name(&self) -> String {
+        "this simulation".to_owned()
     }
 
     /// Fills `out[i]` with the value of `fields[i]` at `tick`.

@@ -1,0 +1,748 @@
+//! `rtde plot`: a recorded CSV as time series, PNG or SVG.
+//!
+//! One panel per field, stacked on a shared time axis; one line per vector element, named
+//! after what it is (the joints of `actual_q`, the axes of `actual_TCP_pose`); axis labels
+//! with the registry's units where it gives one; the packages the controller skipped
+//! shaded, with the lines broken there rather than drawn across.
+//!
+//! Text is drawn with DejaVu Sans from the `dejavu` crate, compiled in: no system font,
+//! fontconfig or freetype is needed. The picture is drawn in memory and written under a
+//! temporary name, then renamed, as `rtde record` does.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::FontStyle;
+use rtde_core::fields::{Direction, Field, WireType, lookup, lookup_ignore_case};
+
+use crate::outfile::PendingFile;
+use crate::table::{self, Table, columns_of, width};
+
+/// Plot a recorded CSV: one panel per field, one line per vector element, against time.
+#[derive(Debug, clap::Args)]
+#[command(
+    long_about = "Plot a CSV from `rtde record`: one panel per field, stacked on a shared time \
+axis (`timestamp`), one line per vector element, labelled with the registry's units. \
+Packages the controller skipped are shaded, and lines are not drawn across them.
+
+The picture is a PNG or an SVG, by the output's extension. Text is drawn with a font compiled \
+into rtde, so no system fonts are needed.",
+    after_help = "Examples:
+  rtde record --fields actual_q,actual_qd --duration 20s -o run.csv
+  rtde plot run.csv --fields actual_q
+      run.png: the six joint positions over time
+  rtde plot run.csv --fields actual_q,actual_qd -o run.svg --size 1600x900
+      two panels, as SVG
+  rtde plot run.csv
+      every recorded field"
+)]
+pub(crate) struct PlotArgs {
+    /// The CSV to plot.
+    #[arg(value_name = "FILE.csv")]
+    csv: PathBuf,
+    /// Fields to plot, comma-separated, one panel each [default: every field in the CSV].
+    #[arg(long, short = 'f', value_name = "FIELD,…", value_delimiter = ',')]
+    fields: Vec<String>,
+    /// The picture to write, .png or .svg [default: the CSV's name with .png].
+    #[arg(long, short = 'o', value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// The picture's size in pixels [default: 1200 wide, 300 high per panel].
+    #[arg(long, value_name = "WIDTHxHEIGHT", value_parser = size)]
+    size: Option<(u32, u32)>,
+}
+
+fn size(text: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("`{text}` is no size: use WIDTHxHEIGHT, e.g. 1200x800");
+    let (w, h) = text.split_once(['x', 'X']).ok_or_else(bad)?;
+    let (w, h): (u32, u32) = (
+        w.trim().parse().map_err(|_| bad())?,
+        h.trim().parse().map_err(|_| bad())?,
+    );
+    if !(200..=10_000).contains(&w) || !(150..=10_000).contains(&h) {
+        return Err(format!(
+            "`{text}`: width and height must be between 200 and 10000 pixels"
+        ));
+    }
+    Ok((w, h))
+}
+
+/// The colours of the lines, in order: Tableau 10, without the yellow that vanishes on white.
+const PALETTE: [RGBColor; 6] = [
+    RGBColor(0x4e, 0x79, 0xa7),
+    RGBColor(0xf2, 0x8e, 0x2b),
+    RGBColor(0x59, 0xa1, 0x4f),
+    RGBColor(0xe1, 0x57, 0x59),
+    RGBColor(0xb0, 0x7a, 0xa1),
+    RGBColor(0x76, 0xb7, 0xb2),
+];
+const INK: RGBColor = RGBColor(0x33, 0x33, 0x33);
+const GAP: RGBColor = RGBColor(0xe1, 0x57, 0x59);
+/// The font family every text is drawn in; registered by [`register_fonts`].
+const FONT: &str = "sans-serif";
+/// The width of the legend column right of each panel.
+const LEGEND_WIDTH: u32 = 150;
+
+/// Runs `rtde plot`.
+pub(crate) fn run(args: &PlotArgs) -> Result<(), String> {
+    let output = args
+        .output
+        .clone()
+        .unwrap_or_else(|| args.csv.with_extension("png"));
+    let format = match output.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("png") => Format::Png,
+        Some(e) if e.eq_ignore_ascii_case("svg") => Format::Svg,
+        _ => {
+            return Err(format!(
+                "`{}`: the picture's name must end in .png or .svg",
+                output.display()
+            ));
+        }
+    };
+    let table = table::read(&args.csv)?;
+    let plot = Plot::new(&table, &args.fields, &args.csv)?;
+    let (width, height) = args.size.unwrap_or((
+        1200,
+        60 + 300 * u32::try_from(plot.panels.len()).unwrap_or(1),
+    ));
+    register_fonts()?;
+    let bytes = match format {
+        Format::Png => {
+            // Drawn at twice the size and averaged down: the bitmap backend draws lines
+            // without anti-aliasing, and this smooths them.
+            let (w, h) = (width * SUPERSAMPLE, height * SUPERSAMPLE);
+            let mut rgb = vec![0u8; w as usize * h as usize * 3];
+            {
+                let root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
+                plot.draw(&root, SUPERSAMPLE)?;
+                root.present().map_err(|e| e.to_string())?;
+            }
+            png(&downsample(&rgb, width, height), width, height)?
+        }
+        Format::Svg => {
+            let mut svg = String::new();
+            {
+                let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
+                plot.draw(&root, 1)?;
+                root.present().map_err(|e| e.to_string())?;
+            }
+            svg.into_bytes()
+        }
+    };
+    let mut file = PendingFile::create(&output)?;
+    file.write_all(&bytes)
+        .map_err(|e| format!("cannot write `{}`: {e}", file.temp_path().display()))?;
+    file.commit()?;
+    eprintln!(
+        "rtde: plotted {} of `{}` to `{}`",
+        plot.panels
+            .iter()
+            .map(|p| p.name.as_str())
+            .filter(|n| !n.ends_with("(rotation)"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        args.csv.display(),
+        output.display()
+    );
+    Ok(())
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Format {
+    Png,
+    Svg,
+}
+
+/// Makes DejaVu Sans the `sans-serif` font of the plots.
+fn register_fonts() -> Result<(), String> {
+    for (style, bytes) in [
+        (FontStyle::Normal, dejavu::sans::regular()),
+        (FontStyle::Bold, dejavu::sans::bold()),
+    ] {
+        plotters::style::register_font(FONT, style, bytes)
+            .map_err(|_| "the built-in font cannot be read".to_owned())?;
+    }
+    Ok(())
+}
+
+/// How many times larger a PNG is drawn than written.
+const SUPERSAMPLE: u32 = 2;
+
+/// Averages each [`SUPERSAMPLE`]² block of an RGB picture into one pixel.
+fn downsample(rgb: &[u8], width: u32, height: u32) -> Vec<u8> {
+    let (w, h, k) = (width as usize, height as usize, SUPERSAMPLE as usize);
+    let big_w = w * k;
+    let mut out = vec![0u8; w * h * 3];
+    for y in 0..h {
+        for x in 0..w {
+            for c in 0..3 {
+                let mut sum = 0u32;
+                for dy in 0..k {
+                    for dx in 0..k {
+                        sum += u32::from(rgb[((y * k + dy) * big_w + x * k + dx) * 3 + c]);
+                    }
+                }
+                // An average of bytes is a byte.
+                #[allow(clippy::cast_possible_truncation)]
+                let avg =
+                    ((sum + (SUPERSAMPLE * SUPERSAMPLE) / 2) / (SUPERSAMPLE * SUPERSAMPLE)) as u8;
+                out[(y * w + x) * 3 + c] = avg;
+            }
+        }
+    }
+    out
+}
+
+/// Encodes an RGB buffer as PNG.
+fn png(rgb: &[u8], width: u32, height: u32) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    let mut encoder = ::png::Encoder::new(&mut out, width, height);
+    encoder.set_color(::png::ColorType::Rgb);
+    encoder.set_depth(::png::BitDepth::Eight);
+    encoder.set_compression(::png::Compression::Best);
+    encoder.set_adaptive_filter(::png::AdaptiveFilterType::Adaptive);
+    let fail = |e: ::png::EncodingError| format!("cannot encode the PNG: {e}");
+    let mut writer = encoder.write_header().map_err(fail)?;
+    writer.write_image_data(rgb).map_err(fail)?;
+    writer.finish().map_err(fail)?;
+    Ok(out)
+}
+
+/// What to draw.
+#[derive(Debug)]
+struct Plot {
+    title: String,
+    /// Seconds since the first row.
+    x: Vec<f64>,
+    x_label: String,
+    /// Rows after which the controller skipped packages.
+    gaps: Vec<usize>,
+    panels: Vec<Panel>,
+}
+
+/// One field's panel.
+#[derive(Debug)]
+struct Panel {
+    name: String,
+    title: String,
+    y_label: String,
+    /// (label, values): one line each.
+    lines: Vec<(String, Vec<f64>)>,
+}
+
+impl Plot {
+    fn new(table: &Table, requested: &[String], path: &Path) -> Result<Self, String> {
+        let file = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        let Some(timestamp) = table.column("timestamp") else {
+            return Err(format!(
+                "`{file}` has no `timestamp` column to plot against (record it with `rtde record`)"
+            ));
+        };
+        if table.rows() == 0 {
+            return Err(format!("`{file}` has no rows to plot"));
+        }
+        let t0 = timestamp[0];
+        let x: Vec<f64> = timestamp.iter().map(|t| t - t0).collect();
+        let unit = lookup(Direction::Output, "timestamp")
+            .and_then(Field::unit)
+            .unwrap_or("s");
+        let x_label = if t0 == 0.0 {
+            format!("timestamp [{unit}]")
+        } else {
+            format!("time [{unit}] since timestamp {t0}")
+        };
+        let (gaps, period) = gaps(&x);
+        let panels = if requested.is_empty() {
+            every_field(table)
+        } else {
+            requested
+                .iter()
+                .map(|name| panels(table, name.trim(), &file))
+                .collect::<Result<Vec<_>, _>>()?
+                .into_iter()
+                .flatten()
+                .collect()
+        };
+        if panels.is_empty() {
+            return Err(format!("`{file}` has no column but `timestamp`"));
+        }
+        let span = x.last().copied().unwrap_or(0.0);
+        let rate = match period {
+            Some(p) if (1.0 / p - (1.0 / p).round()).abs() < 1e-6 / p => {
+                format!(" at {} Hz", (1.0 / p).round())
+            }
+            Some(p) => format!(" at {:.1} Hz", 1.0 / p),
+            None => String::new(),
+        };
+        let gaps_text = match gaps.len() {
+            0 => "no gaps".to_owned(),
+            1 => "1 gap (shaded)".to_owned(),
+            n => format!("{n} gaps (shaded)"),
+        };
+        Ok(Plot {
+            title: format!(
+                "{file}: {} packages over {span:.3} s{rate}, {gaps_text}",
+                x.len()
+            ),
+            x,
+            x_label,
+            gaps,
+            panels,
+        })
+    }
+
+    /// Draws the plot; `k` scales every size (fonts, margins, lines) for supersampling.
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        k: u32,
+    ) -> Result<(), String> {
+        let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+        let px = |n: u32| n * k;
+        let font = |size: u32| (FONT, f64::from(px(size))).into_font().color(&INK);
+        root.fill(&WHITE).map_err(err)?;
+        let title = (FONT, f64::from(px(20)), FontStyle::Bold)
+            .into_font()
+            .color(&INK);
+        let body = root
+            .margin(px(10), px(4), px(4), px(4))
+            .titled(&self.title, title)
+            .map_err(err)?;
+        let areas = body.split_evenly((self.panels.len(), 1));
+        let x_max = self.x.last().copied().unwrap_or(0.0).max(1e-9);
+        let (width, _) = body.dim_in_pixel();
+        for (i, (panel, area)) in self.panels.iter().zip(&areas).enumerate() {
+            let last = i + 1 == self.panels.len();
+            let (chart_area, legend_area) =
+                area.split_horizontally(width.saturating_sub(px(LEGEND_WIDTH)));
+            let (lo, hi) = y_range(&panel.lines);
+            let mut chart = ChartBuilder::on(&chart_area)
+                .caption(&panel.title, font(16))
+                .margin_left(px(10))
+                .margin_right(px(10))
+                .margin_top(px(6))
+                .x_label_area_size(px(if last { 50 } else { 30 }))
+                .y_label_area_size(px(72))
+                .build_cartesian_2d(0.0..x_max, lo..hi)
+                .map_err(err)?;
+            let x_ticks = |v: &f64| tick(*v, x_max);
+            let y_ticks = |v: &f64| tick(*v, hi - lo);
+            let mut mesh = chart.configure_mesh();
+            mesh.light_line_style(TRANSPARENT)
+                .x_label_formatter(&x_ticks)
+                .y_label_formatter(&y_ticks)
+                .bold_line_style(RGBColor(0xe4, 0xe4, 0xe4).stroke_width(px(1)))
+                .axis_style(RGBColor(0x88, 0x88, 0x88).stroke_width(px(1)))
+                .set_all_tick_mark_size(px(4))
+                .label_style(font(13))
+                .axis_desc_style(font(14))
+                .y_desc(&panel.y_label)
+                .y_labels(6)
+                .x_labels(12);
+            if last {
+                mesh.x_desc(&self.x_label);
+            }
+            mesh.draw().map_err(err)?;
+            // The controller's gaps, under the lines.
+            chart
+                .draw_series(self.gaps.iter().map(|&g| {
+                    Rectangle::new(
+                        [(self.x[g], lo), (self.x[g + 1], hi)],
+                        GAP.mix(0.18).filled(),
+                    )
+                }))
+                .map_err(err)?;
+            let (plot_w, plot_h) = chart.plotting_area().dim_in_pixel();
+            // One data unit per pixel, in x and y.
+            let per_px = (
+                x_max / f64::from(plot_w.max(1)),
+                (hi - lo) / f64::from(plot_h.max(1)),
+            );
+            for (j, (_, values)) in panel.lines.iter().enumerate() {
+                let color = PALETTE[j % PALETTE.len()];
+                for segment in segments(&self.x, values, &self.gaps, plot_w.max(1) as usize) {
+                    if k == 1 {
+                        // Vector output: the viewer draws wide lines, and joins them well.
+                        chart
+                            .draw_series(LineSeries::new(segment, color.stroke_width(2)))
+                            .map_err(err)?;
+                        continue;
+                    }
+                    // The bitmap backend draws wide lines as polygons whose corners spike
+                    // where a line turns back on itself; a square brush of one-pixel lines
+                    // has no corners to spike.
+                    let t = px(2);
+                    for (dx, dy) in (0..t).flat_map(|dx| (0..t).map(move |dy| (dx, dy))) {
+                        let shift = |d: u32| f64::from(d) - f64::from(t - 1) / 2.0;
+                        let (sx, sy) = (shift(dx) * per_px.0, shift(dy) * per_px.1);
+                        let moved = segment.iter().map(|&(x, y)| (x + sx, y + sy));
+                        chart
+                            .draw_series(LineSeries::new(moved, color))
+                            .map_err(err)?;
+                    }
+                }
+            }
+            draw_legend(&legend_area, &panel.lines, k).map_err(err)?;
+        }
+        Ok(())
+    }
+}
+
+/// The legend, in its own column right of the panel: a line of each colour and its label.
+fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    lines: &[(String, Vec<f64>)],
+    k: u32,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let k = i32::try_from(k).unwrap_or(1);
+    let style = (FONT, f64::from(14 * k)).into_font().color(&INK);
+    for (j, (label, _)) in lines.iter().enumerate() {
+        let y = (44 + 24 * i32::try_from(j).unwrap_or(0)) * k;
+        let color = PALETTE[j % PALETTE.len()];
+        area.draw(&PathElement::new(
+            vec![(6 * k, y), (30 * k, y)],
+            color.stroke_width(u32::try_from(3 * k).unwrap_or(3)),
+        ))?;
+        area.draw(&Text::new(
+            label.clone(),
+            (38 * k, y - 8 * k),
+            style.clone(),
+        ))?;
+    }
+    Ok(())
+}
+
+/// A tick label on an axis spanning `range`: as many decimals as the tick spacing needs,
+/// and no `-0`.
+fn tick(v: f64, range: f64) -> String {
+    let step = range / 6.0;
+    // 0 to 9 decimals: no truncation.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let decimals = if step > 0.0 && step.is_finite() {
+        (-step.log10()).ceil().clamp(0.0, 9.0) as usize
+    } else {
+        1
+    };
+    let text = format!("{v:.decimals$}");
+    match text.strip_prefix('-') {
+        Some(rest) if rest.chars().all(|c| c == '0' || c == '.') => rest.to_owned(),
+        _ => text,
+    }
+}
+
+/// The y range of the lines, padded; finite even for flat or empty data.
+fn y_range(lines: &[(String, Vec<f64>)]) -> (f64, f64) {
+    let finite = lines.iter().flat_map(|(_, v)| v).filter(|v| v.is_finite());
+    let (lo, hi) = finite.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
+        (lo.min(v), hi.max(v))
+    });
+    if !(lo.is_finite() && hi.is_finite()) {
+        return (-1.0, 1.0);
+    }
+    let pad = if hi > lo {
+        (hi - lo) * 0.06
+    } else {
+        lo.abs().max(1.0) * 0.1
+    };
+    (lo - pad, hi + pad)
+}
+
+/// The typical time between rows (the median), and the rows after which time jumps by
+/// more than one and a half of it: where the controller skipped packages.
+fn gaps(x: &[f64]) -> (Vec<usize>, Option<f64>) {
+    let mut steps: Vec<f64> = x
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .filter(|d| *d > 0.0)
+        .collect();
+    if steps.is_empty() {
+        return (Vec::new(), None);
+    }
+    steps.sort_by(f64::total_cmp);
+    let typical = steps[steps.len() / 2];
+    let gaps = x
+        .windows(2)
+        .enumerate()
+        .filter(|(_, w)| w[1] - w[0] > 1.5 * typical)
+        .map(|(i, _)| i)
+        .collect();
+    (gaps, Some(typical))
+}
+
+/// The points of one line, split at gaps and at values that are no numbers, and thinned
+/// to the lowest and highest point per pixel column where there are more points than
+/// pixels (so peaks survive).
+fn segments(x: &[f64], y: &[f64], gaps: &[usize], pixels: usize) -> Vec<Vec<(f64, f64)>> {
+    let mut out = Vec::new();
+    let mut current: Vec<(f64, f64)> = Vec::new();
+    let mut next_gap = gaps.iter().peekable();
+    for (i, (&xi, &yi)) in x.iter().zip(y).enumerate() {
+        if yi.is_finite() {
+            current.push((xi, yi));
+        } else if !current.is_empty() {
+            out.push(std::mem::take(&mut current));
+        }
+        if next_gap.peek() == Some(&&i) {
+            next_gap.next();
+            if !current.is_empty() {
+                out.push(std::mem::take(&mut current));
+            }
+        }
+    }
+    if !current.is_empty() {
+        out.push(current);
+    }
+    let span = x.last().copied().unwrap_or(0.0).max(1e-12);
+    out.into_iter()
+        .map(|s| {
+            if s.len() > 2 * pixels {
+                thin(&s, span, pixels)
+            } else {
+                s
+            }
+        })
+        .collect()
+}
+
+/// Keeps, per pixel column, the lowest and the highest point, in their order.
+fn thin(points: &[(f64, f64)], span: f64, pixels: usize) -> Vec<(f64, f64)> {
+    let mut out = Vec::with_capacity(2 * pixels + 2);
+    let column = |x: f64| {
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // 0..=pixels
+        let c = (x / span * pixels as f64).clamp(0.0, pixels as f64) as usize;
+        c
+    };
+    let mut start = 0;
+    while start < points.len() {
+        let c = column(points[start].0);
+        let mut end = start;
+        while end < points.len() && column(points[end].0) == c {
+            end += 1;
+        }
+        let bucket = &points[start..end];
+        let lo = bucket
+            .iter()
+            .enumerate()
+            .min_by(|a, b| a.1.1.total_cmp(&b.1.1))
+            .map_or(0, |(i, _)| i);
+        let hi = bucket
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.1.total_cmp(&b.1.1))
+            .map_or(0, |(i, _)| i);
+        let (a, b) = (lo.min(hi), lo.max(hi));
+        out.push(bucket[a]);
+        if b != a {
+            out.push(bucket[b]);
+        }
+        start = end;
+    }
+    out
+}
+
+/// A panel for every field of the table but `timestamp`, vectors grouped.
+fn every_field(table: &Table) -> Vec<Panel> {
+    let mut panels = Vec::new();
+    let mut c = 0;
+    while c < table.columns.len() {
+        let column = &table.columns[c];
+        if column == "timestamp" {
+            c += 1;
+            continue;
+        }
+        // `actual_q_0` starts the six columns of `actual_q`.
+        let vector = column
+            .strip_suffix("_0")
+            .and_then(|base| lookup(Direction::Output, base))
+            .filter(|f| width(f.wire_type()) > 1)
+            .filter(|f| {
+                columns_of(f)
+                    .iter()
+                    .enumerate()
+                    .all(|(k, name)| table.columns.get(c + k) == Some(name))
+            });
+        match vector {
+            Some(field) => {
+                panels.extend(field_panels(table, field));
+                c += width(field.wire_type());
+            }
+            None => {
+                match lookup(Direction::Output, column) {
+                    Some(field) => panels.extend(field_panels(table, field)),
+                    None => panels.push(column_panel(table, column)),
+                }
+                c += 1;
+            }
+        }
+    }
+    panels
+}
+
+/// The panels of one requested name: a registry field whose columns the table has, or a
+/// column of that name.
+fn panels(table: &Table, name: &str, file: &str) -> Result<Vec<Panel>, String> {
+    if let Some(field) = lookup_ignore_case(Direction::Output, name)
+        && columns_of(field).iter().all(|c| table.column(c).is_some())
+    {
+        return Ok(field_panels(table, field));
+    }
+    if table.column(name).is_some() {
+        return Ok(vec![column_panel(table, name)]);
+    }
+    let mut recorded: Vec<String> = every_field(table).into_iter().map(|p| p.name).collect();
+    recorded.retain(|n| !n.ends_with("(rotation)"));
+    Err(format!(
+        "`{name}` is not in `{file}`, which has {}",
+        recorded.join(", ")
+    ))
+}
+
+/// The panels of a registry field: one, or two for a Cartesian vector (its position or
+/// force, and its rotation or torque, which have other units and scales).
+fn field_panels(table: &Table, field: &'static Field) -> Vec<Panel> {
+    let lines: Vec<(String, Vec<f64>)> = columns_of(field)
+        .iter()
+        .zip(element_names(field))
+        .map(|(c, label)| {
+            let values = table.column(c).unwrap_or_default().to_vec();
+            (label, values)
+        })
+        .collect();
+    let labelled = |name: String, unit: Option<&str>| match unit {
+        Some(unit) => format!("{name} [{unit}]"),
+        None => name,
+    };
+    if !is_cartesian(field) {
+        return vec![Panel {
+            name: field.name().to_owned(),
+            title: format!("{} — {}", field.name(), field.description()),
+            y_label: labelled(field.name().to_owned(), field.unit()),
+            lines,
+        }];
+    }
+    // "m/s, rad/s": a unit for each half.
+    let units: Vec<&str> = field
+        .unit()
+        .map_or_else(Vec::new, |u| u.split(", ").collect());
+    let (linear, angular) = match units[..] {
+        [a, b] => (Some(a), Some(b)),
+        _ => (field.unit(), field.unit()),
+    };
+    let mut lines = lines;
+    let rotation = lines.split_off(3);
+    vec![
+        Panel {
+            name: field.name().to_owned(),
+            title: format!("{} x, y, z — {}", field.name(), field.description()),
+            y_label: labelled(format!("{} x, y, z", field.name()), linear),
+            lines,
+        },
+        Panel {
+            name: format!("{} (rotation)", field.name()),
+            title: format!("{} rx, ry, rz", field.name()),
+            y_label: labelled(format!("{} rx, ry, rz", field.name()), angular),
+            lines: rotation,
+        },
+    ]
+}
+
+/// Whether a field is a six-vector of x, y, z and rx, ry, rz (a pose, a speed, a wrench).
+fn is_cartesian(field: &Field) -> bool {
+    let name = field.name().to_ascii_lowercase();
+    field.wire_type() == WireType::Vector6d
+        && (name.contains("tcp") || name.contains("wrench") || name.contains("force"))
+}
+
+fn column_panel(table: &Table, column: &str) -> Panel {
+    Panel {
+        name: column.to_owned(),
+        title: column.to_owned(),
+        y_label: column.to_owned(),
+        lines: vec![(
+            column.to_owned(),
+            table.column(column).unwrap_or_default().to_vec(),
+        )],
+    }
+}
+
+/// What each element of a field is: joints, Cartesian axes, or indices.
+fn element_names(field: &Field) -> Vec<String> {
+    const JOINTS: [&str; 6] = ["base", "shoulder", "elbow", "wrist 1", "wrist 2", "wrist 3"];
+    const POSE: [&str; 6] = ["x", "y", "z", "rx", "ry", "rz"];
+    match field.wire_type() {
+        WireType::Vector3d => ["x", "y", "z"].map(String::from).to_vec(),
+        WireType::Vector6d if is_cartesian(field) => POSE.map(String::from).to_vec(),
+        WireType::Vector6d | WireType::Vector6Int32 | WireType::Vector6Uint32 => {
+            JOINTS.map(String::from).to_vec()
+        }
+        _ => vec![field.name().to_owned()],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gaps_are_jumps_in_time() {
+        let x = [0.0, 0.008, 0.016, 0.032, 0.040, 0.064, 0.072];
+        assert_eq!(gaps(&x), (vec![2, 4], Some(0.008)));
+        assert_eq!(gaps(&[0.0]), (vec![], None));
+    }
+
+    #[test]
+    fn lines_break_at_gaps_and_non_numbers() {
+        let x = [0.0, 1.0, 2.0, 4.0, 5.0, 6.0];
+        let y = [1.0, 2.0, 3.0, 4.0, f64::NAN, 6.0];
+        let s = segments(&x, &y, &[2], 100);
+        assert_eq!(
+            s,
+            [
+                vec![(0.0, 1.0), (1.0, 2.0), (2.0, 3.0)],
+                vec![(4.0, 4.0)],
+                vec![(6.0, 6.0)]
+            ]
+        );
+    }
+
+    #[test]
+    fn thinning_keeps_the_extremes_of_each_pixel() {
+        let points: Vec<(f64, f64)> = (0..1000)
+            .map(|i| (f64::from(i), if i == 500 { 99.0 } else { f64::from(i % 7) }))
+            .collect();
+        let thinned = thin(&points, 999.0, 10);
+        assert!(thinned.len() <= 22, "{}", thinned.len());
+        assert!(thinned.contains(&(500.0, 99.0)));
+        assert!(thinned.windows(2).all(|w| w[0].0 <= w[1].0));
+    }
+
+    #[test]
+    fn elements_are_named_for_what_they_are() {
+        let names = |f: &str| element_names(lookup(Direction::Output, f).unwrap());
+        assert_eq!(names("actual_q")[0], "base");
+        assert_eq!(names("actual_TCP_pose")[3], "rx");
+        assert_eq!(names("actual_tool_accelerometer"), ["x", "y", "z"]);
+        assert_eq!(names("robot_mode"), ["robot_mode"]);
+    }
+
+    #[test]
+    fn ticks_have_the_decimals_their_spacing_needs() {
+        assert_eq!(tick(-0.0001, 1.0), "0.0");
+        assert_eq!(tick(0.4, 1.0), "0.4");
+        assert_eq!(tick(2.0, 4.0), "2.0");
+        assert_eq!(tick(40.0, 100.0), "40");
+        assert_eq!(tick(0.0125, 0.05), "0.013");
+        assert_eq!(tick(125.0, 1.0), "125.0");
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(size("1600x900"), Ok((1600, 900)));
+        assert!(size("10x10").is_err());
+        assert!(size("wide").is_err());
+    }
+}
