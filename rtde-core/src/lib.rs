@@ -18,7 +18,10 @@ pub mod error;
 mod recipe;
 mod value;
 
-pub use client::{Client, ConnectOptions, ControllerText, InputHandle, RTDE_PORT, Stats};
+pub use client::{
+    Client, ConnectOptions, ControllerText, Event, InputHandle, RTDE_PORT, ReconnectPolicy,
+    Reconnection, State, Stats,
+};
 pub use dynamic::{DynamicRecipe, RecipeError, RecipeProblem, SetError};
 pub use error::{
     Error, ErrorKind, SetupRefused, SetupReplyMismatch, TypeMismatch, Unavailable, UnavailableField,
