@@ -1,8 +1,44 @@
 //! Typed RTDE (Real-Time Data Exchange) for Universal Robots controllers.
 //!
+//! A recipe is a struct; `#[derive(RtdeRecipe)]` checks it against the registry at compile
+//! time and generates its decoding, encoding and a zero-copy view:
+//!
+//! ```
+//! use rtde_core::{FromPayload, Pose, RecipeView, RobotMode, RtdeRecipe, StaticRecipe};
+//!
+//! #[derive(RtdeRecipe)]
+//! #[rtde(min_controller = "5.4")]
+//! struct Telemetry {
+//!     timestamp: f64,
+//!     actual_q: [f64; 6],
+//!     actual_tcp_pose: Pose,     // the canonical name is `actual_TCP_pose`
+//!     robot_mode: RobotMode,
+//! }
+//!
+//! assert_eq!(Telemetry::SPEC.names(), ["timestamp", "actual_q", "actual_TCP_pose", "robot_mode"]);
+//! let payload = [0u8; Telemetry::PAYLOAD_SIZE];
+//! let t = Telemetry::from_payload(&payload).unwrap();
+//! assert_eq!(t.robot_mode, RobotMode::Disconnected);
+//! assert_eq!(Telemetry::view(&payload).unwrap().timestamp(), 0.0);
+//! ```
+//!
+//! A mistake is a compile error at the token to fix:
+//!
+//! ```compile_fail
+//! #[derive(rtde_core::RtdeRecipe)]
+//! struct Telemetry {
+//!     actual_tcp_pos: [f64; 6], // unknown RTDE output field `actual_tcp_pos`; did you mean `actual_TCP_pose`?
+//! }
+//! ```
+//!
+//! - [`RtdeRecipe`]: the derive, its attributes and what it generates.
+//! - [`wire`]: the wire types as Rust types, and [`IsWire`](wire::IsWire), which decides which
+//!   Rust types may hold a field; the typed values ([`RobotMode`], [`SafetyStatus`],
+//!   [`JointMode`], [`DigitalBits`], [`Pose`], …) implement it for their own fields only.
 //! - [`protocol`]: the wire codec, pure functions over bytes, for both protocol versions
 //!   and both sides of the connection.
 //! - [`Recipe`], [`OutputRecipe`], [`InputRecipe`]: what a client asks for and writes;
+//!   [`StaticRecipe`], [`FromPayload`], [`ToPayload`], [`RecipeView`] for derived recipes;
 //!   [`DynamicRecipe`] builds one from names at run time.
 //! - [`Client`]: a thin blocking client over TCP, with [`Error`] telling "the controller said
 //!   no" from "the link broke" from "the bytes were wrong".
@@ -11,11 +47,15 @@
 #![forbid(unsafe_code)]
 
 pub mod protocol;
+pub mod wire;
 
+#[doc(hidden)]
+pub mod __private;
 pub mod client;
 mod dynamic;
 pub mod error;
 mod recipe;
+mod typed;
 mod value;
 
 pub use client::{
@@ -28,6 +68,13 @@ pub use error::{
 };
 pub use recipe::{
     FromPayload, InputRecipe, OutputRecipe, PayloadError, Recipe, RecipeSpec, StaticRecipe,
+};
+pub use recipe::{RecipeView, ToPayload};
+#[cfg(feature = "derive")]
+pub use rtde_derive::RtdeRecipe;
+pub use typed::{
+    DigitalBits, JointMode, Pose, RobotMode, RobotStatusBits, RuntimeState, SafetyMode,
+    SafetyStatus, SafetyStatusBits, ToolMode,
 };
 pub use value::Value;
 

@@ -169,21 +169,50 @@ pub trait InputRecipe: Recipe {
 }
 
 /// A recipe whose shape is known at compile time, as `#[derive(RtdeRecipe)]` makes them.
+///
+/// Its consts, [`FromPayload`], [`ToPayload`] and [`RecipeView`] must agree on the layout:
+/// the derive guarantees it; a hand-written implementation must keep them in step.
 pub trait StaticRecipe: Sized {
-    /// The recipe's names, types and direction.
+    /// The recipe's names, types and direction: what a client sends in SETUP_OUTPUTS or
+    /// SETUP_INPUTS.
     const SPEC: RecipeSpec<'static>;
     /// The size of its values in a data package.
     const PAYLOAD_SIZE: usize;
     /// The first controller version of each generation (CB3, e-Series, PolyScope X) that has
-    /// every field, or `None` where a generation lacks one of them.
+    /// every field, or `None` where a generation lacks one of them; a client checks the
+    /// controller's version against it before setting the recipe up.
     const MIN_CONTROLLER: [Option<rtde_fields::ControllerVersion>; 3];
 }
 
-/// An output recipe that can be built straight from a payload.
+/// A recipe that can be built straight from a payload: a client decodes output recipes,
+/// a controller (or a simulator) decodes input recipes.
 pub trait FromPayload: StaticRecipe {
     /// Decodes the values in `payload` (recipe id excluded).
     ///
     /// # Errors
     /// [`PayloadError::WrongLength`] when `payload` is not exactly [`StaticRecipe::PAYLOAD_SIZE`].
     fn from_payload(payload: &[u8]) -> Result<Self, PayloadError>;
+}
+
+/// A recipe that encodes into a fixed-size array, with no allocation: a client encodes
+/// input recipes, a controller (or a simulator) output recipes.
+pub trait ToPayload: StaticRecipe {
+    /// `[u8; PAYLOAD_SIZE]`.
+    type Payload: AsRef<[u8]> + AsMut<[u8]> + Copy + std::fmt::Debug;
+
+    /// The values, big-endian, in recipe order (recipe id excluded).
+    fn to_payload(&self) -> Self::Payload;
+}
+
+/// A recipe with a borrowed view type: a data package's payload read one field at a time,
+/// on demand, without copying the payload or decoding the fields not asked for.
+pub trait RecipeView: StaticRecipe {
+    /// The view, `<Name>View<'a>` for a derived recipe `Name`; it has one accessor per field.
+    type View<'a>: Copy + AsRef<[u8]>;
+
+    /// A view of `payload` (recipe id excluded).
+    ///
+    /// # Errors
+    /// [`PayloadError::WrongLength`] when `payload` is not exactly [`StaticRecipe::PAYLOAD_SIZE`].
+    fn view(payload: &[u8]) -> Result<Self::View<'_>, PayloadError>;
 }

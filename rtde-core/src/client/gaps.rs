@@ -7,12 +7,10 @@ use crate::recipe::RecipeSpec;
 /// Watches the `timestamp` of consecutive output packages.
 ///
 /// The controller runs a control loop of fixed period (its tick: 8 ms on CB3, 2 ms later)
-/// and sends an output package every `ticks_per_package` ticks (loop rate / frequency). The
-/// time between two packages, in ticks, tells how many packages were skipped in between.
-/// When the frequency divides the loop rate the count is exact; otherwise the controller
-/// spaces packages unevenly (a 400 Hz recipe on a 500 Hz loop arrives 2 and 4 ms apart), so
-/// an interval counts as a gap only beyond the longest regular spacing, and the number
-/// skipped is rounded to whole packages.
+/// and sends an output package every `floor(loop rate / frequency)` ticks, as the RTDE
+/// guide states (a 400 Hz recipe on a 500 Hz loop therefore arrives every 2 ms). The time
+/// between two packages, in ticks, tells exactly how many packages were skipped in between;
+/// intervals are rounded to whole ticks, so timestamp jitter below half a tick counts nothing.
 #[derive(Clone, Debug)]
 pub(crate) struct GapCounter {
     /// Where the `timestamp` double sits in the payload; `None`: no gap detection.
@@ -45,7 +43,7 @@ impl GapCounter {
         GapCounter {
             offset,
             loop_rate,
-            ticks_per_package: (loop_rate / frequency).max(1.0),
+            ticks_per_package: (loop_rate / frequency).floor().max(1.0),
             last: None,
         }
     }
@@ -97,7 +95,7 @@ impl GapCounter {
         };
         let ticks = ((now - previous) * self.loop_rate).round();
         // A timestamp that went backwards or stood still is no gap either.
-        if ticks <= self.ticks_per_package.ceil() {
+        if ticks <= self.ticks_per_package {
             return 0;
         }
         let intervals = (ticks / self.ticks_per_package).round();
@@ -143,19 +141,24 @@ mod tests {
     }
 
     #[test]
-    fn uneven_spacing_is_no_gap() {
-        // 400 Hz on a 500 Hz loop: packages one or two 2 ms ticks apart.
+    fn a_frequency_that_does_not_divide_the_loop_streams_every_floor_ticks() {
+        // 400 Hz on a 500 Hz loop: floor(1.25) = 1, a package every 2 ms tick.
         let mut g = counter(400.0, 500.0);
         let mut t = 0.0;
         let mut skipped = 0;
-        for step in [1, 1, 1, 2, 1, 1, 1, 2, 1] {
-            t += f64::from(step) * 0.002;
+        for _ in 0..10 {
+            t += 0.002;
             skipped += g.observe(&payload(t));
         }
         assert_eq!(skipped, 0);
-        // A 10 ms hole is 4 packages' worth at 2.5 ms: 3 skipped.
+        // A 10 ms hole is 5 ticks: 4 skipped.
         t += 0.010;
-        assert_eq!(g.observe(&payload(t)), 3);
+        assert_eq!(g.observe(&payload(t)), 4);
+        // 10 Hz on CB3: floor(12.5) = 12 ticks of 8 ms, 96 ms apart.
+        let mut g = counter(10.0, 125.0);
+        assert_eq!(g.observe(&payload(0.0)), 0);
+        assert_eq!(g.observe(&payload(0.096)), 0);
+        assert_eq!(g.observe(&payload(0.096 * 3.0)), 1);
     }
 
     #[test]

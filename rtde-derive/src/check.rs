@@ -1,0 +1,293 @@
+//! The rules a recipe must follow, checked against the registry. One function per rule,
+//! each opened by the rule; every error is recorded in the context, none stops the others.
+
+use rtde_fields::{
+    Availability, Direction, Field as Entry, Generation, MAX_NAME_LIST_BYTES, RegisterBank,
+    RegisterKind,
+};
+
+use crate::ast::{Field, Recipe};
+use crate::ctxt::Ctxt;
+use crate::suggest;
+
+/// Each field's registry entry, in field order; `None` for a field whose name did not resolve.
+pub(crate) type Resolved = Vec<Option<&'static Entry>>;
+
+/// Runs every rule; returns what resolved, for the expansion (or the fallback's type checks).
+pub(crate) fn check(cx: &Ctxt, recipe: &Recipe<'_>) -> Resolved {
+    let resolved: Resolved = recipe
+        .fields
+        .iter()
+        .map(|f| resolve_name(cx, recipe.attrs.direction, f))
+        .collect();
+    duplicate_wire_names(cx, recipe, &resolved);
+    declared_min_controller(cx, recipe, &resolved);
+    some_generation_has_every_field(cx, recipe, &resolved);
+    fieldbus_registers(cx, recipe, &resolved);
+    masks_and_values(cx, recipe, &resolved);
+    not_empty(cx, recipe);
+    name_list_fits(cx, recipe, &resolved);
+    resolved
+}
+
+/// The wire name a field asks for, as typed: its `name = "…"` or its identifier.
+fn asked_name(f: &Field<'_>) -> String {
+    match &f.attrs.name {
+        Some(lit) => lit.value(),
+        None => f.member.to_string().trim_start_matches("r#").to_owned(),
+    }
+}
+
+/// Where an error about a field's wire name points: the `name = "…"` literal or the identifier.
+fn name_tokens(f: &Field<'_>) -> proc_macro2::TokenStream {
+    match &f.attrs.name {
+        Some(lit) => quote::quote!(#lit),
+        None => {
+            let m = f.member;
+            quote::quote!(#m)
+        }
+    }
+}
+
+/// Rule: every field names an RTDE variable of the recipe's direction. An identifier matches
+/// ignoring case (`actual_tcp_pose` is `actual_TCP_pose`); `name = "…"` must be exact.
+fn resolve_name(cx: &Ctxt, direction: Direction, f: &Field<'_>) -> Option<&'static Entry> {
+    let name = asked_name(f);
+    let exact = f.attrs.name.is_some();
+    let find = |d: Direction| {
+        if exact {
+            rtde_fields::lookup(d, &name)
+        } else {
+            rtde_fields::lookup_ignore_case(d, &name)
+        }
+    };
+    if let Some(entry) = find(direction) {
+        return Some(entry);
+    }
+    let message = if let Some(other) = find(direction.opposite()) {
+        format!(
+            "`{}` is an {} field; it cannot appear in an {direction} recipe",
+            other.name(),
+            direction.opposite()
+        )
+    } else {
+        format!(
+            "unknown RTDE {direction} field `{name}`{}",
+            suggest::hint(direction, &name)
+        )
+    };
+    cx.error_spanned_by(name_tokens(f), message);
+    None
+}
+
+/// Rule: no two struct fields name the same RTDE variable.
+fn duplicate_wire_names(cx: &Ctxt, recipe: &Recipe<'_>, resolved: &Resolved) {
+    for (i, (f, entry)) in recipe.fields.iter().zip(resolved).enumerate() {
+        let Some(entry) = entry else { continue };
+        let first = recipe.fields[..i]
+            .iter()
+            .zip(resolved)
+            .find(|(_, e)| e.is_some_and(|e| e.name() == entry.name()));
+        if let Some((first, _)) = first {
+            cx.error_spanned_by(
+                name_tokens(f),
+                format!(
+                    "`{}` and `{}` both name the RTDE field `{}`; a recipe lists each field once",
+                    first.member,
+                    f.member,
+                    entry.name()
+                ),
+            );
+        }
+    }
+}
+
+/// Rule: every field exists on each controller version the recipe declares with
+/// `min_controller`.
+fn declared_min_controller(cx: &Ctxt, recipe: &Recipe<'_>, resolved: &Resolved) {
+    for declared in &recipe.attrs.min_controller {
+        for (f, entry) in recipe.fields.iter().zip(resolved) {
+            let Some(entry) = entry else { continue };
+            let problem = match entry.availability_on(declared.version) {
+                Availability::Available | Availability::UnknownGeneration => continue,
+                Availability::Since(v) => {
+                    format!("needs {v} or later on {}", declared.generation)
+                }
+                Availability::NotOnGeneration(g) => format!("does not exist on {g}"),
+            };
+            cx.error_spanned_by(
+                name_tokens(f),
+                format!(
+                    "field `{}` {problem}, but the recipe declares min_controller = \"{}\"",
+                    entry.name(),
+                    declared.lit.value()
+                ),
+            );
+        }
+    }
+}
+
+/// Rule: with no `min_controller` declared, at least one controller generation has every field.
+fn some_generation_has_every_field(cx: &Ctxt, recipe: &Recipe<'_>, resolved: &Resolved) {
+    if !recipe.attrs.min_controller.is_empty() || resolved.iter().any(Option::is_none) {
+        return;
+    }
+    let mut lacks = Vec::new();
+    for g in Generation::ALL {
+        match resolved.iter().flatten().find(|e| e.since(g).is_none()) {
+            Some(e) => lacks.push(format!("{g} lacks `{}`", e.name())),
+            None => return,
+        }
+    }
+    if !lacks.is_empty() {
+        cx.error_spanned_by(
+            recipe.ident,
+            format!(
+                "no controller has every field of this recipe: {}",
+                lacks.join(", ")
+            ),
+        );
+    }
+}
+
+/// Rule: an input recipe writes no register of the ranges reserved for fieldbus adapters
+/// (int and double 0..=23, bits 0..=63) without `allow_fieldbus_registers`.
+fn fieldbus_registers(cx: &Ctxt, recipe: &Recipe<'_>, resolved: &Resolved) {
+    if recipe.attrs.direction != Direction::Input || recipe.attrs.allow_fieldbus_registers {
+        return;
+    }
+    for (f, entry) in recipe.fields.iter().zip(resolved) {
+        let Some(entry) = entry else { continue };
+        let Some(register) = entry.register() else {
+            continue;
+        };
+        if register.bank() != RegisterBank::Input
+            || !register.is_reserved_for_fieldbus()
+            || f.attrs.allow_fieldbus_registers
+        {
+            continue;
+        }
+        let kind = register.kind();
+        let reserved = kind.fieldbus_range();
+        let instead = match kind.external_range() {
+            Some(r) => format!(
+                "external RTDE clients use {kind} registers {}..={}",
+                r.start(),
+                r.end()
+            ),
+            None => format!(
+                "external RTDE clients use `input_bit_register_{}`..`input_bit_register_{}`",
+                RegisterKind::Bit
+                    .external_range()
+                    .map_or(64, |r| *r.start()),
+                RegisterKind::Bit.external_range().map_or(127, |r| *r.end()),
+            ),
+        };
+        let what = match kind {
+            RegisterKind::BitWord => format!(
+                "bit registers {}..={}",
+                register.indices().start(),
+                register.indices().end()
+            ),
+            _ => format!("{kind} registers {}..={}", reserved.start(), reserved.end()),
+        };
+        cx.error_spanned_by(
+            name_tokens(f),
+            format!(
+                "`{}` writes {what}, reserved for fieldbus adapters (EtherNet/IP, PROFINET, Modbus); \
+                 {instead}, or add #[rtde(allow_fieldbus_registers)]",
+                entry.name()
+            ),
+        );
+    }
+}
+
+/// The input masks and the values they gate: the controller applies a value only where its
+/// mask selects it.
+const MASKS: [(&str, &[&str]); 5] = [
+    ("standard_digital_output_mask", &["standard_digital_output"]),
+    (
+        "configurable_digital_output_mask",
+        &["configurable_digital_output"],
+    ),
+    ("tool_digital_output_mask", &["tool_digital_output"]),
+    ("speed_slider_mask", &["speed_slider_fraction"]),
+    (
+        "standard_analog_output_mask",
+        &[
+            "standard_analog_output_type",
+            "standard_analog_output_0",
+            "standard_analog_output_1",
+        ],
+    ),
+];
+
+/// Rule: an input recipe that writes a masked value also writes its mask (the controller
+/// ignores the value otherwise), and a mask comes with at least one of its values.
+fn masks_and_values(cx: &Ctxt, recipe: &Recipe<'_>, resolved: &Resolved) {
+    if recipe.attrs.direction != Direction::Input {
+        return;
+    }
+    let has = |name: &str| resolved.iter().flatten().any(|e| e.name() == name);
+    for (f, entry) in recipe.fields.iter().zip(resolved) {
+        let Some(entry) = entry else { continue };
+        for (mask, values) in MASKS {
+            if values.contains(&entry.name()) && !has(mask) {
+                cx.error_spanned_by(
+                    name_tokens(f),
+                    format!(
+                        "`{}` has no effect without `{mask}` in the same recipe: the controller \
+                         applies it only where the mask selects it; add a `{mask}` field",
+                        entry.name()
+                    ),
+                );
+            }
+            if entry.name() == mask && !values.iter().any(|v| has(v)) {
+                cx.error_spanned_by(
+                    name_tokens(f),
+                    format!(
+                        "`{mask}` selects values this recipe does not write; add {}",
+                        values
+                            .iter()
+                            .map(|v| format!("`{v}`"))
+                            .collect::<Vec<_>>()
+                            .join(" or ")
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// Rule: a recipe has at least one field (the controller refuses an empty setup).
+fn not_empty(cx: &Ctxt, recipe: &Recipe<'_>) {
+    if recipe.has_named_fields() && recipe.fields.is_empty() {
+        cx.error_spanned_by(
+            recipe.ident,
+            "an RTDE recipe needs at least one field; the controller refuses an empty setup",
+        );
+    }
+}
+
+/// Rule: the comma-separated names fit in one setup request (2048 bytes).
+fn name_list_fits(cx: &Ctxt, recipe: &Recipe<'_>, resolved: &Resolved) {
+    let len = resolved
+        .iter()
+        .flatten()
+        .map(|e| e.name().len() + 1)
+        .sum::<usize>()
+        .saturating_sub(1);
+    if len > MAX_NAME_LIST_BYTES {
+        let setup = match recipe.attrs.direction {
+            Direction::Output => "SETUP_OUTPUTS",
+            Direction::Input => "SETUP_INPUTS",
+        };
+        cx.error_spanned_by(
+            recipe.ident,
+            format!(
+                "the field names of this recipe take {len} bytes; the controller accepts at most \
+                 {MAX_NAME_LIST_BYTES} in one {setup}: split it into two recipes"
+            ),
+        );
+    }
+}

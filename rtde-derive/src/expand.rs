@@ -1,0 +1,344 @@
+//! The generated code: the recipe traits, straight-line decode and encode at compile-time
+//! offsets, and the borrowed view type, all inside one `const _: () = { … };` but the view.
+
+use proc_macro2::{Ident, Literal, Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use rtde_fields::{ControllerVersion, Direction, Field as Entry, Generation, WireType};
+use syn::DeriveInput;
+use syn::spanned::Spanned;
+
+use crate::ast::{Field, Recipe};
+use crate::check;
+use crate::ctxt::Ctxt;
+use crate::fallback;
+
+/// The derive: the generated code, or every error plus a stub.
+pub(crate) fn derive(input: &DeriveInput) -> TokenStream {
+    let cx = Ctxt::new();
+    let recipe = Recipe::from_ast(&cx, input);
+    let resolved = check::check(&cx, &recipe);
+    match cx.check() {
+        Ok(()) => {
+            let entries: Vec<&'static Entry> = resolved.into_iter().flatten().collect();
+            expand(&recipe, &entries)
+        }
+        Err(errors) => fallback::expand(&recipe, &resolved, &errors),
+    }
+}
+
+/// One field's place in the payload.
+struct Layout<'a> {
+    field: &'a Field<'a>,
+    entry: &'static Entry,
+    offset: usize,
+    size: usize,
+}
+
+/// `::rtde_core::__private`, or the same under `crate = "…"`.
+pub(crate) fn private(recipe: &Recipe<'_>) -> TokenStream {
+    let krate = &recipe.attrs.crate_path;
+    quote!(#krate::__private)
+}
+
+/// The name of the view type: `<Name>View`.
+pub(crate) fn view_ident(recipe: &Recipe<'_>) -> Ident {
+    format_ident!("{}View", recipe.ident, span = recipe.ident.span())
+}
+
+/// The marker type of a wire type, `__private::wire::VECTOR6D`.
+fn wire_marker(p: &TokenStream, t: WireType, span: Span) -> TokenStream {
+    let ident = Ident::new(t.as_str(), span);
+    quote_spanned!(span=> #p::wire::#ident)
+}
+
+/// The marker type of a field, `__private::field::actual_TCP_pose`.
+pub(crate) fn field_marker(p: &TokenStream, entry: &Entry, span: Span) -> TokenStream {
+    let ident = Ident::new(entry.name(), span);
+    quote_spanned!(span=> #p::field::#ident)
+}
+
+/// `<T as IsWire<W, F>>`, spanned at the field's type so that a type that does not fit is
+/// reported there, once (every use has the same span and so the same diagnostic).
+fn is_wire(p: &TokenStream, field: &Field<'_>, entry: &Entry) -> TokenStream {
+    let span = field.ty.span();
+    let ty = field.ty;
+    let wire = wire_marker(p, entry.wire_type(), span);
+    let marker = field_marker(p, entry, span);
+    quote_spanned!(span=> <#ty as #p::IsWire<#wire, #marker>>)
+}
+
+fn decode(p: &TokenStream, l: &Layout<'_>, n: usize, bytes: &TokenStream) -> TokenStream {
+    let span = l.field.ty.span();
+    let is_wire = is_wire(p, l.field, l.entry);
+    let wire = wire_marker(p, l.entry.wire_type(), span);
+    let (offset, size, n) = (lit(l.offset), lit(l.size), lit(n));
+    quote_spanned! {span=>
+        #is_wire::from_wire(<#wire as #p::WireKind>::decode(#p::at::<#offset, #size, #n>(#bytes)))
+    }
+}
+
+fn encode(p: &TokenStream, l: &Layout<'_>, n: usize, out: &Ident) -> TokenStream {
+    let span = l.field.ty.span();
+    let is_wire = is_wire(p, l.field, l.entry);
+    let wire = wire_marker(p, l.entry.wire_type(), span);
+    let member = l.field.member;
+    let (offset, size, n) = (lit(l.offset), lit(l.size), lit(n));
+    quote_spanned! {span=>
+        #p::put::<#offset, #size, #n>(&mut #out, <#wire as #p::WireKind>::encode(#is_wire::to_wire(&self.#member)))
+    }
+}
+
+fn lit(n: usize) -> Literal {
+    Literal::usize_unsuffixed(n)
+}
+
+/// The registry's wire type as the `WireType` variant.
+fn wire_variant(t: WireType) -> Ident {
+    let name = match t {
+        WireType::Bool => "Bool",
+        WireType::Uint8 => "Uint8",
+        WireType::Uint32 => "Uint32",
+        WireType::Uint64 => "Uint64",
+        WireType::Int32 => "Int32",
+        WireType::Double => "Double",
+        WireType::Vector3d => "Vector3d",
+        WireType::Vector6d => "Vector6d",
+        WireType::Vector6Int32 => "Vector6Int32",
+        WireType::Vector6Uint32 => "Vector6Uint32",
+    };
+    Ident::new(name, Span::call_site())
+}
+
+pub(crate) fn direction_variant(d: Direction) -> Ident {
+    Ident::new(
+        match d {
+            Direction::Output => "Output",
+            Direction::Input => "Input",
+        },
+        Span::call_site(),
+    )
+}
+
+/// The first version of each generation that has every field.
+fn min_controller(entries: &[&'static Entry]) -> [Option<ControllerVersion>; 3] {
+    Generation::ALL.map(|g| {
+        entries
+            .iter()
+            .map(|e| e.since(g))
+            .try_fold(ControllerVersion::new(g.major(), 0, 0, 0), |max, v| {
+                v.map(|v| max.max(v))
+            })
+    })
+}
+
+fn version_tokens(p: &TokenStream, v: Option<ControllerVersion>) -> TokenStream {
+    match v {
+        Some(v) => {
+            let (a, b, c, d) = (v.major, v.minor, v.bugfix, v.build);
+            quote!(#p::Some(#p::ControllerVersion::new(#a, #b, #c, #d)))
+        }
+        None => quote!(#p::None),
+    }
+}
+
+/// The attributes on the `const _` block and the view: why each lint is allowed.
+pub(crate) fn allows() -> TokenStream {
+    quote! {
+        #[allow(
+            // A deprecated field type is the user's choice, already warned about at the field.
+            deprecated,
+            // Accessors are named after the fields, whatever their case (`actual_TCP_pose`).
+            non_snake_case,
+            // A private recipe's view and accessors may go unused.
+            dead_code,
+        )]
+    }
+}
+
+fn expand(recipe: &Recipe<'_>, entries: &[&'static Entry]) -> TokenStream {
+    let p = private(recipe);
+    let ident = recipe.ident;
+    let vis = recipe.vis;
+    let view = view_ident(recipe);
+
+    let mut layouts = Vec::with_capacity(entries.len());
+    let mut offset = 0;
+    for (field, &entry) in recipe.fields.iter().zip(entries) {
+        let size = entry.wire_type().size();
+        layouts.push(Layout {
+            field,
+            entry,
+            offset,
+            size,
+        });
+        offset += size;
+    }
+    let n = offset;
+    let n_lit = lit(n);
+
+    // Locals get names no user constant is likely to have: a constant in scope would turn a
+    // binding of the same name into a pattern, whatever the span's hygiene.
+    let payload = Ident::new("__rtde_payload", Span::mixed_site());
+    let out = Ident::new("__rtde_out", Span::mixed_site());
+    let payload_expr = quote!(#payload);
+    let view_bytes = quote!(self.bytes);
+
+    let names = entries.iter().map(|e| e.name());
+    let variants = entries.iter().map(|e| wire_variant(e.wire_type()));
+    let direction = direction_variant(recipe.attrs.direction);
+    let mins = min_controller(entries).map(|v| version_tokens(&p, v));
+    let members: Vec<&Ident> = layouts.iter().map(|l| l.field.member).collect();
+    let decodes: Vec<TokenStream> = layouts
+        .iter()
+        .map(|l| decode(&p, l, n, &payload_expr))
+        .collect();
+    let encodes = layouts.iter().map(|l| encode(&p, l, n, &out));
+
+    let direction_impl = match recipe.attrs.direction {
+        Direction::Output => quote! {
+            #[automatically_derived]
+            impl #p::OutputRecipe for #ident {
+                #[inline]
+                fn decode_into(&mut self, #payload: &[u8]) -> #p::Result<(), #p::PayloadError> {
+                    let #payload = #p::payload::<#n_lit>(#payload)?;
+                    #(self.#members = #decodes;)*
+                    #p::Ok(())
+                }
+            }
+        },
+        Direction::Input => quote! {
+            #[automatically_derived]
+            impl #p::InputRecipe for #ident {
+                #[inline]
+                fn encode_into(&self, #out: &mut [u8]) -> #p::Result<usize, #p::PayloadError> {
+                    #p::write_payload::<#n_lit>(#out, &<Self as #p::ToPayload>::to_payload(self))
+                }
+            }
+        },
+    };
+
+    let accessors = layouts.iter().map(|l| {
+        let member = l.field.member;
+        let field_vis = &l.field.original.vis;
+        let ty = l.field.ty;
+        let doc = format!(
+            "`{}` ({}, payload bytes {}..{}), decoded on each call.",
+            l.entry.name(),
+            l.entry.wire_type(),
+            l.offset,
+            l.offset + l.size
+        );
+        let body = decode(&p, l, n, &view_bytes);
+        quote! {
+            #[doc = #doc]
+            #[inline]
+            #[must_use]
+            #field_vis fn #member(&self) -> #ty {
+                #body
+            }
+        }
+    });
+
+    let view_doc = format!(
+        "A borrowed view of a [`{ident}`] data package: {n} bytes of payload, each field \
+         decoded when its accessor is called. Made by `RecipeView::view`."
+    );
+    let view_name = view.to_string();
+    let formatter = Ident::new("__rtde_f", Span::mixed_site());
+    let allows = allows();
+
+    quote! {
+        #[doc = #view_doc]
+        #allows
+        #vis struct #view<'a> {
+            bytes: &'a [u8; #n_lit],
+        }
+
+        #allows
+        const _: () = {
+            #[automatically_derived]
+            impl #p::Recipe for #ident {
+                #[inline]
+                fn spec(&self) -> #p::RecipeSpec<'_> {
+                    <Self as #p::StaticRecipe>::SPEC
+                }
+            }
+
+            #[automatically_derived]
+            impl #p::StaticRecipe for #ident {
+                const SPEC: #p::RecipeSpec<'static> = #p::RecipeSpec::new(
+                    #p::Direction::#direction,
+                    &[#(#names),*],
+                    &[#(#p::WireType::#variants),*],
+                );
+                const PAYLOAD_SIZE: usize = #n_lit;
+                const MIN_CONTROLLER: [#p::Option<#p::ControllerVersion>; 3] = [#(#mins),*];
+            }
+
+            #[automatically_derived]
+            impl #p::FromPayload for #ident {
+                #[inline]
+                fn from_payload(#payload: &[u8]) -> #p::Result<Self, #p::PayloadError> {
+                    let #payload = #p::payload::<#n_lit>(#payload)?;
+                    #p::Ok(Self {
+                        #(#members: #decodes,)*
+                    })
+                }
+            }
+
+            #[automatically_derived]
+            impl #p::ToPayload for #ident {
+                type Payload = [u8; #n_lit];
+                #[inline]
+                fn to_payload(&self) -> [u8; #n_lit] {
+                    let mut #out = [0u8; #n_lit];
+                    #(#encodes;)*
+                    #out
+                }
+            }
+
+            #direction_impl
+
+            #[automatically_derived]
+            impl #p::RecipeView for #ident {
+                type View<'a> = #view<'a>;
+                #[inline]
+                fn view(#payload: &[u8]) -> #p::Result<#view<'_>, #p::PayloadError> {
+                    #p::Ok(#view {
+                        bytes: #p::payload::<#n_lit>(#payload)?,
+                    })
+                }
+            }
+
+            impl<'a> #view<'a> {
+                #(#accessors)*
+            }
+
+            #[automatically_derived]
+            impl #p::Clone for #view<'_> {
+                #[inline]
+                fn clone(&self) -> Self {
+                    *self
+                }
+            }
+
+            #[automatically_derived]
+            impl #p::Copy for #view<'_> {}
+
+            #[automatically_derived]
+            impl #p::AsRef<[u8]> for #view<'_> {
+                #[inline]
+                fn as_ref(&self) -> &[u8] {
+                    self.bytes
+                }
+            }
+
+            #[automatically_derived]
+            impl #p::fmt::Debug for #view<'_> {
+                fn fmt(&self, #formatter: &mut #p::fmt::Formatter<'_>) -> #p::fmt::Result {
+                    #formatter.debug_struct(#view_name).finish_non_exhaustive()
+                }
+            }
+        };
+    }
+}

@@ -1,0 +1,139 @@
+//! On any error: the errors, plus stub impls so that code using the recipe raises no
+//! further errors, plus the type checks of the fields that did resolve, so that a wrong
+//! Rust type shows in the same build as the derive's own errors.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::spanned::Spanned;
+
+use crate::ast::Recipe;
+use crate::check::Resolved;
+use crate::expand::{allows, direction_variant, field_marker, private, view_ident};
+
+pub(crate) fn expand(recipe: &Recipe<'_>, resolved: &Resolved, errors: &syn::Error) -> TokenStream {
+    let errors = errors.to_compile_error();
+    let p = private(recipe);
+    let ident = recipe.ident;
+    let vis = recipe.vis;
+    let (impl_generics, ty_generics, where_clause) = recipe.original.generics.split_for_impl();
+    let direction = direction_variant(recipe.attrs.direction);
+    let allows = allows();
+
+    let direction_impl = match recipe.attrs.direction {
+        rtde_fields::Direction::Output => quote! {
+            impl #impl_generics #p::OutputRecipe for #ident #ty_generics #where_clause {
+                fn decode_into(&mut self, _: &[u8]) -> #p::Result<(), #p::PayloadError> {
+                    #p::unreachable!()
+                }
+            }
+        },
+        rtde_fields::Direction::Input => quote! {
+            impl #impl_generics #p::InputRecipe for #ident #ty_generics #where_clause {
+                fn encode_into(&self, _: &mut [u8]) -> #p::Result<usize, #p::PayloadError> {
+                    #p::unreachable!()
+                }
+            }
+        },
+    };
+
+    // The view, when the input has the shape for one, so that code naming it still compiles.
+    let view = view_ident(recipe);
+    let (view_struct, view_impls) =
+        if recipe.has_named_fields() && recipe.original.generics.params.is_empty() {
+            let accessors = recipe.fields.iter().map(|f| {
+                let (member, ty, field_vis) = (f.member, f.ty, &f.original.vis);
+                quote! {
+                    #[doc = "Not generated: the recipe has errors."]
+                    #field_vis fn #member(&self) -> #ty {
+                        #p::unreachable!()
+                    }
+                }
+            });
+            (
+                quote! {
+                    #[doc = "Not generated: the recipe has errors."]
+                    #allows
+                    #vis struct #view<'a> {
+                        bytes: &'a [u8],
+                    }
+                },
+                quote! {
+                    impl #p::RecipeView for #ident {
+                        type View<'a> = #view<'a>;
+                        fn view(_: &[u8]) -> #p::Result<#view<'_>, #p::PayloadError> {
+                            #p::unreachable!()
+                        }
+                    }
+                    impl<'a> #view<'a> {
+                        #(#accessors)*
+                    }
+                    impl #p::Clone for #view<'_> {
+                        fn clone(&self) -> Self {
+                            *self
+                        }
+                    }
+                    impl #p::Copy for #view<'_> {}
+                    impl #p::AsRef<[u8]> for #view<'_> {
+                        fn as_ref(&self) -> &[u8] {
+                            self.bytes
+                        }
+                    }
+                },
+            )
+        } else {
+            (TokenStream::new(), TokenStream::new())
+        };
+
+    let type_checks = recipe.fields.iter().zip(resolved).filter_map(|(f, entry)| {
+        let entry = (*entry)?;
+        let span = f.ty.span();
+        let ty = f.ty;
+        let wire = proc_macro2::Ident::new(entry.wire_type().as_str(), span);
+        let marker = field_marker(&p, entry, span);
+        Some(quote::quote_spanned! {span=>
+            #p::assert_is_wire::<#ty, #p::wire::#wire, #marker>();
+        })
+    });
+
+    quote! {
+        #errors
+        #view_struct
+
+        #allows
+        const _: () = {
+            impl #impl_generics #p::Recipe for #ident #ty_generics #where_clause {
+                fn spec(&self) -> #p::RecipeSpec<'_> {
+                    #p::unreachable!()
+                }
+            }
+
+            impl #impl_generics #p::StaticRecipe for #ident #ty_generics #where_clause {
+                const SPEC: #p::RecipeSpec<'static> =
+                    #p::RecipeSpec::new(#p::Direction::#direction, &[], &[]);
+                const PAYLOAD_SIZE: usize = 0;
+                const MIN_CONTROLLER: [#p::Option<#p::ControllerVersion>; 3] =
+                    [#p::None, #p::None, #p::None];
+            }
+
+            impl #impl_generics #p::FromPayload for #ident #ty_generics #where_clause {
+                fn from_payload(_: &[u8]) -> #p::Result<Self, #p::PayloadError> {
+                    #p::unreachable!()
+                }
+            }
+
+            impl #impl_generics #p::ToPayload for #ident #ty_generics #where_clause {
+                type Payload = [u8; 0];
+                fn to_payload(&self) -> [u8; 0] {
+                    #p::unreachable!()
+                }
+            }
+
+            #direction_impl
+            #view_impls
+
+            const _: () = {
+                #(#type_checks)*
+            };
+        };
+    }
+}

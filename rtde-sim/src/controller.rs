@@ -1,0 +1,665 @@
+//! The controller's side of the protocol, without sockets: shared state (input ownership,
+//! input values) and one [`Session`] per connection (protocol version, recipes,
+//! running or paused), which turns each package a client sends into the packages a
+//! controller sends back.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use rtde_core::Value;
+use rtde_core::fields::{
+    Availability, ControllerVersion, Direction, Field, Generation, MAX_NAME_LIST_BYTES, lookup,
+};
+use rtde_core::protocol::{
+    ClientMessage, ControllerMessage, Frame, HEADER_LEN, MAX_PACKAGE_LEN, MessageLevel,
+    ProtocolVersion, TextMessage, package_type,
+};
+
+use crate::fault::Fault;
+use crate::source::{IoState, OutputSource};
+
+/// The source name the simulator puts on its own text messages (protocol v2).
+pub(crate) const TEXT_SOURCE: &str = "RTDE";
+
+/// The simulator's configuration, fixed when it starts.
+#[derive(Debug)]
+pub(crate) struct Config {
+    pub(crate) version: ControllerVersion,
+    pub(crate) generation: Generation,
+    /// Control-loop ticks per second: 125 (CB3) or 500.
+    pub(crate) loop_rate: u32,
+    pub(crate) v1_only: bool,
+    pub(crate) paced: bool,
+    pub(crate) stall_timeout: Duration,
+    pub(crate) faults: Vec<Fault>,
+    pub(crate) source: Arc<dyn OutputSource>,
+}
+
+/// Who holds an input variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Owner {
+    /// The connection with this id.
+    Client(u64),
+    /// An enabled fieldbus adapter (EtherNet/IP, PROFINET, Modbus).
+    Fieldbus,
+}
+
+/// State every connection shares: the controller's inputs and who may write them.
+#[derive(Debug, Default)]
+pub(crate) struct Controller {
+    pub(crate) io: IoState,
+    owners: HashMap<&'static str, Owner>,
+}
+
+impl Controller {
+    /// A controller whose enabled fieldbus adapter holds the reserved register ranges
+    /// (int and double registers 0..=23, bit registers 0..=63).
+    pub(crate) fn with_fieldbus(fieldbus: bool) -> Self {
+        let mut c = Controller::default();
+        if fieldbus {
+            for f in rtde_core::fields::fields(Direction::Input) {
+                if f.register().is_some_and(|r| r.is_reserved_for_fieldbus()) {
+                    c.owners.insert(f.name(), Owner::Fieldbus);
+                }
+            }
+        }
+        c
+    }
+
+    /// Releases every input variable held by connection `id`.
+    pub(crate) fn release(&mut self, id: u64) {
+        self.owners.retain(|_, o| *o != Owner::Client(id));
+    }
+}
+
+/// Counters the simulator keeps for [`Stats`](crate::Stats).
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    pub(crate) accepted: AtomicU64,
+    pub(crate) stalled: AtomicU64,
+    pub(crate) data_packages: AtomicU64,
+    /// Connections open now, with a condition variable signalled at every change.
+    open: Mutex<u64>,
+    open_changed: Condvar,
+}
+
+impl Counters {
+    pub(crate) fn open(&self) -> u64 {
+        *self.open.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Counts a connection in (`true`) or out, and wakes the waiters.
+    pub(crate) fn count_open(&self, opened: bool) {
+        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        *open = if opened {
+            *open + 1
+        } else {
+            open.saturating_sub(1)
+        };
+        self.open_changed.notify_all();
+    }
+
+    /// Waits until `n` connections are open; `false` if `timeout` passes first.
+    pub(crate) fn wait_open(&self, n: u64, timeout: Duration) -> bool {
+        let open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        let (open, _) = self
+            .open_changed
+            .wait_timeout_while(open, timeout, |open| *open != n)
+            .unwrap_or_else(PoisonError::into_inner);
+        *open == n
+    }
+}
+
+/// Everything the simulator's threads share.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub(crate) config: Config,
+    controller: Mutex<Controller>,
+    pub(crate) shutdown: AtomicBool,
+    pub(crate) counters: Counters,
+    /// A clone of every open connection's socket, to unblock its threads at shutdown.
+    pub(crate) sockets: Mutex<HashMap<u64, std::net::TcpStream>>,
+}
+
+impl Shared {
+    pub(crate) fn new(config: Config, controller: Controller) -> Self {
+        Shared {
+            config,
+            controller: Mutex::new(controller),
+            shutdown: AtomicBool::new(false),
+            counters: Counters::default(),
+            sockets: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The controller state. A thread that panicked while holding the lock cannot have
+    /// left it half-updated in a way that matters to a simulator, so poisoning is ignored.
+    pub(crate) fn controller(&self) -> MutexGuard<'_, Controller> {
+        self.controller
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(crate) fn is_shutting_down(&self) -> bool {
+        self.shutdown.load(Ordering::Acquire)
+    }
+}
+
+/// An output recipe set up on a connection.
+#[derive(Debug)]
+pub(crate) struct OutputRecipe {
+    /// The id sent in v2 data packages.
+    pub(crate) id: u8,
+    pub(crate) fields: Vec<&'static Field>,
+    /// One package every `every` control-loop ticks.
+    pub(crate) every: u64,
+    /// The values of the last package, reused as the buffer for the next.
+    pub(crate) values: Vec<Value>,
+}
+
+/// An input recipe set up on a connection.
+#[derive(Debug)]
+struct InputRecipe {
+    fields: Vec<&'static Field>,
+    payload_len: usize,
+}
+
+/// An encoded package to send, and what it answers.
+#[derive(Debug)]
+pub(crate) struct Outgoing {
+    /// The whole package, header included.
+    pub(crate) bytes: Vec<u8>,
+    /// For a reply, the type of the request it answers.
+    pub(crate) reply_to: Option<u8>,
+}
+
+/// One connection's protocol state.
+#[derive(Debug)]
+pub(crate) struct Session {
+    id: u64,
+    version: ProtocolVersion,
+    output: Option<OutputRecipe>,
+    last_output_id: u8,
+    inputs: HashMap<u8, InputRecipe>,
+    next_input_id: u16,
+    running: bool,
+    warned_about_input: bool,
+}
+
+impl Session {
+    /// A new connection, speaking protocol v1 until the client negotiates.
+    pub(crate) fn new(id: u64) -> Self {
+        Session {
+            id,
+            version: ProtocolVersion::V1,
+            output: None,
+            last_output_id: 0,
+            inputs: HashMap::new(),
+            next_input_id: 1,
+            running: false,
+            warned_about_input: false,
+        }
+    }
+
+    pub(crate) fn version(&self) -> ProtocolVersion {
+        self.version
+    }
+
+    pub(crate) fn is_running(&self) -> bool {
+        self.running
+    }
+
+    pub(crate) fn output(&self) -> Option<&OutputRecipe> {
+        self.output.as_ref()
+    }
+
+    pub(crate) fn output_mut(&mut self) -> Option<&mut OutputRecipe> {
+        self.output.as_mut()
+    }
+
+    /// Answers one package from the client, appending what to send to `out`.
+    pub(crate) fn handle(&mut self, frame: Frame<'_>, shared: &Shared, out: &mut Vec<Outgoing>) {
+        let msg = match ClientMessage::decode(frame, self.version) {
+            Ok(msg) => msg,
+            Err(e) => return self.undecodable(frame.kind, &e.to_string(), out),
+        };
+        match msg {
+            ClientMessage::RequestProtocolVersion { version } => {
+                let accepted = match ProtocolVersion::from_number(version) {
+                    Some(ProtocolVersion::V2) if shared.config.v1_only => false,
+                    Some(v) => {
+                        self.version = v;
+                        true
+                    }
+                    None => false,
+                };
+                self.reply(
+                    frame.kind,
+                    &ControllerMessage::ProtocolVersionReply { accepted },
+                    out,
+                );
+            }
+            ClientMessage::GetUrcontrolVersion => self.reply(
+                frame.kind,
+                &ControllerMessage::UrcontrolVersion(shared.config.version),
+                out,
+            ),
+            ClientMessage::SetupOutputs { frequency, names } => {
+                self.setup_outputs(frequency, names, shared, out);
+            }
+            ClientMessage::SetupInputs { names } => self.setup_inputs(names, shared, out),
+            ClientMessage::Start => {
+                self.running = true;
+                self.reply(
+                    frame.kind,
+                    &ControllerMessage::StartReply { accepted: true },
+                    out,
+                );
+            }
+            ClientMessage::Pause => {
+                self.running = false;
+                self.reply(
+                    frame.kind,
+                    &ControllerMessage::PauseReply { accepted: true },
+                    out,
+                );
+            }
+            ClientMessage::DataPackage { recipe_id, payload } => {
+                self.input_data(recipe_id, payload, shared, out);
+            }
+            // A client's text goes to the controller's log; the simulator has none.
+            ClientMessage::TextMessage(_) => {}
+            // `ClientMessage` is non-exhaustive: a package type added to the codec later
+            // is not something this controller knows.
+            _ => self.text(
+                MessageLevel::Warning,
+                &format!("ignored {} package", package_type::name(frame.kind)),
+                out,
+            ),
+        }
+    }
+
+    /// A package whose payload does not match its type: say so, and refuse what has a reply.
+    fn undecodable(&mut self, kind: u8, why: &str, out: &mut Vec<Outgoing>) {
+        match kind {
+            package_type::DATA_PACKAGE => {
+                if !self.warned_about_input {
+                    self.warned_about_input = true;
+                    self.text(MessageLevel::Error, why, out);
+                }
+            }
+            package_type::TEXT_MESSAGE => {}
+            package_type::SETUP_OUTPUTS | package_type::SETUP_INPUTS => {
+                self.refuse_setup(kind, why, "", out);
+            }
+            _ => {
+                self.text(MessageLevel::Error, why, out);
+                let accepted = false;
+                let reply = match kind {
+                    package_type::REQUEST_PROTOCOL_VERSION => {
+                        ControllerMessage::ProtocolVersionReply { accepted }
+                    }
+                    package_type::START => ControllerMessage::StartReply { accepted },
+                    package_type::PAUSE => ControllerMessage::PauseReply { accepted },
+                    // GET_URCONTROL_VERSION has no payload to get wrong.
+                    _ => return,
+                };
+                self.reply(kind, &reply, out);
+            }
+        }
+    }
+
+    fn setup_outputs(
+        &mut self,
+        frequency: Option<f64>,
+        names: &str,
+        shared: &Shared,
+        out: &mut Vec<Outgoing>,
+    ) {
+        const KIND: u8 = package_type::SETUP_OUTPUTS;
+        let config = &shared.config;
+        if self.running {
+            return self.refuse_setup(
+                KIND,
+                "the output recipe cannot change while streaming; send PAUSE first",
+                "",
+                out,
+            );
+        }
+        let names = match name_list(names) {
+            Ok(names) => names,
+            Err(why) => return self.refuse_setup(KIND, &why, "", out),
+        };
+        let loop_rate = f64::from(config.loop_rate);
+        let every = match frequency {
+            None => 1,
+            Some(f) if f.is_finite() && f > 0.0 && f <= loop_rate => {
+                // The RTDE guide: "the output rate will be according to floor(125 / frequency)"
+                // (CB3; likewise from 500 Hz on later generations). At least 1 (f <= loop
+                // rate) and finite (f > 0): the cast cannot truncate a meaningful value.
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                let every = (loop_rate / f).floor() as u64;
+                every.max(1)
+            }
+            Some(f) => {
+                let why = format!(
+                    "output frequency {f} Hz is outside 0 < f <= {loop_rate} Hz, the range of {}",
+                    config.generation
+                );
+                return self.refuse_setup(KIND, &why, "", out);
+            }
+        };
+        let mut fields = Vec::with_capacity(names.len());
+        let mut types = Vec::with_capacity(names.len());
+        let mut problems = Vec::new();
+        for name in &names {
+            match resolve(Direction::Output, name, config.version) {
+                Ok(f) if config.source.provides(f) => {
+                    fields.push(f);
+                    types.push(f.wire_type().as_str());
+                }
+                Ok(f) => {
+                    problems.push(format!("`{}` is not provided by this simulation", f.name()));
+                    types.push(NOT_FOUND);
+                }
+                Err(why) => {
+                    problems.push(why);
+                    types.push(NOT_FOUND);
+                }
+            }
+        }
+        let types = types.join(",");
+        if !problems.is_empty() {
+            return self.refuse_setup(KIND, &problems.join("; "), &types, out);
+        }
+        let payload: usize = fields.iter().map(|f| f.wire_type().size()).sum();
+        if HEADER_LEN + 1 + payload > MAX_PACKAGE_LEN {
+            let why = format!(
+                "a data package of this recipe would take {payload} bytes, more than a package holds"
+            );
+            return self.refuse_setup(KIND, &why, &types, out);
+        }
+        self.last_output_id = self.last_output_id.checked_add(1).unwrap_or(1);
+        let id = self.last_output_id;
+        let values = fields.iter().map(|f| Value::zero(f.wire_type())).collect();
+        self.output = Some(OutputRecipe {
+            id,
+            fields,
+            every,
+            values,
+        });
+        let recipe_id = (self.version == ProtocolVersion::V2).then_some(id);
+        self.reply(
+            KIND,
+            &ControllerMessage::SetupOutputsReply {
+                recipe_id,
+                types: &types,
+            },
+            out,
+        );
+    }
+
+    fn setup_inputs(&mut self, names: &str, shared: &Shared, out: &mut Vec<Outgoing>) {
+        const KIND: u8 = package_type::SETUP_INPUTS;
+        let names = match name_list(names) {
+            Ok(names) => names,
+            Err(why) => return self.refuse_setup(KIND, &why, "", out),
+        };
+        let Ok(id) = u8::try_from(self.next_input_id) else {
+            return self.refuse_setup(
+                KIND,
+                "every input recipe id (1 to 255) is taken on this connection",
+                "",
+                out,
+            );
+        };
+        let mut controller = shared.controller();
+        let mut fields = Vec::with_capacity(names.len());
+        let mut types = Vec::with_capacity(names.len());
+        let mut problems = Vec::new();
+        for name in &names {
+            match resolve(Direction::Input, name, shared.config.version) {
+                Ok(f) => match controller.owners.get(f.name()) {
+                    Some(Owner::Client(other)) if *other != self.id => {
+                        problems.push(format!("`{}` is in use by another RTDE client", f.name()));
+                        types.push(IN_USE);
+                    }
+                    Some(Owner::Fieldbus) => {
+                        problems.push(format!(
+                            "`{}` is in use by an enabled fieldbus adapter (EtherNet/IP, PROFINET or Modbus)",
+                            f.name()
+                        ));
+                        types.push(IN_USE);
+                    }
+                    _ => {
+                        fields.push(f);
+                        types.push(f.wire_type().as_str());
+                    }
+                },
+                Err(why) => {
+                    problems.push(why);
+                    types.push(NOT_FOUND);
+                }
+            }
+        }
+        let types = types.join(",");
+        if !problems.is_empty() {
+            drop(controller);
+            return self.refuse_setup(KIND, &problems.join("; "), &types, out);
+        }
+        for f in &fields {
+            controller.owners.insert(f.name(), Owner::Client(self.id));
+        }
+        drop(controller);
+        let payload_len = fields.iter().map(|f| f.wire_type().size()).sum();
+        self.inputs.insert(
+            id,
+            InputRecipe {
+                fields,
+                payload_len,
+            },
+        );
+        self.next_input_id += 1;
+        self.reply(
+            KIND,
+            &ControllerMessage::SetupInputsReply {
+                recipe_id: id,
+                types: &types,
+            },
+            out,
+        );
+    }
+
+    fn input_data(
+        &mut self,
+        recipe_id: u8,
+        payload: &[u8],
+        shared: &Shared,
+        out: &mut Vec<Outgoing>,
+    ) {
+        let problem = match self.inputs.get(&recipe_id) {
+            None => Some(format!(
+                "ignored input data for recipe {recipe_id}, which is not set up on this connection"
+            )),
+            Some(r) if r.payload_len != payload.len() => Some(format!(
+                "ignored input data for recipe {recipe_id}: {} bytes where the recipe takes {}",
+                payload.len(),
+                r.payload_len
+            )),
+            Some(r) => {
+                let mut values = Vec::with_capacity(r.fields.len());
+                let mut offset = 0;
+                for f in &r.fields {
+                    let t = f.wire_type();
+                    let mut v = Value::zero(t);
+                    // In bounds: the sizes add up to payload_len, checked above.
+                    v.read_be(t, &payload[offset..]);
+                    offset += t.size();
+                    values.push((f.name(), v));
+                }
+                shared.controller().io.write(&values);
+                None
+            }
+        };
+        // Once per connection: a client that gets this wrong does so at every cycle.
+        if let Some(why) = problem
+            && !self.warned_about_input
+        {
+            self.warned_about_input = true;
+            self.text(MessageLevel::Error, &why, out);
+        }
+    }
+
+    /// Refuses a setup: a text message saying why, then the reply with recipe id 0
+    /// (where the reply has one) and `types` (one entry per name, or empty).
+    fn refuse_setup(&mut self, kind: u8, why: &str, types: &str, out: &mut Vec<Outgoing>) {
+        let what = if kind == package_type::SETUP_OUTPUTS {
+            "output"
+        } else {
+            "input"
+        };
+        self.text(
+            MessageLevel::Error,
+            &format!("{what} setup refused: {why}"),
+            out,
+        );
+        let reply = if kind == package_type::SETUP_OUTPUTS {
+            ControllerMessage::SetupOutputsReply {
+                recipe_id: (self.version == ProtocolVersion::V2).then_some(0),
+                types,
+            }
+        } else {
+            ControllerMessage::SetupInputsReply {
+                recipe_id: 0,
+                types,
+            }
+        };
+        self.reply(kind, &reply, out);
+    }
+
+    fn reply(&self, request: u8, msg: &ControllerMessage<'_>, out: &mut Vec<Outgoing>) {
+        if let Some(bytes) = encode(msg, self.version) {
+            out.push(Outgoing {
+                bytes,
+                reply_to: Some(request),
+            });
+        }
+    }
+
+    /// Appends a text message in the connection's current protocol version.
+    pub(crate) fn text(&self, level: MessageLevel, message: &str, out: &mut Vec<Outgoing>) {
+        if let Some(bytes) = encode_text(level, message, TEXT_SOURCE, self.version) {
+            out.push(Outgoing {
+                bytes,
+                reply_to: None,
+            });
+        }
+    }
+}
+
+/// The setup-reply entry for a name the controller does not know.
+const NOT_FOUND: &str = "NOT_FOUND";
+/// The setup-reply entry for an input another client or a fieldbus holds.
+const IN_USE: &str = "IN_USE";
+
+/// Splits a setup's comma-separated names, tolerating one trailing comma.
+fn name_list(names: &str) -> Result<Vec<&str>, String> {
+    let trimmed = names.strip_suffix(',').unwrap_or(names);
+    if trimmed.len() > MAX_NAME_LIST_BYTES {
+        return Err(format!(
+            "the variable names take {} bytes, more than the {MAX_NAME_LIST_BYTES} a setup may carry",
+            trimmed.len()
+        ));
+    }
+    if trimmed.is_empty() {
+        return Err("the recipe names no variables".to_owned());
+    }
+    Ok(trimmed.split(',').collect())
+}
+
+/// The field a setup names, if the configured controller has it; else why not.
+fn resolve(
+    direction: Direction,
+    name: &str,
+    version: ControllerVersion,
+) -> Result<&'static Field, String> {
+    let Some(f) = lookup(direction, name) else {
+        return Err(format!("`{name}` is not an RTDE {direction} variable"));
+    };
+    match f.availability_on(version) {
+        Availability::Available => Ok(f),
+        Availability::Since(min) => Err(format!(
+            "`{name}` needs controller software {min} or later (this is {version})"
+        )),
+        Availability::NotOnGeneration(g) => Err(format!("`{name}` does not exist on {g}")),
+        Availability::UnknownGeneration => Err(format!(
+            "`{name}` is unknown to controller software {version}"
+        )),
+    }
+}
+
+/// Encodes a controller package; `None` only for a package the codec cannot encode,
+/// which the simulator never builds (texts are cut to 255 bytes first).
+pub(crate) fn encode(msg: &ControllerMessage<'_>, version: ProtocolVersion) -> Option<Vec<u8>> {
+    let len = msg.encoded_len(version).ok()?;
+    let mut bytes = vec![0; len];
+    msg.encode(version, &mut bytes).ok()?;
+    Some(bytes)
+}
+
+/// Encodes a text message, cutting the message and source to what v2 allows.
+pub(crate) fn encode_text(
+    level: MessageLevel,
+    message: &str,
+    source: &str,
+    version: ProtocolVersion,
+) -> Option<Vec<u8>> {
+    let msg = ControllerMessage::TextMessage(TextMessage {
+        level,
+        message: truncate(message, 255).as_bytes(),
+        source: match version {
+            ProtocolVersion::V1 => &[],
+            ProtocolVersion::V2 => truncate(source, 255).as_bytes(),
+        },
+    });
+    encode(&msg, version)
+}
+
+/// The longest prefix of `s` of at most `max` bytes that ends on a character boundary.
+fn truncate(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn name_lists_tolerate_one_trailing_comma() {
+        assert_eq!(name_list("a,b,").unwrap(), ["a", "b"]);
+        assert_eq!(name_list("a,b").unwrap(), ["a", "b"]);
+        assert_eq!(name_list("a,,").unwrap(), ["a", ""]);
+        assert!(name_list("").is_err());
+        assert!(name_list(",").is_err());
+        let long = "x".repeat(MAX_NAME_LIST_BYTES);
+        assert!(name_list(&long).is_ok());
+        assert!(name_list(&format!("{long},")).is_ok());
+        assert!(name_list(&format!("{long}y")).is_err());
+    }
+
+    #[test]
+    fn truncation_respects_characters() {
+        assert_eq!(truncate("héllo", 2), "h");
+        assert_eq!(truncate("héllo", 3), "hé");
+        assert_eq!(truncate("abc", 255), "abc");
+    }
+}

@@ -1,0 +1,294 @@
+//! Forward kinematics of Universal Robots arms from their public Denavit–Hartenberg
+//! parameters.
+
+use std::f64::consts::FRAC_PI_2;
+
+/// The link twists every six-axis UR arm shares.
+const UR_ALPHA: [f64; 6] = [FRAC_PI_2, 0.0, 0.0, FRAC_PI_2, -FRAC_PI_2, 0.0];
+
+/// An arm model: the standard Denavit–Hartenberg parameters Universal Robots publishes
+/// for it, in metres and radians (UR's `a` is the DH link length, often called `r`).
+///
+/// Link `i` transforms as `Rz(q[i]) · Tz(d[i]) · Tx(a[i]) · Rx(alpha[i])`; the tool
+/// flange is the frame after link 6. The simulator reports poses of the flange (a zero
+/// TCP offset) in the base frame of this chain.
+///
+/// ```
+/// use rtde_sim::Arm;
+///
+/// // All joints at zero: the arm lies stretched out along -x.
+/// let pose = Arm::UR5E.tcp_pose(&[0.0; 6]);
+/// assert!((pose[0] - (-0.425 - 0.3922)).abs() < 1e-12);
+/// assert!((pose[1] - (-0.1333 - 0.0996)).abs() < 1e-12);
+/// assert!((pose[2] - (0.1625 - 0.0997)).abs() < 1e-12);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Arm {
+    /// The model's name, e.g. `"UR5e"`.
+    pub name: &'static str,
+    /// Link offsets `d`, in metres.
+    pub d: [f64; 6],
+    /// Link lengths `a`, in metres.
+    pub a: [f64; 6],
+    /// Link twists `alpha`, in radians.
+    pub alpha: [f64; 6],
+}
+
+impl Arm {
+    /// UR3e (e-Series).
+    pub const UR3E: Arm = Arm {
+        name: "UR3e",
+        d: [0.15185, 0.0, 0.0, 0.13105, 0.08535, 0.0921],
+        a: [0.0, -0.24355, -0.2132, 0.0, 0.0, 0.0],
+        alpha: UR_ALPHA,
+    };
+
+    /// UR5e (e-Series): the simulator's default arm.
+    pub const UR5E: Arm = Arm {
+        name: "UR5e",
+        d: [0.1625, 0.0, 0.0, 0.1333, 0.0997, 0.0996],
+        a: [0.0, -0.425, -0.3922, 0.0, 0.0, 0.0],
+        alpha: UR_ALPHA,
+    };
+
+    /// UR10e (e-Series).
+    // Checked against UR's published DH table except d6, whose row was cut off in the copy
+    // consulted; 0.11655 is the commonly used value.
+    pub const UR10E: Arm = Arm {
+        name: "UR10e",
+        d: [0.1807, 0.0, 0.0, 0.17415, 0.11985, 0.11655],
+        a: [0.0, -0.6127, -0.57155, 0.0, 0.0, 0.0],
+        alpha: UR_ALPHA,
+    };
+
+    /// UR5 (CB3).
+    pub const UR5: Arm = Arm {
+        name: "UR5",
+        d: [0.089159, 0.0, 0.0, 0.10915, 0.09465, 0.0823],
+        a: [0.0, -0.425, -0.39225, 0.0, 0.0, 0.0],
+        alpha: UR_ALPHA,
+    };
+
+    /// The tool flange's pose for joint positions `q`: `[x, y, z, rx, ry, rz]`, position
+    /// in metres and orientation as a rotation vector (axis times angle, angle in `[0, π]`),
+    /// as RTDE's `actual_TCP_pose` reports it.
+    #[must_use]
+    pub fn tcp_pose(&self, q: &[f64; 6]) -> [f64; 6] {
+        let t = self.chain(q, 6);
+        let r = rotation_vector(&t.r);
+        [t.p[0], t.p[1], t.p[2], r[0], r[1], r[2]]
+    }
+
+    /// The elbow's position (the origin of the frame after link 2) for joint positions `q`,
+    /// in metres.
+    #[must_use]
+    pub fn elbow_position(&self, q: &[f64; 6]) -> [f64; 3] {
+        self.chain(q, 2).p
+    }
+
+    /// The flange's velocity `[vx, vy, vz, wx, wy, wz]` at joint positions `q` moving at
+    /// joint velocities `qd`, by a central difference of the forward kinematics.
+    #[must_use]
+    pub fn tcp_speed(&self, q: &[f64; 6], qd: &[f64; 6]) -> [f64; 6] {
+        let (before, after) = difference_points(q, qd);
+        let (a, b) = (self.chain(&before, 6), self.chain(&after, 6));
+        let v = scale3(sub3(&b.p, &a.p), 1.0 / (2.0 * FD_STEP));
+        // The rotation taking `a` to `b`, in the base frame: b.r · a.rᵀ.
+        let w = scale3(
+            rotation_vector(&mul3(&b.r, &transpose3(&a.r))),
+            1.0 / (2.0 * FD_STEP),
+        );
+        [v[0], v[1], v[2], w[0], w[1], w[2]]
+    }
+
+    /// The elbow's linear velocity at joint positions `q` moving at `qd`.
+    #[must_use]
+    pub fn elbow_velocity(&self, q: &[f64; 6], qd: &[f64; 6]) -> [f64; 3] {
+        let (before, after) = difference_points(q, qd);
+        scale3(
+            sub3(&self.chain(&after, 2).p, &self.chain(&before, 2).p),
+            1.0 / (2.0 * FD_STEP),
+        )
+    }
+
+    /// The flange's rotation matrix in the base frame.
+    pub(crate) fn tcp_rotation(&self, q: &[f64; 6]) -> [[f64; 3]; 3] {
+        self.chain(q, 6).r
+    }
+
+    /// The transform from the base to the frame after the first `links` links.
+    fn chain(&self, q: &[f64; 6], links: usize) -> Transform {
+        (0..links).fold(Transform::IDENTITY, |t, i| {
+            t.then(&Transform::dh(q[i], self.d[i], self.a[i], self.alpha[i]))
+        })
+    }
+}
+
+/// The time step of the central differences behind the velocities, in seconds.
+const FD_STEP: f64 = 1e-6;
+
+fn difference_points(q: &[f64; 6], qd: &[f64; 6]) -> ([f64; 6], [f64; 6]) {
+    (
+        std::array::from_fn(|i| q[i] - qd[i] * FD_STEP),
+        std::array::from_fn(|i| q[i] + qd[i] * FD_STEP),
+    )
+}
+
+/// A rigid transform: rotation `r`, then translation `p`.
+#[derive(Clone, Copy, Debug)]
+struct Transform {
+    r: [[f64; 3]; 3],
+    p: [f64; 3],
+}
+
+impl Transform {
+    const IDENTITY: Transform = Transform {
+        r: [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
+        p: [0.0; 3],
+    };
+
+    /// One standard DH link: `Rz(theta) · Tz(d) · Tx(a) · Rx(alpha)`.
+    fn dh(theta: f64, d: f64, a: f64, alpha: f64) -> Transform {
+        let (st, ct) = theta.sin_cos();
+        let (sa, ca) = alpha.sin_cos();
+        Transform {
+            r: [
+                [ct, -st * ca, st * sa],
+                [st, ct * ca, -ct * sa],
+                [0.0, sa, ca],
+            ],
+            p: [a * ct, a * st, d],
+        }
+    }
+
+    /// `self` followed by `next` (expressed in `self`'s frame).
+    fn then(&self, next: &Transform) -> Transform {
+        let moved = mul3v(&self.r, &next.p);
+        Transform {
+            r: mul3(&self.r, &next.r),
+            p: [
+                self.p[0] + moved[0],
+                self.p[1] + moved[1],
+                self.p[2] + moved[2],
+            ],
+        }
+    }
+}
+
+fn mul3(a: &[[f64; 3]; 3], b: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
+    std::array::from_fn(|i| std::array::from_fn(|j| (0..3).map(|k| a[i][k] * b[k][j]).sum()))
+}
+
+pub(crate) fn mul3v(a: &[[f64; 3]; 3], v: &[f64; 3]) -> [f64; 3] {
+    std::array::from_fn(|i| (0..3).map(|k| a[i][k] * v[k]).sum())
+}
+
+pub(crate) fn transpose3(a: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
+    std::array::from_fn(|i| std::array::from_fn(|j| a[j][i]))
+}
+
+fn sub3(a: &[f64; 3], b: &[f64; 3]) -> [f64; 3] {
+    std::array::from_fn(|i| a[i] - b[i])
+}
+
+fn scale3(a: [f64; 3], s: f64) -> [f64; 3] {
+    a.map(|x| x * s)
+}
+
+/// The rotation vector (axis times angle, angle in `[0, π]`) of a rotation matrix.
+pub(crate) fn rotation_vector(r: &[[f64; 3]; 3]) -> [f64; 3] {
+    // 2·sin(angle)·axis, from the skew-symmetric part.
+    let v = [r[2][1] - r[1][2], r[0][2] - r[2][0], r[1][0] - r[0][1]];
+    let sin = 0.5 * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    let cos = 0.5 * (r[0][0] + r[1][1] + r[2][2] - 1.0);
+    let angle = sin.atan2(cos);
+    if sin > 1e-6 {
+        return scale3(v, angle / (2.0 * sin));
+    }
+    if cos > 0.0 {
+        // Near the identity: angle ≈ sin, so the vector is v / 2 to first order.
+        return scale3(v, 0.5);
+    }
+    // Near a half turn the skew part vanishes; the axis comes from the symmetric part,
+    // R + I = 2·axis·axisᵀ, read from its largest diagonal entry.
+    let i = (0..3)
+        .max_by(|&a, &b| r[a][a].total_cmp(&r[b][b]))
+        .unwrap_or(0);
+    let ai = ((r[i][i] + 1.0) / 2.0).max(0.0).sqrt();
+    let mut axis = [0.0; 3];
+    for (j, a) in axis.iter_mut().enumerate() {
+        *a = if j == i {
+            ai
+        } else {
+            (r[i][j] + r[j][i]) / (4.0 * ai)
+        };
+    }
+    // Keep the sign the skew part suggests, when it suggests one.
+    if axis[0] * v[0] + axis[1] * v[1] + axis[2] * v[2] < 0.0 {
+        axis = axis.map(|x| -x);
+    }
+    scale3(axis, angle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::f64::consts::PI;
+
+    fn rot_from_vector(v: [f64; 3]) -> [[f64; 3]; 3] {
+        let angle = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+        if angle == 0.0 {
+            return Transform::IDENTITY.r;
+        }
+        let k = v.map(|x| x / angle);
+        let (s, c) = angle.sin_cos();
+        let t = 1.0 - c;
+        [
+            [
+                c + k[0] * k[0] * t,
+                k[0] * k[1] * t - k[2] * s,
+                k[0] * k[2] * t + k[1] * s,
+            ],
+            [
+                k[1] * k[0] * t + k[2] * s,
+                c + k[1] * k[1] * t,
+                k[1] * k[2] * t - k[0] * s,
+            ],
+            [
+                k[2] * k[0] * t - k[1] * s,
+                k[2] * k[1] * t + k[0] * s,
+                c + k[2] * k[2] * t,
+            ],
+        ]
+    }
+
+    #[test]
+    fn rotation_vectors_round_trip() {
+        for v in [
+            [0.0, 0.0, 0.0],
+            [1e-9, 0.0, 0.0],
+            [0.3, -0.2, 0.1],
+            [PI / 2.0, 0.0, 0.0],
+            [0.0, 0.0, PI - 1e-9],
+            [PI / 3f64.sqrt(), PI / 3f64.sqrt(), PI / 3f64.sqrt()],
+        ] {
+            let back = rotation_vector(&rot_from_vector(v));
+            for i in 0..3 {
+                assert!((back[i] - v[i]).abs() < 1e-7, "{v:?} -> {back:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn speed_matches_pose_difference() {
+        let q = [0.1, -1.2, 1.1, -1.5, -1.6, 0.3];
+        let qd = [0.1, -0.05, 0.2, 0.0, 0.3, -0.4];
+        let h = 1e-4;
+        let a = Arm::UR5E.tcp_pose(&q);
+        let b = Arm::UR5E.tcp_pose(&std::array::from_fn(|i| q[i] + qd[i] * h));
+        let v = Arm::UR5E.tcp_speed(&q, &qd);
+        for i in 0..3 {
+            assert!(((b[i] - a[i]) / h - v[i]).abs() < 1e-3, "{i}: {v:?}");
+        }
+    }
+}

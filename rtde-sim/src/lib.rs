@@ -1,0 +1,120 @@
+//! A Universal Robots RTDE controller simulator: it speaks the Real-Time Data Exchange
+//! protocol (TCP port 30004 on a robot) as a controller of a chosen software version does,
+//! streams a simulated robot, and injects the faults clients meet in the field.
+//!
+//! It runs in-process (tests, examples, benchmarks) or as the `rtde-sim` binary
+//! (`cargo run -p rtde-sim -- --version 5.21.0 --port 30004`). Every byte goes through
+//! [`rtde_core::protocol`].
+//!
+//! ```
+//! use std::io::{Read, Write};
+//! use std::net::TcpStream;
+//! use rtde_core::protocol::{ClientMessage, ControllerMessage, FrameBuffer, ProtocolVersion};
+//! use rtde_sim::Sim;
+//!
+//! // Unpaced: packages come as fast as we read them, with the same values.
+//! let sim = Sim::builder().controller_version("5.21.0").deterministic().unpaced().start().unwrap();
+//! let mut socket = TcpStream::connect(sim.addr()).unwrap();
+//! socket.set_read_timeout(Some(std::time::Duration::from_secs(5))).unwrap();
+//! let v2 = ProtocolVersion::V2;
+//! let mut frames = FrameBuffer::new();
+//! let mut buf = [0u8; 256];
+//! let mut send = |socket: &mut TcpStream, msg: ClientMessage<'_>| {
+//!     let n = msg.encode(v2, &mut buf).unwrap();
+//!     socket.write_all(&buf[..n]).unwrap();
+//! };
+//! let mut recv = |socket: &mut TcpStream, check: &mut dyn FnMut(ControllerMessage<'_>)| loop {
+//!     if let Some(frame) = frames.next_frame().unwrap() {
+//!         return check(ControllerMessage::decode(frame, v2).unwrap());
+//!     }
+//!     let n = socket.read(frames.spare()).unwrap();
+//!     assert!(n > 0, "the simulator closed the connection");
+//!     frames.commit(n);
+//! };
+//!
+//! send(&mut socket, ClientMessage::RequestProtocolVersion { version: 2 });
+//! recv(&mut socket, &mut |m| assert_eq!(m, ControllerMessage::ProtocolVersionReply { accepted: true }));
+//! send(&mut socket, ClientMessage::SetupOutputs { frequency: Some(125.0), names: "timestamp,actual_q" });
+//! recv(&mut socket, &mut |m| {
+//!     assert_eq!(m, ControllerMessage::SetupOutputsReply { recipe_id: Some(1), types: "DOUBLE,VECTOR6D" })
+//! });
+//! send(&mut socket, ClientMessage::Start);
+//! recv(&mut socket, &mut |m| assert_eq!(m, ControllerMessage::StartReply { accepted: true }));
+//!
+//! // 125 Hz on a 500 Hz controller: every 4th tick, so timestamps 0, 0.008, 0.016.
+//! for tick in [0u32, 4, 8] {
+//!     recv(&mut socket, &mut |m| {
+//!         let ControllerMessage::DataPackage { recipe_id: Some(1), payload } = m else { panic!("{m:?}") };
+//!         let timestamp = f64::from_be_bytes(payload[..8].try_into().unwrap());
+//!         assert_eq!(timestamp, f64::from(tick) / 500.0);
+//!     });
+//! }
+//! sim.shutdown().unwrap();
+//! ```
+//!
+//! # What it simulates
+//!
+//! - **Handshake.** Protocol versions 1 and 2 ([`SimBuilder::v1_only`] refuses 2);
+//!   GET_URCONTROL_VERSION, answered as often as asked; text messages in the negotiated
+//!   format. A connection speaks v1 until it negotiates.
+//! - **Setups.** Replies list the exact wire type names (`VECTOR6D`, …) in request order.
+//!   A name the configured version lacks (per the registry: unknown, newer, or of another
+//!   generation) is `NOT_FOUND`; an input held by another connection or by the fieldbus
+//!   adapter ([`SimBuilder::fieldbus_adapter`]) is `IN_USE`. One trailing comma after the
+//!   last name is tolerated.
+//! - **Refusals.** A refused setup gets a TEXT_MESSAGE (level error) saying why, then its
+//!   reply with recipe id 0 (v1 output replies carry no id). For per-name problems the
+//!   reply lists every name's type or `NOT_FOUND`/`IN_USE`; for whole-request problems
+//!   (a name list over 2048 bytes, no names, an output frequency outside
+//!   `0 < f <= loop rate`, an output setup while streaming, no input recipe id left)
+//!   the type list is empty. Nothing of a refused setup takes effect.
+//! - **Recipes.** One output recipe per connection, replaced by each successful
+//!   SETUP_OUTPUTS (only while paused); its ids count 1, 2, … and are sent in v2 data
+//!   packages. Input recipes get ids 1 to 255 per connection; input setups are also
+//!   accepted while streaming.
+//! - **Streaming.** The control loop runs at 125 Hz (CB3) or 500 Hz (e-Series,
+//!   PolyScope X); an output recipe at frequency `f` gets a package every
+//!   `floor(loop rate / f)` ticks (the RTDE guide's rule), on ticks that are multiples of that number, so
+//!   `timestamp` steps by exactly that many control periods (v1: every tick). START and
+//!   PAUSE are always accepted; START with no output recipe streams nothing (an
+//!   inputs-only client). A paced connection that falls behind by up to 250 ms (its
+//!   thread woke late on a busy machine) sends the missed packages at once, so pacing
+//!   never makes a gap by itself; one further behind (its writes blocked by a client
+//!   that reads too slowly) sends only the newest data, as a controller does, and the
+//!   client sees a gap.
+//! - **Time.** `timestamp` is `tick as f64 / loop rate`, never read from the wall clock;
+//!   the wall clock only paces the ticks ([`SimBuilder::unpaced`] removes even that).
+//! - **Inputs.** Input data packages are applied whether or not the connection is
+//!   streaming. Each input variable has one owner across connections, released when its
+//!   connection closes; values stay. Packages for an unknown recipe id or of the wrong
+//!   length are ignored, with one text message per connection.
+//! - **Slow clients.** A client that leaves the simulator unable to write for longer than
+//!   [`SimBuilder::stall_timeout`] is disconnected.
+//! - **The robot.** See [`SimulatedRobot`] and [`Motion`]: joints move smoothly within
+//!   limits, Cartesian values come from forward kinematics of the [`Arm`], inputs take
+//!   effect, every output field of the registry gets a value of its type.
+//! - **Faults.** See [`Fault`].
+//!
+//! # Serving other data
+//!
+//! [`SimBuilder::source`] replaces the simulated robot with any [`OutputSource`] (a
+//! replayed recording, for instance); the protocol side stays the same.
+
+#![forbid(unsafe_code)]
+
+mod controller;
+mod fault;
+mod kinematics;
+mod robot;
+mod server;
+mod sim;
+mod source;
+
+pub use fault::{Fault, Malformation, Trigger};
+pub use kinematics::Arm;
+pub use robot::{JOINT_POSITION_LIMIT, JOINT_SPEED_LIMIT, Motion, SimulatedRobot};
+pub use sim::{
+    DEFAULT_CONTROLLER_VERSION, DEFAULT_STALL_TIMEOUT, Error, SHUTDOWN_TIMEOUT, Sim, SimBuilder,
+    Stats,
+};
+pub use source::{IoState, OutputSource, Sample, Tick};

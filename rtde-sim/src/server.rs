@@ -1,0 +1,522 @@
+//! The sockets and threads: an acceptor, and per connection a reader thread (bytes to
+//! packages) and a driver thread (protocol state, output streaming, faults, writes).
+
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TryRecvError};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use rtde_core::Value;
+use rtde_core::protocol::{
+    ControllerMessage, Frame, FrameBuffer, MessageLevel, ProtocolVersion, package_type,
+};
+
+use crate::controller::{Outgoing, Session, Shared, TEXT_SOURCE, encode_text};
+use crate::fault::FaultPlan;
+use crate::source::{Sample, Tick};
+
+/// How long an idle connection waits for a package before it looks at the shutdown flag
+/// again. Shutdown also closes the sockets, which wakes connections at once; this bounds
+/// the wait when that races with a new connection.
+const IDLE_POLL: Duration = Duration::from_millis(100);
+
+/// How far behind the wall clock a paced connection may fall and still send every
+/// package it missed.
+const CATCH_UP: Duration = Duration::from_millis(250);
+
+/// Unpaced streaming writes once this many bytes are buffered.
+const UNPACED_BATCH: usize = 32 * 1024;
+
+/// What the reader thread passes on.
+enum Inbound {
+    /// A whole package.
+    Frame { kind: u8, payload: Vec<u8> },
+    /// The client closed the connection, or reading from it failed.
+    Closed,
+    /// Bytes that are no RTDE package stream (a size below 3, an unknown type).
+    Garbage(String),
+}
+
+/// The simulated clock: tick `n` happens `n / rate` seconds after `epoch`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Clock {
+    epoch: Instant,
+    rate: u32,
+}
+
+impl Clock {
+    pub(crate) fn new(rate: u32) -> Self {
+        Clock {
+            epoch: Instant::now(),
+            rate,
+        }
+    }
+
+    /// The last tick that has happened at `now`.
+    fn tick_at(&self, now: Instant) -> u64 {
+        let nanos = now.saturating_duration_since(self.epoch).as_nanos();
+        u64::try_from(nanos * u128::from(self.rate) / 1_000_000_000).unwrap_or(u64::MAX)
+    }
+
+    /// The number of ticks in `d`, rounded down.
+    fn ticks_in(&self, d: Duration) -> u64 {
+        u64::try_from(d.as_nanos() * u128::from(self.rate) / 1_000_000_000).unwrap_or(u64::MAX)
+    }
+
+    /// When tick `tick` happens.
+    fn instant_of(&self, tick: u64) -> Instant {
+        let nanos = u128::from(tick) * 1_000_000_000 / u128::from(self.rate);
+        let nanos = u64::try_from(nanos).unwrap_or(u64::MAX);
+        self.epoch + Duration::from_nanos(nanos)
+    }
+}
+
+/// Accepts connections until shutdown, serving each on its own threads.
+pub(crate) fn accept_loop(
+    listener: &TcpListener,
+    shared: &Arc<Shared>,
+    clock: Clock,
+    threads: &Mutex<Vec<JoinHandle<()>>>,
+    alive: &mpsc::Sender<()>,
+) {
+    let mut next_id = 1u64;
+    for stream in listener.incoming() {
+        if shared.is_shutting_down() {
+            return;
+        }
+        let Ok(stream) = stream else {
+            // A connection that failed before it was accepted (reset, out of descriptors).
+            continue;
+        };
+        let id = next_id;
+        next_id += 1;
+        shared.counters.accepted.fetch_add(1, Ordering::Relaxed);
+        let (shared, alive) = (Arc::clone(shared), alive.clone());
+        let spawned = thread::Builder::new()
+            .name(format!("rtde-sim-conn-{id}"))
+            .spawn(move || serve(stream, id, &shared, clock, alive));
+        let mut threads = threads.lock().unwrap_or_else(PoisonError::into_inner);
+        threads.retain(|t| !t.is_finished());
+        // A thread that cannot be spawned drops its connection: the client sees a close.
+        if let Ok(handle) = spawned {
+            threads.push(handle);
+        }
+    }
+}
+
+/// Why a connection ended.
+#[derive(Debug)]
+enum End {
+    /// The client closed it, or the simulator is shutting down.
+    Closed,
+    /// Writing failed.
+    Io,
+    /// The client stopped reading for longer than the stall timeout.
+    Stalled,
+    /// A fault closed it on purpose.
+    Fault,
+    /// The output source ran out of data.
+    SourceEnded,
+}
+
+/// Serves one connection until it ends, then releases its inputs.
+fn serve(stream: TcpStream, id: u64, shared: &Arc<Shared>, clock: Clock, alive: mpsc::Sender<()>) {
+    shared.counters.count_open(true);
+    let setup = (|| -> io::Result<(TcpStream, TcpStream)> {
+        stream.set_nodelay(true)?;
+        stream.set_write_timeout(Some(shared.config.stall_timeout))?;
+        Ok((stream.try_clone()?, stream.try_clone()?))
+    })();
+    if let Ok((reader_stream, registered)) = setup {
+        shared
+            .sockets
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id, registered);
+        let (tx, rx) = mpsc::sync_channel(256);
+        let reader_alive = alive.clone();
+        let reader = thread::Builder::new()
+            .name(format!("rtde-sim-read-{id}"))
+            .spawn(move || {
+                read_loop(reader_stream, &tx);
+                drop(reader_alive);
+            });
+        if let Ok(reader) = reader {
+            let mut conn = Connection::new(&stream, id, shared, clock);
+            if let End::Stalled = conn.run(&rx) {
+                shared.counters.stalled.fetch_add(1, Ordering::Relaxed);
+            }
+            drop(rx);
+            let _ = stream.shutdown(Shutdown::Both);
+            // The reader returns once the socket is shut down; it cannot panic.
+            let _ = reader.join();
+        }
+        shared
+            .sockets
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&id);
+    }
+    let _ = stream.shutdown(Shutdown::Both);
+    shared.controller().release(id);
+    shared.counters.count_open(false);
+    drop(alive);
+}
+
+/// Reads packages off the socket and passes them on, until the socket closes.
+fn read_loop(mut stream: TcpStream, tx: &SyncSender<Inbound>) {
+    let mut frames = FrameBuffer::new();
+    loop {
+        let n = match stream.read(frames.spare()) {
+            Ok(0) => {
+                let _ = tx.send(Inbound::Closed);
+                return;
+            }
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => {
+                let _ = tx.send(Inbound::Closed);
+                return;
+            }
+        };
+        frames.commit(n);
+        loop {
+            match frames.next_frame() {
+                Ok(Some(Frame { kind, payload })) => {
+                    let inbound = Inbound::Frame {
+                        kind,
+                        payload: payload.to_vec(),
+                    };
+                    if tx.send(inbound).is_err() {
+                        return;
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    let _ = tx.send(Inbound::Garbage(e.to_string()));
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// One connection's driver: protocol state, the output schedule, and the write side.
+struct Connection<'a> {
+    stream: &'a TcpStream,
+    shared: &'a Shared,
+    session: Session,
+    faults: FaultPlan,
+    clock: Clock,
+    /// Bytes waiting to be written.
+    out: Vec<u8>,
+    /// The next tick that may carry an output package, while streaming.
+    next_tick: u64,
+    /// Unpaced: the connection's own clock, continuing across pauses.
+    unpaced_tick: u64,
+    /// Output data packages sent so far.
+    data_index: u64,
+    /// Reused buffers for encoding a data package.
+    payload: Vec<u8>,
+    package: Vec<u8>,
+}
+
+impl<'a> Connection<'a> {
+    fn new(stream: &'a TcpStream, id: u64, shared: &'a Shared, clock: Clock) -> Self {
+        Connection {
+            stream,
+            shared,
+            session: Session::new(id),
+            faults: FaultPlan::new(&shared.config.faults),
+            clock,
+            out: Vec::with_capacity(UNPACED_BATCH * 2),
+            next_tick: 0,
+            unpaced_tick: 0,
+            data_index: 0,
+            payload: Vec::new(),
+            package: Vec::new(),
+        }
+    }
+
+    fn streaming(&self) -> bool {
+        self.session.is_running() && self.session.output().is_some()
+    }
+
+    fn run(&mut self, rx: &Receiver<Inbound>) -> End {
+        match self.drive(rx) {
+            Ok(()) => End::Closed,
+            Err(end) => end,
+        }
+    }
+
+    fn drive(&mut self, rx: &Receiver<Inbound>) -> Result<(), End> {
+        let paced = self.shared.config.paced;
+        loop {
+            if self.shared.is_shutting_down() {
+                return Ok(());
+            }
+            let inbound = if self.streaming() && !paced {
+                match rx.try_recv() {
+                    Ok(m) => Some(m),
+                    Err(TryRecvError::Empty) => None,
+                    Err(TryRecvError::Disconnected) => return Ok(()),
+                }
+            } else {
+                let timeout = if self.streaming() {
+                    self.clock
+                        .instant_of(self.next_tick)
+                        .saturating_duration_since(Instant::now())
+                } else {
+                    IDLE_POLL
+                };
+                match rx.recv_timeout(timeout) {
+                    Ok(m) => Some(m),
+                    Err(RecvTimeoutError::Timeout) => None,
+                    Err(RecvTimeoutError::Disconnected) => return Ok(()),
+                }
+            };
+            match inbound {
+                Some(Inbound::Frame { kind, payload }) => self.on_package(kind, &payload)?,
+                Some(Inbound::Closed) => return Ok(()),
+                Some(Inbound::Garbage(why)) => {
+                    let why = format!("closing the connection: {why}");
+                    if let Some(bytes) = encode_text(
+                        MessageLevel::Error,
+                        &why,
+                        TEXT_SOURCE,
+                        self.session.version(),
+                    ) {
+                        self.out.extend_from_slice(&bytes);
+                    }
+                    self.flush()?;
+                    return Ok(());
+                }
+                None => {}
+            }
+            if self.streaming() {
+                if paced {
+                    self.stream_paced()?;
+                } else {
+                    self.stream_unpaced()?;
+                }
+            }
+        }
+    }
+
+    /// Answers one package from the client.
+    fn on_package(&mut self, kind: u8, payload: &[u8]) -> Result<(), End> {
+        let was_streaming = self.streaming();
+        // Texts sent before the reply to a version request are in the version the
+        // client still speaks until it reads that reply.
+        let version_before = self.session.version();
+        let recipe_before = self.session.output().map(|r| r.id);
+        let mut outgoing: Vec<Outgoing> = Vec::new();
+        self.session
+            .handle(Frame { kind, payload }, self.shared, &mut outgoing);
+        if outgoing.iter().any(|o| o.reply_to.is_some()) {
+            let delay = self.faults.reply_delay();
+            if !delay.is_zero() {
+                thread::sleep(delay);
+            }
+        }
+        for Outgoing {
+            mut bytes,
+            reply_to,
+        } in outgoing
+        {
+            let text_version = if reply_to == Some(package_type::REQUEST_PROTOCOL_VERSION) {
+                version_before
+            } else {
+                self.session.version()
+            };
+            self.send(&mut bytes, reply_to, None, text_version)?;
+        }
+        self.flush()?;
+        let recipe_after = self.session.output().map(|r| r.id);
+        if self.streaming() && (!was_streaming || recipe_before != recipe_after) {
+            self.schedule_first_package();
+        }
+        Ok(())
+    }
+
+    /// The first tick to stream after START: the next multiple of the recipe's decimation,
+    /// on the shared clock (paced) or the connection's own (unpaced).
+    fn schedule_first_package(&mut self) {
+        let every = self.session.output().map_or(1, |r| r.every);
+        let from = if self.shared.config.paced {
+            self.clock.tick_at(Instant::now())
+        } else {
+            self.unpaced_tick
+        };
+        self.next_tick = from.div_ceil(every) * every;
+    }
+
+    /// Sends the packages that have come due. A connection that fell behind by up to
+    /// [`CATCH_UP`] (the thread woke late on a busy machine) sends the missed packages
+    /// at once, so pacing alone never makes a gap; one further behind (its writes
+    /// blocked on a slow client) sends only the newest, as a controller does, and the
+    /// client sees a gap.
+    fn stream_paced(&mut self) -> Result<(), End> {
+        let now = Instant::now();
+        if now < self.clock.instant_of(self.next_tick) {
+            return Ok(());
+        }
+        let every = self.session.output().map_or(1, |r| r.every);
+        let latest = (self.clock.tick_at(now) / every * every).max(self.next_tick);
+        let window = self.clock.ticks_in(CATCH_UP);
+        let mut tick = if latest - self.next_tick <= window {
+            self.next_tick
+        } else {
+            latest
+        };
+        while tick <= latest {
+            self.emit(tick)?;
+            tick += every;
+        }
+        self.next_tick = latest + every;
+        self.flush()
+    }
+
+    /// Sends the next package at once; writes in batches.
+    fn stream_unpaced(&mut self) -> Result<(), End> {
+        let every = self.session.output().map_or(1, |r| r.every);
+        let tick = self.next_tick;
+        self.next_tick = tick + every;
+        self.unpaced_tick = self.next_tick;
+        self.emit(tick)?;
+        if self.out.len() >= UNPACED_BATCH {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Samples and sends the output package of `tick`, unless a fault or the source skips it.
+    fn emit(&mut self, tick: u64) -> Result<(), End> {
+        let version = self.session.version();
+        let shared = self.shared;
+        let Some(recipe) = self.session.output_mut() else {
+            return Ok(());
+        };
+        if self.faults.skips(tick, recipe.every) {
+            return Ok(());
+        }
+        let sample = {
+            let controller = shared.controller();
+            shared.config.source.sample(
+                Tick::new(tick, shared.config.loop_rate),
+                &recipe.fields,
+                &controller.io,
+                &mut recipe.values,
+            )
+        };
+        match sample {
+            Sample::Send => {}
+            Sample::Skip => return Ok(()),
+            Sample::End => {
+                self.flush()?;
+                return Err(End::SourceEnded);
+            }
+        }
+        self.payload.clear();
+        for (field, value) in recipe.fields.iter().zip(recipe.values.iter_mut()) {
+            let t = field.wire_type();
+            if value.wire_type() != t {
+                *value = Value::zero(t);
+            }
+            let start = self.payload.len();
+            self.payload.resize(start + t.size(), 0);
+            value.write_be(&mut self.payload[start..]);
+        }
+        let msg = ControllerMessage::DataPackage {
+            recipe_id: (version == ProtocolVersion::V2).then_some(recipe.id),
+            payload: &self.payload,
+        };
+        let Ok(len) = msg.encoded_len(version) else {
+            return Ok(());
+        };
+        self.package.resize(len, 0);
+        if msg.encode(version, &mut self.package).is_err() {
+            return Ok(());
+        }
+        let mut package = std::mem::take(&mut self.package);
+        let index = self.data_index;
+        self.data_index += 1;
+        let sent = self.send(&mut package, None, Some(index), version);
+        self.package = package;
+        shared
+            .counters
+            .data_packages
+            .fetch_add(1, Ordering::Relaxed);
+        sent
+    }
+
+    /// Queues one encoded package, applying the faults planned for it.
+    fn send(
+        &mut self,
+        bytes: &mut Vec<u8>,
+        reply_to: Option<u8>,
+        data_index: Option<u64>,
+        text_version: ProtocolVersion,
+    ) -> Result<(), End> {
+        let plan = self.faults.plan(reply_to, data_index);
+        for (level, message, source) in &plan.texts {
+            if let Some(text) = encode_text(*level, message, source, text_version) {
+                self.out.extend_from_slice(&text);
+            }
+        }
+        if plan.close_mid_frame {
+            let half = (bytes.len() / 2).clamp(1, bytes.len().saturating_sub(1).max(1));
+            self.out.extend_from_slice(&bytes[..half]);
+            self.flush()?;
+            return Err(End::Fault);
+        }
+        if let Some(kind) = &plan.malformed {
+            kind.apply(bytes);
+        }
+        self.out.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    /// Writes everything queued. A write that makes no progress for the stall timeout
+    /// (the client's receive window and our send buffer are full) ends the connection.
+    fn flush(&mut self) -> Result<(), End> {
+        if self.out.is_empty() {
+            return Ok(());
+        }
+        let mut stream = self.stream;
+        let result = stream.write_all(&self.out);
+        self.out.clear();
+        match result {
+            Ok(()) => Ok(()),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                Err(End::Stalled)
+            }
+            Err(_) => Err(End::Io),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clock_ticks_and_instants_agree() {
+        let clock = Clock::new(500);
+        for tick in [0, 1, 2, 499, 500, 1_000_003] {
+            let at = clock.instant_of(tick);
+            assert_eq!(clock.tick_at(at), tick);
+            assert_eq!(clock.tick_at(at + Duration::from_micros(1999)), tick);
+        }
+        let cb3 = Clock::new(125);
+        assert_eq!(cb3.instant_of(125) - cb3.epoch, Duration::from_secs(1));
+    }
+}

@@ -1,0 +1,527 @@
+//! The simulator's handle and its builder.
+
+use std::fmt;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use rtde_core::Value;
+use rtde_core::fields::{ControllerVersion, Direction, ParseVersionError, lookup};
+
+use crate::controller::{Config, Controller, Shared};
+use crate::fault::Fault;
+use crate::kinematics::Arm;
+use crate::robot::{Motion, SimulatedRobot};
+use crate::server::{Clock, accept_loop};
+use crate::source::{IoState, OutputSource};
+
+/// The controller version a simulator reports unless told otherwise.
+pub const DEFAULT_CONTROLLER_VERSION: ControllerVersion = ControllerVersion::new(5, 21, 0, 0);
+
+/// How long a client that stops reading may keep the simulator's send buffer full
+/// before the simulator drops it, unless told otherwise.
+pub const DEFAULT_STALL_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// How long [`Sim::shutdown`] waits for the simulator's threads.
+pub const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A running RTDE controller simulator, serving on [`Sim::addr`] until it is shut down
+/// or dropped.
+///
+/// See the [crate documentation](crate) for what it simulates.
+pub struct Sim {
+    addr: SocketAddr,
+    seed: u64,
+    shared: Arc<Shared>,
+    acceptor: Option<JoinHandle<()>>,
+    connections: Arc<Mutex<Vec<JoinHandle<()>>>>,
+    /// Disconnects when the last thread exits. In a mutex so that `Sim` is `Sync`.
+    alive: Mutex<Option<mpsc::Receiver<()>>>,
+}
+
+impl fmt::Debug for Sim {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sim")
+            .field("addr", &self.addr)
+            .field("controller_version", &self.shared.config.version)
+            .field("seed", &self.seed)
+            .field("running", &self.acceptor.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Sim {
+    /// A builder with the defaults: controller 5.21.0, `127.0.0.1:0`, protocol v1 and v2,
+    /// paced at the control-loop rate, a UR5e moving by [`Motion::DEFAULT`] with seeded
+    /// noise (a random seed), no fieldbus adapter, no faults.
+    #[must_use]
+    pub fn builder() -> SimBuilder {
+        SimBuilder::default()
+    }
+
+    /// The address the simulator listens on (with the actual port when bound to port 0).
+    #[must_use]
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The controller version the simulator reports.
+    #[must_use]
+    pub fn controller_version(&self) -> ControllerVersion {
+        self.shared.config.version
+    }
+
+    /// The control-loop rate in hertz: 125 on CB3, 500 on e-Series and PolyScope X.
+    #[must_use]
+    pub fn loop_rate(&self) -> u32 {
+        self.shared.config.loop_rate
+    }
+
+    /// The noise seed of the simulated robot; pass it to [`SimBuilder::seed`] to
+    /// reproduce this run's values.
+    #[must_use]
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Counters of what the simulator has done so far.
+    #[must_use]
+    pub fn stats(&self) -> Stats {
+        let c = &self.shared.counters;
+        Stats {
+            connections_accepted: c.accepted.load(Ordering::Relaxed),
+            connections_open: c.open(),
+            stalled_clients_dropped: c.stalled.load(Ordering::Relaxed),
+            data_packages_sent: c.data_packages.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Waits until exactly `n` connections are open, at most `timeout`; returns whether
+    /// they are. A connection counts as closed once the simulator has released its
+    /// inputs, so a test can wait for a client's disconnect to take effect.
+    #[must_use]
+    pub fn wait_for_connections(&self, n: u64, timeout: Duration) -> bool {
+        self.shared.counters.wait_open(n, timeout)
+    }
+
+    /// A snapshot of the controller's input state: what clients have written.
+    #[must_use]
+    pub fn io(&self) -> IoState {
+        self.shared.controller().io.clone()
+    }
+
+    /// Stops the simulator: closes the listener and every connection and joins all its
+    /// threads, waiting at most [`SHUTDOWN_TIMEOUT`].
+    ///
+    /// Dropping the handle does the same and ignores the outcome.
+    ///
+    /// # Errors
+    /// [`Error::ShutdownTimeout`] when some thread had not finished in time; it is left
+    /// running detached.
+    pub fn shutdown(mut self) -> Result<(), Error> {
+        self.stop()
+    }
+
+    fn stop(&mut self) -> Result<(), Error> {
+        let Some(acceptor) = self.acceptor.take() else {
+            return Ok(());
+        };
+        self.shared.shutdown.store(true, Ordering::Release);
+        // Wake the acceptor, blocked in accept(), with a connection of our own.
+        let _ = TcpStream::connect_timeout(&wake_address(self.addr), Duration::from_secs(1));
+        // Wake every connection, whether waiting for a package or blocked in a write.
+        for socket in self
+            .shared
+            .sockets
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+        {
+            let _ = socket.shutdown(std::net::Shutdown::Both);
+        }
+        // Every thread holds a sender; the channel disconnects when the last one exits.
+        let alive = self
+            .alive
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        let finished = match alive {
+            Some(alive) => matches!(
+                alive.recv_timeout(SHUTDOWN_TIMEOUT),
+                Err(RecvTimeoutError::Disconnected)
+            ),
+            None => true,
+        };
+        if !finished {
+            return Err(Error::ShutdownTimeout(SHUTDOWN_TIMEOUT));
+        }
+        // All finished: these joins return at once. A panicked thread has nothing to report.
+        let _ = acceptor.join();
+        let connections = std::mem::take(
+            &mut *self
+                .connections
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
+        for c in connections {
+            let _ = c.join();
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Sim {
+    fn drop(&mut self) {
+        let _ = self.stop();
+    }
+}
+
+/// A loopback address that reaches a listener bound to `addr`.
+fn wake_address(addr: SocketAddr) -> SocketAddr {
+    let ip = match addr.ip() {
+        IpAddr::V4(ip) if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        IpAddr::V6(ip) if ip.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),
+        ip => ip,
+    };
+    SocketAddr::new(ip, addr.port())
+}
+
+/// Counters of a simulator's activity, from [`Sim::stats`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Stats {
+    /// Connections accepted since the start.
+    pub connections_accepted: u64,
+    /// Connections open now.
+    pub connections_open: u64,
+    /// Connections dropped because the client stopped reading for longer than the stall
+    /// timeout.
+    pub stalled_clients_dropped: u64,
+    /// Output data packages sent, over all connections.
+    pub data_packages_sent: u64,
+}
+
+/// Why a simulator could not start or stop.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The controller version is not `major.minor[.bugfix[.build]]`.
+    #[error("invalid controller version `{text}`: {source}")]
+    InvalidVersion {
+        /// The text given.
+        text: String,
+        /// What is wrong with it.
+        source: ParseVersionError,
+    },
+    /// The controller version's major number is no controller generation (3, 5 or 10).
+    #[error(
+        "controller version {0} belongs to no generation: use 3.x (CB3), 5.x (e-Series) or 10.x (PolyScope X)"
+    )]
+    UnknownGeneration(ControllerVersion),
+    /// The motion would leave the joint limits.
+    #[error("invalid motion: {0}")]
+    InvalidMotion(String),
+    /// A fixed output value names no output field, or has another wire type.
+    #[error("invalid output value for `{field}`: {why}")]
+    InvalidOutputValue {
+        /// The field name given.
+        field: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// The listening socket could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// The operating system's reason.
+        source: std::io::Error,
+    },
+    /// A thread could not be started.
+    #[error("cannot start the simulator's thread: {0}")]
+    Spawn(#[source] std::io::Error),
+    /// Some thread had not finished when the shutdown timeout passed.
+    #[error("the simulator's threads did not stop within {0:?}")]
+    ShutdownTimeout(Duration),
+}
+
+/// Configures and starts a [`Sim`]; from [`Sim::builder`].
+///
+/// ```
+/// use rtde_sim::{Arm, Motion, Sim};
+///
+/// let sim = Sim::builder()
+///     .controller_version("3.15.8")
+///     .arm(Arm::UR5)
+///     .motion(Motion::still([0.0; 6]))
+///     .deterministic()
+///     .unpaced()
+///     .start()
+///     .unwrap();
+/// assert_eq!(sim.loop_rate(), 125);
+/// assert!(sim.addr().ip().is_loopback());
+/// ```
+#[derive(Debug)]
+pub struct SimBuilder {
+    version: String,
+    bind: SocketAddr,
+    v1_only: bool,
+    fieldbus: bool,
+    paced: bool,
+    stall_timeout: Duration,
+    faults: Vec<Fault>,
+    arm: Arm,
+    motion: Motion,
+    seed: Option<u64>,
+    noise: bool,
+    fixed: Vec<(String, Value)>,
+    source: Option<Arc<dyn OutputSource>>,
+}
+
+impl Default for SimBuilder {
+    fn default() -> Self {
+        SimBuilder {
+            version: DEFAULT_CONTROLLER_VERSION.to_string(),
+            bind: SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 0),
+            v1_only: false,
+            fieldbus: false,
+            paced: true,
+            stall_timeout: DEFAULT_STALL_TIMEOUT,
+            faults: Vec::new(),
+            arm: Arm::UR5E,
+            motion: Motion::DEFAULT,
+            seed: None,
+            noise: true,
+            fixed: Vec::new(),
+            source: None,
+        }
+    }
+}
+
+impl SimBuilder {
+    /// The controller software version to simulate, like `"5.21.0"` or `"3.15.8.106339"`.
+    /// It decides the generation (3.x CB3, 5.x e-Series, 10.x PolyScope X), hence the
+    /// control-loop rate (125 or 500 Hz) and the highest output frequency, and which
+    /// fields exist (others are `NOT_FOUND`). Checked by [`SimBuilder::start`].
+    #[must_use]
+    pub fn controller_version(mut self, version: &str) -> Self {
+        version.clone_into(&mut self.version);
+        self
+    }
+
+    /// The address to listen on; `127.0.0.1:0` (loopback, any free port) by default.
+    #[must_use]
+    pub fn bind(mut self, addr: SocketAddr) -> Self {
+        self.bind = addr;
+        self
+    }
+
+    /// Behave as a controller that speaks only protocol v1: a request for v2 is refused,
+    /// and the client is expected to fall back to v1.
+    #[must_use]
+    pub fn v1_only(mut self) -> Self {
+        self.v1_only = true;
+        self
+    }
+
+    /// Behave as a controller with an enabled fieldbus adapter (EtherNet/IP, PROFINET or
+    /// Modbus): it holds the input registers reserved for fieldbuses (int and double
+    /// registers 0–23, bit registers 0–63, and the packed bit words), so a client asking
+    /// for one gets `IN_USE`.
+    #[must_use]
+    pub fn fieldbus_adapter(mut self) -> Self {
+        self.fieldbus = true;
+        self
+    }
+
+    /// Stream as fast as each client reads instead of at the control-loop rate.
+    ///
+    /// Values are unchanged: each connection has its own simulated clock that starts at
+    /// tick 0 and advances by the recipe's decimation per package, so `timestamp` still
+    /// steps by exactly one output period. For tests that need no real time, and for
+    /// throughput benchmarks.
+    #[must_use]
+    pub fn unpaced(mut self) -> Self {
+        self.paced = false;
+        self
+    }
+
+    /// How long a client may leave the simulator unable to write (its send buffer full
+    /// because the client stopped reading) before the connection is dropped;
+    /// [`DEFAULT_STALL_TIMEOUT`] by default.
+    #[must_use]
+    pub fn stall_timeout(mut self, timeout: Duration) -> Self {
+        self.stall_timeout = timeout;
+        self
+    }
+
+    /// Injects a fault on every connection; may be called more than once.
+    #[must_use]
+    pub fn fault(mut self, fault: Fault) -> Self {
+        self.faults.push(fault);
+        self
+    }
+
+    /// The arm model whose kinematics turn joints into poses; [`Arm::UR5E`] by default.
+    #[must_use]
+    pub fn arm(mut self, arm: Arm) -> Self {
+        self.arm = arm;
+        self
+    }
+
+    /// How the joints move; [`Motion::DEFAULT`] by default. Checked against the joint
+    /// limits by [`SimBuilder::start`].
+    #[must_use]
+    pub fn motion(mut self, motion: Motion) -> Self {
+        self.motion = motion;
+        self
+    }
+
+    /// The seed of the measurement noise: with a fixed seed every value of a run is
+    /// reproducible exactly. Random (and reported by [`Sim::seed`]) by default.
+    #[must_use]
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = Some(seed);
+        self
+    }
+
+    /// Whether `actual_*` values carry measurement noise (on by default): `actual_q`
+    /// within 2e-5 rad of `target_q`, `actual_qd` within 1e-4 rad/s of `target_qd`,
+    /// currents within 0.02 A, forces within 0.5 N, voltages within 0.05 V.
+    #[must_use]
+    pub fn noise(mut self, noise: bool) -> Self {
+        self.noise = noise;
+        self
+    }
+
+    /// Deterministic mode: seed 0 and no noise, so `actual_q` is exactly the
+    /// [`Motion`] law at `timestamp` and every value can be computed by a test.
+    #[must_use]
+    pub fn deterministic(self) -> Self {
+        self.seed(0).noise(false)
+    }
+
+    /// Streams `value` for output field `field` at every tick, overriding the model
+    /// (`robot_mode`, say). Checked by [`SimBuilder::start`].
+    #[must_use]
+    pub fn output_value(mut self, field: &str, value: Value) -> Self {
+        self.fixed.push((field.to_owned(), value));
+        self
+    }
+
+    /// Streams values from `source` instead of the simulated robot (a replayed
+    /// recording, say). The robot's settings (arm, motion, seed, noise, output values)
+    /// are then unused.
+    #[must_use]
+    pub fn source(mut self, source: impl OutputSource) -> Self {
+        self.source = Some(Arc::new(source));
+        self
+    }
+
+    /// Binds the listener and starts serving.
+    ///
+    /// # Errors
+    /// An invalid controller version, motion or output value, an address that cannot be
+    /// bound, or a thread that cannot be started.
+    pub fn start(self) -> Result<Sim, Error> {
+        let version: ControllerVersion =
+            self.version
+                .parse()
+                .map_err(|source| Error::InvalidVersion {
+                    text: self.version.clone(),
+                    source,
+                })?;
+        let generation = version
+            .generation()
+            .ok_or(Error::UnknownGeneration(version))?;
+        self.motion.check().map_err(Error::InvalidMotion)?;
+        let seed = self.seed.unwrap_or_else(random_seed);
+        let source: Arc<dyn OutputSource> = match self.source {
+            Some(source) => source,
+            None => {
+                let mut robot = SimulatedRobot::new(self.arm, self.motion)
+                    .with_seed(seed)
+                    .with_noise(self.noise);
+                for (name, value) in &self.fixed {
+                    let field = lookup(Direction::Output, name).ok_or_else(|| {
+                        Error::InvalidOutputValue {
+                            field: name.clone(),
+                            why: "no output field has this name".into(),
+                        }
+                    })?;
+                    if value.wire_type() != field.wire_type() {
+                        return Err(Error::InvalidOutputValue {
+                            field: name.clone(),
+                            why: format!(
+                                "the field is {} on the wire; the value is {}",
+                                field.wire_type(),
+                                value.wire_type()
+                            ),
+                        });
+                    }
+                    robot = robot.with_fixed(field.name(), *value);
+                }
+                Arc::new(robot)
+            }
+        };
+        // 125 or 500: the highest output frequency is the control-loop rate.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let loop_rate = generation.max_frequency() as u32;
+        let config = Config {
+            version,
+            generation,
+            loop_rate,
+            v1_only: self.v1_only,
+            paced: self.paced,
+            stall_timeout: self.stall_timeout.max(Duration::from_millis(1)),
+            faults: self.faults,
+            source,
+        };
+        let listener = TcpListener::bind(self.bind).map_err(|source| Error::Bind {
+            addr: self.bind,
+            source,
+        })?;
+        let addr = listener.local_addr().map_err(|source| Error::Bind {
+            addr: self.bind,
+            source,
+        })?;
+        let shared = Arc::new(Shared::new(
+            config,
+            Controller::with_fieldbus(self.fieldbus),
+        ));
+        let connections = Arc::new(Mutex::new(Vec::new()));
+        let (alive_tx, alive_rx) = mpsc::channel();
+        let clock = Clock::new(loop_rate);
+        let acceptor = {
+            let (shared, connections) = (Arc::clone(&shared), Arc::clone(&connections));
+            thread::Builder::new()
+                .name("rtde-sim-accept".into())
+                .spawn(move || {
+                    accept_loop(&listener, &shared, clock, &connections, &alive_tx);
+                    drop(alive_tx);
+                })
+                .map_err(Error::Spawn)?
+        };
+        Ok(Sim {
+            addr,
+            seed,
+            shared,
+            acceptor: Some(acceptor),
+            connections,
+            alive: Mutex::new(Some(alive_rx)),
+        })
+    }
+}
+
+/// A seed that differs between runs: the time and the process id, mixed.
+fn random_seed() -> u64 {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    #[allow(clippy::cast_possible_truncation)] // only the low bits vary anyway
+    let nanos = nanos as u64;
+    nanos ^ u64::from(std::process::id()).rotate_left(32)
+}

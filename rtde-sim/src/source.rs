@@ -1,0 +1,317 @@
+//! Where output values come from: the simulated robot by default, or any other
+//! [`OutputSource`] (a replayed recording, a scripted scenario).
+
+use std::collections::HashMap;
+use std::fmt;
+
+use rtde_core::Value;
+use rtde_core::fields::Field;
+
+/// One cycle of the controller's control loop: its index since the simulator started
+/// (or, unpaced, since the connection started streaming) and the loop rate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Tick {
+    index: u64,
+    rate: u32,
+}
+
+impl Tick {
+    /// Tick `index` of a control loop running at `rate` hertz.
+    #[must_use]
+    pub const fn new(index: u64, rate: u32) -> Tick {
+        Tick { index, rate }
+    }
+
+    /// The tick's index.
+    #[must_use]
+    pub const fn index(self) -> u64 {
+        self.index
+    }
+
+    /// The control loop's rate in hertz: 125 on CB3, 500 on e-Series and PolyScope X.
+    #[must_use]
+    pub const fn rate(self) -> u32 {
+        self.rate
+    }
+
+    /// The simulated time of this tick in seconds, `index as f64 / f64::from(rate)`:
+    /// what the simulator reports as `timestamp`. It never depends on the wall clock.
+    #[must_use]
+    #[allow(clippy::cast_precision_loss)] // exact up to 2^53 ticks: 570 000 years at 500 Hz
+    pub fn seconds(self) -> f64 {
+        self.index as f64 / f64::from(self.rate)
+    }
+}
+
+/// What an [`OutputSource`] did for one tick.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sample {
+    /// The values are filled in: send the package.
+    Send,
+    /// Send no package for this tick (the client sees a gap in `timestamp`).
+    Skip,
+    /// The source has no more data: the simulator stops streaming and closes the
+    /// connection after the packages already sent.
+    End,
+}
+
+/// A source of output values: what the simulator streams in its data packages.
+///
+/// The default source is the simulated robot ([`SimulatedRobot`](crate::SimulatedRobot));
+/// [`SimBuilder::source`](crate::SimBuilder::source) installs another, for instance one
+/// that replays a recording. The simulator does everything else (handshake, recipes,
+/// decimation, inputs, faults) the same way for every source.
+///
+/// ```
+/// use rtde_core::{Value, fields::Field};
+/// use rtde_sim::{IoState, OutputSource, Sample, Tick};
+///
+/// /// Streams a counter as every integer field and nothing else.
+/// #[derive(Debug)]
+/// struct Counter;
+///
+/// impl OutputSource for Counter {
+///     fn provides(&self, field: &'static Field) -> bool {
+///         field.wire_type() == rtde_core::fields::WireType::Int32
+///     }
+///     fn sample(&self, tick: Tick, _: &[&'static Field], _: &IoState, out: &mut [Value]) -> Sample {
+///         for v in out {
+///             *v = Value::Int32(i32::try_from(tick.index()).unwrap_or(i32::MAX));
+///         }
+///         Sample::Send
+///     }
+/// }
+/// ```
+pub trait OutputSource: Send + Sync + fmt::Debug + 'static {
+    /// Whether this source can stream `field`. The simulator answers `NOT_FOUND` in a
+    /// SETUP_OUTPUTS reply for a field the source does not provide, as it does for a
+    /// field the configured controller version lacks. All fields by default.
+    fn provides(&self, field: &'static Field) -> bool {
+        let _ = field;
+        true
+    }
+
+    /// Fills `out[i]` with the value of `fields[i]` at `tick`.
+    ///
+    /// `out[i]` arrives holding a value of the field's wire type (the previous package's
+    /// or zero); a value of another type is replaced by the type's zero before sending.
+    /// `io` is the controller's input state: what clients have written.
+    fn sample(
+        &self,
+        tick: Tick,
+        fields: &[&'static Field],
+        io: &IoState,
+        out: &mut [Value],
+    ) -> Sample;
+}
+
+/// The controller's input state: the last value every client wrote to each input
+/// variable, and what those writes did to the robot's outputs.
+///
+/// Values outlive the connection that wrote them, as on a controller.
+#[derive(Clone, Debug)]
+pub struct IoState {
+    inputs: HashMap<&'static str, Value>,
+    digital_outputs: u64,
+    speed_fraction: f64,
+    analog_outputs: [f64; 2],
+    analog_output_types: u8,
+}
+
+impl Default for IoState {
+    fn default() -> Self {
+        IoState {
+            inputs: HashMap::new(),
+            digital_outputs: 0,
+            speed_fraction: 1.0,
+            analog_outputs: [0.0; 2],
+            analog_output_types: 0,
+        }
+    }
+}
+
+impl IoState {
+    /// The last value written to the input variable `name`, if any client wrote it.
+    #[must_use]
+    pub fn input(&self, name: &str) -> Option<&Value> {
+        self.inputs.get(name)
+    }
+
+    /// The digital outputs as `actual_digital_output_bits` reports them: bits 0–7 the
+    /// standard outputs, 8–15 the configurable outputs, 16–17 the tool outputs.
+    #[must_use]
+    pub fn digital_output_bits(&self) -> u64 {
+        self.digital_outputs
+    }
+
+    /// The speed slider, as `target_speed_fraction` reports it: 1.0 until a client
+    /// writes `speed_slider_fraction` with bit 0 of `speed_slider_mask` set.
+    #[must_use]
+    pub fn speed_fraction(&self) -> f64 {
+        self.speed_fraction
+    }
+
+    /// Standard analog output `i` (0 or 1), as written through
+    /// `standard_analog_output_0`/`_1` under `standard_analog_output_mask`.
+    #[must_use]
+    pub fn analog_output(&self, i: usize) -> f64 {
+        self.analog_outputs.get(i).copied().unwrap_or(0.0)
+    }
+
+    /// The analog output types (bit `i`: output `i` is a voltage output rather than a
+    /// current output), as written through `standard_analog_output_type`.
+    #[must_use]
+    pub fn analog_output_types(&self) -> u8 {
+        self.analog_output_types
+    }
+
+    /// Stores one package's input values, then applies their effects: masked digital
+    /// outputs, the speed slider, analog outputs.
+    pub(crate) fn write(&mut self, values: &[(&'static str, Value)]) {
+        for &(name, value) in values {
+            self.inputs.insert(name, value);
+        }
+        let touched = |names: &[&str]| values.iter().any(|(n, _)| names.contains(n));
+        let masked = |bits: u64, shift: u32, width: u32, mask: &str, value: &str| {
+            let field_mask = (1u64 << width) - 1;
+            let mask = self.u64_of(mask) & field_mask;
+            let value = self.u64_of(value) & field_mask;
+            (bits & !(mask << shift)) | ((value & mask) << shift)
+        };
+        let mut bits = self.digital_outputs;
+        if touched(&["standard_digital_output_mask", "standard_digital_output"]) {
+            bits = masked(
+                bits,
+                0,
+                8,
+                "standard_digital_output_mask",
+                "standard_digital_output",
+            );
+        }
+        if touched(&[
+            "configurable_digital_output_mask",
+            "configurable_digital_output",
+        ]) {
+            bits = masked(
+                bits,
+                8,
+                8,
+                "configurable_digital_output_mask",
+                "configurable_digital_output",
+            );
+        }
+        if touched(&["tool_digital_output_mask", "tool_digital_output"]) {
+            bits = masked(
+                bits,
+                16,
+                2,
+                "tool_digital_output_mask",
+                "tool_digital_output",
+            );
+        }
+        self.digital_outputs = bits;
+        if touched(&["speed_slider_mask", "speed_slider_fraction"])
+            && self.u64_of("speed_slider_mask") & 1 == 1
+        {
+            let f = self.f64_of("speed_slider_fraction");
+            if f.is_finite() {
+                self.speed_fraction = f.clamp(0.0, 1.0);
+            }
+        }
+        if touched(&[
+            "standard_analog_output_mask",
+            "standard_analog_output_type",
+            "standard_analog_output_0",
+            "standard_analog_output_1",
+        ]) {
+            let mask = self.u64_of("standard_analog_output_mask");
+            let types = self.u64_of("standard_analog_output_type");
+            for i in 0..2 {
+                if mask >> i & 1 == 1 {
+                    let name = ["standard_analog_output_0", "standard_analog_output_1"][i];
+                    self.analog_outputs[i] = self.f64_of(name);
+                    let bit = 1u8 << i;
+                    self.analog_output_types = if types >> i & 1 == 1 {
+                        self.analog_output_types | bit
+                    } else {
+                        self.analog_output_types & !bit
+                    };
+                }
+            }
+        }
+    }
+
+    fn u64_of(&self, name: &str) -> u64 {
+        match self.inputs.get(name) {
+            Some(Value::Bool(b)) => u64::from(*b),
+            Some(Value::Uint8(v)) => u64::from(*v),
+            Some(Value::Uint32(v)) => u64::from(*v),
+            Some(Value::Uint64(v)) => *v,
+            Some(Value::Int32(v)) => u64::from(v.cast_unsigned()),
+            _ => 0,
+        }
+    }
+
+    fn f64_of(&self, name: &str) -> f64 {
+        match self.inputs.get(name) {
+            Some(Value::Double(v)) => *v,
+            _ => 0.0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digital_outputs_follow_their_masks() {
+        let mut io = IoState::default();
+        io.write(&[
+            ("standard_digital_output_mask", Value::Uint8(0b0000_0101)),
+            ("standard_digital_output", Value::Uint8(0b1111_1111)),
+        ]);
+        assert_eq!(io.digital_output_bits(), 0b101);
+        // Only bit 2 is masked now: bit 0 keeps its value.
+        io.write(&[
+            ("standard_digital_output_mask", Value::Uint8(0b0000_0100)),
+            ("standard_digital_output", Value::Uint8(0)),
+        ]);
+        assert_eq!(io.digital_output_bits(), 0b001);
+        io.write(&[
+            ("tool_digital_output_mask", Value::Uint8(0b11)),
+            ("tool_digital_output", Value::Uint8(0b10)),
+            ("configurable_digital_output_mask", Value::Uint8(0xff)),
+            ("configurable_digital_output", Value::Uint8(0x81)),
+        ]);
+        assert_eq!(io.digital_output_bits(), 0b10_1000_0001_0000_0001);
+    }
+
+    #[test]
+    fn speed_slider_needs_its_mask() {
+        let mut io = IoState::default();
+        io.write(&[("speed_slider_fraction", Value::Double(0.25))]);
+        assert_eq!(io.speed_fraction(), 1.0);
+        io.write(&[
+            ("speed_slider_mask", Value::Uint32(1)),
+            ("speed_slider_fraction", Value::Double(0.25)),
+        ]);
+        assert_eq!(io.speed_fraction(), 0.25);
+        io.write(&[("speed_slider_fraction", Value::Double(7.0))]);
+        assert_eq!(io.speed_fraction(), 1.0);
+    }
+
+    #[test]
+    fn analog_outputs_follow_their_mask() {
+        let mut io = IoState::default();
+        io.write(&[
+            ("standard_analog_output_mask", Value::Uint8(0b10)),
+            ("standard_analog_output_type", Value::Uint8(0b11)),
+            ("standard_analog_output_0", Value::Double(0.3)),
+            ("standard_analog_output_1", Value::Double(0.7)),
+        ]);
+        assert_eq!(io.analog_output(0), 0.0);
+        assert_eq!(io.analog_output(1), 0.7);
+        assert_eq!(io.analog_output_types(), 0b10);
+    }
+}

@@ -1,0 +1,254 @@
+//! rtde-core's blocking client against the simulator: the same behaviours as the
+//! protocol-level tests, seen through the API users call.
+
+mod common;
+
+use std::f64::consts::TAU;
+use std::time::Duration;
+
+use rtde_core::fields::{ControllerVersion, Field};
+use rtde_core::protocol::{MessageLevel, ProtocolVersion, package_type};
+use rtde_core::{Client, ConnectOptions, DynamicRecipe, Error, Recipe, Value};
+use rtde_sim::{Fault, IoState, Motion, OutputSource, Sample, Sim, Tick, Trigger};
+
+const WAIT: Duration = Duration::from_secs(5);
+
+fn connect(sim: &Sim) -> Client {
+    Client::connect(sim.addr(), ConnectOptions::new().read_timeout(Some(WAIT))).unwrap()
+}
+
+fn double(recipe: &DynamicRecipe, name: &str) -> f64 {
+    match recipe.get(name) {
+        Some(Value::Double(v)) => *v,
+        other => panic!("{name}: {other:?}"),
+    }
+}
+
+#[test]
+fn streams_exact_deterministic_values_over_v2() {
+    let sim = Sim::builder().deterministic().unpaced().start().unwrap();
+    let mut client = connect(&sim);
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2);
+    assert_eq!(
+        client.controller_version(),
+        ControllerVersion::new(5, 21, 0, 0)
+    );
+    let mut out = DynamicRecipe::outputs(["timestamp", "actual_q"]).unwrap();
+    client.setup_outputs(out.spec(), 125.0).unwrap();
+    client.start().unwrap();
+    for k in 0..100u32 {
+        client.recv_into(&mut out).unwrap();
+        let t = double(&out, "timestamp");
+        assert_eq!(t, f64::from(4 * k) / 500.0);
+        let m = Motion::DEFAULT;
+        let q: [f64; 6] =
+            std::array::from_fn(|j| m.center[j] + m.amplitude[j] * (TAU / m.period[j] * t).sin());
+        assert_eq!(out.get("actual_q"), Some(&Value::Vector6d(q)));
+    }
+    assert_eq!(client.stats().received, 100);
+    assert_eq!(client.stats().skipped, 0);
+    client.pause().unwrap();
+    client.close().unwrap();
+}
+
+#[test]
+fn falls_back_to_v1_on_a_v1_only_controller() {
+    let sim = Sim::builder()
+        .controller_version("3.15.8")
+        .v1_only()
+        .unpaced()
+        .start()
+        .unwrap();
+    let mut client = connect(&sim);
+    assert_eq!(client.protocol_version(), ProtocolVersion::V1);
+    assert_eq!(client.max_frequency(), 125.0);
+    let mut out = DynamicRecipe::outputs(["timestamp"]).unwrap();
+    client.setup_outputs(out.spec(), 125.0).unwrap();
+    client.start().unwrap();
+    for k in 0..10u32 {
+        client.recv_into(&mut out).unwrap();
+        assert_eq!(double(&out, "timestamp"), f64::from(k) / 125.0);
+    }
+}
+
+#[test]
+fn counts_the_packages_the_controller_skips() {
+    let sim = Sim::builder()
+        .fault(Fault::SkipEvery(4))
+        .unpaced()
+        .start()
+        .unwrap();
+    let mut client = connect(&sim);
+    let mut out = DynamicRecipe::outputs(["timestamp"]).unwrap();
+    client.setup_outputs(out.spec(), 250.0).unwrap();
+    client.start().unwrap();
+    // Every 4th due package (the 4th, 8th, …) is left out: 30 received span the first 39
+    // due, of which 9 were skipped.
+    for _ in 0..30 {
+        client.recv_into(&mut out).unwrap();
+    }
+    assert_eq!(client.stats().skipped, 9);
+}
+
+#[test]
+fn two_clients_compete_for_an_input_until_the_first_leaves() {
+    let sim = Sim::builder().unpaced().start().unwrap();
+    let inputs =
+        DynamicRecipe::inputs(["input_int_register_30", "input_double_register_30"]).unwrap();
+    let mut first = connect(&sim);
+    first.setup_inputs(inputs.spec()).unwrap();
+    let mut second = connect(&sim);
+    let Err(Error::SetupRefused(refused)) = second.setup_inputs(inputs.spec()) else {
+        panic!("the second client must be refused")
+    };
+    assert_eq!(
+        refused.in_use(),
+        ["input_int_register_30", "input_double_register_30"]
+    );
+    let texts: Vec<_> = second.text_messages().collect();
+    assert!(
+        texts.iter().any(|t| t.level == MessageLevel::Error
+            && t.message.contains("in use by another RTDE client"))
+    );
+    first.close().unwrap();
+    assert!(sim.wait_for_connections(1, WAIT));
+    second.setup_inputs(inputs.spec()).unwrap();
+}
+
+#[test]
+fn fieldbus_registers_are_refused_as_in_use() {
+    let sim = Sim::builder().fieldbus_adapter().unpaced().start().unwrap();
+    let mut client = connect(&sim);
+    let inputs = DynamicRecipe::inputs(["input_int_register_3", "input_int_register_24"]).unwrap();
+    let Err(Error::SetupRefused(refused)) = client.setup_inputs(inputs.spec()) else {
+        panic!("register 3 is the fieldbus adapter's")
+    };
+    assert_eq!(refused.in_use(), ["input_int_register_3"]);
+}
+
+#[test]
+fn inputs_written_by_one_client_are_read_back_by_another() {
+    let sim = Sim::builder().unpaced().start().unwrap();
+    let mut writer = connect(&sim);
+    let mut inputs = DynamicRecipe::inputs([
+        "standard_digital_output_mask",
+        "standard_digital_output",
+        "speed_slider_mask",
+        "speed_slider_fraction",
+        "input_double_register_40",
+    ])
+    .unwrap();
+    let handle = writer.setup_inputs(inputs.spec()).unwrap();
+    writer.start().unwrap();
+    inputs
+        .set("standard_digital_output_mask", Value::Uint8(0b1000_0001))
+        .unwrap();
+    inputs
+        .set("standard_digital_output", Value::Uint8(0b1111_0001))
+        .unwrap();
+    inputs.set("speed_slider_mask", Value::Uint32(1)).unwrap();
+    inputs
+        .set("speed_slider_fraction", Value::Double(0.4))
+        .unwrap();
+    inputs
+        .set("input_double_register_40", Value::Double(-7.5))
+        .unwrap();
+    writer.send(&handle, &inputs).unwrap();
+    // The pause reply comes after the simulator has applied the package before it.
+    writer.pause().unwrap();
+
+    let mut reader = connect(&sim);
+    let mut out = DynamicRecipe::outputs([
+        "actual_digital_output_bits",
+        "target_speed_fraction",
+        "input_double_register_40",
+    ])
+    .unwrap();
+    reader.setup_outputs(out.spec(), 500.0).unwrap();
+    reader.start().unwrap();
+    reader.recv_into(&mut out).unwrap();
+    assert_eq!(
+        out.values(),
+        [
+            Value::Uint64(0b1000_0001),
+            Value::Double(0.4),
+            Value::Double(-7.5)
+        ]
+    );
+}
+
+#[test]
+fn a_handshake_text_message_reaches_the_client() {
+    let sim = Sim::builder()
+        .fault(Fault::TextMessage {
+            at: Trigger::Reply(package_type::GET_URCONTROL_VERSION),
+            level: MessageLevel::Warning,
+            message: "SafetySetup has not been confirmed yet".into(),
+            source: "Controller".into(),
+        })
+        .start()
+        .unwrap();
+    let mut client = connect(&sim);
+    let texts: Vec<_> = client.text_messages().collect();
+    assert_eq!(texts.len(), 1, "{texts:?}");
+    assert_eq!(texts[0].message, "SafetySetup has not been confirmed yet");
+    assert_eq!(texts[0].source, "Controller");
+}
+
+#[test]
+fn a_connection_cut_mid_frame_is_reported_as_such() {
+    let sim = Sim::builder()
+        .fault(Fault::CloseMidFrame(Trigger::DataPackage(2)))
+        .unpaced()
+        .start()
+        .unwrap();
+    let mut client = connect(&sim);
+    let mut out = DynamicRecipe::outputs(["timestamp", "actual_q"]).unwrap();
+    client.setup_outputs(out.spec(), 500.0).unwrap();
+    client.start().unwrap();
+    client.recv_into(&mut out).unwrap();
+    client.recv_into(&mut out).unwrap();
+    let err = client.recv_into(&mut out).unwrap_err();
+    assert!(err.is_mid_frame(), "{err}");
+}
+
+/// A source that provides only `timestamp`, as a recording of it would.
+#[derive(Debug)]
+struct TimestampOnly;
+
+impl OutputSource for TimestampOnly {
+    fn provides(&self, field: &'static Field) -> bool {
+        field.name() == "timestamp"
+    }
+    fn sample(&self, tick: Tick, _: &[&'static Field], _: &IoState, out: &mut [Value]) -> Sample {
+        if tick.index() >= 8 {
+            return Sample::End;
+        }
+        out[0] = Value::Double(tick.seconds() + 1000.0);
+        Sample::Send
+    }
+}
+
+#[test]
+fn another_output_source_serves_what_it_provides_and_ends() {
+    let sim = Sim::builder()
+        .source(TimestampOnly)
+        .unpaced()
+        .start()
+        .unwrap();
+    let mut client = connect(&sim);
+    let both = DynamicRecipe::outputs(["timestamp", "actual_q"]).unwrap();
+    let Err(Error::SetupRefused(refused)) = client.setup_outputs(both.spec(), 500.0) else {
+        panic!("actual_q is not in the source")
+    };
+    assert_eq!(refused.not_found(), ["actual_q"]);
+    let mut out = DynamicRecipe::outputs(["timestamp"]).unwrap();
+    client.setup_outputs(out.spec(), 250.0).unwrap();
+    client.start().unwrap();
+    for k in 0..4u32 {
+        client.recv_into(&mut out).unwrap();
+        assert_eq!(double(&out, "timestamp"), f64::from(2 * k) / 500.0 + 1000.0);
+    }
+    // The source ran out: the simulator closes the connection.
+    assert!(client.recv_into(&mut out).is_err());
+}

@@ -1,0 +1,235 @@
+//! Every injectable fault, seen from the wire, and the stalled-client disconnect.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{Msg, Raw, double, outputs, tick_of};
+use rtde_core::protocol::{ClientMessage, MessageLevel, package_type};
+use rtde_sim::{Fault, Malformation, Sim, SimBuilder, Trigger};
+
+fn builder() -> SimBuilder {
+    Sim::builder()
+        .controller_version("5.21.0")
+        .deterministic()
+        .unpaced()
+}
+
+/// The ticks of the first `n` packages of a `timestamp` recipe at `frequency`.
+fn ticks(sim: &Sim, frequency: f64, n: usize) -> Vec<u64> {
+    let mut c = Raw::connect_v(sim.addr(), 2);
+    c.setup_outputs(frequency, "timestamp");
+    c.start();
+    let mut r = outputs(&["timestamp"]);
+    (0..n)
+        .map(|_| {
+            c.recv_data(&mut r);
+            tick_of(double(&r, "timestamp"), 500)
+        })
+        .collect()
+}
+
+#[test]
+fn skipping_every_nth_package_leaves_gaps_in_timestamp() {
+    let sim = builder().fault(Fault::SkipEvery(5)).start().unwrap();
+    // 125 Hz: due every 4 ticks; the 5th, 10th, … due package (ticks 16, 36, …) is left out.
+    let got = ticks(&sim, 125.0, 12);
+    assert_eq!(got, [0, 4, 8, 12, 20, 24, 28, 32, 40, 44, 48, 52]);
+    // Each connection counts for itself: a second client meets the same gaps.
+    assert_eq!(ticks(&sim, 125.0, 5), [0, 4, 8, 12, 20]);
+}
+
+#[test]
+fn skipping_listed_ticks_leaves_exactly_those_gaps() {
+    let sim = builder()
+        .fault(Fault::SkipTicks(vec![2, 3, 7]))
+        .start()
+        .unwrap();
+    assert_eq!(ticks(&sim, 500.0, 6), [0, 1, 4, 5, 6, 8]);
+    // A skipped tick that is not due at this frequency changes nothing.
+    assert_eq!(ticks(&sim, 250.0, 4), [0, 4, 6, 8]);
+}
+
+#[test]
+fn replies_can_be_delayed() {
+    let delay = Duration::from_millis(150);
+    let sim = builder().fault(Fault::DelayReplies(delay)).start().unwrap();
+    let mut c = Raw::connect(sim.addr());
+    for request in [
+        ClientMessage::RequestProtocolVersion { version: 2 },
+        ClientMessage::GetUrcontrolVersion,
+    ] {
+        let sent = Instant::now();
+        c.send(request);
+        c.recv();
+        assert!(sent.elapsed() >= delay, "{:?}", sent.elapsed());
+    }
+}
+
+#[test]
+fn a_text_message_can_come_during_the_handshake() {
+    let safety = "SafetySetup has not been confirmed yet";
+    let sim = builder()
+        .fault(Fault::TextMessage {
+            at: Trigger::Reply(package_type::REQUEST_PROTOCOL_VERSION),
+            level: MessageLevel::Warning,
+            message: "booting".into(),
+            source: "Controller".into(),
+        })
+        .fault(Fault::TextMessage {
+            at: Trigger::Reply(package_type::START),
+            level: MessageLevel::Error,
+            message: safety.into(),
+            source: "Controller".into(),
+        })
+        .start()
+        .unwrap();
+    let mut c = Raw::connect(sim.addr());
+    c.send(ClientMessage::RequestProtocolVersion { version: 2 });
+    // Before the version reply, the message is in v1 format: the client does not know
+    // yet that v2 was accepted.
+    assert_eq!(
+        c.recv(),
+        Msg::Text {
+            level: MessageLevel::Warning,
+            message: "booting".into(),
+            source: String::new(),
+        }
+    );
+    assert_eq!(c.recv(), Msg::Version(true));
+    c.version = rtde_core::protocol::ProtocolVersion::V2;
+    c.setup_outputs(500.0, "timestamp");
+    c.send(ClientMessage::Start);
+    assert_eq!(
+        c.recv(),
+        Msg::Text {
+            level: MessageLevel::Error,
+            message: safety.into(),
+            source: "Controller".into(),
+        }
+    );
+    assert_eq!(c.recv(), Msg::Start(true));
+    // Once per connection: the next START gets no text.
+    c.pause();
+    c.start();
+}
+
+#[test]
+fn the_connection_can_close_in_the_middle_of_a_data_package() {
+    let sim = builder()
+        .fault(Fault::CloseMidFrame(Trigger::DataPackage(3)))
+        .start()
+        .unwrap();
+    let mut c = Raw::connect_v(sim.addr(), 2);
+    c.setup_outputs(500.0, "timestamp,actual_q");
+    c.start();
+    for _ in 0..3 {
+        assert!(matches!(c.recv(), Msg::Data { .. }));
+    }
+    // A whole package is 3 + 1 + 56 bytes; half of it arrives, then the close.
+    let rest = c.read_to_close();
+    assert_eq!(rest.len(), 30, "{rest:?}");
+    assert_eq!(rest[..3], [0, 60, b'U']);
+    assert!(sim.wait_for_connections(0, common::READ_TIMEOUT));
+}
+
+#[test]
+fn the_connection_can_close_in_the_middle_of_a_reply() {
+    let sim = builder()
+        .fault(Fault::CloseMidFrame(Trigger::Reply(
+            package_type::SETUP_OUTPUTS,
+        )))
+        .start()
+        .unwrap();
+    let mut c = Raw::connect_v(sim.addr(), 2);
+    c.send(ClientMessage::SetupOutputs {
+        frequency: Some(500.0),
+        names: "timestamp",
+    });
+    // The reply would be 3 + 1 + "DOUBLE": 10 bytes.
+    assert_eq!(c.read_to_close(), [0, 10, b'O', 1, b'D']);
+}
+
+#[test]
+fn malformed_packages_come_as_configured() {
+    let garbage = b"\xde\xad\xbe\xef".to_vec();
+    let sim = builder()
+        .fault(Fault::Malformed {
+            at: Trigger::Reply(package_type::GET_URCONTROL_VERSION),
+            kind: Malformation::Bytes(garbage.clone()),
+        })
+        .fault(Fault::Malformed {
+            at: Trigger::Reply(package_type::START),
+            kind: Malformation::UnknownPackageType,
+        })
+        .fault(Fault::Malformed {
+            at: Trigger::DataPackage(1),
+            kind: Malformation::WrongRecipeId,
+        })
+        .fault(Fault::Malformed {
+            at: Trigger::DataPackage(3),
+            kind: Malformation::SizeTooLarge,
+        })
+        .fault(Fault::Malformed {
+            at: Trigger::DataPackage(4),
+            kind: Malformation::SizeTooSmall,
+        })
+        .start()
+        .unwrap();
+    let mut c = Raw::connect_v(sim.addr(), 2);
+    c.send(ClientMessage::GetUrcontrolVersion);
+    assert_eq!(c.read_raw(4), garbage, "bytes instead of the version reply");
+    let (_, id, _) = c.setup_outputs(500.0, "timestamp");
+    assert_eq!(id, Some(1));
+    c.send(ClientMessage::Start);
+    assert_eq!(
+        c.read_raw(4),
+        [0, 4, 0x00, 1],
+        "START reply with type byte 0"
+    );
+    // Data packages: 3 + 1 + 8 bytes each.
+    let data: Vec<Vec<u8>> = (0..5).map(|_| c.read_raw(12)).collect();
+    assert_eq!(data[0][..4], [0, 12, b'U', 1]);
+    assert_eq!(data[1][..4], [0, 12, b'U', 2], "wrong recipe id");
+    assert_eq!(data[2][..4], [0, 12, b'U', 1]);
+    assert_eq!(
+        data[3][..4],
+        [0x03, 0xf4, b'U', 1],
+        "size 1012 for 12 bytes"
+    );
+    assert_eq!(data[4][..4], [0, 2, b'U', 1], "size below the header");
+    // The connection stays open and streams on.
+    assert_eq!(c.read_raw(12)[..4], [0, 12, b'U', 1]);
+}
+
+#[test]
+fn a_client_that_stops_reading_is_dropped_after_the_stall_timeout() {
+    let sim = builder()
+        .stall_timeout(Duration::from_millis(200))
+        .start()
+        .unwrap();
+    let mut c = Raw::connect_v(sim.addr(), 2);
+    // Large packages fill the socket buffers quickly.
+    let names = vec!["actual_q"; 200].join(",");
+    c.setup_outputs(500.0, &names);
+    c.start();
+    // Stop reading; the simulator fills both buffers, waits out the timeout, and drops us.
+    assert!(sim.wait_for_connections(0, Duration::from_secs(30)));
+    assert_eq!(sim.stats().stalled_clients_dropped, 1);
+    assert!(sim.stats().data_packages_sent > 100);
+    // A client that reads is not dropped. (Paced here: an unpaced stream could outrun a
+    // test thread that a busy machine deschedules for longer than the timeout.)
+    let paced = Sim::builder()
+        .stall_timeout(Duration::from_millis(200))
+        .start()
+        .unwrap();
+    let mut d = Raw::connect_v(paced.addr(), 2);
+    d.setup_outputs(500.0, &names);
+    d.start();
+    let deadline = Instant::now() + Duration::from_millis(600);
+    while Instant::now() < deadline {
+        assert!(matches!(d.recv(), Msg::Data { .. }));
+    }
+    assert_eq!(paced.stats().stalled_clients_dropped, 0);
+    assert_eq!(paced.stats().connections_open, 1);
+}

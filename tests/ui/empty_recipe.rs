@@ -1,0 +1,7 @@
+// The controller refuses an empty setup.
+use rtde_core::RtdeRecipe;
+
+#[derive(RtdeRecipe)]
+struct Nothing {}
+
+fn main() {}
