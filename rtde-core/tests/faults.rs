@@ -85,8 +85,10 @@ fn closed_mid_frame_is_a_typed_error_and_reconnect_recovers() {
             .raw(&package)
             .raw(&at(1.002)[..10])
             .close(),
-        // The controller went on; the client meets it at 1.010: 1.002 to 1.008 are lost.
-        streaming("5.21.0").raw(&at(1.010)).pause().expect_eof(),
+        // The controller went on; the client meets it at 2.0: 1.002 to 1.998 are lost.
+        // (A second: the client trusts timestamps that advanced at least as far as its own
+        // clock did while the link was down, less 0.25 s, so a busy machine cannot tip it.)
+        streaming("5.21.0").raw(&at(2.0)).pause().expect_eof(),
     ]);
     let mut client = connect_streaming(peer.addr, options());
     assert_eq!(client.recv().unwrap(), &package[4..]);
@@ -116,11 +118,11 @@ fn closed_mid_frame_is_a_typed_error_and_reconnect_recovers() {
     assert_eq!(reconnection.attempts, 1);
     assert_eq!(reconnection.protocol, V2);
     assert_eq!(client.state(), State::Running);
-    assert_eq!(client.recv().unwrap(), &at(1.010)[4..]);
+    assert_eq!(client.recv().unwrap(), &at(2.0)[4..]);
     let stats = client.stats();
     assert_eq!(
         (stats.received, stats.lost, stats.skipped, stats.reconnects),
-        (2, 4, 0, 1)
+        (2, 499, 0, 1)
     );
     let events: Vec<Event> = client.events().collect();
     assert_eq!(
@@ -130,7 +132,7 @@ fn closed_mid_frame_is_a_typed_error_and_reconnect_recovers() {
     assert!(events.iter().any(|e| matches!(
         e,
         Event::PackagesLost {
-            count: 4,
+            count: 499,
             estimated: false
         }
     )));
@@ -720,12 +722,12 @@ fn automatic_reconnect_after_the_peer_drops_replays_everything_byte_exactly() {
             .raw(&data(1, 50.004))
             .close(),
         // The controller restarted its RTDE server and numbers recipes differently; 250 Hz
-        // is every 2nd tick, so 50.008 to 50.096 (23 packages) went by while the link was
+        // is every 2nd tick, so 50.008 to 51.000 (249 packages) went by while the link was
         // down.
         negotiated("5.21.0", 3, 7, 5)
             .start()
-            .raw(&data(3, 50.100))
-            .raw(&data(3, 50.104))
+            .raw(&data(3, 51.004))
+            .raw(&data(3, 51.008))
             .expect(ClientMessage::DataPackage {
                 recipe_id: 7,
                 payload: &[0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff],
@@ -749,7 +751,7 @@ fn automatic_reconnect_after_the_peer_drops_replays_everything_byte_exactly() {
     client.recv_into(&mut r.outputs).unwrap();
     // The peer drops here; the call reconnects and returns the new connection's first.
     client.recv_into(&mut r.outputs).unwrap();
-    assert_eq!(r.outputs.get("timestamp"), Some(&Value::Double(50.100)));
+    assert_eq!(r.outputs.get("timestamp"), Some(&Value::Double(51.004)));
     client.recv_into(&mut r.outputs).unwrap();
     assert_eq!(client.state(), State::Running);
     assert_eq!(client.output_recipe_id(), Some(3));
@@ -776,14 +778,14 @@ fn automatic_reconnect_after_the_peer_drops_replays_everything_byte_exactly() {
     assert!(events.iter().any(|e| matches!(
         e,
         Event::PackagesLost {
-            count: 23,
+            count: 249,
             estimated: false
         }
     )));
     let stats = client.stats();
     assert_eq!(
         (stats.received, stats.lost, stats.skipped, stats.reconnects),
-        (4, 23, 0, 1)
+        (4, 249, 0, 1)
     );
 
     // The old handles send with the new ids.
@@ -880,7 +882,7 @@ fn failed_attempts_are_retried_with_backoff_and_reported() {
             types: "INT32",
         })
         .start()
-        .raw(&at(7.1))
+        .raw(&at(8.0))
         .pause()
         .expect_eof(),
     ]);
@@ -892,7 +894,7 @@ fn failed_attempts_are_retried_with_backoff_and_reported() {
     assert_eq!(client.recv().unwrap(), &at(7.0)[4..]);
     let _ = client.events().count();
 
-    assert_eq!(client.recv().unwrap(), &at(7.1)[4..]);
+    assert_eq!(client.recv().unwrap(), &at(8.0)[4..]);
     assert_eq!(client.input_recipe_id(&handle), Some(2));
     let events: Vec<Event> = client.events().collect();
     let failures: Vec<(u32, ErrorKind, Duration)> = events
@@ -930,8 +932,8 @@ fn failed_attempts_are_retried_with_backoff_and_reported() {
             .iter()
             .any(|e| matches!(e, Event::Reconnected(r) if r.attempts == 3))
     );
-    // 7.0 to 7.1 at 500 Hz: 49 packages in between.
-    assert_eq!(client.stats().lost, 49);
+    // 7.0 to 8.0 at 500 Hz: 499 packages in between.
+    assert_eq!(client.stats().lost, 499);
     client.close().unwrap();
     peer.finish_all();
 }

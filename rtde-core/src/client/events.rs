@@ -94,8 +94,9 @@ pub enum Event {
         /// How many.
         count: u64,
         /// `false`: counted from the recipe's `timestamp`; `true`: estimated from the time
-        /// between the two packages and the frequency (no `timestamp` in the recipe, or the
-        /// controller's clock restarted).
+        /// between the two packages and the frequency, because the timestamps cannot tell:
+        /// no `timestamp` in the recipe, or a controller whose clock restarted (another
+        /// version, or a `timestamp` that advanced less than the link was down).
         estimated: bool,
     },
 }

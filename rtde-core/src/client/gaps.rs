@@ -73,11 +73,18 @@ impl GapCounter {
     /// The number of packages the controller sent (or would have) between a package of
     /// timestamp `previous`, the last before a reconnection, and this one, the first after
     /// it; `None` when the timestamps cannot tell: no `timestamp` in the recipe, or a clock
-    /// that did not move forward (the controller restarted). Observes this package.
-    pub(crate) fn lost_since(&mut self, previous: f64, payload: &[u8]) -> Option<u64> {
+    /// that advanced less than `at_least` seconds (the time the link was down, as the
+    /// client's clock saw it; a controller that restarted counts from zero again).
+    /// Observes this package.
+    pub(crate) fn lost_since(
+        &mut self,
+        previous: f64,
+        payload: &[u8],
+        at_least: f64,
+    ) -> Option<u64> {
         let now = self.timestamp(payload)?;
         self.last = Some(now);
-        if now <= previous || !previous.is_finite() {
+        if now <= previous || !previous.is_finite() || now - previous < at_least {
             return None;
         }
         let ticks = ((now - previous) * self.loop_rate).round();
@@ -178,21 +185,21 @@ mod tests {
         // 250 Hz on a 500 Hz loop: 4 ms apart. Last before: 10.000; first after: 10.100,
         // 25 periods later, so 24 packages lost.
         let mut g = counter(250.0, 500.0);
-        assert_eq!(g.lost_since(10.0, &payload(10.1)), Some(24));
+        assert_eq!(g.lost_since(10.0, &payload(10.1), 0.05), Some(24));
         assert_eq!(g.last(), Some(10.1));
         // The next package follows on regularly.
         assert_eq!(g.observe(&payload(10.104)), 0);
         // Back to back: none lost.
-        assert_eq!(
-            counter(250.0, 500.0).lost_since(1.0, &payload(1.004)),
-            Some(0)
-        );
-        // A restarted controller's clock tells nothing.
-        assert_eq!(counter(250.0, 500.0).lost_since(900.0, &payload(0.5)), None);
-        assert_eq!(
-            counter(250.0, 500.0).lost_since(1.0, &payload(f64::NAN)),
-            None
-        );
+        let mut g = counter(250.0, 500.0);
+        assert_eq!(g.lost_since(1.0, &payload(1.004), 0.0), Some(0));
+        // A restarted controller's clock tells nothing: behind the last timestamp, or ahead
+        // of it by less than the link was down.
+        let mut g = counter(250.0, 500.0);
+        assert_eq!(g.lost_since(900.0, &payload(0.5), 0.0), None);
+        let mut g = counter(250.0, 500.0);
+        assert_eq!(g.lost_since(1.0, &payload(1.5), 2.0), None);
+        let mut g = counter(250.0, 500.0);
+        assert_eq!(g.lost_since(1.0, &payload(f64::NAN), 0.0), None);
     }
 
     #[test]
@@ -201,6 +208,6 @@ mod tests {
         let mut g = GapCounter::new(&spec, 500.0, 500.0);
         assert!(!g.is_active());
         assert_eq!(g.observe(&[0; 48]), 0);
-        assert_eq!(g.lost_since(1.0, &[0; 48]), None);
+        assert_eq!(g.lost_since(1.0, &[0; 48], 0.0), None);
     }
 }

@@ -230,6 +230,27 @@ struct Resume {
     timestamp: Option<f64>,
     /// When the last package was received.
     at: Option<Instant>,
+    /// The controller's version then: another version means a restarted controller, whose
+    /// clock (and `timestamp`) started again.
+    controller: ControllerVersion,
+    /// When the reconnection finished (START acknowledged).
+    resumed_at: Option<Instant>,
+}
+
+impl Resume {
+    /// How far, at least, a continuing controller clock advanced between the last package
+    /// before the gap and the first after it, in seconds: that first package was sent after
+    /// START, and the last one before the gap before it was received. Less a tolerance for
+    /// the START round trip, the control-loop tick and the two clocks' disagreement.
+    fn min_clock_advance(&self) -> f64 {
+        const TOLERANCE: f64 = 0.25;
+        match (self.at, self.resumed_at) {
+            (Some(at), Some(resumed)) => {
+                (resumed.saturating_duration_since(at).as_secs_f64() - TOLERANCE).max(0.0)
+            }
+            _ => 0.0,
+        }
+    }
 }
 
 /// Tells handles of different clients apart.
@@ -878,10 +899,14 @@ impl Client {
                         });
                     }
                     let now = Instant::now();
+                    let controller = self.controller;
                     let lost = self.resume.take().map(|resume| {
                         let counted = resume
                             .timestamp
-                            .and_then(|t| self.gaps.lost_since(t, payload));
+                            .filter(|_| resume.controller == controller)
+                            .and_then(|t| {
+                                self.gaps.lost_since(t, payload, resume.min_clock_advance())
+                            });
                         match counted {
                             Some(count) => (count, false),
                             None => (estimate_lost(resume.at, now, outputs.frequency), true),

@@ -63,6 +63,9 @@ impl Client {
             self.set_state(State::Reconnecting);
             match self.attempt() {
                 Ok(()) => {
+                    if let Some(resume) = &mut self.resume {
+                        resume.resumed_at = Some(Instant::now());
+                    }
                     self.stats.reconnects += 1;
                     let reconnection = Reconnection {
                         attempts: attempt,
@@ -99,6 +102,8 @@ impl Client {
             self.resume = Some(Resume {
                 timestamp: self.gaps.last(),
                 at: self.last_data_at,
+                controller: self.controller,
+                resumed_at: None,
             });
         }
         let _ = self.stream.shutdown(Shutdown::Both);
