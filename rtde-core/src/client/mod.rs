@@ -179,6 +179,8 @@ pub struct Stats {
     pub received: u64,
     /// Output packages the controller skipped, counted from the recipe's `timestamp`
     /// (see [`Client::counts_gaps`]); the controller skips packages when it is overloaded.
+    /// A package refused with [`Error::WrongRecipeId`] or [`Error::WrongLength`] leaves the
+    /// same hole in the timestamps and is counted here too.
     pub skipped: u64,
     /// Output data packages that arrived while the client waited for a reply (after a
     /// PAUSE request, say) and were dropped.
