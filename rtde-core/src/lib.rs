@@ -41,7 +41,10 @@
 //!   [`StaticRecipe`], [`FromPayload`], [`ToPayload`], [`RecipeView`] for derived recipes;
 //!   [`DynamicRecipe`] builds one from names at run time.
 //! - [`Client`]: a thin blocking client over TCP, with [`Error`] telling "the controller said
-//!   no" from "the link broke" from "the bytes were wrong".
+//!   no" from "the link broke" from "the bytes were wrong"; every package in order or the
+//!   latest only, reconnection that replays what was negotiated, [`Stats`] that count every
+//!   loss by its cause, and [`State`] and [`Event`]s to watch the connection (see the
+//!   [`client`] module).
 //! - [`fields`]: the registry of every RTDE variable (re-exported `rtde-fields`).
 
 #![forbid(unsafe_code)]
@@ -58,7 +61,10 @@ mod recipe;
 mod typed;
 mod value;
 
-pub use client::{Client, ConnectOptions, ControllerText, InputHandle, RTDE_PORT, Stats};
+pub use client::{
+    Client, ConnectOptions, ControllerText, Event, InputHandle, RTDE_PORT, ReconnectPolicy,
+    Reconnection, State, Stats,
+};
 pub use dynamic::{DynamicRecipe, RecipeError, RecipeProblem, SetError};
 pub use error::{
     Error, ErrorKind, SetupRefused, SetupReplyMismatch, TypeMismatch, Unavailable, UnavailableField,

@@ -125,10 +125,10 @@ fn receiving_decoding_and_sending_after_setup_allocate_nothing() {
     let (control, _) = allocations(|| Vec::<u8>::with_capacity(1));
     assert_eq!(control, 1, "the counting allocator counts");
 
-    // Three rounds of N output packages: into a DynamicRecipe (with an input package sent
-    // after each), as raw payloads, and as a static recipe.
+    // Four rounds of N output packages: into a DynamicRecipe (with an input package sent
+    // after each), as raw payloads, as a static recipe, and the latest only.
     let mut data = Vec::new();
-    for k in 0..3 * N {
+    for k in 0..4 * N {
         data.extend(data_v2(
             1,
             &timestamp_and_q(f64::from(k) * 0.002, f64::from(k)),
@@ -188,6 +188,14 @@ fn receiving_decoding_and_sending_after_setup_allocate_nothing() {
             let package: TimestampAndQ = client.recv_as().unwrap();
             sum_static += package.actual_q[5] - package.timestamp / 0.002;
         }
+        // Each call returns a newer package, so at most N calls reach the last.
+        let last = f64::from(4 * N - 1);
+        for _ in 0..N {
+            client.recv_latest_into(&mut outputs).unwrap();
+            if outputs.value(1) == Some(&Value::Vector6d([last; 6])) {
+                break;
+            }
+        }
         (sum_raw, sum_static)
     });
     assert_eq!(allocated, 0, "heap allocations after setup");
@@ -195,8 +203,13 @@ fn receiving_decoding_and_sending_after_setup_allocate_nothing() {
     let expected: f64 = (N..2 * N).map(f64::from).sum();
     assert_eq!(sum_raw, expected);
     assert_eq!(sum_static, 0.0);
+    assert_eq!(
+        outputs.value(1),
+        Some(&Value::Vector6d([f64::from(4 * N - 1); 6]))
+    );
     let stats = client.stats();
-    assert_eq!((stats.received, stats.skipped), (3 * u64::from(N), 0));
+    assert_eq!(stats.received + stats.superseded, 4 * u64::from(N));
+    assert_eq!(stats.skipped, 0);
     client.close().unwrap();
 
     let transcript = peer.finish();

@@ -58,18 +58,45 @@ impl GapCounter {
         self.last = None;
     }
 
+    /// The timestamp of the last package observed, carried across a reconnection.
+    pub(crate) fn last(&self) -> Option<f64> {
+        self.last
+    }
+
+    fn timestamp(&self, payload: &[u8]) -> Option<f64> {
+        let bytes = self
+            .offset
+            .and_then(|o| payload.get(o..)?.first_chunk::<8>())?;
+        Some(f64::from_be_bytes(*bytes)).filter(|t| t.is_finite())
+    }
+
+    /// The number of packages the controller sent (or would have) between a package of
+    /// timestamp `previous`, the last before a reconnection, and this one, the first after
+    /// it; `None` when the timestamps cannot tell: no `timestamp` in the recipe, or a clock
+    /// that advanced less than `at_least` seconds (the time the link was down, as the
+    /// client's clock saw it; a controller that restarted counts from zero again).
+    /// Observes this package.
+    pub(crate) fn lost_since(
+        &mut self,
+        previous: f64,
+        payload: &[u8],
+        at_least: f64,
+    ) -> Option<u64> {
+        let now = self.timestamp(payload)?;
+        self.last = Some(now);
+        if now <= previous || !previous.is_finite() || now - previous < at_least {
+            return None;
+        }
+        let ticks = ((now - previous) * self.loop_rate).round();
+        let intervals = (ticks / self.ticks_per_package).round();
+        Some(whole_packages(intervals - 1.0))
+    }
+
     /// The number of packages skipped between the previous package and this one.
     pub(crate) fn observe(&mut self, payload: &[u8]) -> u64 {
-        let Some(bytes) = self
-            .offset
-            .and_then(|o| payload.get(o..)?.first_chunk::<8>())
-        else {
+        let Some(now) = self.timestamp(payload) else {
             return 0;
         };
-        let now = f64::from_be_bytes(*bytes);
-        if !now.is_finite() {
-            return 0;
-        }
         let Some(previous) = self.last.replace(now) else {
             return 0;
         };
@@ -85,7 +112,7 @@ impl GapCounter {
 
 /// A non-negative count from a rounded float, saturating far above any real gap.
 #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // clamped to 0..=2^32 first
-fn whole_packages(x: f64) -> u64 {
+pub(super) fn whole_packages(x: f64) -> u64 {
     x.clamp(0.0, 4_294_967_296.0) as u64
 }
 
@@ -154,10 +181,33 @@ mod tests {
     }
 
     #[test]
+    fn lost_across_a_reconnection_from_the_timestamps() {
+        // 250 Hz on a 500 Hz loop: 4 ms apart. Last before: 10.000; first after: 10.100,
+        // 25 periods later, so 24 packages lost.
+        let mut g = counter(250.0, 500.0);
+        assert_eq!(g.lost_since(10.0, &payload(10.1), 0.05), Some(24));
+        assert_eq!(g.last(), Some(10.1));
+        // The next package follows on regularly.
+        assert_eq!(g.observe(&payload(10.104)), 0);
+        // Back to back: none lost.
+        let mut g = counter(250.0, 500.0);
+        assert_eq!(g.lost_since(1.0, &payload(1.004), 0.0), Some(0));
+        // A restarted controller's clock tells nothing: behind the last timestamp, or ahead
+        // of it by less than the link was down.
+        let mut g = counter(250.0, 500.0);
+        assert_eq!(g.lost_since(900.0, &payload(0.5), 0.0), None);
+        let mut g = counter(250.0, 500.0);
+        assert_eq!(g.lost_since(1.0, &payload(1.5), 2.0), None);
+        let mut g = counter(250.0, 500.0);
+        assert_eq!(g.lost_since(1.0, &payload(f64::NAN), 0.0), None);
+    }
+
+    #[test]
     fn no_timestamp_no_detection() {
         let spec = RecipeSpec::new(Direction::Output, &["actual_q"], &[WireType::Vector6d]);
         let mut g = GapCounter::new(&spec, 500.0, 500.0);
         assert!(!g.is_active());
         assert_eq!(g.observe(&[0; 48]), 0);
+        assert_eq!(g.lost_since(1.0, &[0; 48], 0.0), None);
     }
 }

@@ -28,6 +28,11 @@ impl SetUp {
         }
     }
 
+    /// The spec of this recipe, to set it up again.
+    pub(crate) fn spec(&self, direction: Direction) -> RecipeSpec<'_> {
+        RecipeSpec::new(direction, &self.names, &self.types)
+    }
+
     /// Whether `spec` is this recipe: same names and types, in order. Names usually are the
     /// registry's own `&'static str`s, so the pointer comparison settles most of them.
     pub(crate) fn matches(&self, spec: &RecipeSpec<'_>) -> bool {

@@ -1,6 +1,7 @@
-//! A scripted fake controller: binds 127.0.0.1:0, accepts one connection on a thread of its
-//! own, and plays a script of expected client packages and canned replies, encoded with the
-//! protocol module. Any difference from the script fails the test in [`FakePeer::finish`].
+//! A scripted fake controller: binds 127.0.0.1:0, accepts connections on a thread of its
+//! own, and plays one script of expected client packages and canned replies per connection,
+//! encoded with the protocol module. Any difference from a script fails the test in
+//! [`FakePeer::finish`]; every wait of the peer is bounded by [`PEER_PATIENCE`].
 
 // Each test binary uses part of the helpers.
 #![allow(dead_code)]
@@ -8,7 +9,7 @@
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rtde_core::protocol::{
     ClientMessage, ControllerMessage, FrameBuffer, HEADER_LEN, MessageLevel, ProtocolVersion,
@@ -31,11 +32,24 @@ enum Step {
     ExpectEof,
 }
 
-/// What the peer received outside `Expect` steps.
+/// What the peer received on one connection.
 #[derive(Debug, Default)]
 pub(crate) struct Transcript {
     /// Input data packages received during `Stream` steps: (recipe id, values).
     pub(crate) inputs: Vec<(u8, Vec<u8>)>,
+    /// Every package matched by an `Expect` step, header included, in order.
+    pub(crate) expected: Vec<Vec<u8>>,
+}
+
+impl Transcript {
+    /// The packages of type `kind` matched by `Expect` steps.
+    pub(crate) fn of_type(&self, kind: u8) -> Vec<&[u8]> {
+        self.expected
+            .iter()
+            .filter(|p| p[2] == kind)
+            .map(Vec::as_slice)
+            .collect()
+    }
 }
 
 /// A list of steps, each encoded in the protocol version in force when it was added.
@@ -202,17 +216,29 @@ pub(crate) fn timestamp_and_q(t: f64, q: f64) -> Vec<u8> {
 pub(crate) struct FakePeer {
     /// Where it listens.
     pub(crate) addr: SocketAddr,
-    thread: JoinHandle<Result<Transcript, String>>,
+    thread: JoinHandle<Result<Vec<Transcript>, String>>,
 }
 
 impl FakePeer {
     /// Binds 127.0.0.1:0 and plays `script` on the first connection.
     pub(crate) fn start(script: Script) -> FakePeer {
+        Self::start_many(vec![script])
+    }
+
+    /// Binds 127.0.0.1:0 and plays `scripts[i]` on the `i`th connection; stops listening
+    /// after the last (later connections are refused).
+    pub(crate) fn start_many(scripts: Vec<Script>) -> FakePeer {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
         let addr = listener.local_addr().expect("local address");
         let thread = std::thread::spawn(move || {
-            let (stream, _) = listener.accept().map_err(|e| format!("accept: {e}"))?;
-            play(stream, script.steps)
+            let mut transcripts = Vec::new();
+            for (i, script) in scripts.into_iter().enumerate() {
+                let stream = accept(&listener).map_err(|e| format!("connection {i}: {e}"))?;
+                let transcript =
+                    play(stream, script.steps).map_err(|e| format!("connection {i}: {e}"))?;
+                transcripts.push(transcript);
+            }
+            Ok(transcripts)
         });
         FakePeer { addr, thread }
     }
@@ -220,10 +246,45 @@ impl FakePeer {
     /// Waits for the script to end and fails the test if the client strayed from it.
     /// Drop or close the client first when the script ends with [`Script::expect_eof`].
     pub(crate) fn finish(self) -> Transcript {
+        self.finish_all()
+            .into_iter()
+            .next()
+            .expect("one connection's transcript")
+    }
+
+    /// [`FakePeer::finish`] for every connection.
+    pub(crate) fn finish_all(self) -> Vec<Transcript> {
         match self.thread.join() {
-            Ok(Ok(transcript)) => transcript,
+            Ok(Ok(transcripts)) => transcripts,
             Ok(Err(e)) => panic!("fake controller: {e}"),
             Err(_) => panic!("fake controller panicked"),
+        }
+    }
+}
+
+/// Accepts the next connection within [`PEER_PATIENCE`], so a client that never comes
+/// fails the test instead of hanging it.
+fn accept(listener: &TcpListener) -> Result<TcpStream, String> {
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| format!("listener: {e}"))?;
+    let deadline = Instant::now() + PEER_PATIENCE;
+    loop {
+        match listener.accept() {
+            Ok((stream, _)) => {
+                stream
+                    .set_nonblocking(false)
+                    .map_err(|e| format!("accepted socket: {e}"))?;
+                return Ok(stream);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                if Instant::now() >= deadline {
+                    return Err(format!("no client connected within {PEER_PATIENCE:?}"));
+                }
+                // Polling the peer's own listener, not waiting for a server.
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            Err(e) => return Err(format!("accept: {e}")),
         }
     }
 }
@@ -277,7 +338,7 @@ fn play(stream: TcpStream, steps: Vec<Step>) -> Result<Transcript, String> {
     for (i, step) in steps.into_iter().enumerate() {
         match step {
             Step::Expect { bytes, what } => match reader.next()? {
-                Some(got) if got == bytes => {}
+                Some(got) if got == bytes => transcript.expected.push(got),
                 Some(got) => {
                     return Err(format!(
                         "step {i}: expected {what} {bytes:02x?}, got {got:02x?} ({})",

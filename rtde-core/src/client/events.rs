@@ -1,0 +1,182 @@
+//! What a connection is doing, and the changes a user can watch.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use rtde_fields::ControllerVersion;
+
+use crate::error::Error;
+use crate::protocol::ProtocolVersion;
+
+/// What a [`Client`](crate::Client) is doing; from [`Client::state`](crate::Client::state).
+///
+/// ```text
+///  connect ──► Negotiating ──► Connected ──start──► Running ◄──start/pause──► Paused
+///                                  │                   │                        │
+///                                  └───── link lost ───┴────────────────────────┘
+///                                               │
+///                          automatic reconnect? ├── no ──► Closed ──reconnect()──┐
+///                                               ▼                                 │
+///                                         Reconnecting ◄──────────────────────────┘
+///                                               │ connected
+///                                               ▼
+///                          Negotiating (handshake, recipes replayed, START if running)
+///                                               │
+///                                               ▼
+///                                 Connected, Running or Paused, as before
+///                                 (or Closed when every attempt failed)
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum State {
+    /// The protocol version, the controller's version and (when reconnecting) the recipes
+    /// are being negotiated.
+    Negotiating,
+    /// Connected; outputs have not been started yet.
+    Connected,
+    /// Outputs stream: started and not paused.
+    Running,
+    /// Outputs were started, then paused.
+    Paused,
+    /// The link was lost and the client is trying to connect again.
+    Reconnecting,
+    /// The link is lost and nothing is trying to bring it back: every call but
+    /// [`Client::reconnect`](crate::Client::reconnect) fails with
+    /// [`Error::ConnectionLost`] (with automatic reconnection, receiving and sending start a
+    /// new round of attempts).
+    Closed,
+}
+
+impl std::fmt::Display for State {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            State::Negotiating => "negotiating",
+            State::Connected => "connected",
+            State::Running => "running",
+            State::Paused => "paused",
+            State::Reconnecting => "reconnecting",
+            State::Closed => "closed",
+        })
+    }
+}
+
+/// Something that happened to a connection, from [`Client::events`](crate::Client::events).
+///
+/// Events come with state changes only, never with data packages. A lost link that is
+/// reconnected automatically reads, in order: [`Event::LinkLost`],
+/// `State(Reconnecting)`, then for each attempt `State(Negotiating)` and either
+/// [`Event::AttemptFailed`] or [`Event::Reconnected`] followed by the state as before;
+/// [`Event::PackagesLost`] comes with the first output package received afterwards.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Event {
+    /// The connection entered this state.
+    State(State),
+    /// The link failed while receiving or sending and automatic reconnection takes over;
+    /// this is the error the call would have returned without it.
+    LinkLost(Error),
+    /// A reconnection attempt failed and another follows. (The last attempt's error is
+    /// returned to the caller instead, and the state becomes [`State::Closed`].)
+    AttemptFailed {
+        /// The attempt, from 1.
+        attempt: u32,
+        /// Why it failed.
+        error: Error,
+        /// The wait before the next attempt.
+        retry_in: Duration,
+    },
+    /// The connection is back, with every recipe replayed.
+    Reconnected(Reconnection),
+    /// Output packages the controller sent (or would have) between the last one received
+    /// before a reconnection and the first one after it; also added to
+    /// [`Stats::lost`](crate::Stats::lost).
+    PackagesLost {
+        /// How many.
+        count: u64,
+        /// `false`: counted from the recipe's `timestamp`; `true`: estimated from the time
+        /// between the two packages and the frequency, because the timestamps cannot tell:
+        /// no `timestamp` in the recipe, or a controller whose clock restarted (another
+        /// version, or a `timestamp` that advanced less than the link was down).
+        estimated: bool,
+    },
+}
+
+/// A successful reconnection: from [`Client::reconnect`](crate::Client::reconnect) or
+/// [`Event::Reconnected`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Reconnection {
+    /// The attempts it took, from 1.
+    pub attempts: u32,
+    /// From the start of the first attempt to the end of the replay, backoffs included.
+    pub took: Duration,
+    /// The controller's version now (it may have changed).
+    pub controller: ControllerVersion,
+    /// The protocol version now.
+    pub protocol: ProtocolVersion,
+}
+
+/// At most `capacity` events; when full, the oldest goes and is counted.
+#[derive(Debug)]
+pub(crate) struct EventQueue {
+    queue: VecDeque<Event>,
+    capacity: usize,
+    dropped: u64,
+}
+
+impl EventQueue {
+    pub(crate) fn new(capacity: usize) -> Self {
+        EventQueue {
+            // Allocated on the first event, not before.
+            queue: VecDeque::new(),
+            capacity,
+            dropped: 0,
+        }
+    }
+
+    pub(crate) fn push(&mut self, event: Event) {
+        if self.capacity == 0 {
+            self.dropped += 1;
+            return;
+        }
+        if self.queue.len() == self.capacity {
+            self.queue.pop_front();
+            self.dropped += 1;
+        }
+        self.queue.push_back(event);
+    }
+
+    pub(crate) fn queue_mut(&mut self) -> &mut VecDeque<Event> {
+        &mut self.queue
+    }
+
+    pub(crate) fn dropped(&self) -> u64 {
+        self.dropped
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_queue_drops_the_oldest_and_counts_it() {
+        let mut q = EventQueue::new(2);
+        for s in [State::Negotiating, State::Connected, State::Running] {
+            q.push(Event::State(s));
+        }
+        let kept: Vec<String> = q
+            .queue_mut()
+            .drain(..)
+            .map(|e| match e {
+                Event::State(s) => s.to_string(),
+                other => format!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(kept, ["connected", "running"]);
+        assert_eq!(q.dropped(), 1);
+        let mut none = EventQueue::new(0);
+        none.push(Event::State(State::Closed));
+        assert_eq!((none.queue_mut().len(), none.dropped()), (0, 1));
+    }
+}

@@ -1,0 +1,412 @@
+//! rtde-core's client against the faults rtde-sim injects: each ends in a typed error or a
+//! documented recovery (reconnection with the recipes replayed, losses counted), never a
+//! hang or a panic. Every wait is bounded; the scripted-peer versions of these faults are
+//! in `rtde-core/tests/faults.rs`.
+
+use std::time::{Duration, Instant};
+
+use rtde_core::protocol::{MessageLevel, ProtocolVersion, package_type};
+use rtde_core::{
+    Client, ConnectOptions, DynamicRecipe, Error, ErrorKind, Event, Recipe, ReconnectPolicy, State,
+    Value,
+};
+use rtde_sim::{Fault, Malformation, Sim, Trigger};
+
+const WAIT: Duration = Duration::from_secs(5);
+
+fn options() -> ConnectOptions {
+    ConnectOptions::new().read_timeout(Some(WAIT))
+}
+
+/// Automatic reconnection; the backoffs leave the simulator time to release the inputs of
+/// the connection it dropped.
+fn reconnecting() -> ConnectOptions {
+    options().reconnect(
+        ReconnectPolicy::new()
+            .attempts(8)
+            .initial_backoff(Duration::from_millis(5))
+            .max_backoff(Duration::from_millis(50)),
+    )
+}
+
+fn timestamp(recipe: &DynamicRecipe) -> f64 {
+    match recipe.get("timestamp") {
+        Some(Value::Double(t)) => *t,
+        other => panic!("timestamp: {other:?}"),
+    }
+}
+
+/// Output packages due between two timestamps (exclusive) at `frequency` on a `rate` loop.
+fn due_between(before: f64, after: f64, rate: f64, frequency: f64) -> u64 {
+    let ticks = ((after - before) * rate).round();
+    let every = (rate / frequency).round();
+    let periods = (ticks / every).round();
+    assert!(periods >= 1.0, "{before} then {after}");
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // checked >= 1 above
+    let periods = periods as u64;
+    periods - 1
+}
+
+fn started(sim: &Sim, options: ConnectOptions, frequency: f64) -> (Client, DynamicRecipe) {
+    let mut client = Client::connect(sim.addr(), options).unwrap();
+    let recipe = DynamicRecipe::outputs(["timestamp", "actual_q"]).unwrap();
+    client.setup_outputs(recipe.spec(), frequency).unwrap();
+    client.start().unwrap();
+    let _ = client.events().count();
+    (client, recipe)
+}
+
+#[test]
+fn skipped_packages_are_counted_exactly_in_both_receive_modes() {
+    // 250 Hz on a 500 Hz loop, every 5th package left out.
+    let sim = Sim::builder()
+        .fault(Fault::SkipEvery(5))
+        .deterministic()
+        .start()
+        .unwrap();
+    let (mut client, mut recipe) = started(&sim, options(), 250.0);
+    client.recv_into(&mut recipe).unwrap();
+    let first = timestamp(&recipe);
+    for _ in 0..20 {
+        client.recv_into(&mut recipe).unwrap();
+    }
+    // A 50 Hz consumer of the latest state: the simulator keeps streaming meanwhile.
+    for _ in 0..8 {
+        std::thread::sleep(Duration::from_millis(20));
+        client.recv_latest_into(&mut recipe).unwrap();
+    }
+    let last = timestamp(&recipe);
+    let stats = client.stats();
+    assert!(stats.superseded > 0, "{stats:?}");
+    assert!(stats.skipped > 0, "{stats:?}");
+    // Every package due from the first to the last is accounted for, once.
+    assert_eq!(
+        stats.received + stats.superseded + stats.skipped,
+        due_between(first, last, 500.0, 250.0) + 2,
+        "{stats:?}"
+    );
+    assert_eq!((stats.lost, stats.discarded), (0, 0));
+    client.close().unwrap();
+}
+
+#[test]
+fn closed_mid_frame_reconnects_replays_inputs_and_counts_the_loss_exactly() {
+    let sim = Sim::builder()
+        .fault(Fault::CloseMidFrame(Trigger::DataPackage(10)))
+        .deterministic()
+        .start()
+        .unwrap();
+    let mut client = Client::connect(sim.addr(), reconnecting()).unwrap();
+    let mut outputs =
+        DynamicRecipe::outputs(["timestamp", "actual_q", "input_int_register_24"]).unwrap();
+    let mut inputs = DynamicRecipe::inputs(["input_int_register_24"]).unwrap();
+    client.setup_outputs(outputs.spec(), 500.0).unwrap();
+    let handle = client.setup_inputs(inputs.spec()).unwrap();
+    client.start().unwrap();
+    for _ in 0..10 {
+        client.recv_into(&mut outputs).unwrap();
+    }
+    let before = timestamp(&outputs);
+    let _ = client.events().count();
+    // Package 10 is cut: the call reconnects and returns the new connection's first.
+    client.recv_into(&mut outputs).unwrap();
+    let after = timestamp(&outputs);
+    assert_eq!(client.state(), State::Running);
+    assert_eq!(sim.stats().connections_accepted, 2);
+
+    let lost = due_between(before, after, 500.0, 500.0);
+    let events: Vec<Event> = client.events().collect();
+    assert!(
+        matches!(
+            events[0],
+            Event::LinkLost(Error::Closed { mid_frame: true })
+        ),
+        "{events:?}"
+    );
+    assert!(
+        events.iter().any(|e| matches!(
+            e,
+            Event::PackagesLost { count, estimated: false } if *count == lost
+        )),
+        "{events:?}, {lost} lost"
+    );
+    let stats = client.stats();
+    assert_eq!(
+        (stats.lost, stats.reconnects, stats.received),
+        (lost, 1, 11)
+    );
+
+    // The input recipe was replayed: the old handle writes, the value reads back.
+    inputs
+        .set("input_int_register_24", Value::Int32(4242))
+        .unwrap();
+    client.send(&handle, &inputs).unwrap();
+    let mut seen = false;
+    for _ in 0..8 {
+        client.recv_into(&mut outputs).unwrap();
+        if outputs.get("input_int_register_24") == Some(&Value::Int32(4242)) {
+            seen = true;
+            break;
+        }
+    }
+    assert!(seen, "the input sent after reconnecting never took effect");
+    client.close().unwrap();
+}
+
+#[test]
+fn a_malformed_frame_loses_the_link_and_automatic_reconnection_recovers() {
+    let sim = Sim::builder()
+        .fault(Fault::Malformed {
+            at: Trigger::DataPackage(3),
+            kind: Malformation::SizeTooSmall,
+        })
+        .start()
+        .unwrap();
+
+    // Without reconnection: a typed error, and the connection is closed.
+    let (mut client, _) = started(&sim, options(), 500.0);
+    for _ in 0..3 {
+        client.recv().unwrap();
+    }
+    let err = client.recv().unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Protocol, "{err}");
+    assert!(matches!(err, Error::Decode(_)), "{err}");
+    assert_eq!(client.state(), State::Closed);
+    assert!(matches!(client.recv(), Err(Error::ConnectionLost)));
+
+    // With it: the stream goes on.
+    let (mut client, _) = started(&sim, reconnecting(), 500.0);
+    for _ in 0..6 {
+        client.recv().unwrap();
+    }
+    let events: Vec<Event> = client.events().collect();
+    assert!(
+        matches!(events[0], Event::LinkLost(Error::Decode(_))),
+        "{events:?}"
+    );
+    assert_eq!(client.stats().reconnects, 1);
+    // Not `close`: its PAUSE reply may come behind the next connection's malformed package.
+    drop(client);
+}
+
+#[test]
+fn a_package_of_another_recipe_is_reported_and_the_stream_goes_on() {
+    let sim = Sim::builder()
+        .fault(Fault::Malformed {
+            at: Trigger::DataPackage(2),
+            kind: Malformation::WrongRecipeId,
+        })
+        .start()
+        .unwrap();
+    let (mut client, _) = started(&sim, options(), 500.0);
+    client.recv().unwrap();
+    client.recv().unwrap();
+    let err = client.recv().unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::WrongRecipeId {
+                expected: Some(1),
+                found: Some(2)
+            }
+        ),
+        "{err}"
+    );
+    client.recv().unwrap();
+    // The rejected package is a hole in the timestamps.
+    let stats = client.stats();
+    assert_eq!((stats.received, stats.skipped), (3, 1));
+    assert_eq!(client.state(), State::Running);
+    client.close().unwrap();
+}
+
+#[test]
+fn delayed_replies_and_a_text_during_the_handshake() {
+    let delay = Duration::from_millis(150);
+    let sim = Sim::builder()
+        .fault(Fault::DelayReplies(delay))
+        .fault(Fault::TextMessage {
+            at: Trigger::Reply(package_type::GET_URCONTROL_VERSION),
+            level: MessageLevel::Warning,
+            message: "SafetySetup has not been confirmed yet".into(),
+            source: "Controller".into(),
+        })
+        .start()
+        .unwrap();
+    // A read timeout shorter than the delay: a typed, bounded timeout.
+    let timeout = Duration::from_millis(50);
+    let begun = Instant::now();
+    let err = Client::connect(sim.addr(), options().read_timeout(Some(timeout))).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Timeout {
+                waiting_for: package_type::REQUEST_PROTOCOL_VERSION,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(begun.elapsed() < WAIT);
+
+    // A patient client gets through, with the text kept.
+    let begun = Instant::now();
+    let mut client = Client::connect(sim.addr(), options()).unwrap();
+    assert!(begun.elapsed() >= delay * 2, "two replies, each delayed");
+    let texts: Vec<_> = client.text_messages().collect();
+    assert_eq!(texts.len(), 1, "{texts:?}");
+    assert_eq!(texts[0].message, "SafetySetup has not been confirmed yet");
+}
+
+#[test]
+fn a_client_that_stops_reading_is_dropped_and_reconnects() {
+    let sim = Sim::builder()
+        .unpaced()
+        .stall_timeout(Duration::from_millis(200))
+        .start()
+        .unwrap();
+    let (mut client, _) = started(&sim, reconnecting(), 500.0);
+    client.recv().unwrap();
+    // Stop reading: the simulator fills the socket buffers, waits out the stall timeout,
+    // and drops the connection.
+    assert!(sim.wait_for_connections(0, Duration::from_secs(30)));
+    assert_eq!(sim.stats().stalled_clients_dropped, 1);
+    // What was buffered is still delivered, then the call reconnects. Each call drains up
+    // to some megabytes, so a few calls reach the end.
+    for _ in 0..1000 {
+        client.recv_latest().unwrap();
+        if client.stats().reconnects == 1 {
+            break;
+        }
+    }
+    assert_eq!(client.stats().reconnects, 1);
+    assert_eq!(client.state(), State::Running);
+    let events: Vec<Event> = client.events().collect();
+    assert!(
+        matches!(
+            events[0],
+            Event::LinkLost(Error::Closed { .. } | Error::Io { .. })
+        ),
+        "{events:?}"
+    );
+}
+
+#[test]
+fn a_v1_only_controller_is_reconnected_over_v1() {
+    let sim = Sim::builder()
+        .v1_only()
+        .controller_version("3.15.8")
+        .fault(Fault::CloseMidFrame(Trigger::DataPackage(4)))
+        .start()
+        .unwrap();
+    let (mut client, mut recipe) = started(&sim, reconnecting(), 125.0);
+    assert_eq!(client.protocol_version(), ProtocolVersion::V1);
+    for _ in 0..4 {
+        client.recv_into(&mut recipe).unwrap();
+    }
+    let before = timestamp(&recipe);
+    client.recv_into(&mut recipe).unwrap();
+    let after = timestamp(&recipe);
+    assert_eq!(client.protocol_version(), ProtocolVersion::V1);
+    let stats = client.stats();
+    assert_eq!(stats.reconnects, 1);
+    assert_eq!(stats.lost, due_between(before, after, 125.0, 125.0));
+    client.close().unwrap();
+}
+
+#[test]
+fn in_use_on_one_of_five_inputs_names_it() {
+    let sim = Sim::builder().fieldbus_adapter().start().unwrap();
+    let mut client = Client::connect(sim.addr(), options()).unwrap();
+    let recipe = DynamicRecipe::inputs([
+        "input_int_register_24",
+        "input_int_register_25",
+        "input_double_register_3",
+        "input_bit_register_64",
+        "input_double_register_25",
+    ])
+    .unwrap();
+    let err = client.setup_inputs(recipe.spec()).unwrap_err();
+    let Error::SetupRefused(refused) = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(refused.in_use(), ["input_double_register_3"]);
+    assert_eq!(
+        refused.in_use_fieldbus_registers().collect::<Vec<_>>(),
+        ["input_double_register_3"]
+    );
+    assert_eq!(client.state(), State::Connected);
+}
+
+/// A controller restarted in place: a new simulator on the address of the old one.
+/// (The one test that binds a known port: the port `:0` gave the first simulator.)
+fn restart(sim: Sim, version: &str) -> Sim {
+    let addr = sim.addr();
+    sim.shutdown().unwrap();
+    Sim::builder()
+        .controller_version(version)
+        .bind(addr)
+        .start()
+        .unwrap()
+}
+
+#[test]
+fn a_restarted_controller_is_reconnected_and_the_loss_estimated() {
+    let sim = Sim::builder().start().unwrap();
+    let (mut client, mut recipe) = started(&sim, reconnecting(), 500.0);
+    // 0.1 s of streaming: the restarted controller's clock starts behind it, or at least
+    // advances less than the restart took.
+    for _ in 0..50 {
+        client.recv_into(&mut recipe).unwrap();
+    }
+    let restarted = Instant::now();
+    let _sim = restart(sim, "5.21.0");
+    // Packages buffered before the shutdown come first, then the call reconnects.
+    for _ in 0..1000 {
+        client.recv_into(&mut recipe).unwrap();
+        if client.stats().reconnects == 1 {
+            break;
+        }
+    }
+    assert_eq!(client.stats().reconnects, 1);
+    let gap = restarted.elapsed();
+    // The new controller's clock starts again: the loss is estimated from the time.
+    let estimate = client.events().find_map(|e| match e {
+        Event::PackagesLost { count, estimated } => Some((count, estimated)),
+        _ => None,
+    });
+    let Some((count, true)) = estimate else {
+        panic!("{estimate:?}")
+    };
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // a few seconds at most
+    let most = (gap.as_secs_f64() * 500.0).ceil() as u64 + 2;
+    assert!(count <= most, "{count} lost in {gap:?}");
+    assert_eq!(client.stats().lost, count);
+}
+
+#[test]
+fn a_downgraded_controller_is_refused_naming_the_field_it_lost() {
+    let sim = Sim::builder().controller_version("5.21.0").start().unwrap();
+    let mut client = Client::connect(sim.addr(), reconnecting()).unwrap();
+    let mut recipe = DynamicRecipe::outputs(["timestamp", "ft_raw_wrench"]).unwrap();
+    client.setup_outputs(recipe.spec(), 500.0).unwrap();
+    client.start().unwrap();
+    client.recv_into(&mut recipe).unwrap();
+    let _sim = restart(sim, "5.4.0");
+    // Packages buffered before the shutdown come first.
+    let err = (0..1000)
+        .find_map(|_| client.recv_into(&mut recipe).err())
+        .expect("the link to the old controller ends");
+    let Error::Unavailable(missing) = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(missing.fields()[0].name(), "ft_raw_wrench");
+    assert_eq!(missing.controller().to_string(), "5.4.0");
+    // Not worth retrying: one attempt.
+    assert!(
+        !client
+            .events()
+            .any(|e| matches!(e, Event::AttemptFailed { .. }))
+    );
+    assert_eq!(client.state(), State::Closed);
+}
