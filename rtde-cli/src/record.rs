@@ -385,7 +385,16 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
 
 /// An error, with what the controller said about it in its text messages.
 fn with_texts(e: &Error, client: &mut Client) -> String {
-    let texts: Vec<String> = client.text_messages().map(|t| t.to_string()).collect();
+    // A refusal already quotes the text the controller sent with it.
+    let quoted = match e {
+        Error::SetupRefused(refused) => refused.reason().map(str::to_owned),
+        _ => None,
+    };
+    let texts: Vec<String> = client
+        .text_messages()
+        .filter(|t| quoted.as_deref() != Some(t.message.as_str()))
+        .map(|t| t.to_string())
+        .collect();
     if texts.is_empty() {
         e.to_string()
     } else {

@@ -158,18 +158,20 @@ fn a_replay_refuses_what_the_capture_cannot_give() {
         )]
     );
 
-    // A whole-request refusal: recipe id 0 and no types (which rtde-core reports as a
-    // reply that does not match the request), and a text message that says why.
+    // A whole-request refusal: recipe id 0 and no types, and a text message that says why,
+    // which the refusal quotes.
     let recipe = DynamicRecipe::outputs(["timestamp"]).unwrap();
-    assert!(client.setup_outputs(recipe.spec(), 250.0).is_err());
-    let texts: Vec<String> = client.text_messages().map(|t| t.message).collect();
-    assert_eq!(
-        texts,
-        [format!(
-            "output setup refused: output frequency 250 Hz is above the 125 Hz the capture `{}` has data for",
-            capture.display()
-        )]
+    let Err(Error::SetupRefused(refused)) = client.setup_outputs(recipe.spec(), 250.0) else {
+        panic!("250 Hz is above the capture's 125 Hz")
+    };
+    let why = format!(
+        "output setup refused: output frequency 250 Hz is above the 125 Hz the capture `{}` has data for",
+        capture.display()
     );
+    assert!(refused.not_found().is_empty());
+    assert_eq!(refused.reason(), Some(why.as_str()));
+    let texts: Vec<String> = client.text_messages().map(|t| t.message).collect();
+    assert_eq!(texts, [why]);
 }
 
 #[test]

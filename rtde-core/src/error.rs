@@ -347,9 +347,17 @@ pub struct SetupRefused {
     pub(crate) recipe_id: Option<u8>,
     pub(crate) not_found: Vec<&'static str>,
     pub(crate) in_use: Vec<&'static str>,
+    pub(crate) reason: Option<String>,
 }
 
 impl SetupRefused {
+    /// The controller's own explanation: the text message it sent while the setup was
+    /// pending, if any.
+    #[must_use]
+    pub fn reason(&self) -> Option<&str> {
+        self.reason.as_deref()
+    }
+
     /// Whether the refused recipe was an output or an input recipe.
     #[must_use]
     pub fn direction(&self) -> Direction {
@@ -388,9 +396,10 @@ impl fmt::Display for SetupRefused {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "the controller refused the {} recipe", self.direction)?;
         if self.not_found.is_empty() && self.in_use.is_empty() {
-            return f.write_str(
-                " without naming a field (recipe id 0); `Client::text_messages` may say why",
-            );
+            return match &self.reason {
+                Some(reason) => write!(f, " as a whole: \"{reason}\""),
+                None => f.write_str(" without naming a field; `Client::text_messages` may say why"),
+            };
         }
         f.write_str(":")?;
         if !self.not_found.is_empty() {
@@ -657,6 +666,7 @@ mod tests {
             recipe_id: Some(0),
             not_found: vec![],
             in_use: vec!["input_int_register_3", "input_int_register_30"],
+            reason: None,
         };
         assert_eq!(
             e.in_use_fieldbus_registers().collect::<Vec<_>>(),

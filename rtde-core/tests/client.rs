@@ -68,6 +68,57 @@ fn not_found_names_the_field() {
 }
 
 #[test]
+fn a_setup_refused_as_a_whole_carries_the_controllers_text() {
+    let peer = FakePeer::start(
+        Script::new()
+            .handshake_v2("5.21.0")
+            .expect(ClientMessage::SetupOutputs {
+                frequency: Some(500.0),
+                names: "timestamp,actual_q",
+            })
+            // No type for any field: the request was refused whole, and the text says why.
+            .text("the capture was recorded at 125 Hz")
+            .reply(ControllerMessage::SetupOutputsReply {
+                recipe_id: Some(0),
+                types: "",
+            })
+            .expect(ClientMessage::SetupOutputs {
+                frequency: Some(500.0),
+                names: "timestamp,actual_q",
+            })
+            .reply(ControllerMessage::SetupOutputsReply {
+                recipe_id: Some(0),
+                types: "",
+            })
+            .expect_eof(),
+    );
+    let mut client = Client::connect(peer.addr, options()).unwrap();
+    let err = client.setup_outputs(outputs().spec(), 500.0).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Refused);
+    let Error::SetupRefused(refused) = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(refused.reason(), Some("the capture was recorded at 125 Hz"));
+    assert_eq!(
+        err.to_string(),
+        "the controller refused the output recipe as a whole: \"the capture was recorded at 125 Hz\""
+    );
+    // Without a text message during this request, no earlier text is taken for the reason.
+    let err = client.setup_outputs(outputs().spec(), 500.0).unwrap_err();
+    let Error::SetupRefused(refused) = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(refused.reason(), None);
+    assert!(
+        err.to_string()
+            .ends_with("without naming a field; `Client::text_messages` may say why"),
+        "{err}"
+    );
+    drop(client);
+    peer.finish();
+}
+
+#[test]
 fn in_use_on_several_inputs_names_them_all_with_the_fieldbus_hint() {
     let names = "input_int_register_3,input_int_register_30,input_double_register_5,\
                  input_bit_register_64,input_double_register_40";

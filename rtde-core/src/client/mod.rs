@@ -1067,6 +1067,7 @@ impl Client {
     ) -> Result<Option<u8>, Error> {
         let mut names = String::with_capacity(spec.name_list_len());
         spec.write_name_list(&mut names);
+        let texts_before = self.texts.pushed();
         self.request(&ClientMessage::SetupOutputs {
             frequency,
             names: &names,
@@ -1077,13 +1078,16 @@ impl Client {
             }
             other => return Err(unexpected(&other, ty::SETUP_OUTPUTS)),
         };
-        checked.map(|()| recipe_id)
+        checked
+            .map(|()| recipe_id)
+            .map_err(|e| self.with_refusal_reason(e, texts_before))
     }
 
     /// Sends SETUP_INPUTS and checks the reply; the recipe id.
     fn exchange_setup_inputs(&mut self, spec: &RecipeSpec<'_>) -> Result<u8, Error> {
         let mut names = String::with_capacity(spec.name_list_len());
         spec.write_name_list(&mut names);
+        let texts_before = self.texts.pushed();
         self.request(&ClientMessage::SetupInputs { names: &names })?;
         let (recipe_id, checked) = match self.reply(ty::SETUP_INPUTS)? {
             ControllerMessage::SetupInputsReply { recipe_id, types } => {
@@ -1091,7 +1095,24 @@ impl Client {
             }
             other => return Err(unexpected(&other, ty::SETUP_INPUTS)),
         };
-        checked.map(|()| recipe_id)
+        checked
+            .map(|()| recipe_id)
+            .map_err(|e| self.with_refusal_reason(e, texts_before))
+    }
+
+    /// A refusal carries the controller's own words when it sent a text message while the
+    /// request was pending (controllers explain whole-request refusals that way).
+    fn with_refusal_reason(&self, error: Error, texts_before: u64) -> Error {
+        match error {
+            Error::SetupRefused(mut refused) => {
+                refused.reason = self
+                    .texts
+                    .newest_since(texts_before)
+                    .map(|t| t.message.clone());
+                Error::SetupRefused(refused)
+            }
+            other => other,
+        }
     }
 
     /// Sends START and checks the reply.

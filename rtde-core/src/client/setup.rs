@@ -160,12 +160,16 @@ pub(crate) fn check_reply(
         }
     }
     let input_refused = direction == Direction::Input && recipe_id == Some(0);
-    if !not_found.is_empty() || !in_use.is_empty() || input_refused {
+    // No type at all for a non-empty recipe: the request was refused as a whole (a name
+    // list too long, a frequency out of range), not field by field.
+    let refused_whole = types.is_empty() && !spec.is_empty();
+    if !not_found.is_empty() || !in_use.is_empty() || input_refused || refused_whole {
         return Err(Error::SetupRefused(Box::new(SetupRefused {
             direction,
             recipe_id,
             not_found,
             in_use,
+            reason: None,
         })));
     }
     let answered = tokens.clone().count();

@@ -49,6 +49,8 @@ pub(crate) struct TextQueue {
     queue: VecDeque<ControllerText>,
     capacity: usize,
     dropped: u64,
+    /// Every message ever pushed, kept or dropped: tells which arrived during a request.
+    pushed: u64,
 }
 
 impl TextQueue {
@@ -57,10 +59,12 @@ impl TextQueue {
             queue: VecDeque::with_capacity(capacity),
             capacity,
             dropped: 0,
+            pushed: 0,
         }
     }
 
     pub(crate) fn push(&mut self, t: &TextMessage<'_>) {
+        self.pushed += 1;
         if self.capacity == 0 {
             self.dropped += 1;
             return;
@@ -70,6 +74,20 @@ impl TextQueue {
             self.dropped += 1;
         }
         self.queue.push_back(ControllerText::from_message(t));
+    }
+
+    /// How many messages have arrived so far.
+    pub(crate) fn pushed(&self) -> u64 {
+        self.pushed
+    }
+
+    /// The newest message, if it arrived after `pushed()` returned `since`.
+    pub(crate) fn newest_since(&self, since: u64) -> Option<&ControllerText> {
+        if self.pushed > since {
+            self.queue.back()
+        } else {
+            None
+        }
     }
 
     pub(crate) fn queue_mut(&mut self) -> &mut VecDeque<ControllerText> {
