@@ -89,17 +89,7 @@ impl DynamicRecipe {
                     }
                 }
                 Some(f) => fields.push(f),
-                None if rtde_fields::lookup_ignore_case(direction.opposite(), name).is_some() => {
-                    problems.push(RecipeProblem::WrongDirection {
-                        name: name.to_owned(),
-                        direction,
-                    });
-                }
-                None => problems.push(RecipeProblem::Unknown {
-                    name: name.to_owned(),
-                    direction,
-                    suggestion: rtde_fields::suggest(direction, name).map(Field::name),
-                }),
+                None => problems.push(RecipeProblem::not_a_field(direction, name)),
             }
         }
         if fields.is_empty() && problems.is_empty() {
@@ -320,6 +310,27 @@ pub enum RecipeProblem {
         /// The registry's type.
         registry: WireType,
     },
+}
+
+impl RecipeProblem {
+    /// Why `name` is not a field of `direction`: it belongs to the other direction, or it is
+    /// unknown (with the closest known name, which is also the canonical spelling of a name
+    /// given in the wrong case).
+    pub(crate) fn not_a_field(direction: Direction, name: &str) -> RecipeProblem {
+        let elsewhere = rtde_fields::lookup_ignore_case(direction.opposite(), name).is_some();
+        if elsewhere && rtde_fields::lookup_ignore_case(direction, name).is_none() {
+            RecipeProblem::WrongDirection {
+                name: name.to_owned(),
+                direction,
+            }
+        } else {
+            RecipeProblem::Unknown {
+                name: name.to_owned(),
+                direction,
+                suggestion: rtde_fields::suggest(direction, name).map(Field::name),
+            }
+        }
+    }
 }
 
 impl fmt::Display for RecipeProblem {

@@ -1,6 +1,5 @@
 //! What a connection is doing, and the changes a user can watch.
 
-use std::collections::VecDeque;
 use std::time::Duration;
 
 use rtde_fields::ControllerVersion;
@@ -114,69 +113,4 @@ pub struct Reconnection {
     pub controller: ControllerVersion,
     /// The protocol version now.
     pub protocol: ProtocolVersion,
-}
-
-/// At most `capacity` events; when full, the oldest goes and is counted.
-#[derive(Debug)]
-pub(crate) struct EventQueue {
-    queue: VecDeque<Event>,
-    capacity: usize,
-    dropped: u64,
-}
-
-impl EventQueue {
-    pub(crate) fn new(capacity: usize) -> Self {
-        EventQueue {
-            // Allocated on the first event, not before.
-            queue: VecDeque::new(),
-            capacity,
-            dropped: 0,
-        }
-    }
-
-    pub(crate) fn push(&mut self, event: Event) {
-        if self.capacity == 0 {
-            self.dropped += 1;
-            return;
-        }
-        if self.queue.len() == self.capacity {
-            self.queue.pop_front();
-            self.dropped += 1;
-        }
-        self.queue.push_back(event);
-    }
-
-    pub(crate) fn queue_mut(&mut self) -> &mut VecDeque<Event> {
-        &mut self.queue
-    }
-
-    pub(crate) fn dropped(&self) -> u64 {
-        self.dropped
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_full_queue_drops_the_oldest_and_counts_it() {
-        let mut q = EventQueue::new(2);
-        for s in [State::Negotiating, State::Connected, State::Running] {
-            q.push(Event::State(s));
-        }
-        let kept: Vec<String> = q
-            .queue_mut()
-            .drain(..)
-            .map(|e| match e {
-                Event::State(s) => s.to_string(),
-                other => format!("{other:?}"),
-            })
-            .collect();
-        assert_eq!(kept, ["connected", "running"]);
-        assert_eq!(q.dropped(), 1);
-        let mut none = EventQueue::new(0);
-        none.push(Event::State(State::Closed));
-        assert_eq!((none.queue_mut().len(), none.dropped()), (0, 1));
-    }
 }

@@ -133,6 +133,7 @@
 //! # }
 //! ```
 
+mod bounded;
 mod events;
 mod gaps;
 mod options;
@@ -154,13 +155,12 @@ use crate::protocol::{
 };
 use crate::recipe::{FromPayload, InputRecipe, OutputRecipe, PayloadError, RecipeSpec};
 
-use events::EventQueue;
+use bounded::BoundedQueue;
 pub use events::{Event, Reconnection, State};
 use gaps::GapCounter;
 pub use options::{ConnectOptions, ReconnectPolicy};
 use setup::SetUp;
 pub use texts::ControllerText;
-use texts::TextQueue;
 
 /// The controller's RTDE port.
 pub const RTDE_PORT: u16 = 30004;
@@ -283,8 +283,8 @@ pub struct Client {
     /// An earlier error left the stream out of step or closed.
     lost: bool,
     state: State,
-    events: EventQueue,
-    texts: TextQueue,
+    events: BoundedQueue<Event>,
+    texts: BoundedQueue<ControllerText>,
     stats: Stats,
     gaps: GapCounter,
     /// When the last output package was received.
@@ -348,8 +348,8 @@ impl Client {
             addrs,
             peer,
             socket_timeout: options.get_read_timeout(),
-            texts: TextQueue::new(options.get_text_message_capacity()),
-            events: EventQueue::new(options.get_event_capacity()),
+            texts: BoundedQueue::new(options.get_text_message_capacity()),
+            events: BoundedQueue::new(options.get_event_capacity()),
             options,
             serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
             frames: FrameBuffer::new(),
@@ -961,7 +961,7 @@ impl Client {
                     let Ok(text) = decode_text(frame, protocol) else {
                         return;
                     };
-                    self.texts.push(&text);
+                    self.texts.push(ControllerText::from_message(&text));
                     let _ = self.frames.next_frame();
                 }
                 _ => return,
@@ -1195,7 +1195,7 @@ impl Client {
             match front {
                 ty::TEXT_MESSAGE => {
                     let text = decode_text(frame, protocol)?;
-                    self.texts.push(&text);
+                    self.texts.push(ControllerText::from_message(&text));
                 }
                 ty::DATA_PACKAGE => self.stats.discarded += 1,
                 other => {

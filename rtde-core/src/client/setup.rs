@@ -71,20 +71,7 @@ pub(crate) fn check_spec(spec: &RecipeSpec<'_>) -> Result<Vec<&'static Field>, E
                 }
                 fields.push(field);
             }
-            None if rtde_fields::lookup_ignore_case(direction.opposite(), name).is_some()
-                && rtde_fields::lookup_ignore_case(direction, name).is_none() =>
-            {
-                problems.push(RecipeProblem::WrongDirection {
-                    name: name.to_owned(),
-                    direction,
-                });
-            }
-            None => problems.push(RecipeProblem::Unknown {
-                name: name.to_owned(),
-                direction,
-                // Also finds the canonical spelling of a name in the wrong case.
-                suggestion: rtde_fields::suggest(direction, name).map(Field::name),
-            }),
+            None => problems.push(RecipeProblem::not_a_field(direction, name)),
         }
     }
     if spec.is_empty() {

@@ -1,6 +1,5 @@
-//! The controller's text messages, kept in a bounded queue.
+//! The controller's text messages, as the client keeps them.
 
-use std::collections::VecDeque;
 use std::fmt;
 
 use crate::protocol::{MessageLevel, TextMessage};
@@ -17,7 +16,7 @@ pub struct ControllerText {
 }
 
 impl ControllerText {
-    fn from_message(t: &TextMessage<'_>) -> Self {
+    pub(crate) fn from_message(t: &TextMessage<'_>) -> Self {
         ControllerText {
             level: t.level,
             message: t.message_lossy().into_owned(),
@@ -43,85 +42,26 @@ impl fmt::Display for ControllerText {
     }
 }
 
-/// At most `capacity` messages; when full, the oldest goes and is counted.
-#[derive(Debug)]
-pub(crate) struct TextQueue {
-    queue: VecDeque<ControllerText>,
-    capacity: usize,
-    dropped: u64,
-    /// Every message ever pushed, kept or dropped: tells which arrived during a request.
-    pushed: u64,
-}
-
-impl TextQueue {
-    pub(crate) fn new(capacity: usize) -> Self {
-        TextQueue {
-            queue: VecDeque::with_capacity(capacity),
-            capacity,
-            dropped: 0,
-            pushed: 0,
-        }
-    }
-
-    pub(crate) fn push(&mut self, t: &TextMessage<'_>) {
-        self.pushed += 1;
-        if self.capacity == 0 {
-            self.dropped += 1;
-            return;
-        }
-        if self.queue.len() == self.capacity {
-            self.queue.pop_front();
-            self.dropped += 1;
-        }
-        self.queue.push_back(ControllerText::from_message(t));
-    }
-
-    /// How many messages have arrived so far.
-    pub(crate) fn pushed(&self) -> u64 {
-        self.pushed
-    }
-
-    /// The newest message, if it arrived after `pushed()` returned `since`.
-    pub(crate) fn newest_since(&self, since: u64) -> Option<&ControllerText> {
-        if self.pushed > since {
-            self.queue.back()
-        } else {
-            None
-        }
-    }
-
-    pub(crate) fn queue_mut(&mut self) -> &mut VecDeque<ControllerText> {
-        &mut self.queue
-    }
-
-    pub(crate) fn dropped(&self) -> u64 {
-        self.dropped
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn a_full_queue_drops_the_oldest_and_counts_it() {
-        let mut q = TextQueue::new(2);
-        for text in ["a", "b", "c"] {
-            q.push(&TextMessage {
+    fn displays_level_source_and_text() {
+        let text = |source: &'static [u8]| {
+            ControllerText::from_message(&TextMessage {
                 level: MessageLevel::Warning,
-                message: text.as_bytes(),
-                source: b"",
-            });
-        }
-        let kept: Vec<String> = q.queue_mut().drain(..).map(|t| t.to_string()).collect();
-        assert_eq!(kept, ["warning: b", "warning: c"]);
-        assert_eq!(q.dropped(), 1);
-        let mut none = TextQueue::new(0);
-        none.push(&TextMessage {
-            level: MessageLevel::Info,
-            message: b"x",
-            source: b"y",
-        });
-        assert_eq!(none.dropped(), 1);
+                message: b"SafetySetup has not been confirmed yet",
+                source,
+            })
+        };
+        assert_eq!(
+            text(b"").to_string(),
+            "warning: SafetySetup has not been confirmed yet"
+        );
+        assert_eq!(
+            text(b"Controller").to_string(),
+            "warning from Controller: SafetySetup has not been confirmed yet"
+        );
     }
 }
