@@ -81,22 +81,7 @@ pub struct Row {
 pub fn parse(text: &str) -> Result<Vec<Row>, Vec<String>> {
     let mut rows = Vec::new();
     let mut errors = Vec::new();
-    let mut saw_header = false;
-    for (i, raw) in text.lines().enumerate() {
-        let line = i + 1;
-        if raw.trim().is_empty() || raw.starts_with('#') {
-            continue;
-        }
-        let cols: Vec<&str> = raw.split('\t').collect();
-        if !saw_header {
-            saw_header = true;
-            if cols != COLUMNS {
-                errors.push(format!(
-                    "{line}: the header must be the columns {COLUMNS:?}"
-                ));
-            }
-            continue;
-        }
+    for (line, cols) in data_lines(text, &COLUMNS, &mut errors) {
         if let Err(e) = parse_line(line, &cols, &mut rows) {
             errors.push(format!("{line}: {e}"));
         }
@@ -107,6 +92,31 @@ pub fn parse(text: &str) -> Result<Vec<Row>, Vec<String>> {
     } else {
         Err(errors)
     }
+}
+
+/// The data lines of a tab-separated file after its header, as (line number, columns);
+/// blank lines and `#` comments are skipped, and a header other than `columns` is an error.
+fn data_lines<'a>(
+    text: &'a str,
+    columns: &[&str],
+    errors: &mut Vec<String>,
+) -> Vec<(usize, Vec<&'a str>)> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .map(|(i, raw)| (i + 1, raw))
+        .filter(|(_, raw)| !raw.trim().is_empty() && !raw.starts_with('#'))
+        .map(|(line, raw)| (line, raw.split('\t').collect::<Vec<_>>()));
+    match lines.next() {
+        Some((_, header)) if header == columns => {}
+        Some((line, _)) => errors.push(format!(
+            "{line}: the header must be the columns {columns:?}"
+        )),
+        None => errors.push(format!(
+            "1: the file is empty; it needs the header {columns:?}"
+        )),
+    }
+    lines.collect()
 }
 
 fn parse_line(line: usize, cols: &[&str], rows: &mut Vec<Row>) -> Result<(), String> {
@@ -282,22 +292,7 @@ pub const RENAMED_COLUMNS: [&str; 4] = ["direction", "old_name", "name", "source
 pub fn parse_renamed(text: &str, rows: &[Row]) -> Result<Vec<Rename>, Vec<String>> {
     let mut renames = Vec::new();
     let mut errors = Vec::new();
-    let mut saw_header = false;
-    for (i, raw) in text.lines().enumerate() {
-        let line = i + 1;
-        if raw.trim().is_empty() || raw.starts_with('#') {
-            continue;
-        }
-        let cols: Vec<&str> = raw.split('\t').collect();
-        if !saw_header {
-            saw_header = true;
-            if cols != RENAMED_COLUMNS {
-                errors.push(format!(
-                    "{line}: the header must be the columns {RENAMED_COLUMNS:?}"
-                ));
-            }
-            continue;
-        }
+    for (line, cols) in data_lines(text, &RENAMED_COLUMNS, &mut errors) {
         let [direction, old_name, name, source] = cols[..] else {
             errors.push(format!(
                 "{line}: expected {} tab-separated columns",
@@ -502,6 +497,17 @@ mod tests {
             let errors = parse_one(line).unwrap_err();
             assert!(errors[0].contains(needle), "{line}: {errors:?}");
         }
+    }
+
+    #[test]
+    fn the_header_must_name_the_columns() {
+        assert!(parse("").unwrap_err()[0].starts_with("1: the file is empty"));
+        let errors = parse("# comment\ndirection\tname\n").unwrap_err();
+        assert!(
+            errors[0].starts_with("2: the header must be the columns"),
+            "{errors:?}"
+        );
+        assert_eq!(parse(HEADER).unwrap(), []);
     }
 
     #[test]
