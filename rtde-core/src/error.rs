@@ -45,8 +45,8 @@ pub enum Error {
     },
     /// No connection could be made to any resolved address.
     #[error(
-        "could not connect to {addr}: {source}; check the address, that the controller is on \
-         and that port 30004 is reachable"
+        "could not connect to {addr}: {source}; check the address and port, and that the \
+         controller is on (RTDE listens on port 30004)"
     )]
     Connect {
         /// The addresses tried.
