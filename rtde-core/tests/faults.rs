@@ -969,3 +969,60 @@ fn a_round_of_attempts_is_bounded_and_ends_closed() {
     assert_eq!(err.kind(), ErrorKind::Link, "{err}");
     assert_eq!(client.state(), State::Closed);
 }
+
+// ---- user arguments at their limits ----
+
+#[test]
+fn a_read_timeout_too_long_for_the_clock_waits_without_a_deadline_instead_of_panicking() {
+    // `Instant::now() + Duration::MAX` overflows; "a very long time" must still work.
+    let peer = FakePeer::start(
+        Script::new()
+            .handshake_v2("5.21.0")
+            .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
+            .start()
+            .raw(&at(1.0))
+            .pause()
+            .expect_eof(),
+    );
+    let mut client = Client::connect(peer.addr, options().read_timeout(Some(Duration::MAX)))
+        .expect("connects with a huge read timeout");
+    client.setup_outputs(outputs().spec(), 500.0).unwrap();
+    client
+        .set_read_timeout(Some(Duration::from_secs(u64::MAX)))
+        .unwrap();
+    client.start().unwrap();
+    assert_eq!(client.recv().unwrap(), &at(1.0)[4..]);
+    client.close().unwrap();
+    peer.finish();
+}
+
+// ---- nothing lost across a reconnection ----
+
+#[test]
+fn text_messages_already_received_survive_a_reconnection() {
+    // The data package and the text arrive in one write, so both sit whole in the client's
+    // buffer when `recv` returns the first: the text was received, and must not vanish
+    // when the link is dropped.
+    let text = encode(
+        V2,
+        &ControllerMessage::TextMessage(rtde_core::protocol::TextMessage {
+            level: rtde_core::protocol::MessageLevel::Error,
+            message: b"why the controller gave up",
+            source: b"fake",
+        }),
+    );
+    let peer = FakePeer::start_many(vec![
+        streaming("5.21.0")
+            .raw(&[at(1.0), text].concat())
+            .expect_eof(),
+        streaming("5.21.0").pause().expect_eof(),
+    ]);
+    let mut client = connect_streaming(peer.addr, options());
+    assert_eq!(client.recv().unwrap(), &at(1.0)[4..]);
+    client.reconnect().unwrap();
+    let texts: Vec<String> = client.text_messages().map(|t| t.message).collect();
+    assert_eq!(texts, ["why the controller gave up"]);
+    assert_eq!(client.stats().texts_dropped, 0);
+    client.close().unwrap();
+    peer.finish_all();
+}

@@ -1165,7 +1165,11 @@ impl Client {
     /// Any failure while a reply is due leaves requests and replies out of step, so the
     /// connection is lost; waiting for data, only a broken stream loses it.
     fn wait_for(&mut self, kind: u8) -> Result<(), Error> {
-        let deadline = self.options.get_read_timeout().map(|t| Instant::now() + t);
+        // A timeout too long for the clock to add (`Duration::MAX`, say) is no deadline.
+        let deadline = self
+            .options
+            .get_read_timeout()
+            .and_then(|t| Instant::now().checked_add(t));
         let result = self.wait_until(kind, deadline);
         if result.is_err() && kind != ty::DATA_PACKAGE {
             self.lost = true;

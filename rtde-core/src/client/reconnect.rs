@@ -8,9 +8,9 @@ use rtde_fields::Direction;
 use super::events::{Event, Reconnection, State};
 use super::gaps::GapCounter;
 use super::options::ReconnectPolicy;
-use super::{Client, Resume, open, setup};
+use super::{Client, ControllerText, Resume, decode_text, open, setup};
 use crate::error::{Error, ErrorKind};
-use crate::protocol::ProtocolVersion;
+use crate::protocol::{ProtocolVersion, package_type as ty};
 
 impl Client {
     /// Drops the connection (whether it still works or not), connects again to the same
@@ -106,8 +106,23 @@ impl Client {
                 resumed_at: None,
             });
         }
+        self.keep_buffered_texts();
         let _ = self.stream.shutdown(Shutdown::Both);
         self.lost = true;
+    }
+
+    /// Queues the text messages among the whole packages still buffered: they were received,
+    /// and the buffer is cleared for the next connection. (The data packages among them are
+    /// counted in [`Stats::lost`](crate::Stats::lost), from the gap they leave.)
+    fn keep_buffered_texts(&mut self) {
+        let protocol = self.protocol;
+        while let Ok(Some(frame)) = self.frames.next_frame() {
+            if frame.kind == ty::TEXT_MESSAGE
+                && let Ok(text) = decode_text(frame, protocol)
+            {
+                self.texts.push(ControllerText::from_message(&text));
+            }
+        }
     }
 
     /// One attempt: connect, handshake, check and replay.
