@@ -505,6 +505,33 @@ fn a_downgrade_that_loses_a_field_is_named_on_reconnect_before_anything_is_sent(
 }
 
 #[test]
+fn a_pause_the_link_broke_is_kept_by_the_reconnection() {
+    let peer = FakePeer::start_many(vec![
+        Script::new()
+            .handshake_v2("5.21.0")
+            .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
+            .start()
+            // The link breaks with the PAUSE on its way: no reply.
+            .expect(ClientMessage::Pause)
+            .close(),
+        // The user asked to pause: the replay sets the recipe up and does not START.
+        Script::new()
+            .handshake_v2("5.21.0")
+            .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
+            .expect_eof(),
+    ]);
+    let mut client = Client::connect(peer.addr, options()).unwrap();
+    client.setup_outputs(outputs().spec(), 500.0).unwrap();
+    client.start().unwrap();
+    let err = client.pause().unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Link, "{err}");
+    client.reconnect().unwrap();
+    assert_eq!(client.state(), State::Paused);
+    drop(client);
+    peer.finish_all();
+}
+
+#[test]
 fn not_found_after_a_downgrade_on_reconnect_is_refused_naming_the_field() {
     // A controller of a generation the registry does not know decides for itself.
     let peer = FakePeer::start_many(vec![

@@ -561,8 +561,21 @@ impl Client {
         if !self.running {
             return Ok(());
         }
-        self.request(&ClientMessage::Pause)?;
-        match self.reply(ty::PAUSE)? {
+        let reply = self
+            .request(&ClientMessage::Pause)
+            .and_then(|()| self.reply(ty::PAUSE));
+        let reply = match reply {
+            Ok(reply) => reply,
+            Err(e) => {
+                if self.lost {
+                    // The user asked to pause: a reconnection must not START again.
+                    self.running = false;
+                    self.resume = None;
+                }
+                return Err(e);
+            }
+        };
+        match reply {
             ControllerMessage::PauseReply { accepted: true } => {}
             ControllerMessage::PauseReply { accepted: false } => return Err(Error::PauseRefused),
             other => return Err(unexpected(&other, ty::PAUSE)),
