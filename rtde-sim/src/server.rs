@@ -95,6 +95,11 @@ impl Clock {
     }
 }
 
+/// The first multiple of `every` at or after `from`; `None` past `u64::MAX`.
+fn next_multiple(from: u64, every: u64) -> Option<u64> {
+    from.div_ceil(every).checked_mul(every)
+}
+
 /// Accepts connections until shutdown, serving each on its own threads.
 pub(crate) fn accept_loop(
     listener: &TcpListener,
@@ -234,10 +239,13 @@ struct Connection<'a> {
     clock: Clock,
     /// Bytes waiting to be written.
     out: Vec<u8>,
-    /// The next tick that may carry an output package, while streaming.
-    next_tick: u64,
-    /// Unpaced: the connection's own clock, continuing across pauses.
-    unpaced_tick: u64,
+    /// The next tick that may carry an output package, while streaming; `None` when no
+    /// tick a `u64` can count is due any more (a decimation so large that the next
+    /// multiple is past `u64::MAX`): the connection then streams nothing.
+    next_tick: Option<u64>,
+    /// Unpaced: the connection's own clock, continuing across pauses; `None` once it
+    /// has counted past `u64::MAX`.
+    unpaced_tick: Option<u64>,
     /// With a clock per connection: whether this connection's clock has started.
     clock_started: bool,
     /// Output data packages sent so far.
@@ -256,8 +264,8 @@ impl<'a> Connection<'a> {
             faults: FaultPlan::new(&shared.config.faults),
             clock,
             out: Vec::with_capacity(UNPACED_BATCH * 2),
-            next_tick: 0,
-            unpaced_tick: 0,
+            next_tick: Some(0),
+            unpaced_tick: Some(0),
             clock_started: false,
             data_index: 0,
             payload: Vec::new(),
@@ -267,6 +275,11 @@ impl<'a> Connection<'a> {
 
     fn streaming(&self) -> bool {
         self.session.is_running() && self.session.output().is_some()
+    }
+
+    /// The next tick to stream, while streaming and some tick is still due.
+    fn due(&self) -> Option<u64> {
+        self.next_tick.filter(|_| self.streaming())
     }
 
     fn run(&mut self, rx: &Receiver<Inbound>) -> End {
@@ -282,19 +295,20 @@ impl<'a> Connection<'a> {
             if self.shared.is_shutting_down() {
                 return Ok(());
             }
-            let inbound = if self.streaming() && !paced {
+            let due = self.due();
+            let inbound = if due.is_some() && !paced {
                 match rx.try_recv() {
                     Ok(m) => Some(m),
                     Err(TryRecvError::Empty) => None,
                     Err(TryRecvError::Disconnected) => return Ok(()),
                 }
             } else {
-                let timeout = if self.streaming() {
-                    self.clock
-                        .instant_of(self.next_tick)
-                        .saturating_duration_since(Instant::now())
-                } else {
-                    IDLE_POLL
+                let timeout = match due {
+                    Some(tick) => self
+                        .clock
+                        .instant_of(tick)
+                        .saturating_duration_since(Instant::now()),
+                    None => IDLE_POLL,
                 };
                 match rx.recv_timeout(timeout) {
                     Ok(m) => Some(m),
@@ -320,11 +334,11 @@ impl<'a> Connection<'a> {
                 }
                 None => {}
             }
-            if self.streaming() {
+            if let Some(tick) = self.due() {
                 if paced {
-                    self.stream_paced()?;
+                    self.stream_paced(tick)?;
                 } else {
-                    self.stream_unpaced()?;
+                    self.stream_unpaced(tick)?;
                 }
             }
         }
@@ -377,11 +391,11 @@ impl<'a> Connection<'a> {
         } else if config.clock_per_connection && !self.clock_started {
             self.clock = self.clock.restarted();
             self.clock_started = true;
-            0
+            Some(0)
         } else {
-            self.clock.tick_at(Instant::now())
+            Some(self.clock.tick_at(Instant::now()))
         };
-        self.next_tick = from.div_ceil(every) * every;
+        self.next_tick = from.and_then(|from| next_multiple(from, every));
     }
 
     /// Sends the packages that have come due. A connection that fell behind by up to
@@ -389,35 +403,38 @@ impl<'a> Connection<'a> {
     /// at once, so pacing alone never makes a gap; one further behind (its writes
     /// blocked on a slow client) sends only the newest, as a controller does, and the
     /// client sees a gap.
-    fn stream_paced(&mut self) -> Result<(), End> {
+    fn stream_paced(&mut self, next_tick: u64) -> Result<(), End> {
         let now = Instant::now();
-        if now < self.clock.instant_of(self.next_tick) {
+        if now < self.clock.instant_of(next_tick) {
             return Ok(());
         }
         let every = self.session.output().map_or(1, |r| r.every);
-        let latest = (self.clock.tick_at(now) / every * every).max(self.next_tick);
+        let latest = (self.clock.tick_at(now) / every * every).max(next_tick);
         let window = self.clock.ticks_in(CATCH_UP);
-        let mut tick = if latest - self.next_tick <= window {
-            self.next_tick
+        let mut tick = if latest - next_tick <= window {
+            next_tick
         } else {
             latest
         };
-        while tick <= latest {
+        loop {
             self.emit(tick)?;
-            tick += every;
+            match tick.checked_add(every) {
+                Some(next) if next <= latest => tick = next,
+                _ => break,
+            }
         }
-        self.next_tick = latest + every;
+        self.next_tick = latest.checked_add(every);
         self.flush()
     }
 
-    /// Sends the next package at once; writes in batches.
-    fn stream_unpaced(&mut self) -> Result<(), End> {
+    /// Sends the next package at once; writes in batches, and at once when it is the
+    /// last one the connection's clock can count.
+    fn stream_unpaced(&mut self, tick: u64) -> Result<(), End> {
         let every = self.session.output().map_or(1, |r| r.every);
-        let tick = self.next_tick;
-        self.next_tick = tick + every;
+        self.next_tick = tick.checked_add(every);
         self.unpaced_tick = self.next_tick;
         self.emit(tick)?;
-        if self.out.len() >= UNPACED_BATCH {
+        if self.out.len() >= UNPACED_BATCH || self.next_tick.is_none() {
             self.flush()?;
         }
         Ok(())
