@@ -151,45 +151,71 @@ enum End {
 /// Serves one connection until it ends, then releases its inputs.
 fn serve(stream: TcpStream, id: u64, shared: &Arc<Shared>, clock: Clock, alive: mpsc::Sender<()>) {
     shared.counters.count_open(true);
+    let reader_alive = alive.clone();
+    // Declared first, so dropped last: even if the driver panics (a bug in an
+    // `OutputSource`, say), the socket closes and the inputs are released.
+    let _end = EndOfConnection {
+        stream: &stream,
+        id,
+        shared,
+        _alive: alive,
+    };
     let setup = (|| -> io::Result<(TcpStream, TcpStream)> {
         stream.set_nodelay(true)?;
         stream.set_write_timeout(Some(shared.config.stall_timeout))?;
         Ok((stream.try_clone()?, stream.try_clone()?))
     })();
-    if let Ok((reader_stream, registered)) = setup {
-        shared
-            .sockets
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(id, registered);
-        let (tx, rx) = mpsc::sync_channel(256);
-        let reader_alive = alive.clone();
-        let reader = thread::Builder::new()
-            .name(format!("rtde-sim-read-{id}"))
-            .spawn(move || {
-                read_loop(reader_stream, &tx);
-                drop(reader_alive);
-            });
-        if let Ok(reader) = reader {
-            let mut conn = Connection::new(&stream, id, shared, clock);
-            if let End::Stalled = conn.run(&rx) {
-                shared.counters.stalled.fetch_add(1, Ordering::Relaxed);
-            }
-            drop(rx);
-            let _ = stream.shutdown(Shutdown::Both);
-            // The reader returns once the socket is shut down; it cannot panic.
-            let _ = reader.join();
+    let Ok((reader_stream, registered)) = setup else {
+        return;
+    };
+    shared
+        .sockets
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(id, registered);
+    let (tx, rx) = mpsc::sync_channel(256);
+    let reader = thread::Builder::new()
+        .name(format!("rtde-sim-read-{id}"))
+        .spawn(move || {
+            read_loop(reader_stream, &tx);
+            drop(reader_alive);
+        });
+    if let Ok(reader) = reader {
+        let mut conn = Connection::new(&stream, id, shared, clock);
+        if let End::Stalled = conn.run(&rx) {
+            shared.counters.stalled.fetch_add(1, Ordering::Relaxed);
         }
-        shared
+        drop(rx);
+        let _ = stream.shutdown(Shutdown::Both);
+        // The reader returns once the socket is shut down; it cannot panic.
+        let _ = reader.join();
+    }
+}
+
+/// What ends a connection, on every way out of [`serve`], a panic included: its socket
+/// closed and unregistered, its inputs released, the open count decremented.
+struct EndOfConnection<'a> {
+    stream: &'a TcpStream,
+    id: u64,
+    shared: &'a Shared,
+    /// Held until the connection is over, for [`Sim::shutdown`](crate::Sim::shutdown).
+    _alive: mpsc::Sender<()>,
+}
+
+impl Drop for EndOfConnection<'_> {
+    fn drop(&mut self) {
+        let registered = self
+            .shared
             .sockets
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .remove(&id);
+            .remove(&self.id);
+        drop(registered);
+        // Also wakes the reader thread, if the driver panicked.
+        let _ = self.stream.shutdown(Shutdown::Both);
+        self.shared.controller().release(self.id);
+        self.shared.counters.count_open(false);
     }
-    let _ = stream.shutdown(Shutdown::Both);
-    shared.controller().release(id);
-    shared.counters.count_open(false);
-    drop(alive);
 }
 
 /// Reads packages off the socket and passes them on, until the socket closes.
