@@ -215,7 +215,9 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
 
     let period = 1.0 / frequency;
-    let silence = MIN_SILENCE.max(Duration::from_secs_f64(5.0 * period));
+    // Saturating: five periods of a tiny frequency (1e-300 Hz) are no `Duration`.
+    let silence =
+        MIN_SILENCE.max(Duration::try_from_secs_f64(5.0 * period).unwrap_or(Duration::MAX));
     let mut progress = Progress::new(args.quiet);
     let started = Instant::now();
     let mut last_package = started;

@@ -287,3 +287,26 @@ fn a_recording_cut_short_keeps_its_packages_under_partial_names() {
     assert_eq!(Csv::read(&dir.join("x.csv.partial")).rows.len(), 50);
     assert_eq!(capture_counts(&dir.join("x.rtde.partial")).0, 50);
 }
+
+#[test]
+fn a_tiny_frequency_records_without_a_panic() {
+    // Five periods of silence at 1e-300 Hz are more seconds than a `Duration` holds.
+    let dir = scratch("tiny-frequency");
+    let run = run_in(
+        &dir,
+        &[
+            "record",
+            "-q",
+            "--fields",
+            "actual_q",
+            "--frequency",
+            "1e-300",
+            "--samples",
+            "1",
+            "-o",
+            "x.csv",
+        ],
+    );
+    assert_eq!(run.ok(), "");
+    assert_eq!(Csv::read(&dir.join("x.csv")).rows.len(), 1);
+}
