@@ -258,7 +258,10 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
         if let Some(d) = args.duration {
             let t0 = *first_timestamp.get_or_insert(t);
             // Half a period of slack: the package due at exactly t0 + d is the next run's.
-            if t - t0 > d.as_secs_f64() - period / 2.0 {
+            // At most half the duration, so that the first package is always recorded
+            // (a duration shorter than a period is that one package, not none).
+            let d = d.as_secs_f64();
+            if t - t0 > d - (period / 2.0).min(d / 2.0) {
                 break End::Done;
             }
         }

@@ -310,3 +310,24 @@ fn a_tiny_frequency_records_without_a_panic() {
     assert_eq!(run.ok(), "");
     assert_eq!(Csv::read(&dir.join("x.csv")).rows.len(), 1);
 }
+
+#[test]
+fn a_duration_shorter_than_a_period_records_the_first_package() {
+    // 1 ms at 125 Hz: the package at the start is in the window, the next (8 ms on) is not.
+    let dir = scratch("short-duration");
+    let run = run_in(
+        &dir,
+        &[
+            "record",
+            "-q",
+            "--fields",
+            "actual_q",
+            "--duration",
+            "1ms",
+            "-o",
+            "x.csv",
+        ],
+    );
+    assert_eq!(run.ok(), "");
+    assert_eq!(Csv::read(&dir.join("x.csv")).rows.len(), 1);
+}
