@@ -331,3 +331,20 @@ fn a_duration_shorter_than_a_period_records_the_first_package() {
     assert_eq!(run.ok(), "");
     assert_eq!(Csv::read(&dir.join("x.csv")).rows.len(), 1);
 }
+
+#[test]
+fn an_output_that_is_a_directory_is_one_line_before_recording() {
+    let dir = scratch("output-is-dir");
+    std::fs::create_dir(dir.join("x.csv")).unwrap();
+    let run = run_in(
+        &dir,
+        &[
+            "record", "--fields", "actual_q", "-o", "x.csv", "--raw", "x.rtde",
+        ],
+    );
+    assert_eq!(
+        run.one_line_error(),
+        "error: cannot write `x.csv`: it is a directory"
+    );
+    assert_eq!(files(&dir), ["x.csv"]);
+}
