@@ -313,7 +313,7 @@ impl Plot {
             .titled(&self.title, title)
             .map_err(err)?;
         let areas = body.split_evenly((self.panels.len(), 1));
-        let x_max = self.x.last().copied().unwrap_or(0.0).max(1e-9);
+        let x_max = x_span(&self.x);
         let (width, _) = body.dim_in_pixel();
         for (i, (panel, area)) in self.panels.iter().zip(&areas).enumerate() {
             let last = i + 1 == self.panels.len();
@@ -434,7 +434,22 @@ fn tick(v: f64, range: f64) -> String {
     }
 }
 
-/// The y range of the lines, padded; finite even for flat or empty data.
+/// The largest magnitude an axis reaches. Beyond it, an axis's span `hi - lo` could be
+/// infinite, and plotters never finishes laying out its ticks; values beyond are clipped.
+const AXIS_LIMIT: f64 = f64::MAX / 4.0;
+
+/// The end of the time axis (which starts at 0): the largest finite time, within
+/// [`AXIS_LIMIT`], and above 0.
+fn x_span(x: &[f64]) -> f64 {
+    x.iter()
+        .copied()
+        .filter(|x| x.is_finite())
+        .fold(0.0, f64::max)
+        .clamp(1e-9, AXIS_LIMIT)
+}
+
+/// The y range of the lines, padded; finite, with a finite span, even for flat, empty or
+/// extreme data.
 fn y_range(lines: &[(String, Vec<f64>)]) -> (f64, f64) {
     let finite = lines.iter().flat_map(|(_, v)| v).filter(|v| v.is_finite());
     let (lo, hi) = finite.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
@@ -443,6 +458,10 @@ fn y_range(lines: &[(String, Vec<f64>)]) -> (f64, f64) {
     if !(lo.is_finite() && hi.is_finite()) {
         return (-1.0, 1.0);
     }
+    let (lo, hi) = (
+        lo.clamp(-AXIS_LIMIT, AXIS_LIMIT),
+        hi.clamp(-AXIS_LIMIT, AXIS_LIMIT),
+    );
     let pad = if hi > lo {
         (hi - lo) * 0.06
     } else {
@@ -481,7 +500,7 @@ fn segments(x: &[f64], y: &[f64], gaps: &[usize], pixels: usize) -> Vec<Vec<(f64
     let mut current: Vec<(f64, f64)> = Vec::new();
     let mut next_gap = gaps.iter().peekable();
     for (i, (&xi, &yi)) in x.iter().zip(y).enumerate() {
-        if yi.is_finite() {
+        if xi.is_finite() && yi.is_finite() {
             current.push((xi, yi));
         } else if !current.is_empty() {
             out.push(std::mem::take(&mut current));
@@ -496,7 +515,7 @@ fn segments(x: &[f64], y: &[f64], gaps: &[usize], pixels: usize) -> Vec<Vec<(f64
     if !current.is_empty() {
         out.push(current);
     }
-    let span = x.last().copied().unwrap_or(0.0).max(1e-12);
+    let span = x_span(x);
     out.into_iter()
         .map(|s| {
             if s.len() > 2 * pixels {
@@ -686,6 +705,23 @@ fn element_names(field: &Field) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn axes_are_finite_and_so_are_their_spans() {
+        let line = |v: Vec<f64>| vec![("x".to_owned(), v)];
+        for values in [
+            vec![1e308, -1e308],
+            vec![f64::MAX, f64::MIN, f64::NAN],
+            vec![1.0],
+        ] {
+            let (lo, hi) = y_range(&line(values));
+            assert!(lo < hi && (hi - lo).is_finite(), "{lo}..{hi}");
+        }
+        assert_eq!(x_span(&[0.0, 1.0, f64::INFINITY, 2.0]), 2.0);
+        assert_eq!(x_span(&[0.0, 3.0, 1.0]), 3.0);
+        assert_eq!(x_span(&[0.0, f64::NAN]), 1e-9);
+        assert!(x_span(&[0.0, f64::MAX]).is_finite());
+    }
 
     #[test]
     fn gaps_are_jumps_in_time() {
