@@ -53,6 +53,19 @@ pub(crate) struct PlotArgs {
     size: Option<(u32, u32)>,
 }
 
+/// The largest width or height of a picture, in pixels.
+const MAX_SIDE: u32 = 10_000;
+
+/// 1200 pixels wide, 300 high a panel, but no taller than `--size` may ask for: the
+/// picture is drawn in memory, and a CSV of hundreds of columns would take gigabytes.
+fn default_size(panels: usize) -> (u32, u32) {
+    let panels = u32::try_from(panels).unwrap_or(u32::MAX);
+    (
+        1200,
+        panels.saturating_mul(300).saturating_add(60).min(MAX_SIDE),
+    )
+}
+
 fn size(text: &str) -> Result<(u32, u32), String> {
     let bad = || format!("`{text}` is no size: use WIDTHxHEIGHT, e.g. 1200x800");
     let (w, h) = text.split_once(['x', 'X']).ok_or_else(bad)?;
@@ -60,7 +73,7 @@ fn size(text: &str) -> Result<(u32, u32), String> {
         w.trim().parse().map_err(|_| bad())?,
         h.trim().parse().map_err(|_| bad())?,
     );
-    if !(200..=10_000).contains(&w) || !(150..=10_000).contains(&h) {
+    if !(200..=MAX_SIDE).contains(&w) || !(150..=MAX_SIDE).contains(&h) {
         return Err(format!(
             "`{text}`: width and height must be between 200 and 10000 pixels"
         ));
@@ -102,10 +115,7 @@ pub(crate) fn run(args: &PlotArgs) -> Result<(), String> {
     };
     let table = table::read(&args.csv)?;
     let plot = Plot::new(&table, &args.fields, &args.csv)?;
-    let (width, height) = args.size.unwrap_or((
-        1200,
-        60 + 300 * u32::try_from(plot.panels.len()).unwrap_or(1),
-    ));
+    let (width, height) = args.size.unwrap_or_else(|| default_size(plot.panels.len()));
     register_fonts()?;
     let bytes = match format {
         Format::Png => {
@@ -773,6 +783,14 @@ mod tests {
         assert_eq!(tick(40.0, 100.0), "40");
         assert_eq!(tick(0.0125, 0.05), "0.013");
         assert_eq!(tick(125.0, 1.0), "125.0");
+    }
+
+    #[test]
+    fn the_default_size_stays_within_what_size_allows() {
+        assert_eq!(default_size(1), (1200, 360));
+        assert_eq!(default_size(3), (1200, 960));
+        assert_eq!(default_size(400), (1200, MAX_SIDE));
+        assert_eq!(default_size(usize::MAX), (1200, MAX_SIDE));
     }
 
     #[test]
