@@ -381,10 +381,7 @@ impl<'a> Connection<'a> {
         self.session
             .handle(Frame { kind, payload }, self.shared, &mut outgoing);
         if outgoing.iter().any(|o| o.reply_to.is_some()) {
-            let delay = self.faults.reply_delay();
-            if !delay.is_zero() {
-                thread::sleep(delay);
-            }
+            self.delay(self.faults.reply_delay());
         }
         for Outgoing {
             mut bytes,
@@ -404,6 +401,18 @@ impl<'a> Connection<'a> {
             self.schedule_first_package();
         }
         Ok(())
+    }
+
+    /// Waits `delay` (a fault's), or until shutdown: every [`IDLE_POLL`] it looks again.
+    fn delay(&self, delay: Duration) {
+        let deadline = Instant::now().checked_add(delay);
+        while !self.shared.is_shutting_down() {
+            let left = deadline.map_or(IDLE_POLL, |d| d.saturating_duration_since(Instant::now()));
+            if left.is_zero() {
+                return;
+            }
+            thread::sleep(left.min(IDLE_POLL));
+        }
     }
 
     /// The first tick to stream after START: the next multiple of the recipe's decimation,

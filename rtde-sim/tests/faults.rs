@@ -264,3 +264,27 @@ fn a_connection_whose_thread_panics_is_closed_and_releases_its_inputs() {
     assert_eq!(other.setup_inputs("input_int_register_24").1, 1, "released");
     sim.shutdown().unwrap();
 }
+
+#[test]
+fn shutdown_does_not_wait_for_a_delayed_reply() {
+    let sim = builder()
+        .fault(Fault::DelayReplies(Duration::from_secs(60)))
+        .start()
+        .unwrap();
+    let mut c = Raw::connect(sim.addr());
+    c.send(ClientMessage::GetUrcontrolVersion);
+    // No reply for a while: the connection is in its delay.
+    c.stream
+        .set_read_timeout(Some(Duration::from_millis(200)))
+        .unwrap();
+    let mut byte = [0u8; 1];
+    let waited = std::io::Read::read(&mut c.stream, &mut byte);
+    assert!(waited.is_err(), "{waited:?}");
+    let started = Instant::now();
+    sim.shutdown().unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+}
