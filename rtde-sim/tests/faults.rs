@@ -288,3 +288,23 @@ fn shutdown_does_not_wait_for_a_delayed_reply() {
         started.elapsed()
     );
 }
+
+#[test]
+fn delays_that_add_up_past_a_duration_do_not_panic() {
+    let sim = builder()
+        .fault(Fault::DelayReplies(Duration::MAX))
+        .fault(Fault::DelayReplies(Duration::MAX))
+        .start()
+        .unwrap();
+    let mut c = Raw::connect(sim.addr());
+    c.send(ClientMessage::GetUrcontrolVersion);
+    assert!(sim.wait_for_connections(1, Duration::from_secs(5)));
+    c.stream
+        .set_read_timeout(Some(Duration::from_millis(200)))
+        .unwrap();
+    let mut byte = [0u8; 1];
+    // A panic would close the connection (a read of 0 bytes); a delay reads nothing.
+    let waited = std::io::Read::read(&mut c.stream, &mut byte);
+    assert!(waited.is_err(), "{waited:?}");
+    sim.shutdown().unwrap();
+}
