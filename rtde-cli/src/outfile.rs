@@ -21,6 +21,13 @@ pub(crate) struct PendingFile {
 impl PendingFile {
     /// Creates `path.partial`; refuses to overwrite one (it may hold an earlier run's data).
     pub(crate) fn create(path: &Path) -> Result<Self, String> {
+        // The rename at the end would fail, after all the work: say so now.
+        if path.is_dir() {
+            return Err(format!(
+                "cannot write `{}`: it is a directory",
+                path.display()
+            ));
+        }
         let temp = partial_path(path);
         let file = OpenOptions::new()
             .write(true)

@@ -53,6 +53,19 @@ pub(crate) struct PlotArgs {
     size: Option<(u32, u32)>,
 }
 
+/// The largest width or height of a picture, in pixels.
+const MAX_SIDE: u32 = 10_000;
+
+/// 1200 pixels wide, 300 high a panel, but no taller than `--size` may ask for: the
+/// picture is drawn in memory, and a CSV of hundreds of columns would take gigabytes.
+fn default_size(panels: usize) -> (u32, u32) {
+    let panels = u32::try_from(panels).unwrap_or(u32::MAX);
+    (
+        1200,
+        panels.saturating_mul(300).saturating_add(60).min(MAX_SIDE),
+    )
+}
+
 fn size(text: &str) -> Result<(u32, u32), String> {
     let bad = || format!("`{text}` is no size: use WIDTHxHEIGHT, e.g. 1200x800");
     let (w, h) = text.split_once(['x', 'X']).ok_or_else(bad)?;
@@ -60,7 +73,7 @@ fn size(text: &str) -> Result<(u32, u32), String> {
         w.trim().parse().map_err(|_| bad())?,
         h.trim().parse().map_err(|_| bad())?,
     );
-    if !(200..=10_000).contains(&w) || !(150..=10_000).contains(&h) {
+    if !(200..=MAX_SIDE).contains(&w) || !(150..=MAX_SIDE).contains(&h) {
         return Err(format!(
             "`{text}`: width and height must be between 200 and 10000 pixels"
         ));
@@ -102,10 +115,7 @@ pub(crate) fn run(args: &PlotArgs) -> Result<(), String> {
     };
     let table = table::read(&args.csv)?;
     let plot = Plot::new(&table, &args.fields, &args.csv)?;
-    let (width, height) = args.size.unwrap_or((
-        1200,
-        60 + 300 * u32::try_from(plot.panels.len()).unwrap_or(1),
-    ));
+    let (width, height) = args.size.unwrap_or_else(|| default_size(plot.panels.len()));
     register_fonts()?;
     let bytes = match format {
         Format::Png => {
@@ -313,7 +323,7 @@ impl Plot {
             .titled(&self.title, title)
             .map_err(err)?;
         let areas = body.split_evenly((self.panels.len(), 1));
-        let x_max = self.x.last().copied().unwrap_or(0.0).max(1e-9);
+        let x_max = x_span(&self.x);
         let (width, _) = body.dim_in_pixel();
         for (i, (panel, area)) in self.panels.iter().zip(&areas).enumerate() {
             let last = i + 1 == self.panels.len();
@@ -434,7 +444,22 @@ fn tick(v: f64, range: f64) -> String {
     }
 }
 
-/// The y range of the lines, padded; finite even for flat or empty data.
+/// The largest magnitude an axis reaches. Beyond it, an axis's span `hi - lo` could be
+/// infinite, and plotters never finishes laying out its ticks; values beyond are clipped.
+const AXIS_LIMIT: f64 = f64::MAX / 4.0;
+
+/// The end of the time axis (which starts at 0): the largest finite time, within
+/// [`AXIS_LIMIT`], and above 0.
+fn x_span(x: &[f64]) -> f64 {
+    x.iter()
+        .copied()
+        .filter(|x| x.is_finite())
+        .fold(0.0, f64::max)
+        .clamp(1e-9, AXIS_LIMIT)
+}
+
+/// The y range of the lines, padded; finite, with a finite span, even for flat, empty or
+/// extreme data.
 fn y_range(lines: &[(String, Vec<f64>)]) -> (f64, f64) {
     let finite = lines.iter().flat_map(|(_, v)| v).filter(|v| v.is_finite());
     let (lo, hi) = finite.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
@@ -443,6 +468,10 @@ fn y_range(lines: &[(String, Vec<f64>)]) -> (f64, f64) {
     if !(lo.is_finite() && hi.is_finite()) {
         return (-1.0, 1.0);
     }
+    let (lo, hi) = (
+        lo.clamp(-AXIS_LIMIT, AXIS_LIMIT),
+        hi.clamp(-AXIS_LIMIT, AXIS_LIMIT),
+    );
     let pad = if hi > lo {
         (hi - lo) * 0.06
     } else {
@@ -481,7 +510,7 @@ fn segments(x: &[f64], y: &[f64], gaps: &[usize], pixels: usize) -> Vec<Vec<(f64
     let mut current: Vec<(f64, f64)> = Vec::new();
     let mut next_gap = gaps.iter().peekable();
     for (i, (&xi, &yi)) in x.iter().zip(y).enumerate() {
-        if yi.is_finite() {
+        if xi.is_finite() && yi.is_finite() {
             current.push((xi, yi));
         } else if !current.is_empty() {
             out.push(std::mem::take(&mut current));
@@ -496,7 +525,7 @@ fn segments(x: &[f64], y: &[f64], gaps: &[usize], pixels: usize) -> Vec<Vec<(f64
     if !current.is_empty() {
         out.push(current);
     }
-    let span = x.last().copied().unwrap_or(0.0).max(1e-12);
+    let span = x_span(x);
     out.into_iter()
         .map(|s| {
             if s.len() > 2 * pixels {
@@ -688,6 +717,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn axes_are_finite_and_so_are_their_spans() {
+        let line = |v: Vec<f64>| vec![("x".to_owned(), v)];
+        for values in [
+            vec![1e308, -1e308],
+            vec![f64::MAX, f64::MIN, f64::NAN],
+            vec![1.0],
+        ] {
+            let (lo, hi) = y_range(&line(values));
+            assert!(lo < hi && (hi - lo).is_finite(), "{lo}..{hi}");
+        }
+        assert_eq!(x_span(&[0.0, 1.0, f64::INFINITY, 2.0]), 2.0);
+        assert_eq!(x_span(&[0.0, 3.0, 1.0]), 3.0);
+        assert_eq!(x_span(&[0.0, f64::NAN]), 1e-9);
+        assert!(x_span(&[0.0, f64::MAX]).is_finite());
+    }
+
+    #[test]
     fn gaps_are_jumps_in_time() {
         let x = [0.0, 0.008, 0.016, 0.032, 0.040, 0.064, 0.072];
         assert_eq!(gaps(&x), (vec![2, 4], Some(0.008)));
@@ -737,6 +783,14 @@ mod tests {
         assert_eq!(tick(40.0, 100.0), "40");
         assert_eq!(tick(0.0125, 0.05), "0.013");
         assert_eq!(tick(125.0, 1.0), "125.0");
+    }
+
+    #[test]
+    fn the_default_size_stays_within_what_size_allows() {
+        assert_eq!(default_size(1), (1200, 360));
+        assert_eq!(default_size(3), (1200, 960));
+        assert_eq!(default_size(400), (1200, MAX_SIDE));
+        assert_eq!(default_size(usize::MAX), (1200, MAX_SIDE));
     }
 
     #[test]

@@ -215,7 +215,9 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
 
     let period = 1.0 / frequency;
-    let silence = MIN_SILENCE.max(Duration::from_secs_f64(5.0 * period));
+    // Saturating: five periods of a tiny frequency (1e-300 Hz) are no `Duration`.
+    let silence =
+        MIN_SILENCE.max(Duration::try_from_secs_f64(5.0 * period).unwrap_or(Duration::MAX));
     let mut progress = Progress::new(args.quiet);
     let started = Instant::now();
     let mut last_package = started;
@@ -256,7 +258,10 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
         if let Some(d) = args.duration {
             let t0 = *first_timestamp.get_or_insert(t);
             // Half a period of slack: the package due at exactly t0 + d is the next run's.
-            if t - t0 > d.as_secs_f64() - period / 2.0 {
+            // At most half the duration, so that the first package is always recorded
+            // (a duration shorter than a period is that one package, not none).
+            let d = d.as_secs_f64();
+            if t - t0 > d - (period / 2.0).min(d / 2.0) {
                 break End::Done;
             }
         }
@@ -335,12 +340,11 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
             kept.join(" and ")
         ));
     }
-    let mut outputs = vec![format!("`{}`", csv.path().display())];
-    csv.commit()?;
-    if let Some(Ok(raw)) = finished_raw {
-        outputs.push(format!("`{}`", raw.path().display()));
-        raw.commit()?;
-    }
+    let raw = match finished_raw {
+        Some(Ok(raw)) => Some(raw),
+        _ => None,
+    };
+    let outputs = commit(csv, raw)?;
 
     let how = if interrupted {
         "stopped by Ctrl-C: "
@@ -383,6 +387,27 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// Renames the finished files to their names; returns the names, quoted. When the CSV
+/// cannot be renamed, the capture keeps its `.partial` name too, and the error says where
+/// it is (dropping it would delete it).
+fn commit(csv: PendingFile, raw: Option<PendingFile>) -> Result<Vec<String>, String> {
+    let mut outputs = vec![format!("`{}`", csv.path().display())];
+    if let Err(e) = csv.commit() {
+        return Err(match raw {
+            Some(raw) => format!(
+                "{e}; the raw capture is in `{}`",
+                raw.keep_partial().display()
+            ),
+            None => e,
+        });
+    }
+    if let Some(raw) = raw {
+        outputs.push(format!("`{}`", raw.path().display()));
+        raw.commit()?;
+    }
+    Ok(outputs)
+}
+
 /// An error, with what the controller said about it in its text messages.
 fn with_texts(e: &Error, client: &mut Client) -> String {
     // A refusal already quotes the text the controller sent with it.
@@ -399,5 +424,40 @@ fn with_texts(e: &Error, client: &mut Client) -> String {
         e.to_string()
     } else {
         format!("{e}; the controller said: {}", texts.join("; "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+
+    #[test]
+    fn a_csv_that_cannot_be_renamed_keeps_the_capture_too() {
+        let dir = std::env::temp_dir().join(format!("rtde-record-commit-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut csv = PendingFile::create(&dir.join("x.csv")).unwrap();
+        let mut raw = PendingFile::create(&dir.join("x.rtde")).unwrap();
+        csv.write_all(b"timestamp\n0\n").unwrap();
+        raw.write_all(b"capture").unwrap();
+        // Something takes the CSV's name while recording: the rename fails.
+        std::fs::create_dir(dir.join("x.csv")).unwrap();
+        let err = commit(csv, Some(raw)).unwrap_err();
+        let kept = format!(
+            "; the raw capture is in `{}`",
+            dir.join("x.rtde.partial").display()
+        );
+        assert!(err.ends_with(&kept), "{err}");
+        assert_eq!(
+            std::fs::read(dir.join("x.rtde.partial")).unwrap(),
+            b"capture"
+        );
+        assert_eq!(
+            std::fs::read(dir.join("x.csv.partial")).unwrap(),
+            b"timestamp\n0\n"
+        );
+        std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -140,7 +140,8 @@ impl Replay {
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let loop_rate = generation.max_frequency() as u32;
         // The recorded decimation, floor(loop rate / frequency) as the RTDE guide gives it:
-        // at least 1 and at most the loop rate (0 < frequency <= loop rate).
+        // at least 1 (0 < frequency <= loop rate); below 1 Hz more than the loop rate, and
+        // saturated at u64::MAX for a tiny frequency, so tick sums below are checked.
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let every = (f64::from(loop_rate) / header.frequency).floor().max(1.0) as u64;
         let mut offsets = Vec::with_capacity(header.fields.len());
@@ -150,7 +151,13 @@ impl Replay {
             offset += f.wire_type().size();
         }
         let timestamp = header.fields.iter().position(|f| f.name() == "timestamp");
-        let by_index = || (0..n as u64).map(|i| i * every).collect::<Vec<u64>>();
+        let too_long = || format!("{name} spans more control-loop ticks than a replay can count");
+        let by_index = || {
+            (0..n as u64)
+                .map(|i| i.checked_mul(every))
+                .collect::<Option<Vec<u64>>>()
+                .ok_or_else(too_long)
+        };
         let ticks = match timestamp {
             Some(at) => {
                 let t = |i: usize| {
@@ -172,17 +179,23 @@ impl Replay {
                 match ticks.filter(|ticks| ticks.windows(2).all(|w| w[0] < w[1])) {
                     Some(ticks) => ticks,
                     None => {
+                        let ticks = by_index()?;
                         eprintln!(
                             "rtde replay: warning: the recorded timestamps do not increase \
                              tick by tick; serving one package per recorded period instead"
                         );
-                        by_index()
+                        ticks
                     }
                 }
             }
-            None => by_index(),
+            None => by_index()?,
         };
-        let span = ticks.last().copied().unwrap_or(0) + every;
+        let span = ticks
+            .last()
+            .copied()
+            .unwrap_or(0)
+            .checked_add(every)
+            .ok_or_else(too_long)?;
         let (frequency, payload_size) = (header.frequency, header.payload_size());
         Ok(Replay {
             name,
@@ -336,6 +349,36 @@ mod tests {
             )
         );
         assert_eq!(serve(&replay, 24, &[mode]).1, [Value::Int32(0)]);
+    }
+
+    /// A capture of these `timestamp`s at `frequency` on a 500 Hz controller.
+    fn timestamps(frequency: f64, ts: &[f64]) -> Capture {
+        let header = Header {
+            protocol: ProtocolVersion::V2,
+            controller: ControllerVersion::new(5, 21, 0, 0),
+            frequency,
+            recipe_id: Some(1),
+            started_unix_micros: 0,
+            fields: vec![lookup(Direction::Output, "timestamp").unwrap()],
+        };
+        let mut w = Writer::new(Cursor::new(Vec::new()), &header).unwrap();
+        for t in ts {
+            w.package(&t.to_be_bytes()).unwrap();
+        }
+        capture::parse(&w.finish(0).unwrap().into_inner()).unwrap()
+    }
+
+    #[test]
+    fn ticks_beyond_u64_are_refused_not_overflowed() {
+        // The last package's tick is u64::MAX: one period more is no tick.
+        let err = Replay::new(timestamps(125.0, &[0.0, 1e300]), "`x`".into(), false).unwrap_err();
+        assert!(err.contains("more control-loop ticks"), "{err}");
+        // 1e-300 Hz: floor(500 / f) saturates, and the second package's tick overflows.
+        let err =
+            Replay::new(timestamps(1e-300, &[0.0, 0.0, 0.0]), "`x`".into(), false).unwrap_err();
+        assert!(err.contains("more control-loop ticks"), "{err}");
+        // One package at 1e-300 Hz is fine.
+        assert!(Replay::new(timestamps(1e-300, &[0.0]), "`x`".into(), true).is_ok());
     }
 
     #[test]

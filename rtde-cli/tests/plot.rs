@@ -110,3 +110,16 @@ fn bad_plots_are_one_line() {
     );
     assert_eq!(files(&dir), ["bad.csv", "run.csv"]);
 }
+
+#[test]
+fn values_too_large_for_an_axis_are_plotted_without_hanging() {
+    // Axes whose span (hi - lo) is no finite number: plotters never finished laying out
+    // their ticks.
+    let dir = scratch("plot-extremes");
+    std::fs::write(dir.join("huge.csv"), "timestamp,x\n0,1e308\n1,-1e308\n").unwrap();
+    std::fs::write(dir.join("inf.csv"), "timestamp,x\n0,1\ninf,2\n2,3\n").unwrap();
+    for csv in ["huge.csv", "inf.csv"] {
+        let stderr = run_in(&dir, &["plot", csv]).ok().to_owned();
+        assert!(stderr.contains("plotted x of"), "{stderr}");
+    }
+}

@@ -287,3 +287,64 @@ fn a_recording_cut_short_keeps_its_packages_under_partial_names() {
     assert_eq!(Csv::read(&dir.join("x.csv.partial")).rows.len(), 50);
     assert_eq!(capture_counts(&dir.join("x.rtde.partial")).0, 50);
 }
+
+#[test]
+fn a_tiny_frequency_records_without_a_panic() {
+    // Five periods of silence at 1e-300 Hz are more seconds than a `Duration` holds.
+    let dir = scratch("tiny-frequency");
+    let run = run_in(
+        &dir,
+        &[
+            "record",
+            "-q",
+            "--fields",
+            "actual_q",
+            "--frequency",
+            "1e-300",
+            "--samples",
+            "1",
+            "-o",
+            "x.csv",
+        ],
+    );
+    assert_eq!(run.ok(), "");
+    assert_eq!(Csv::read(&dir.join("x.csv")).rows.len(), 1);
+}
+
+#[test]
+fn a_duration_shorter_than_a_period_records_the_first_package() {
+    // 1 ms at 125 Hz: the package at the start is in the window, the next (8 ms on) is not.
+    let dir = scratch("short-duration");
+    let run = run_in(
+        &dir,
+        &[
+            "record",
+            "-q",
+            "--fields",
+            "actual_q",
+            "--duration",
+            "1ms",
+            "-o",
+            "x.csv",
+        ],
+    );
+    assert_eq!(run.ok(), "");
+    assert_eq!(Csv::read(&dir.join("x.csv")).rows.len(), 1);
+}
+
+#[test]
+fn an_output_that_is_a_directory_is_one_line_before_recording() {
+    let dir = scratch("output-is-dir");
+    std::fs::create_dir(dir.join("x.csv")).unwrap();
+    let run = run_in(
+        &dir,
+        &[
+            "record", "--fields", "actual_q", "-o", "x.csv", "--raw", "x.rtde",
+        ],
+    );
+    assert_eq!(
+        run.one_line_error(),
+        "error: cannot write `x.csv`: it is a directory"
+    );
+    assert_eq!(files(&dir), ["x.csv"]);
+}

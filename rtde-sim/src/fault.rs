@@ -136,7 +136,7 @@ impl FaultPlan {
         })
     }
 
-    /// The delay before every control reply.
+    /// The delay before every control reply: the sum of the delays, at most `Duration::MAX`.
     pub(crate) fn reply_delay(&self) -> Duration {
         self.faults
             .iter()
@@ -144,7 +144,7 @@ impl FaultPlan {
                 Fault::DelayReplies(d) => Some(*d),
                 _ => None,
             })
-            .sum()
+            .fold(Duration::ZERO, Duration::saturating_add)
     }
 
     /// The plan for a package: `reply_to` is the request type for a reply, `data_index`

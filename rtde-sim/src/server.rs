@@ -95,6 +95,11 @@ impl Clock {
     }
 }
 
+/// The first multiple of `every` at or after `from`; `None` past `u64::MAX`.
+fn next_multiple(from: u64, every: u64) -> Option<u64> {
+    from.div_ceil(every).checked_mul(every)
+}
+
 /// Accepts connections until shutdown, serving each on its own threads.
 pub(crate) fn accept_loop(
     listener: &TcpListener,
@@ -146,45 +151,71 @@ enum End {
 /// Serves one connection until it ends, then releases its inputs.
 fn serve(stream: TcpStream, id: u64, shared: &Arc<Shared>, clock: Clock, alive: mpsc::Sender<()>) {
     shared.counters.count_open(true);
+    let reader_alive = alive.clone();
+    // Declared first, so dropped last: even if the driver panics (a bug in an
+    // `OutputSource`, say), the socket closes and the inputs are released.
+    let _end = EndOfConnection {
+        stream: &stream,
+        id,
+        shared,
+        _alive: alive,
+    };
     let setup = (|| -> io::Result<(TcpStream, TcpStream)> {
         stream.set_nodelay(true)?;
         stream.set_write_timeout(Some(shared.config.stall_timeout))?;
         Ok((stream.try_clone()?, stream.try_clone()?))
     })();
-    if let Ok((reader_stream, registered)) = setup {
-        shared
-            .sockets
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(id, registered);
-        let (tx, rx) = mpsc::sync_channel(256);
-        let reader_alive = alive.clone();
-        let reader = thread::Builder::new()
-            .name(format!("rtde-sim-read-{id}"))
-            .spawn(move || {
-                read_loop(reader_stream, &tx);
-                drop(reader_alive);
-            });
-        if let Ok(reader) = reader {
-            let mut conn = Connection::new(&stream, id, shared, clock);
-            if let End::Stalled = conn.run(&rx) {
-                shared.counters.stalled.fetch_add(1, Ordering::Relaxed);
-            }
-            drop(rx);
-            let _ = stream.shutdown(Shutdown::Both);
-            // The reader returns once the socket is shut down; it cannot panic.
-            let _ = reader.join();
+    let Ok((reader_stream, registered)) = setup else {
+        return;
+    };
+    shared
+        .sockets
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(id, registered);
+    let (tx, rx) = mpsc::sync_channel(256);
+    let reader = thread::Builder::new()
+        .name(format!("rtde-sim-read-{id}"))
+        .spawn(move || {
+            read_loop(reader_stream, &tx);
+            drop(reader_alive);
+        });
+    if let Ok(reader) = reader {
+        let mut conn = Connection::new(&stream, id, shared, clock);
+        if let End::Stalled = conn.run(&rx) {
+            shared.counters.stalled.fetch_add(1, Ordering::Relaxed);
         }
-        shared
+        drop(rx);
+        let _ = stream.shutdown(Shutdown::Both);
+        // The reader returns once the socket is shut down; it cannot panic.
+        let _ = reader.join();
+    }
+}
+
+/// What ends a connection, on every way out of [`serve`], a panic included: its socket
+/// closed and unregistered, its inputs released, the open count decremented.
+struct EndOfConnection<'a> {
+    stream: &'a TcpStream,
+    id: u64,
+    shared: &'a Shared,
+    /// Held until the connection is over, for [`Sim::shutdown`](crate::Sim::shutdown).
+    _alive: mpsc::Sender<()>,
+}
+
+impl Drop for EndOfConnection<'_> {
+    fn drop(&mut self) {
+        let registered = self
+            .shared
             .sockets
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .remove(&id);
+            .remove(&self.id);
+        drop(registered);
+        // Also wakes the reader thread, if the driver panicked.
+        let _ = self.stream.shutdown(Shutdown::Both);
+        self.shared.controller().release(self.id);
+        self.shared.counters.count_open(false);
     }
-    let _ = stream.shutdown(Shutdown::Both);
-    shared.controller().release(id);
-    shared.counters.count_open(false);
-    drop(alive);
 }
 
 /// Reads packages off the socket and passes them on, until the socket closes.
@@ -234,10 +265,13 @@ struct Connection<'a> {
     clock: Clock,
     /// Bytes waiting to be written.
     out: Vec<u8>,
-    /// The next tick that may carry an output package, while streaming.
-    next_tick: u64,
-    /// Unpaced: the connection's own clock, continuing across pauses.
-    unpaced_tick: u64,
+    /// The next tick that may carry an output package, while streaming; `None` when no
+    /// tick a `u64` can count is due any more (a decimation so large that the next
+    /// multiple is past `u64::MAX`): the connection then streams nothing.
+    next_tick: Option<u64>,
+    /// Unpaced: the connection's own clock, continuing across pauses; `None` once it
+    /// has counted past `u64::MAX`.
+    unpaced_tick: Option<u64>,
     /// With a clock per connection: whether this connection's clock has started.
     clock_started: bool,
     /// Output data packages sent so far.
@@ -256,8 +290,8 @@ impl<'a> Connection<'a> {
             faults: FaultPlan::new(&shared.config.faults),
             clock,
             out: Vec::with_capacity(UNPACED_BATCH * 2),
-            next_tick: 0,
-            unpaced_tick: 0,
+            next_tick: Some(0),
+            unpaced_tick: Some(0),
             clock_started: false,
             data_index: 0,
             payload: Vec::new(),
@@ -267,6 +301,11 @@ impl<'a> Connection<'a> {
 
     fn streaming(&self) -> bool {
         self.session.is_running() && self.session.output().is_some()
+    }
+
+    /// The next tick to stream, while streaming and some tick is still due.
+    fn due(&self) -> Option<u64> {
+        self.next_tick.filter(|_| self.streaming())
     }
 
     fn run(&mut self, rx: &Receiver<Inbound>) -> End {
@@ -282,19 +321,20 @@ impl<'a> Connection<'a> {
             if self.shared.is_shutting_down() {
                 return Ok(());
             }
-            let inbound = if self.streaming() && !paced {
+            let due = self.due();
+            let inbound = if due.is_some() && !paced {
                 match rx.try_recv() {
                     Ok(m) => Some(m),
                     Err(TryRecvError::Empty) => None,
                     Err(TryRecvError::Disconnected) => return Ok(()),
                 }
             } else {
-                let timeout = if self.streaming() {
-                    self.clock
-                        .instant_of(self.next_tick)
-                        .saturating_duration_since(Instant::now())
-                } else {
-                    IDLE_POLL
+                let timeout = match due {
+                    Some(tick) => self
+                        .clock
+                        .instant_of(tick)
+                        .saturating_duration_since(Instant::now()),
+                    None => IDLE_POLL,
                 };
                 match rx.recv_timeout(timeout) {
                     Ok(m) => Some(m),
@@ -320,11 +360,11 @@ impl<'a> Connection<'a> {
                 }
                 None => {}
             }
-            if self.streaming() {
+            if let Some(tick) = self.due() {
                 if paced {
-                    self.stream_paced()?;
+                    self.stream_paced(tick)?;
                 } else {
-                    self.stream_unpaced()?;
+                    self.stream_unpaced(tick)?;
                 }
             }
         }
@@ -341,10 +381,7 @@ impl<'a> Connection<'a> {
         self.session
             .handle(Frame { kind, payload }, self.shared, &mut outgoing);
         if outgoing.iter().any(|o| o.reply_to.is_some()) {
-            let delay = self.faults.reply_delay();
-            if !delay.is_zero() {
-                thread::sleep(delay);
-            }
+            self.delay(self.faults.reply_delay());
         }
         for Outgoing {
             mut bytes,
@@ -366,6 +403,18 @@ impl<'a> Connection<'a> {
         Ok(())
     }
 
+    /// Waits `delay` (a fault's), or until shutdown: every [`IDLE_POLL`] it looks again.
+    fn delay(&self, delay: Duration) {
+        let deadline = Instant::now().checked_add(delay);
+        while !self.shared.is_shutting_down() {
+            let left = deadline.map_or(IDLE_POLL, |d| d.saturating_duration_since(Instant::now()));
+            if left.is_zero() {
+                return;
+            }
+            thread::sleep(left.min(IDLE_POLL));
+        }
+    }
+
     /// The first tick to stream after START: the next multiple of the recipe's decimation,
     /// on the shared clock (paced), the connection's own paced clock (started at tick 0 on
     /// the first START), or the connection's own tick count (unpaced).
@@ -377,11 +426,11 @@ impl<'a> Connection<'a> {
         } else if config.clock_per_connection && !self.clock_started {
             self.clock = self.clock.restarted();
             self.clock_started = true;
-            0
+            Some(0)
         } else {
-            self.clock.tick_at(Instant::now())
+            Some(self.clock.tick_at(Instant::now()))
         };
-        self.next_tick = from.div_ceil(every) * every;
+        self.next_tick = from.and_then(|from| next_multiple(from, every));
     }
 
     /// Sends the packages that have come due. A connection that fell behind by up to
@@ -389,35 +438,38 @@ impl<'a> Connection<'a> {
     /// at once, so pacing alone never makes a gap; one further behind (its writes
     /// blocked on a slow client) sends only the newest, as a controller does, and the
     /// client sees a gap.
-    fn stream_paced(&mut self) -> Result<(), End> {
+    fn stream_paced(&mut self, next_tick: u64) -> Result<(), End> {
         let now = Instant::now();
-        if now < self.clock.instant_of(self.next_tick) {
+        if now < self.clock.instant_of(next_tick) {
             return Ok(());
         }
         let every = self.session.output().map_or(1, |r| r.every);
-        let latest = (self.clock.tick_at(now) / every * every).max(self.next_tick);
+        let latest = (self.clock.tick_at(now) / every * every).max(next_tick);
         let window = self.clock.ticks_in(CATCH_UP);
-        let mut tick = if latest - self.next_tick <= window {
-            self.next_tick
+        let mut tick = if latest - next_tick <= window {
+            next_tick
         } else {
             latest
         };
-        while tick <= latest {
+        loop {
             self.emit(tick)?;
-            tick += every;
+            match tick.checked_add(every) {
+                Some(next) if next <= latest => tick = next,
+                _ => break,
+            }
         }
-        self.next_tick = latest + every;
+        self.next_tick = latest.checked_add(every);
         self.flush()
     }
 
-    /// Sends the next package at once; writes in batches.
-    fn stream_unpaced(&mut self) -> Result<(), End> {
+    /// Sends the next package at once; writes in batches, and at once when it is the
+    /// last one the connection's clock can count.
+    fn stream_unpaced(&mut self, tick: u64) -> Result<(), End> {
         let every = self.session.output().map_or(1, |r| r.every);
-        let tick = self.next_tick;
-        self.next_tick = tick + every;
+        self.next_tick = tick.checked_add(every);
         self.unpaced_tick = self.next_tick;
         self.emit(tick)?;
-        if self.out.len() >= UNPACED_BATCH {
+        if self.out.len() >= UNPACED_BATCH || self.next_tick.is_none() {
             self.flush()?;
         }
         Ok(())

@@ -233,3 +233,78 @@ fn a_client_that_stops_reading_is_dropped_after_the_stall_timeout() {
     assert_eq!(paced.stats().stalled_clients_dropped, 0);
     assert_eq!(paced.stats().connections_open, 1);
 }
+
+/// A source with a bug: it panics on its first sample.
+#[derive(Debug)]
+struct Panicking;
+
+impl rtde_sim::OutputSource for Panicking {
+    fn sample(
+        &self,
+        _: rtde_sim::Tick,
+        _: &[&'static rtde_core::fields::Field],
+        _: &rtde_sim::IoState,
+        _: &mut [rtde_core::Value],
+    ) -> rtde_sim::Sample {
+        panic!("a bug in the source")
+    }
+}
+
+#[test]
+fn a_connection_whose_thread_panics_is_closed_and_releases_its_inputs() {
+    let sim = Sim::builder().source(Panicking).unpaced().start().unwrap();
+    let mut c = Raw::connect_v(sim.addr(), 2);
+    assert_eq!(c.setup_inputs("input_int_register_24").1, 1);
+    c.setup_outputs(500.0, "timestamp");
+    c.send(ClientMessage::Start);
+    // The client sees a close, not a connection that never answers again.
+    while c.try_recv().is_some() {}
+    assert!(sim.wait_for_connections(0, Duration::from_secs(5)));
+    let mut other = Raw::connect_v(sim.addr(), 2);
+    assert_eq!(other.setup_inputs("input_int_register_24").1, 1, "released");
+    sim.shutdown().unwrap();
+}
+
+#[test]
+fn shutdown_does_not_wait_for_a_delayed_reply() {
+    let sim = builder()
+        .fault(Fault::DelayReplies(Duration::from_secs(60)))
+        .start()
+        .unwrap();
+    let mut c = Raw::connect(sim.addr());
+    c.send(ClientMessage::GetUrcontrolVersion);
+    // No reply for a while: the connection is in its delay.
+    c.stream
+        .set_read_timeout(Some(Duration::from_millis(200)))
+        .unwrap();
+    let mut byte = [0u8; 1];
+    let waited = std::io::Read::read(&mut c.stream, &mut byte);
+    assert!(waited.is_err(), "{waited:?}");
+    let started = Instant::now();
+    sim.shutdown().unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn delays_that_add_up_past_a_duration_do_not_panic() {
+    let sim = builder()
+        .fault(Fault::DelayReplies(Duration::MAX))
+        .fault(Fault::DelayReplies(Duration::MAX))
+        .start()
+        .unwrap();
+    let mut c = Raw::connect(sim.addr());
+    c.send(ClientMessage::GetUrcontrolVersion);
+    assert!(sim.wait_for_connections(1, Duration::from_secs(5)));
+    c.stream
+        .set_read_timeout(Some(Duration::from_millis(200)))
+        .unwrap();
+    let mut byte = [0u8; 1];
+    // A panic would close the connection (a read of 0 bytes); a delay reads nothing.
+    let waited = std::io::Read::read(&mut c.stream, &mut byte);
+    assert!(waited.is_err(), "{waited:?}");
+    sim.shutdown().unwrap();
+}

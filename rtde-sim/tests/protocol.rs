@@ -616,3 +616,31 @@ fn a_byte_stream_that_is_no_rtde_is_answered_with_a_text_and_a_close() {
     assert_eq!(c.try_recv(), None);
     assert!(sim.wait_for_connections(0, WAIT));
 }
+
+#[test]
+fn a_tiny_output_frequency_never_overflows_the_tick_count() {
+    // floor(500 / 1e-300) is far beyond u64: one package at tick 0, one at the largest
+    // tick there is, and then none is ever due. The connection must stay usable (a panic
+    // would close it, and keep its inputs owned).
+    let sim = sim("5.21.0");
+    let mut c = Raw::connect_v(sim.addr(), 2);
+    let (texts, id, _) = c.setup_outputs(1e-300, "timestamp");
+    assert_eq!((texts.len(), id), (0, Some(1)));
+    let (_, input_id, _) = c.setup_inputs("input_int_register_24");
+    assert_eq!(input_id, 1);
+    c.start();
+    let mut recipe = outputs(&["timestamp"]);
+    c.recv_data(&mut recipe);
+    assert_eq!(double(&recipe, "timestamp"), 0.0);
+    c.pause();
+    // A normal recipe after that: the connection's clock is past every multiple of 2.
+    let (_, id, _) = c.setup_outputs(250.0, "timestamp");
+    assert_eq!(id, Some(2));
+    c.start();
+    c.pause();
+    assert_eq!(c.setup_outputs(500.0, "timestamp").1, Some(3));
+    drop(c);
+    assert!(sim.wait_for_connections(0, WAIT));
+    let mut other = Raw::connect_v(sim.addr(), 2);
+    assert_eq!(other.setup_inputs("input_int_register_24").1, 1, "released");
+}
