@@ -115,6 +115,9 @@ pub(crate) fn accept_loop(
         }
         let Ok(stream) = stream else {
             // A connection that failed before it was accepted (reset, out of descriptors).
+            // Out of descriptors, accept fails at once until one is freed: wait a little
+            // rather than spin a core.
+            thread::sleep(Duration::from_millis(10));
             continue;
         };
         let id = next_id;
