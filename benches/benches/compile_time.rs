@@ -14,27 +14,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
 
-use rtde_core::fields::{Direction, WireType};
+use rtde_core::fields::Direction;
 
 const RECIPES: usize = 20;
 const FIELDS: usize = 10;
 /// The target: at most 50 ms per 10-field recipe.
 const TARGET: Duration = Duration::from_millis(50);
-
-fn rust_type(t: WireType) -> &'static str {
-    match t {
-        WireType::Bool => "bool",
-        WireType::Uint8 => "u8",
-        WireType::Uint32 => "u32",
-        WireType::Uint64 => "u64",
-        WireType::Int32 => "i32",
-        WireType::Double => "f64",
-        WireType::Vector3d => "[f64; 3]",
-        WireType::Vector6d => "[f64; 6]",
-        WireType::Vector6Int32 => "[i32; 6]",
-        WireType::Vector6Uint32 => "[u32; 6]",
-    }
-}
 
 /// The crate's `lib.rs`: 20 structs of 10 output fields each, taken from the registry in
 /// turn, derived and used or plain.
@@ -51,7 +36,7 @@ fn source(derived: bool) -> String {
             if derived {
                 let _ = writeln!(src, "    #[rtde(name = \"{}\")]", f.name());
             }
-            let _ = writeln!(src, "    pub f{i}: {},", rust_type(f.wire_type()));
+            let _ = writeln!(src, "    pub f{i}: {},", f.wire_type().rust_type());
         }
         src.push_str("}\n\n");
     }

@@ -39,22 +39,6 @@ use std::time::{Duration, Instant};
 
 use rtde_fields::{Direction, MAX_NAME_LIST_BYTES, WireType};
 
-/// The Rust type that holds a wire type.
-fn rust_type(t: WireType) -> &'static str {
-    match t {
-        WireType::Bool => "bool",
-        WireType::Uint8 => "u8",
-        WireType::Uint32 => "u32",
-        WireType::Uint64 => "u64",
-        WireType::Int32 => "i32",
-        WireType::Double => "f64",
-        WireType::Vector3d => "[f64; 3]",
-        WireType::Vector6d => "[f64; 6]",
-        WireType::Vector6Int32 => "[i32; 6]",
-        WireType::Vector6Uint32 => "[u32; 6]",
-    }
-}
-
 /// An output recipe of `n` fields: the shortest names of the registry, so that 100 of
 /// them fit the controller's 2048-byte name list.
 fn recipe(n: usize) -> String {
@@ -66,7 +50,7 @@ fn recipe(n: usize) -> String {
     let mut src = format!("pub struct Recipe{n} {{\n");
     for (i, f) in fields.iter().enumerate() {
         let name = f.name();
-        let ty = rust_type(f.wire_type());
+        let ty = f.wire_type().rust_type();
         let _ = writeln!(src, "    #[rtde(name = \"{name}\")]\n    pub f{i}: {ty},");
     }
     src.push('}');

@@ -84,6 +84,30 @@ impl WireType {
         }
     }
 
+    /// The plain Rust type that holds a value of this type, as Rust source: `"[f64; 6]"` for
+    /// `VECTOR6D`. For code generators (tests, benchmarks) that write recipes.
+    ///
+    /// ```
+    /// use rtde_fields::WireType;
+    ///
+    /// assert_eq!(WireType::Vector6Int32.rust_type(), "[i32; 6]");
+    /// ```
+    #[must_use]
+    pub const fn rust_type(self) -> &'static str {
+        match self {
+            WireType::Bool => "bool",
+            WireType::Uint8 => "u8",
+            WireType::Uint32 => "u32",
+            WireType::Uint64 => "u64",
+            WireType::Int32 => "i32",
+            WireType::Double => "f64",
+            WireType::Vector3d => "[f64; 3]",
+            WireType::Vector6d => "[f64; 6]",
+            WireType::Vector6Int32 => "[i32; 6]",
+            WireType::Vector6Uint32 => "[u32; 6]",
+        }
+    }
+
     /// Parses the controller's spelling; `const` so the derive and tables can use it.
     ///
     /// Returns `None` for anything else, including the setup-reply tokens
