@@ -291,11 +291,16 @@ fn a_recording_cut_short_keeps_its_packages_under_partial_names() {
 #[test]
 fn a_tiny_frequency_records_without_a_panic() {
     // Five periods of silence at 1e-300 Hz are more seconds than a `Duration` holds.
+    // At that frequency only tick 0 is ever due: a clock per connection makes it the
+    // connection's first tick however late the recorder starts on a busy machine.
+    let sim = Sim::builder().clock_per_connection().start().unwrap();
     let dir = scratch("tiny-frequency");
     let run = run_in(
         &dir,
         &[
             "record",
+            "--robot",
+            &sim.addr().to_string(),
             "-q",
             "--fields",
             "actual_q",
