@@ -24,6 +24,8 @@ mod attr;
 mod check;
 #[path = "../src/ctxt.rs"]
 mod ctxt;
+#[path = "../src/derive.rs"]
+mod derive;
 #[path = "../src/expand.rs"]
 mod expand;
 #[path = "../src/fallback.rs"]
@@ -64,7 +66,7 @@ fn time_expansion(src: &str, rounds: usize) -> (Duration, usize) {
     for _ in 0..rounds {
         let start = Instant::now();
         let input: syn::DeriveInput = syn::parse_str(black_box(src)).expect("a struct");
-        let output = expand::derive(&input).to_string();
+        let output = derive::derive(&input).to_string();
         times.push(start.elapsed());
         len = black_box(output).len();
     }
@@ -91,5 +93,5 @@ fn main() {
 /// Whether the recipe expands to errors (the fallback) rather than code.
 fn expand_is_error(src: &str) -> bool {
     let input: syn::DeriveInput = syn::parse_str(src).expect("a struct");
-    expand::derive(&input).to_string().contains("compile_error")
+    derive::derive(&input).to_string().contains("compile_error")
 }

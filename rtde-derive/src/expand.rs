@@ -4,27 +4,9 @@
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use rtde_fields::{ControllerVersion, Direction, Field as Entry, Generation, WireType};
-use syn::DeriveInput;
 use syn::spanned::Spanned;
 
 use crate::ast::{Field, Recipe};
-use crate::check;
-use crate::ctxt::Ctxt;
-use crate::fallback;
-
-/// The derive: the generated code, or every error plus a stub.
-pub(crate) fn derive(input: &DeriveInput) -> TokenStream {
-    let cx = Ctxt::new();
-    let recipe = Recipe::from_ast(&cx, input);
-    let resolved = check::check(&cx, &recipe);
-    match cx.check() {
-        Ok(()) => {
-            let entries: Vec<&'static Entry> = resolved.into_iter().flatten().collect();
-            expand(&recipe, &entries)
-        }
-        Err(errors) => fallback::expand(&recipe, &resolved, &errors),
-    }
-}
 
 /// One field's place in the payload.
 struct Layout<'a> {
@@ -155,7 +137,8 @@ pub(crate) fn allows() -> TokenStream {
     }
 }
 
-fn expand(recipe: &Recipe<'_>, entries: &[&'static Entry]) -> TokenStream {
+/// The code of a recipe that passed every check; `entries` are its fields' registry entries.
+pub(crate) fn expand(recipe: &Recipe<'_>, entries: &[&'static Entry]) -> TokenStream {
     let p = private(recipe);
     let ident = recipe.ident;
     let vis = recipe.vis;

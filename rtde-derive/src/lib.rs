@@ -4,7 +4,7 @@
 //! Phases, one private module each: `ast` parses the struct and `attr` its `#[rtde(…)]`
 //! attributes (keys named in `symbol`), `check` validates it against the registry
 //! (`rtde-fields`) with `suggest` for did-you-mean, every error collected in a `ctxt`;
-//! `expand` generates the code, or `fallback` the errors and a stub.
+//! `expand` generates the code, or `fallback` the errors and a stub; `derive` runs them in order.
 
 #![forbid(unsafe_code)]
 
@@ -12,6 +12,7 @@ mod ast;
 mod attr;
 mod check;
 mod ctxt;
+mod derive;
 mod expand;
 mod fallback;
 mod suggest;
@@ -87,5 +88,5 @@ use syn::{DeriveInput, parse_macro_input};
 #[proc_macro_derive(RtdeRecipe, attributes(rtde))]
 pub fn derive_rtde_recipe(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
-    expand::derive(&input).into()
+    derive::derive(&input).into()
 }

@@ -8,7 +8,7 @@ use quote::quote;
 
 fn check(name: &str, input: proc_macro2::TokenStream) {
     let input: syn::DeriveInput = syn::parse2(input).expect("a derive input");
-    let output = crate::expand::derive(&input);
+    let output = crate::derive::derive(&input);
     let file: syn::File = syn::parse2(output.clone())
         .unwrap_or_else(|e| panic!("the expansion of {name} does not parse: {e}\n{output}"));
     let pretty = format!(
