@@ -31,6 +31,12 @@ pub fn renamed_path() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../rtde-fields/data/renamed.tsv")
 }
 
+/// Where the table of masks lives.
+#[must_use]
+pub fn masks_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../rtde-fields/data/masks.tsv")
+}
+
 /// Where the generated table goes.
 #[must_use]
 pub fn generated_path() -> PathBuf {
@@ -336,14 +342,130 @@ pub fn parse_renamed(text: &str, rows: &[Row]) -> Result<Vec<Rename>, Vec<String
     }
 }
 
-/// Renders the Rust module for the parsed rows and renames.
+/// One row of the masks file: a masked input value and its mask.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MaskRow {
+    mask: String,
+    value: String,
+    /// `PerBit { width }` or `Whole { bit }`, as rendered.
+    gate: String,
+    /// The output field and, for bits, the bit the value starts at.
+    reads_back: Option<(String, Option<u8>)>,
+}
+
+/// The columns of the masks file, in order.
+pub const MASK_COLUMNS: [&str; 4] = ["mask", "value", "gate", "reads_back"];
+
+/// Parses the masks file and checks it against the fields: masks and values are input
+/// fields, a mask is an unsigned integer wide enough for its gate, a value is gated once,
+/// and the read-back field is an output field.
+///
+/// # Errors
+/// A list of `line: message` strings, one per problem.
+pub fn parse_masks(text: &str, rows: &[Row]) -> Result<Vec<MaskRow>, Vec<String>> {
+    let mut masks: Vec<MaskRow> = Vec::new();
+    let mut errors = Vec::new();
+    for (line, cols) in data_lines(text, &MASK_COLUMNS, &mut errors) {
+        match parse_mask_line(&cols, rows) {
+            Ok(m) if masks.iter().any(|n| n.value == m.value) => {
+                errors.push(format!("{line}: `{}` is gated twice", m.value));
+            }
+            Ok(m) => masks.push(m),
+            Err(e) => errors.push(format!("{line}: {e}")),
+        }
+    }
+    if errors.is_empty() {
+        Ok(masks)
+    } else {
+        Err(errors)
+    }
+}
+
+fn parse_mask_line(cols: &[&str], rows: &[Row]) -> Result<MaskRow, String> {
+    let [mask, value, gate, reads_back] = cols[..] else {
+        return Err(format!(
+            "expected {} tab-separated columns",
+            MASK_COLUMNS.len()
+        ));
+    };
+    let field = |output: bool, name: &str| {
+        rows.iter()
+            .find(|r| r.output == output && r.name == name)
+            .ok_or_else(|| {
+                let d = if output { "output" } else { "input" };
+                format!("`{name}` is not an {d} field")
+            })
+    };
+    let mask_row = field(false, mask)?;
+    let value_row = field(false, value)?;
+    let mask_width = match mask_row.wire_type {
+        WireType::Uint8 => 8,
+        WireType::Uint32 => 32,
+        WireType::Uint64 => 64,
+        other => return Err(format!("mask `{mask}` is {other}, not an unsigned integer")),
+    };
+    let bad_gate = || format!("gate `{gate}` is neither `bits 0..N` nor `bit N`");
+    let (rendered, top) = if let Some(range) = gate.strip_prefix("bits 0..") {
+        let last: u8 = range.parse().map_err(|_| bad_gate())?;
+        let width = last + 1;
+        let value_width = match value_row.wire_type {
+            WireType::Uint8 => 8,
+            WireType::Uint32 => 32,
+            WireType::Uint64 => 64,
+            other => {
+                return Err(format!(
+                    "`{value}` is {other}: only an unsigned integer is gated bit by bit"
+                ));
+            }
+        };
+        if width > value_width {
+            return Err(format!("`{value}` has no bit {last}"));
+        }
+        (format!("PerBit {{ width: {width} }}"), last)
+    } else if let Some(bit) = gate.strip_prefix("bit ") {
+        let bit: u8 = bit.parse().map_err(|_| bad_gate())?;
+        (format!("Whole {{ bit: {bit} }}"), bit)
+    } else {
+        return Err(bad_gate());
+    };
+    if top >= mask_width {
+        return Err(format!("mask `{mask}` has no bit {top}"));
+    }
+    let reads_back = match reads_back.split_once(' ') {
+        _ if reads_back == "-" => None,
+        Some((out, shift)) => {
+            field(true, out)?;
+            let shift = match shift {
+                "-" => None,
+                n => Some(
+                    n.parse::<u8>()
+                        .map_err(|_| format!("read-back bit `{n}` is not a number"))?,
+                ),
+            };
+            Some((out.to_owned(), shift))
+        }
+        None => {
+            return Err(format!(
+                "reads_back `{reads_back}` is `FIELD BIT`, `FIELD -` or `-`"
+            ));
+        }
+    };
+    Ok(MaskRow {
+        mask: mask.to_owned(),
+        value: value.to_owned(),
+        gate: rendered,
+        reads_back,
+    })
+}
+
+/// Renders the Rust module for the parsed rows, renames and masks.
 #[must_use]
-pub fn render(rows: &[Row], renames: &[Rename]) -> String {
+pub fn render(rows: &[Row], renames: &[Rename], masks: &[MaskRow]) -> String {
     let mut out = String::new();
     out.push_str(
         "// @generated by `cargo run -p rtde-codegen` from `rtde-fields/data/fields.tsv`.\n\
          // Autogenerated file - DO NOT EDIT: change the data file and regenerate.\n\n\
-         use crate::{ControllerVersion, Direction, Field, Register, RegisterBank, RegisterKind, Renamed, WireType};\n\n\
+         use crate::{ControllerVersion, Direction, Field, Gate, Mask, ReadBack, Register, RegisterBank, RegisterKind, Renamed, WireType};\n\n\
          const fn v(major: u32, minor: u32, bugfix: u32, build: u32) -> Option<ControllerVersion> {\n    \
          Some(ControllerVersion::new(major, minor, bugfix, build))\n}\n",
     );
@@ -373,6 +495,25 @@ pub fn render(rows: &[Row], renames: &[Rename]) -> String {
             out,
             "    Renamed {{\n        direction: Direction::{direction},\n        old_name: {:?},\n        name: {:?},\n        source: {:?},\n    }},",
             r.old_name, r.name, r.source
+        );
+    }
+    out.push_str("];\n");
+    let _ = writeln!(
+        out,
+        "\npub(crate) static MASKS: [Mask; {}] = [",
+        masks.len()
+    );
+    for m in masks {
+        let reads_back = match &m.reads_back {
+            Some((field, shift)) => {
+                format!("Some(ReadBack {{ field: {field:?}, shift: {shift:?} }})")
+            }
+            None => "None".to_owned(),
+        };
+        let _ = writeln!(
+            out,
+            "    Mask {{\n        mask: {:?},\n        value: {:?},\n        gate: Gate::{},\n        reads_back: {reads_back},\n    }},",
+            m.mask, m.value, m.gate
         );
     }
     out.push_str("];\n");
@@ -547,13 +688,67 @@ mod tests {
     }
 
     #[test]
+    fn masks_are_checked_against_the_fields() {
+        let rows = parse(&format!(
+            "{HEADER}in\tspeed_slider_mask\tUINT32\t3.4\t5.0\t-\t-\tguide\tMask\n\
+             in\tspeed_slider_fraction\tDOUBLE\t3.4\t5.0\t-\t-\tguide\tSlider\n\
+             out\ttarget_speed_fraction\tDOUBLE\t3.4\t5.0\t-\t-\tguide\tSlider\n"
+        ))
+        .unwrap();
+        let header = "mask\tvalue\tgate\treads_back\n";
+        let ok = parse_masks(
+            &format!(
+                "{header}speed_slider_mask\tspeed_slider_fraction\tbit 0\ttarget_speed_fraction -\n"
+            ),
+            &rows,
+        )
+        .unwrap();
+        assert_eq!(ok[0].gate, "Whole { bit: 0 }");
+        for (line, needle) in [
+            (
+                "speed_slider_mask\tnothing\tbit 0\t-",
+                "`nothing` is not an input field",
+            ),
+            (
+                "speed_slider_mask\tspeed_slider_fraction\tbit 32\t-",
+                "has no bit 32",
+            ),
+            (
+                "speed_slider_mask\tspeed_slider_fraction\tbits 0..3\t-",
+                "bit by bit",
+            ),
+            (
+                "speed_slider_fraction\tspeed_slider_mask\tbit 0\t-",
+                "not an unsigned integer",
+            ),
+            (
+                "speed_slider_mask\tspeed_slider_fraction\tsome\t-",
+                "neither",
+            ),
+            (
+                "speed_slider_mask\tspeed_slider_fraction\tbit 0\tactual_q 3",
+                "not an output field",
+            ),
+        ] {
+            let errors = parse_masks(&format!("{header}{line}\n"), &rows).unwrap_err();
+            assert!(errors[0].contains(needle), "{line}: {errors:?}");
+        }
+        let twice = "speed_slider_mask\tspeed_slider_fraction\tbit 0\t-\n";
+        let errors = parse_masks(&format!("{header}{twice}{twice}"), &rows).unwrap_err();
+        assert!(errors[0].contains("gated twice"), "{errors:?}");
+    }
+
+    #[test]
     fn checked_in_table_is_what_the_data_file_generates() {
         let text = std::fs::read_to_string(data_path()).unwrap();
         let rows = parse(&text).unwrap_or_else(|e| panic!("data file errors: {e:#?}"));
         let text = std::fs::read_to_string(renamed_path()).unwrap();
         let renames =
             parse_renamed(&text, &rows).unwrap_or_else(|e| panic!("renamed file errors: {e:#?}"));
-        let expected = render(&rows, &renames);
+        let text = std::fs::read_to_string(masks_path()).unwrap();
+        let masks =
+            parse_masks(&text, &rows).unwrap_or_else(|e| panic!("masks file errors: {e:#?}"));
+        let expected = render(&rows, &renames, &masks);
         let actual = std::fs::read_to_string(generated_path()).unwrap();
         assert!(
             actual == expected,

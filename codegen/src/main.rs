@@ -1,5 +1,6 @@
 //! `cargo run -p rtde-codegen`: regenerates `rtde-fields/src/generated.rs` from
-//! `rtde-fields/data/fields.tsv`.
+//! `rtde-fields/data/fields.tsv`,
+//! `renamed.tsv` and `masks.tsv`.
 
 #![forbid(unsafe_code)]
 
@@ -41,7 +42,24 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    if let Err(e) = std::fs::write(&out, rtde_codegen::render(&rows, &renames)) {
+    let masks_file = rtde_codegen::masks_path();
+    let text = match std::fs::read_to_string(&masks_file) {
+        Ok(text) => text,
+        Err(e) => {
+            eprintln!("error: cannot read {}: {e}", masks_file.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    let masks = match rtde_codegen::parse_masks(&text, &rows) {
+        Ok(masks) => masks,
+        Err(errors) => {
+            for e in errors {
+                eprintln!("error: {}:{e}", masks_file.display());
+            }
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Err(e) = std::fs::write(&out, rtde_codegen::render(&rows, &renames, &masks)) {
         eprintln!("error: cannot write {}: {e}", out.display());
         return ExitCode::FAILURE;
     }

@@ -25,6 +25,14 @@ use crate::value::Value;
 /// assert_eq!(recipe.get("timestamp"), Some(&Value::Double(1.5)));
 /// assert_eq!(recipe.value(1), Some(&Value::Vector6d([0.0; 6])));
 ///
+/// // Masks are checked as the derive checks them.
+/// let err = DynamicRecipe::inputs(["speed_slider_fraction"]).unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "invalid input recipe: `speed_slider_fraction` has no effect without `speed_slider_mask` \
+///      in the same recipe"
+/// );
+///
 /// let err = DynamicRecipe::outputs(["actual_tcp_pos", "target_q", "target_q"]).unwrap_err();
 /// assert_eq!(
 ///     err.to_string(),
@@ -48,7 +56,8 @@ impl DynamicRecipe {
     ///
     /// # Errors
     /// Every problem at once: unknown names (with the closest known name), input-only
-    /// names, repeated names, an empty list, a name list over the protocol's 2048 bytes.
+    /// names, repeated names, an empty list, a name list over the protocol's 2048 bytes,
+    /// and in an input recipe a masked value without its mask or a mask without a value.
     pub fn outputs<I, S>(names: I) -> Result<Self, RecipeError>
     where
         I: IntoIterator<Item = S>,
@@ -94,6 +103,9 @@ impl DynamicRecipe {
         }
         if fields.is_empty() && problems.is_empty() {
             problems.push(RecipeProblem::Empty);
+        }
+        if direction == Direction::Input {
+            masks_and_values(&fields, &mut problems);
         }
         let list_len = fields
             .iter()
@@ -235,6 +247,28 @@ impl InputRecipe for DynamicRecipe {
     }
 }
 
+/// An input recipe that writes a masked value also writes its mask (the controller ignores
+/// the value otherwise), and a mask comes with at least one of its values; the table is
+/// `rtde_fields::masks()`, the one the derive checks too.
+fn masks_and_values(fields: &[&'static Field], problems: &mut Vec<RecipeProblem>) {
+    let has = |name: &str| fields.iter().any(|f| f.name() == name);
+    for f in fields {
+        if let Some(m) = rtde_fields::mask_of(f.name())
+            && !has(m.mask())
+        {
+            problems.push(RecipeProblem::ValueWithoutMask {
+                value: m.value(),
+                mask: m.mask(),
+            });
+        }
+        if rtde_fields::is_mask(f.name())
+            && !rtde_fields::masked_by(f.name()).any(|m| has(m.value()))
+        {
+            problems.push(RecipeProblem::MaskWithoutValue(f.name()));
+        }
+    }
+}
+
 /// Why a [`DynamicRecipe`] could not be built: every problem found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RecipeError {
@@ -301,6 +335,15 @@ pub enum RecipeProblem {
         /// The list's length in bytes.
         len: usize,
     },
+    /// An input recipe writes a masked value without its mask: the controller would ignore it.
+    ValueWithoutMask {
+        /// The masked value.
+        value: &'static str,
+        /// Its mask.
+        mask: &'static str,
+    },
+    /// An input recipe writes a mask but none of the values it selects.
+    MaskWithoutValue(&'static str),
     /// A recipe spec gives a field another wire type than the registry does.
     WrongType {
         /// The field.
@@ -354,6 +397,15 @@ impl fmt::Display for RecipeProblem {
             ),
             RecipeProblem::Duplicate(name) => write!(f, "`{name}` is requested twice"),
             RecipeProblem::Empty => f.write_str("a recipe needs at least one field"),
+            RecipeProblem::ValueWithoutMask { value, mask } => write!(
+                f,
+                "`{value}` has no effect without `{mask}` in the same recipe"
+            ),
+            RecipeProblem::MaskWithoutValue(mask) => {
+                write!(f, "`{mask}` selects no value of this recipe")?;
+                let values: Vec<_> = rtde_fields::masked_by(mask).map(|m| m.value()).collect();
+                write!(f, " (it gates `{}`)", values.join("`, `"))
+            }
             RecipeProblem::NameListTooLong { len } => write!(
                 f,
                 "the names take {len} bytes; the controller accepts at most {MAX_NAME_LIST_BYTES}"
@@ -387,4 +439,34 @@ pub enum SetError {
         /// The value's wire type.
         found: WireType,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn input_masks_are_checked_as_the_derive_checks_them() {
+        let err = DynamicRecipe::inputs([
+            "standard_digital_output",
+            "tool_digital_output_mask",
+            "standard_analog_output_1",
+            "standard_analog_output_mask",
+        ])
+        .unwrap_err();
+        assert_eq!(
+            err.problems(),
+            [
+                RecipeProblem::ValueWithoutMask {
+                    value: "standard_digital_output",
+                    mask: "standard_digital_output_mask",
+                },
+                RecipeProblem::MaskWithoutValue("tool_digital_output_mask"),
+            ]
+        );
+        assert!(err.to_string().contains("(it gates `tool_digital_output`)"));
+        // Outputs have no masks: reading both back is fine.
+        DynamicRecipe::outputs(["actual_digital_output_bits"]).unwrap();
+        DynamicRecipe::inputs(["speed_slider_mask", "speed_slider_fraction"]).unwrap();
+    }
 }

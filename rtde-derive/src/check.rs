@@ -202,28 +202,9 @@ fn fieldbus_registers(cx: &Ctxt, recipe: &Recipe<'_>, resolved: &Resolved) {
     }
 }
 
-/// The input masks and the values they gate: the controller applies a value only where its
-/// mask selects it.
-const MASKS: [(&str, &[&str]); 5] = [
-    ("standard_digital_output_mask", &["standard_digital_output"]),
-    (
-        "configurable_digital_output_mask",
-        &["configurable_digital_output"],
-    ),
-    ("tool_digital_output_mask", &["tool_digital_output"]),
-    ("speed_slider_mask", &["speed_slider_fraction"]),
-    (
-        "standard_analog_output_mask",
-        &[
-            "standard_analog_output_type",
-            "standard_analog_output_0",
-            "standard_analog_output_1",
-        ],
-    ),
-];
-
 /// Rule: an input recipe that writes a masked value also writes its mask (the controller
-/// ignores the value otherwise), and a mask comes with at least one of its values.
+/// ignores the value otherwise), and a mask comes with at least one of its values. Which
+/// mask gates which value is `rtde_fields::masks()`.
 fn masks_and_values(cx: &Ctxt, recipe: &Recipe<'_>, resolved: &Resolved) {
     if recipe.attrs.direction != Direction::Input {
         return;
@@ -231,30 +212,33 @@ fn masks_and_values(cx: &Ctxt, recipe: &Recipe<'_>, resolved: &Resolved) {
     let has = |name: &str| resolved.iter().flatten().any(|e| e.name() == name);
     for (f, entry) in recipe.fields.iter().zip(resolved) {
         let Some(entry) = entry else { continue };
-        for (mask, values) in MASKS {
-            if values.contains(&entry.name()) && !has(mask) {
-                cx.error_spanned_by(
-                    name_tokens(f),
-                    format!(
-                        "`{}` has no effect without `{mask}` in the same recipe: the controller \
-                         applies it only where the mask selects it; add a `{mask}` field",
-                        entry.name()
-                    ),
-                );
-            }
-            if entry.name() == mask && !values.iter().any(|v| has(v)) {
-                cx.error_spanned_by(
-                    name_tokens(f),
-                    format!(
-                        "`{mask}` selects values this recipe does not write; add {}",
-                        values
-                            .iter()
-                            .map(|v| format!("`{v}`"))
-                            .collect::<Vec<_>>()
-                            .join(" or ")
-                    ),
-                );
-            }
+        if let Some(m) = rtde_fields::mask_of(entry.name())
+            && !has(m.mask())
+        {
+            let mask = m.mask();
+            cx.error_spanned_by(
+                name_tokens(f),
+                format!(
+                    "`{}` has no effect without `{mask}` in the same recipe: the controller \
+                     applies it only where the mask selects it; add a `{mask}` field",
+                    entry.name()
+                ),
+            );
+        }
+        if rtde_fields::is_mask(entry.name())
+            && !rtde_fields::masked_by(entry.name()).any(|m| has(m.value()))
+        {
+            cx.error_spanned_by(
+                name_tokens(f),
+                format!(
+                    "`{}` selects values this recipe does not write; add {}",
+                    entry.name(),
+                    rtde_fields::masked_by(entry.name())
+                        .map(|m| format!("`{}`", m.value()))
+                        .collect::<Vec<_>>()
+                        .join(" or ")
+                ),
+            );
         }
     }
 }

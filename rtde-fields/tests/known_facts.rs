@@ -326,3 +326,53 @@ fn versions_without_a_source_are_marked() {
         "an unrecorded version lets the controller decide"
     );
 }
+
+/// The RTDE guide's input table: which mask gates which value, and which bits.
+#[test]
+fn masks_gate_what_the_guide_says() {
+    use rtde_fields::{Gate, mask_of, masked_by, masks};
+    let cases = [
+        (
+            "standard_digital_output",
+            "standard_digital_output_mask",
+            0xff,
+        ),
+        (
+            "configurable_digital_output",
+            "configurable_digital_output_mask",
+            0xff,
+        ),
+        ("tool_digital_output", "tool_digital_output_mask", 0b11),
+        ("speed_slider_fraction", "speed_slider_mask", 0b1),
+        (
+            "standard_analog_output_type",
+            "standard_analog_output_mask",
+            0b11,
+        ),
+        (
+            "standard_analog_output_0",
+            "standard_analog_output_mask",
+            0b01,
+        ),
+        (
+            "standard_analog_output_1",
+            "standard_analog_output_mask",
+            0b10,
+        ),
+    ];
+    assert_eq!(masks().len(), cases.len());
+    for (value, mask, bits) in cases {
+        let m = mask_of(value).unwrap_or_else(|| panic!("{value} has no mask"));
+        assert_eq!((m.mask(), m.mask_bits()), (mask, bits), "{value}");
+        assert!(lookup(Input, mask).is_some() && lookup(Input, value).is_some());
+        if let Some(r) = m.reads_back() {
+            assert!(lookup(Output, r.field()).is_some(), "{}", r.field());
+        }
+    }
+    assert_eq!(
+        mask_of("speed_slider_fraction").unwrap().gate(),
+        Gate::Whole { bit: 0 }
+    );
+    assert_eq!(masked_by("standard_analog_output_mask").count(), 3);
+    assert!(mask_of("input_int_register_24").is_none());
+}

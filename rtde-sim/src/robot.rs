@@ -277,8 +277,10 @@ impl SimulatedRobot {
             }
             "standard_analog_output0" => Value::Double(io.analog_output(0)),
             "standard_analog_output1" => Value::Double(io.analog_output(1)),
-            // Bits 2 and 3 are the analog outputs' types.
-            "analog_io_types" => Value::Uint32(u32::from(io.analog_output_types()) << 2),
+            // Bits 2 and 3 are the analog outputs' types (the mask table says where).
+            "analog_io_types" => {
+                Value::Uint32(u32::try_from(io.read_back_bits("analog_io_types")).unwrap_or(0))
+            }
             _ => return None,
         })
     }

@@ -127,26 +127,14 @@ pub trait OutputSource: Send + Sync + fmt::Debug + 'static {
 /// The controller's input state: the last value every client wrote to each input
 /// variable, and what those writes did to the robot's outputs.
 ///
-/// Values outlive the connection that wrote them, as on a controller.
-#[derive(Clone, Debug)]
+/// Values outlive the connection that wrote them, as on a controller. Masked values take
+/// effect as `rtde_core::fields::masks()` says: only the bits (or the whole value) their mask
+/// selects in the same package.
+#[derive(Clone, Debug, Default)]
 pub struct IoState {
     inputs: HashMap<&'static str, Value>,
-    digital_outputs: u64,
-    speed_fraction: f64,
-    analog_outputs: [f64; 2],
-    analog_output_types: u8,
-}
-
-impl Default for IoState {
-    fn default() -> Self {
-        IoState {
-            inputs: HashMap::new(),
-            digital_outputs: 0,
-            speed_fraction: 1.0,
-            analog_outputs: [0.0; 2],
-            analog_output_types: 0,
-        }
-    }
+    /// Each masked value as the controller applied it, by the value's name.
+    applied: HashMap<&'static str, Value>,
 }
 
 impl IoState {
@@ -160,103 +148,88 @@ impl IoState {
     /// standard outputs, 8–15 the configurable outputs, 16–17 the tool outputs.
     #[must_use]
     pub fn digital_output_bits(&self) -> u64 {
-        self.digital_outputs
+        self.read_back_bits("actual_digital_output_bits")
     }
 
     /// The speed slider, as `target_speed_fraction` reports it: 1.0 until a client
-    /// writes `speed_slider_fraction` with bit 0 of `speed_slider_mask` set.
+    /// writes `speed_slider_fraction` with bit 0 of `speed_slider_mask` set; clamped to
+    /// 0..=1.
     #[must_use]
     pub fn speed_fraction(&self) -> f64 {
-        self.speed_fraction
+        match self.applied.get("speed_slider_fraction") {
+            Some(Value::Double(f)) => f.clamp(0.0, 1.0),
+            _ => 1.0,
+        }
     }
 
     /// Standard analog output `i` (0 or 1), as written through
     /// `standard_analog_output_0`/`_1` under `standard_analog_output_mask`.
     #[must_use]
     pub fn analog_output(&self, i: usize) -> f64 {
-        self.analog_outputs.get(i).copied().unwrap_or(0.0)
+        let name = match i {
+            0 => "standard_analog_output_0",
+            1 => "standard_analog_output_1",
+            _ => return 0.0,
+        };
+        match self.applied.get(name) {
+            Some(Value::Double(v)) => *v,
+            _ => 0.0,
+        }
     }
 
     /// The analog output types (bit `i`: output `i` is a voltage output rather than a
     /// current output), as written through `standard_analog_output_type`.
     #[must_use]
     pub fn analog_output_types(&self) -> u8 {
-        self.analog_output_types
+        u8::try_from(self.applied_bits("standard_analog_output_type") & 0b11).unwrap_or(0)
     }
 
-    /// Stores one package's input values, then applies their effects: masked digital
-    /// outputs, the speed slider, analog outputs.
+    /// The bits of an output field that masked inputs read back into (for instance
+    /// `actual_digital_output_bits`), assembled from the mask table.
+    #[must_use]
+    pub fn read_back_bits(&self, output: &str) -> u64 {
+        rtde_core::fields::masks()
+            .iter()
+            .filter_map(|m| Some((m, m.reads_back()?)))
+            .filter(|(_, r)| r.field() == output)
+            .filter_map(|(m, r)| Some(self.applied_bits(m.value()) << r.shift()?))
+            .fold(0, |bits, b| bits | b)
+    }
+
+    /// Stores one package's input values, then applies the masked ones where the
+    /// package's masks select them.
     pub(crate) fn write(&mut self, values: &[(&'static str, Value)]) {
         for &(name, value) in values {
             self.inputs.insert(name, value);
         }
-        let touched = |names: &[&str]| values.iter().any(|(n, _)| names.contains(n));
-        let masked = |bits: u64, shift: u32, width: u32, mask: &str, value: &str| {
-            let field_mask = (1u64 << width) - 1;
-            let mask = self.u64_of(mask) & field_mask;
-            let value = self.u64_of(value) & field_mask;
-            (bits & !(mask << shift)) | ((value & mask) << shift)
-        };
-        let mut bits = self.digital_outputs;
-        if touched(&["standard_digital_output_mask", "standard_digital_output"]) {
-            bits = masked(
-                bits,
-                0,
-                8,
-                "standard_digital_output_mask",
-                "standard_digital_output",
-            );
-        }
-        if touched(&[
-            "configurable_digital_output_mask",
-            "configurable_digital_output",
-        ]) {
-            bits = masked(
-                bits,
-                8,
-                8,
-                "configurable_digital_output_mask",
-                "configurable_digital_output",
-            );
-        }
-        if touched(&["tool_digital_output_mask", "tool_digital_output"]) {
-            bits = masked(
-                bits,
-                16,
-                2,
-                "tool_digital_output_mask",
-                "tool_digital_output",
-            );
-        }
-        self.digital_outputs = bits;
-        if touched(&["speed_slider_mask", "speed_slider_fraction"])
-            && self.u64_of("speed_slider_mask") & 1 == 1
-        {
-            let f = self.f64_of("speed_slider_fraction");
-            if f.is_finite() {
-                self.speed_fraction = f.clamp(0.0, 1.0);
+        let written = |name: &str| values.iter().any(|(n, _)| *n == name);
+        for m in rtde_core::fields::masks() {
+            // The last mask written stays in force, whichever recipe wrote it.
+            if !written(m.mask()) && !written(m.value()) {
+                continue;
             }
-        }
-        if touched(&[
-            "standard_analog_output_mask",
-            "standard_analog_output_type",
-            "standard_analog_output_0",
-            "standard_analog_output_1",
-        ]) {
-            let mask = self.u64_of("standard_analog_output_mask");
-            let types = self.u64_of("standard_analog_output_type");
-            for i in 0..2 {
-                if mask >> i & 1 == 1 {
-                    let name = ["standard_analog_output_0", "standard_analog_output_1"][i];
-                    self.analog_outputs[i] = self.f64_of(name);
-                    let bit = 1u8 << i;
-                    self.analog_output_types = if types >> i & 1 == 1 {
-                        self.analog_output_types | bit
-                    } else {
-                        self.analog_output_types & !bit
-                    };
+            let mask = self.u64_of(m.mask());
+            let Some(&value) = self.inputs.get(m.value()) else {
+                continue;
+            };
+            let applied = match value {
+                Value::Double(v) if m.selects(mask) && v.is_finite() => value,
+                Value::Double(_) => continue,
+                Value::Uint8(v) => {
+                    let old = self.applied_bits(m.value());
+                    let new = m.apply_bits(old, mask, u64::from(v));
+                    Value::Uint8(u8::try_from(new & 0xff).unwrap_or(0))
                 }
-            }
+                _ => continue,
+            };
+            self.applied.insert(m.value(), applied);
+        }
+    }
+
+    fn applied_bits(&self, name: &str) -> u64 {
+        match self.applied.get(name) {
+            Some(Value::Uint8(v)) => u64::from(*v),
+            _ => 0,
         }
     }
 
@@ -268,13 +241,6 @@ impl IoState {
             Some(Value::Uint64(v)) => *v,
             Some(Value::Int32(v)) => u64::from(v.cast_unsigned()),
             _ => 0,
-        }
-    }
-
-    fn f64_of(&self, name: &str) -> f64 {
-        match self.inputs.get(name) {
-            Some(Value::Double(v)) => *v,
-            _ => 0.0,
         }
     }
 }
