@@ -21,7 +21,9 @@ takes effect. It is the library `rtde_sim::Sim`, which tests embed in-process.",
   rtde sim --version 3.15.8 --arm ur5 --port 0
       a CB3 on any free port (the address is printed first)
   rtde sim --deterministic
-      no measurement noise: values follow the motion law documented in rtde_sim::Motion"
+      no measurement noise: values follow the motion law documented in rtde_sim::Motion
+  rtde sim --robots 100 --port 40000
+      a fleet: 100 controllers on ports 40000 to 40099, streamed by one clock thread"
 )]
 pub(crate) struct SimArgs {
     /// The controller software version to play: 3.x (CB3), 5.x (e-Series), 10.x (PolyScope X).
@@ -51,6 +53,11 @@ pub(crate) struct SimArgs {
     /// Hold the fieldbus register ranges, as an enabled EtherNet/IP or PROFINET adapter does.
     #[arg(long)]
     fieldbus: bool,
+    /// Serve a fleet: this many controllers from one process, on consecutive ports from
+    /// --port (each on a free port with --port 0), all ticked by one clock thread; robot
+    /// i gets noise seed SEED + i. One line per robot gives its address.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    robots: u16,
 }
 
 fn arm(name: &str) -> Result<Arm, String> {
@@ -86,6 +93,24 @@ pub(crate) fn run(args: &SimArgs) -> Result<(), String> {
     if args.fieldbus {
         builder = builder.fieldbus_adapter();
     }
+    if args.robots > 1 {
+        let fleet = builder
+            .start_fleet(args.robots)
+            .map_err(|e| e.to_string())?;
+        for (i, addr) in fleet.addrs().enumerate() {
+            println!("rtde sim: robot {i} listening on {addr}");
+        }
+        let first = fleet.robot(0).ok_or("the fleet has no robot")?;
+        println!(
+            "rtde sim: {} controllers {} ({} Hz control loop), noise seeds {} to {}; Ctrl-C stops",
+            fleet.len(),
+            first.controller_version(),
+            first.loop_rate(),
+            fleet.seed(),
+            fleet.seed().wrapping_add(u64::from(args.robots) - 1),
+        );
+        serve_forever();
+    }
     let sim = builder.start().map_err(|e| e.to_string())?;
     // The address first and alone, for scripts (and tests) that start it on port 0.
     println!("rtde sim: listening on {}", sim.addr());
@@ -95,8 +120,12 @@ pub(crate) fn run(args: &SimArgs) -> Result<(), String> {
         sim.loop_rate(),
         sim.seed()
     );
+    serve_forever();
+}
+
+/// The simulator's threads serve; the process ends on a signal.
+fn serve_forever() -> ! {
     loop {
-        // The simulator's threads serve; the process ends on a signal.
         std::thread::park();
     }
 }

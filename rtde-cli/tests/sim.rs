@@ -49,6 +49,43 @@ fn serves_the_simulator_on_the_port_it_prints() {
 }
 
 #[test]
+fn serves_a_fleet_on_the_ports_it_prints() {
+    let mut cmd = rtde();
+    cmd.args(["sim", "--robots", "3", "--port", "0", "--deterministic"]);
+    let mut sim = Spawned::new(cmd);
+    let addrs: Vec<_> = (0..3).map(|_| sim.listening_on()).collect();
+    let line = sim.line(Duration::from_secs(5));
+    assert!(
+        line.contains("3 controllers 5.21.0 (500 Hz control loop)"),
+        "{line}"
+    );
+    let options = ConnectOptions::new().read_timeout(Some(Duration::from_secs(5)));
+    for addr in addrs {
+        let mut client = Client::connect(addr, options.clone()).unwrap();
+        let mut recipe = DynamicRecipe::outputs(["timestamp", "actual_q"]).unwrap();
+        client.setup_outputs(recipe.spec(), 500.0).unwrap();
+        client.start().unwrap();
+        client.recv_into(&mut recipe).unwrap();
+        let Some(&Value::Double(t)) = recipe.get("timestamp") else {
+            panic!()
+        };
+        assert_eq!(
+            recipe.get("actual_q"),
+            Some(&Value::Vector6d(Motion::DEFAULT.position(t)))
+        );
+    }
+}
+
+#[test]
+fn a_fleet_past_the_last_port_is_one_line() {
+    let run = common::run(&["sim", "--robots", "10", "--port", "65530"]);
+    assert_eq!(
+        run.one_line_error(),
+        "error: 10 robots from port 65530 would pass port 65535"
+    );
+}
+
+#[test]
 fn a_bad_version_is_one_line() {
     let run = common::run(&["sim", "--port", "0", "--version", "4.1"]);
     assert_eq!(

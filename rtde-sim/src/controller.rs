@@ -19,6 +19,7 @@ use rtde_core::protocol::{
 
 use crate::fault::Fault;
 use crate::source::{IoState, OutputSource};
+use crate::ticker::Ticker;
 
 /// The source name the simulator puts on its own text messages (protocol v2).
 pub(crate) const TEXT_SOURCE: &str = "RTDE";
@@ -37,6 +38,8 @@ pub(crate) struct Config {
     pub(crate) stall_timeout: Duration,
     pub(crate) faults: Vec<Fault>,
     pub(crate) source: Arc<dyn OutputSource>,
+    /// The clock thread a fleet shares; paced connections are streamed by it.
+    pub(crate) ticker: Option<Arc<Ticker>>,
 }
 
 /// Who holds an input variable.

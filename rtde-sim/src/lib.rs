@@ -97,6 +97,9 @@
 //!   limits, Cartesian values come from forward kinematics of the [`Arm`], inputs take
 //!   effect, every output field of the registry gets a value of its type.
 //! - **Faults.** See [`Fault`].
+//! - **Fleets.** [`SimBuilder::start_fleet`] serves many controllers from one process,
+//!   each on its own port, with one clock thread streaming every paced connection of
+//!   every robot: one wake-up per control-loop tick, not one per robot per period.
 //!
 //! # Serving other data
 //!
@@ -112,13 +115,16 @@
 
 mod controller;
 mod fault;
+mod fleet;
 mod kinematics;
 mod robot;
 mod server;
 mod sim;
 mod source;
+mod ticker;
 
 pub use fault::{Fault, Malformation, Trigger};
+pub use fleet::Fleet;
 pub use kinematics::Arm;
 pub use robot::{JOINT_POSITION_LIMIT, JOINT_SPEED_LIMIT, Motion, SimulatedRobot};
 pub use sim::{

@@ -3,9 +3,10 @@
 
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
+use std::ops::ControlFlow;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TryRecvError};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
@@ -17,6 +18,7 @@ use rtde_core::protocol::{
 use crate::controller::{Outgoing, Session, Shared, TEXT_SOURCE, encode_text};
 use crate::fault::FaultPlan;
 use crate::source::{Sample, Tick};
+use crate::ticker::{Ticked, Ticker};
 
 /// How long an idle connection waits for a package before it looks at the shutdown flag
 /// again. Shutdown also closes the sockets, which wakes connections at once; this bounds
@@ -77,7 +79,7 @@ impl Clock {
     }
 
     /// The last tick that has happened at `now`.
-    fn tick_at(&self, now: Instant) -> u64 {
+    pub(crate) fn tick_at(&self, now: Instant) -> u64 {
         self.ticks_in(now.saturating_duration_since(self.epoch))
     }
 
@@ -88,7 +90,7 @@ impl Clock {
 
     /// When tick `tick` happens: rounded up to the nanosecond, so that `tick_at` of it is
     /// `tick` (exact while a tick lasts longer than a nanosecond).
-    fn instant_of(&self, tick: u64) -> Instant {
+    pub(crate) fn instant_of(&self, tick: u64) -> Instant {
         let nanos = (u128::from(tick) * NANOS_PPM).div_ceil(self.scale());
         let nanos = u64::try_from(nanos).unwrap_or(u64::MAX);
         self.epoch + Duration::from_nanos(nanos)
@@ -163,12 +165,16 @@ fn serve(stream: TcpStream, id: u64, shared: &Arc<Shared>, clock: Clock, alive: 
         shared,
         _alive: alive,
     };
-    let setup = (|| -> io::Result<(TcpStream, TcpStream)> {
+    let setup = (|| -> io::Result<(TcpStream, TcpStream, TcpStream)> {
         stream.set_nodelay(true)?;
         stream.set_write_timeout(Some(shared.config.stall_timeout))?;
-        Ok((stream.try_clone()?, stream.try_clone()?))
+        Ok((
+            stream.try_clone()?,
+            stream.try_clone()?,
+            stream.try_clone()?,
+        ))
     })();
-    let Ok((reader_stream, registered)) = setup else {
+    let Ok((reader_stream, registered, writer)) = setup else {
         return;
     };
     shared
@@ -184,14 +190,65 @@ fn serve(stream: TcpStream, id: u64, shared: &Arc<Shared>, clock: Clock, alive: 
             drop(reader_alive);
         });
     if let Ok(reader) = reader {
-        let mut conn = Connection::new(&stream, id, shared, clock);
-        if let End::Stalled = conn.run(&rx) {
+        let mut conn = Connection::new(writer, id, Arc::clone(shared), clock);
+        let end = match (&shared.config.ticker, shared.config.paced) {
+            (Some(ticker), true) => run_ticked(conn, ticker, &rx),
+            _ => conn.run(&rx),
+        };
+        if let End::Stalled = end {
             shared.counters.stalled.fetch_add(1, Ordering::Relaxed);
         }
         drop(rx);
         let _ = stream.shutdown(Shutdown::Both);
         // The reader returns once the socket is shut down; it cannot panic.
         let _ = reader.join();
+    }
+}
+
+/// Drives a connection whose packages the shared clock thread sends: this thread only
+/// answers what the client sends, so it sleeps until the client sends something.
+fn run_ticked(conn: Connection, ticker: &Ticker, rx: &Receiver<Inbound>) -> End {
+    let conn = Arc::new(Mutex::new(conn));
+    let weak: Weak<Mutex<Connection>> = Arc::downgrade(&conn);
+    ticker.register(weak);
+    let lock = || conn.lock().unwrap_or_else(PoisonError::into_inner);
+    loop {
+        if let Some(end) = lock().ended.take() {
+            return end;
+        }
+        if lock().shared.is_shutting_down() {
+            return End::Closed;
+        }
+        let inbound = match rx.recv_timeout(IDLE_POLL) {
+            Ok(m) => m,
+            Err(RecvTimeoutError::Timeout) => continue,
+            Err(RecvTimeoutError::Disconnected) => return End::Closed,
+        };
+        let mut guard = lock();
+        if let Some(end) = guard.ended.take() {
+            return end;
+        }
+        match guard.on_inbound(inbound) {
+            Ok(ControlFlow::Continue(())) => {}
+            Ok(ControlFlow::Break(())) => return End::Closed,
+            Err(end) => return end,
+        }
+    }
+}
+
+impl Ticked for Connection {
+    fn on_tick(&mut self) {
+        if self.ended.is_some() {
+            return;
+        }
+        let Some(tick) = self.due() else {
+            return;
+        };
+        if let Err(end) = self.stream_paced(tick) {
+            self.ended = Some(end);
+            // Wakes the reader, hence this connection's thread, which ends it.
+            let _ = self.stream.shutdown(Shutdown::Both);
+        }
     }
 }
 
@@ -260,9 +317,9 @@ fn read_loop(mut stream: TcpStream, tx: &SyncSender<Inbound>) {
 }
 
 /// One connection's driver: protocol state, the output schedule, and the write side.
-struct Connection<'a> {
-    stream: &'a TcpStream,
-    shared: &'a Shared,
+struct Connection {
+    stream: TcpStream,
+    shared: Arc<Shared>,
     session: Session,
     faults: FaultPlan,
     clock: Clock,
@@ -282,15 +339,17 @@ struct Connection<'a> {
     /// Reused buffers for encoding a data package.
     payload: Vec<u8>,
     package: Vec<u8>,
+    /// Why the clock thread ended the connection, under a shared clock.
+    ended: Option<End>,
 }
 
-impl<'a> Connection<'a> {
-    fn new(stream: &'a TcpStream, id: u64, shared: &'a Shared, clock: Clock) -> Self {
+impl Connection {
+    fn new(stream: TcpStream, id: u64, shared: Arc<Shared>, clock: Clock) -> Self {
         Connection {
             stream,
+            faults: FaultPlan::new(&shared.config.faults),
             shared,
             session: Session::new(id),
-            faults: FaultPlan::new(&shared.config.faults),
             clock,
             out: Vec::with_capacity(UNPACED_BATCH * 2),
             next_tick: Some(0),
@@ -299,6 +358,7 @@ impl<'a> Connection<'a> {
             data_index: 0,
             payload: Vec::new(),
             package: Vec::new(),
+            ended: None,
         }
     }
 
@@ -345,23 +405,10 @@ impl<'a> Connection<'a> {
                     Err(RecvTimeoutError::Disconnected) => return Ok(()),
                 }
             };
-            match inbound {
-                Some(Inbound::Frame { kind, payload }) => self.on_package(kind, &payload)?,
-                Some(Inbound::Closed) => return Ok(()),
-                Some(Inbound::Garbage(why)) => {
-                    let why = format!("closing the connection: {why}");
-                    if let Some(bytes) = encode_text(
-                        MessageLevel::Error,
-                        &why,
-                        TEXT_SOURCE,
-                        self.session.version(),
-                    ) {
-                        self.out.extend_from_slice(&bytes);
-                    }
-                    self.flush()?;
-                    return Ok(());
-                }
-                None => {}
+            if let Some(inbound) = inbound
+                && self.on_inbound(inbound)?.is_break()
+            {
+                return Ok(());
             }
             if let Some(tick) = self.due() {
                 if paced {
@@ -373,6 +420,28 @@ impl<'a> Connection<'a> {
         }
     }
 
+    /// Handles what the reader passed on; `Break` when the connection is over.
+    fn on_inbound(&mut self, inbound: Inbound) -> Result<ControlFlow<()>, End> {
+        match inbound {
+            Inbound::Frame { kind, payload } => self.on_package(kind, &payload)?,
+            Inbound::Closed => return Ok(ControlFlow::Break(())),
+            Inbound::Garbage(why) => {
+                let why = format!("closing the connection: {why}");
+                if let Some(bytes) = encode_text(
+                    MessageLevel::Error,
+                    &why,
+                    TEXT_SOURCE,
+                    self.session.version(),
+                ) {
+                    self.out.extend_from_slice(&bytes);
+                }
+                self.flush()?;
+                return Ok(ControlFlow::Break(()));
+            }
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+
     /// Answers one package from the client.
     fn on_package(&mut self, kind: u8, payload: &[u8]) -> Result<(), End> {
         let was_streaming = self.streaming();
@@ -382,7 +451,7 @@ impl<'a> Connection<'a> {
         let recipe_before = self.session.output().map(|r| r.id);
         let mut outgoing: Vec<Outgoing> = Vec::new();
         self.session
-            .handle(Frame { kind, payload }, self.shared, &mut outgoing);
+            .handle(Frame { kind, payload }, &self.shared, &mut outgoing);
         if outgoing.iter().any(|o| o.reply_to.is_some()) {
             self.delay(self.faults.reply_delay());
         }
@@ -481,7 +550,7 @@ impl<'a> Connection<'a> {
     /// Samples and sends the output package of `tick`, unless a fault or the source skips it.
     fn emit(&mut self, tick: u64) -> Result<(), End> {
         let version = self.session.version();
-        let shared = self.shared;
+        let shared = Arc::clone(&self.shared);
         let Some(recipe) = self.session.output_mut() else {
             return Ok(());
         };
@@ -571,7 +640,7 @@ impl<'a> Connection<'a> {
         if self.out.is_empty() {
             return Ok(());
         }
-        let mut stream = self.stream;
+        let mut stream = &self.stream;
         let result = stream.write_all(&self.out);
         self.out.clear();
         match result {

@@ -13,10 +13,12 @@ use rtde_core::fields::{ControllerVersion, Direction, ParseVersionError, lookup}
 
 use crate::controller::{Config, Controller, Shared};
 use crate::fault::Fault;
+use crate::fleet::Fleet;
 use crate::kinematics::Arm;
 use crate::robot::{Motion, SimulatedRobot};
 use crate::server::{Clock, accept_loop};
 use crate::source::{IoState, OutputSource};
+use crate::ticker::Ticker;
 
 /// The controller version a simulator reports unless told otherwise.
 pub const DEFAULT_CONTROLLER_VERSION: ControllerVersion = ControllerVersion::new(5, 21, 0, 0);
@@ -248,6 +250,14 @@ pub enum Error {
         /// The operating system's reason.
         source: std::io::Error,
     },
+    /// A fleet on consecutive ports from `first` would pass port 65535.
+    #[error("{robots} robots from port {first} would pass port 65535")]
+    FleetPorts {
+        /// The first robot's port.
+        first: u16,
+        /// The number of robots asked for.
+        robots: u16,
+    },
     /// A thread could not be started.
     #[error("cannot start the simulator's thread: {0}")]
     Spawn(#[source] std::io::Error),
@@ -460,6 +470,66 @@ impl SimBuilder {
     /// An invalid controller version, motion or output value, an address that cannot be
     /// bound, or a thread that cannot be started.
     pub fn start(self) -> Result<Sim, Error> {
+        let seed = self.seed.unwrap_or_else(random_seed);
+        self.start_robot(self.bind, seed, None)
+    }
+
+    /// Starts a fleet: `robots` simulated controllers in this process, each configured
+    /// like this builder, each on its own listener, all streamed by one clock thread.
+    ///
+    /// With port 0 in [`SimBuilder::bind`] (the default) every robot gets a free port;
+    /// with port `p`, robot `i` listens on `p + i`. Robot `i` gets noise seed
+    /// `seed + i`, so robots differ unless [`SimBuilder::deterministic`]. All robots
+    /// share one simulated clock (they were switched on together): a paced fleet makes
+    /// one wake-up per control-loop tick however many robots stream, where separate
+    /// [`Sim`]s make one per robot per output period. [`SimBuilder::unpaced`] fleets
+    /// stream each connection from its own thread, as an unpaced [`Sim`] does.
+    ///
+    /// The clock thread writes every robot's packages in turn: a client that stops
+    /// reading delays the others by up to the [`SimBuilder::stall_timeout`] once,
+    /// and is then dropped.
+    ///
+    /// ```
+    /// use rtde_sim::Sim;
+    ///
+    /// let fleet = Sim::builder().deterministic().start_fleet(3).unwrap();
+    /// assert_eq!(fleet.len(), 3);
+    /// let ports: std::collections::HashSet<u16> = fleet.addrs().map(|a| a.port()).collect();
+    /// assert_eq!(ports.len(), 3);
+    /// fleet.shutdown().unwrap();
+    /// ```
+    ///
+    /// # Errors
+    /// As [`SimBuilder::start`]; [`Error::FleetPorts`] when `p + robots - 1` is past
+    /// port 65535. Robots already started are stopped again.
+    pub fn start_fleet(self, robots: u16) -> Result<Fleet, Error> {
+        let seed = self.seed.unwrap_or_else(random_seed);
+        let base = self.bind.port();
+        if base != 0 && u32::from(base) + u32::from(robots) > 65536 {
+            return Err(Error::FleetPorts {
+                first: base,
+                robots,
+            });
+        }
+        let (_, loop_rate, speed_ppm) = self.checked()?;
+        let clock = Clock::new(loop_rate, speed_ppm);
+        let ticker = Ticker::start(clock).map_err(Error::Spawn)?;
+        let mut sims = Vec::with_capacity(usize::from(robots));
+        for i in 0..robots {
+            let port = if base == 0 { 0 } else { base + i };
+            let bind = SocketAddr::new(self.bind.ip(), port);
+            let robot = self.start_robot(
+                bind,
+                seed.wrapping_add(u64::from(i)),
+                Some((clock, Arc::clone(&ticker))),
+            )?;
+            sims.push(Some(robot));
+        }
+        Ok(Fleet { sims, seed })
+    }
+
+    /// The checked version, loop rate and speed.
+    fn checked(&self) -> Result<(ControllerVersion, u32, u64), Error> {
         let version: ControllerVersion =
             self.version
                 .parse()
@@ -477,9 +547,25 @@ impl SimBuilder {
         // Within 1e-3..=1e3 (checked above): 1e3..=1e9 millionths, no truncation.
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let speed_ppm = (self.speed * 1e6).round() as u64;
-        let seed = self.seed.unwrap_or_else(random_seed);
-        let source: Arc<dyn OutputSource> = match self.source {
-            Some(source) => source,
+        // 125 or 500: the highest output frequency is the control-loop rate.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let loop_rate = generation.max_frequency() as u32;
+        Ok((version, loop_rate, speed_ppm))
+    }
+
+    /// Starts one simulator on `bind`; in a fleet, on the fleet's clock and clock thread.
+    fn start_robot(
+        &self,
+        bind: SocketAddr,
+        seed: u64,
+        fleet: Option<(Clock, Arc<Ticker>)>,
+    ) -> Result<Sim, Error> {
+        let (version, loop_rate, speed_ppm) = self.checked()?;
+        let generation = version
+            .generation()
+            .ok_or(Error::UnknownGeneration(version))?;
+        let source: Arc<dyn OutputSource> = match &self.source {
+            Some(source) => Arc::clone(source),
             None => {
                 let mut robot = SimulatedRobot::new(self.arm, self.motion)
                     .with_seed(seed)
@@ -506,9 +592,10 @@ impl SimBuilder {
                 Arc::new(robot)
             }
         };
-        // 125 or 500: the highest output frequency is the control-loop rate.
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        let loop_rate = generation.max_frequency() as u32;
+        let (clock, ticker) = match fleet {
+            Some((clock, ticker)) => (clock, Some(ticker)),
+            None => (Clock::new(loop_rate, speed_ppm), None),
+        };
         let config = Config {
             version,
             generation,
@@ -517,24 +604,21 @@ impl SimBuilder {
             paced: self.paced,
             clock_per_connection: self.clock_per_connection,
             stall_timeout: self.stall_timeout.max(Duration::from_millis(1)),
-            faults: self.faults,
+            faults: self.faults.clone(),
             source,
+            ticker,
         };
-        let listener = TcpListener::bind(self.bind).map_err(|source| Error::Bind {
-            addr: self.bind,
-            source,
-        })?;
-        let addr = listener.local_addr().map_err(|source| Error::Bind {
-            addr: self.bind,
-            source,
-        })?;
+        let listener =
+            TcpListener::bind(bind).map_err(|source| Error::Bind { addr: bind, source })?;
+        let addr = listener
+            .local_addr()
+            .map_err(|source| Error::Bind { addr: bind, source })?;
         let shared = Arc::new(Shared::new(
             config,
             Controller::with_fieldbus(self.fieldbus),
         ));
         let connections = Arc::new(Mutex::new(Vec::new()));
         let (alive_tx, alive_rx) = mpsc::channel();
-        let clock = Clock::new(loop_rate, speed_ppm);
         let acceptor = {
             let (shared, connections) = (Arc::clone(&shared), Arc::clone(&connections));
             thread::Builder::new()
