@@ -340,13 +340,9 @@ impl Session {
         let loop_rate = f64::from(config.loop_rate);
         let every = match frequency {
             None => 1,
+            // The RTDE guide's pacing rule, kept in one place for client and simulator.
             Some(f) if f.is_finite() && f > 0.0 && f <= loop_rate => {
-                // The RTDE guide: "the output rate will be according to floor(125 / frequency)"
-                // (CB3; likewise from 500 Hz on later generations). At least 1 (f <= loop
-                // rate) and finite (f > 0): the cast cannot truncate a meaningful value.
-                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-                let every = (loop_rate / f).floor() as u64;
-                every.max(1)
+                rtde_core::protocol::timing::ticks_per_package(loop_rate, f)
             }
             Some(f) => {
                 let why = format!(

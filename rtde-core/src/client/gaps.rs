@@ -1,20 +1,35 @@
-//! Counting the output packages a controller skipped, from the `timestamp` field.
+//! Counting the output packages a controller skipped, from the controller's own clock in
+//! each package: the `timestamp` field, or `control_step` when the recipe has no
+//! `timestamp`.
 
 use rtde_fields::WireType;
 
+use crate::protocol::timing;
 use crate::recipe::RecipeSpec;
 
-/// Watches the `timestamp` of consecutive output packages.
+/// Which field of the recipe tells the controller's time, and where it sits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ClockField {
+    /// `timestamp`: seconds since the controller started, a `DOUBLE`.
+    Timestamp(usize),
+    /// `control_step`: control-loop ticks, a `UINT64` (e-Series 5.26, PolyScope X 10.13).
+    ControlStep(usize),
+}
+
+/// Watches the controller's clock in consecutive output packages.
 ///
 /// The controller runs a control loop of fixed period (its tick: 8 ms on CB3, 2 ms later)
-/// and sends an output package every `floor(loop rate / frequency)` ticks, as the RTDE
-/// guide states (a 400 Hz recipe on a 500 Hz loop therefore arrives every 2 ms). The time
-/// between two packages, in ticks, tells exactly how many packages were skipped in between;
-/// intervals are rounded to whole ticks, so timestamp jitter below half a tick counts nothing.
+/// and sends an output package every `floor(loop rate / frequency)` ticks
+/// ([`timing::ticks_per_package`]; a 400 Hz recipe on a 500 Hz loop therefore arrives every
+/// 2 ms). The time between two packages, in ticks, tells exactly how many packages were
+/// skipped in between; `timestamp` intervals are rounded to whole ticks, so jitter below
+/// half a tick counts nothing, and `control_step` counts ticks outright. Both are kept as
+/// seconds here (`control_step / loop rate`), which is exact for any step count a
+/// controller reaches.
 #[derive(Clone, Debug)]
 pub(crate) struct GapCounter {
-    /// Where the `timestamp` double sits in the payload; `None`: no gap detection.
-    offset: Option<usize>,
+    /// Where the clock sits in the payload; `None`: no gap detection.
+    clock: Option<ClockField>,
     loop_rate: f64,
     ticks_per_package: f64,
     last: Option<f64>,
@@ -24,7 +39,7 @@ impl GapCounter {
     /// No detection (no recipe yet).
     pub(crate) fn off() -> Self {
         GapCounter {
-            offset: None,
+            clock: None,
             loop_rate: 1.0,
             ticks_per_package: 1.0,
             last: None,
@@ -32,25 +47,28 @@ impl GapCounter {
     }
 
     /// Detection for a recipe streamed at `frequency` by a controller whose loop runs at
-    /// `loop_rate`; off when the recipe has no `timestamp`.
+    /// `loop_rate`: from `timestamp` when the recipe has it, else from `control_step`, else
+    /// off.
     pub(crate) fn new(spec: &RecipeSpec<'_>, frequency: f64, loop_rate: f64) -> Self {
-        let offset = spec
-            .names()
-            .iter()
-            .position(|n| *n == "timestamp")
-            .filter(|&i| spec.types()[i] == WireType::Double)
-            .and_then(|_| spec.offset_of("timestamp"));
+        #[allow(clippy::cast_precision_loss)] // tick counts far below 2^52
+        let ticks_per_package = timing::ticks_per_package(loop_rate, frequency) as f64;
         GapCounter {
-            offset,
+            clock: clock_field(spec),
             loop_rate,
-            ticks_per_package: (loop_rate / frequency).floor().max(1.0),
+            ticks_per_package,
             last: None,
         }
     }
 
-    /// Whether the recipe carries a `timestamp` to count gaps with.
+    /// The field the counter reads, if any.
+    #[cfg(test)]
+    pub(crate) fn clock(&self) -> Option<ClockField> {
+        self.clock
+    }
+
+    /// Whether the recipe carries a clock (`timestamp` or `control_step`) to count gaps with.
     pub(crate) fn is_active(&self) -> bool {
-        self.offset.is_some()
+        self.clock.is_some()
     }
 
     /// Forgets the last timestamp: streaming restarts, and a pause is no gap.
@@ -58,16 +76,26 @@ impl GapCounter {
         self.last = None;
     }
 
-    /// The timestamp of the last package observed, carried across a reconnection.
+    /// The clock of the last package observed, in seconds, carried across a reconnection.
     pub(crate) fn last(&self) -> Option<f64> {
         self.last
     }
 
+    /// The controller's clock in `payload`, in seconds.
     fn timestamp(&self, payload: &[u8]) -> Option<f64> {
-        let bytes = self
-            .offset
-            .and_then(|o| payload.get(o..)?.first_chunk::<8>())?;
-        Some(f64::from_be_bytes(*bytes)).filter(|t| t.is_finite())
+        let (offset, is_step) = match self.clock? {
+            ClockField::Timestamp(o) => (o, false),
+            ClockField::ControlStep(o) => (o, true),
+        };
+        let bytes = *payload.get(offset..)?.first_chunk::<8>()?;
+        let seconds = if is_step {
+            #[allow(clippy::cast_precision_loss)] // exact below 2^53 ticks (570 000 years)
+            let ticks = u64::from_be_bytes(bytes) as f64;
+            ticks / self.loop_rate
+        } else {
+            f64::from_be_bytes(bytes)
+        };
+        Some(seconds).filter(|t| t.is_finite())
     }
 
     /// The number of packages the controller sent (or would have) between a package of
@@ -108,6 +136,22 @@ impl GapCounter {
         let intervals = (ticks / self.ticks_per_package).round();
         whole_packages(intervals - 1.0).max(1)
     }
+}
+
+/// The clock field of a recipe: `timestamp` (a `DOUBLE`) first, else `control_step` (a
+/// `UINT64`).
+fn clock_field(spec: &RecipeSpec<'_>) -> Option<ClockField> {
+    let find = |name: &str, ty: WireType| {
+        spec.names()
+            .iter()
+            .zip(spec.types())
+            .any(|(n, t)| *n == name && *t == ty)
+            .then(|| spec.offset_of(name))
+            .flatten()
+    };
+    find("timestamp", WireType::Double)
+        .map(ClockField::Timestamp)
+        .or_else(|| find("control_step", WireType::Uint64).map(ClockField::ControlStep))
 }
 
 /// A non-negative count from a rounded float, saturating far above any real gap.
@@ -200,6 +244,55 @@ mod tests {
         assert_eq!(g.lost_since(1.0, &payload(1.5), 2.0), None);
         let mut g = counter(250.0, 500.0);
         assert_eq!(g.lost_since(1.0, &payload(f64::NAN), 0.0), None);
+    }
+
+    fn step_payload(step: u64) -> [u8; 56] {
+        let mut p = [0u8; 56];
+        p[..8].copy_from_slice(&step.to_be_bytes());
+        p
+    }
+
+    fn step_counter(frequency: f64) -> GapCounter {
+        let spec = RecipeSpec::new(
+            Direction::Output,
+            &["control_step", "actual_q"],
+            &[WireType::Uint64, WireType::Vector6d],
+        );
+        GapCounter::new(&spec, frequency, 500.0)
+    }
+
+    #[test]
+    fn control_step_counts_gaps_when_there_is_no_timestamp() {
+        // 250 Hz on 500 Hz: a package every 2 steps.
+        let mut g = step_counter(250.0);
+        assert_eq!(g.clock(), Some(ClockField::ControlStep(0)));
+        let base = 7_000_000_000u64;
+        let steps = [0u64, 2, 4, 10, 12, 20];
+        let skipped: Vec<u64> = steps
+            .iter()
+            .map(|&s| g.observe(&step_payload(base + s)))
+            .collect();
+        assert_eq!(skipped, [0, 0, 0, 2, 0, 3]);
+        // Across a reconnection: 100 steps later is 50 intervals, 49 lost.
+        let last = g.last().unwrap();
+        let mut g = step_counter(250.0);
+        assert_eq!(g.lost_since(last, &step_payload(base + 120), 0.0), Some(49));
+        // A step counter that went backwards (a restarted controller) tells nothing.
+        assert_eq!(g.observe(&step_payload(3)), 0);
+    }
+
+    #[test]
+    fn timestamp_wins_over_control_step() {
+        let spec = RecipeSpec::new(
+            Direction::Output,
+            &["control_step", "timestamp"],
+            &[WireType::Uint64, WireType::Double],
+        );
+        let g = GapCounter::new(&spec, 500.0, 500.0);
+        assert_eq!(g.clock(), Some(ClockField::Timestamp(8)));
+        // A `control_step` of another type is no clock.
+        let spec = RecipeSpec::new(Direction::Output, &["control_step"], &[WireType::Double]);
+        assert_eq!(GapCounter::new(&spec, 500.0, 500.0).clock(), None);
     }
 
     #[test]

@@ -778,19 +778,46 @@ impl Client {
         }
     }
 
-    /// Whether skipped packages are counted: the output recipe has a `timestamp`.
+    /// Whether skipped packages are counted: the output recipe has a `timestamp`, or a
+    /// `control_step` (e-Series 5.26, PolyScope X 10.13 and later) and no `timestamp`.
     #[must_use]
     pub fn counts_gaps(&self) -> bool {
         self.gaps.is_active()
     }
 
-    /// The time between two output packages: 1 / frequency, once outputs are set up. In
-    /// protocol v1 the frequency is the control-loop rate (125 Hz on CB3, 500 Hz later).
+    /// The time between two output packages, once outputs are set up: 1 /
+    /// [`Client::output_frequency`], the rate the controller really streams at.
+    ///
+    /// ```
+    /// # fn f(client: &rtde_core::Client) {
+    /// // Asked for 400 Hz on an e-Series controller: a package every 2 ms tick.
+    /// if client.requested_frequency() == Some(400.0) {
+    ///     assert_eq!(client.period(), Some(std::time::Duration::from_millis(2)));
+    /// }
+    /// # }
+    /// ```
     #[must_use]
     pub fn period(&self) -> Option<Duration> {
-        self.outputs
-            .as_ref()
-            .and_then(|o| Duration::try_from_secs_f64(1.0 / o.frequency).ok())
+        self.output_frequency()
+            .and_then(|f| Duration::try_from_secs_f64(1.0 / f).ok())
+    }
+
+    /// The rate output packages arrive at, in hertz, once outputs are set up: the control-loop
+    /// rate divided by `floor(loop rate / requested frequency)`, as the RTDE guide says the
+    /// controller paces them ([`protocol::timing`](crate::protocol::timing)). 400 Hz asked of
+    /// a 500 Hz loop streams at 500 Hz. Loss estimates and [`Client::period`] use this rate.
+    /// In protocol v1 it is the control-loop rate.
+    #[must_use]
+    pub fn output_frequency(&self) -> Option<f64> {
+        self.outputs.as_ref().map(|o| {
+            crate::protocol::timing::effective_frequency(self.max_frequency(), o.frequency)
+        })
+    }
+
+    /// The output frequency given to [`Client::setup_outputs`], in hertz, as sent.
+    #[must_use]
+    pub fn requested_frequency(&self) -> Option<f64> {
+        self.outputs.as_ref().map(|o| o.frequency)
     }
 
     /// Changes the read timeout (see [`ConnectOptions::read_timeout`]).
@@ -915,6 +942,10 @@ impl Client {
                     }
                     let now = Instant::now();
                     let controller = self.controller;
+                    let effective = crate::protocol::timing::effective_frequency(
+                        self.max_frequency(),
+                        outputs.frequency,
+                    );
                     let lost = self.resume.take().map(|resume| {
                         let counted = resume
                             .timestamp
@@ -924,7 +955,7 @@ impl Client {
                             });
                         match counted {
                             Some(count) => (count, false),
-                            None => (estimate_lost(resume.at, now, outputs.frequency), true),
+                            None => (estimate_lost(resume.at, now, effective), true),
                         }
                     });
                     if lost.is_none() {

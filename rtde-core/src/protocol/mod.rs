@@ -32,6 +32,7 @@ mod bytes;
 mod error;
 mod frame;
 mod message;
+pub mod timing;
 
 pub use error::{DecodeError, DecodeErrorKind, EncodeError};
 pub(crate) use frame::finish_input_data_package;
