@@ -141,6 +141,27 @@ impl DynamicRecipe {
         })
     }
 
+    /// The same recipe without the fields named in `drop` (canonical names), in the same
+    /// order; values start at zero again.
+    ///
+    /// ```
+    /// use rtde_core::DynamicRecipe;
+    ///
+    /// let recipe = DynamicRecipe::outputs(["timestamp", "actual_q", "ft_raw_wrench"]).unwrap();
+    /// let fewer = recipe.without(&["ft_raw_wrench"]).unwrap();
+    /// assert_eq!(fewer.names(), ["timestamp", "actual_q"]);
+    /// assert!(recipe.without(&["timestamp", "actual_q", "ft_raw_wrench"]).is_err());
+    /// ```
+    ///
+    /// # Errors
+    /// [`RecipeProblem::Empty`] when nothing is left.
+    pub fn without(&self, drop: &[&str]) -> Result<DynamicRecipe, RecipeError> {
+        Self::new(
+            self.direction,
+            self.names.iter().filter(|n| !drop.contains(n)),
+        )
+    }
+
     /// The registry entries, in order.
     #[must_use]
     pub fn fields(&self) -> &[&'static Field] {
@@ -344,6 +365,14 @@ pub enum RecipeProblem {
     },
     /// An input recipe writes a mask but none of the values it selects.
     MaskWithoutValue(&'static str),
+    /// A recipe spec built from lists of names and types of different lengths
+    /// ([`RecipeSpec::new`]).
+    LengthMismatch {
+        /// The number of names.
+        names: usize,
+        /// The number of wire types.
+        types: usize,
+    },
     /// A recipe spec gives a field another wire type than the registry does.
     WrongType {
         /// The field.
@@ -409,6 +438,10 @@ impl fmt::Display for RecipeProblem {
             RecipeProblem::NameListTooLong { len } => write!(
                 f,
                 "the names take {len} bytes; the controller accepts at most {MAX_NAME_LIST_BYTES}"
+            ),
+            RecipeProblem::LengthMismatch { names, types } => write!(
+                f,
+                "{names} names but {types} wire types; a recipe spec needs one wire type per name"
             ),
             RecipeProblem::WrongType {
                 name,

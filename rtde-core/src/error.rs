@@ -24,6 +24,7 @@ use std::time::Duration;
 
 use rtde_fields::{ControllerVersion, Direction, Generation, WireType};
 
+use crate::diagnosis::{self, InUseOwner};
 use crate::dynamic::RecipeError;
 use crate::protocol::{DecodeError, EncodeError, package_type};
 use crate::recipe::PayloadError;
@@ -45,8 +46,8 @@ pub enum Error {
     },
     /// No connection could be made to any resolved address.
     #[error(
-        "could not connect to {addr}: {source}; check the address and port, and that the \
-         controller is on (RTDE listens on port 30004)"
+        "could not connect to {addr}: {source}{} (RTDE listens on port 30004)",
+        diagnosis::connect_hint(source)
     )]
     Connect {
         /// The addresses tried.
@@ -384,11 +385,29 @@ impl SetupRefused {
 
     /// The `IN_USE` fields that are registers in the range reserved for fieldbus adapters.
     pub fn in_use_fieldbus_registers(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.in_use.iter().copied().filter(|name| {
-            rtde_fields::lookup(Direction::Input, name)
-                .and_then(rtde_fields::Field::register)
-                .is_some_and(|r| r.is_reserved_for_fieldbus())
-        })
+        self.in_use_owners()
+            .filter(|(_, owner)| *owner == InUseOwner::FieldbusAdapter)
+            .map(|(name, _)| name)
+    }
+
+    /// Each `IN_USE` field with the kind of writer that most likely holds it (a guess from
+    /// the field, see [`InUseOwner::likely_for`]), in recipe order.
+    ///
+    /// ```
+    /// # fn f(refused: &rtde_core::SetupRefused) {
+    /// use rtde_core::diagnosis::InUseOwner;
+    ///
+    /// for (field, owner) in refused.in_use_owners() {
+    ///     if owner == InUseOwner::RosDriver {
+    ///         eprintln!("`{field}`: is the ROS driver still running?");
+    ///     }
+    /// }
+    /// # }
+    /// ```
+    pub fn in_use_owners(&self) -> impl Iterator<Item = (&'static str, InUseOwner)> + '_ {
+        self.in_use
+            .iter()
+            .map(|&name| (name, InUseOwner::likely_for(name)))
     }
 }
 
@@ -418,23 +437,26 @@ impl fmt::Display for SetupRefused {
             }
             write!(
                 f,
-                " {} {} IN_USE (another RTDE client or a fieldbus adapter writes {})",
+                " {} {} IN_USE (another writer holds {})",
                 List(&self.in_use),
                 is_are(self.in_use.len()),
                 it_them(self.in_use.len()),
             )?;
-            let fieldbus: Vec<&str> = self.in_use_fieldbus_registers().collect();
-            if !fieldbus.is_empty() {
-                write!(
-                    f,
-                    "; {} {} in the range reserved for fieldbus adapters: an enabled \
-                     EtherNet/IP, PROFINET or Modbus adapter, or another client, probably holds \
-                     {}; registers 24..47 (int, double) and 64..127 (bit) are the ranges meant \
-                     for external clients",
-                    List(&fieldbus),
-                    is_are(fieldbus.len()),
-                    it_them(fieldbus.len()),
-                )?;
+            for owner in InUseOwner::ALL {
+                let held: Vec<&str> = self
+                    .in_use_owners()
+                    .filter(|(_, o)| *o == owner)
+                    .map(|(name, _)| name)
+                    .collect();
+                if !held.is_empty() {
+                    write!(
+                        f,
+                        "; {} {} probably held by {}",
+                        List(&held),
+                        is_are(held.len()),
+                        owner.hint()
+                    )?;
+                }
             }
         }
         Ok(())
@@ -659,24 +681,80 @@ mod tests {
         );
     }
 
-    #[test]
-    fn in_use_on_fieldbus_registers_says_who_probably_holds_them() {
-        let e = SetupRefused {
+    fn in_use(names: &[&'static str]) -> SetupRefused {
+        SetupRefused {
             direction: Direction::Input,
             recipe_id: Some(0),
             not_found: vec![],
-            in_use: vec!["input_int_register_3", "input_int_register_30"],
+            in_use: names.to_vec(),
             reason: None,
-        };
+        }
+    }
+
+    #[test]
+    fn in_use_on_fieldbus_registers_says_who_probably_holds_them() {
+        let e = in_use(&["input_int_register_3", "input_int_register_30"]);
         assert_eq!(
             e.in_use_fieldbus_registers().collect::<Vec<_>>(),
             ["input_int_register_3"]
         );
         let text = e.to_string();
         assert!(text.contains("`input_int_register_3`, `input_int_register_30` are IN_USE"));
-        assert!(text.contains("`input_int_register_3` is in the range reserved"));
-        assert!(text.contains("EtherNet/IP, PROFINET or Modbus"));
+        assert!(text.contains("`input_int_register_3` is probably held by an enabled EtherNet/IP"));
+        assert!(text.contains("PROFINET or Modbus"));
         assert!(text.contains("24..47"));
         assert!(text.contains("64..127"));
+        assert!(text.contains("`input_int_register_30` is probably held by another RTDE client"));
+    }
+
+    #[test]
+    fn in_use_hints_name_each_owner_class() {
+        let e = in_use(&[
+            "tool_digital_output_mask",
+            "tool_digital_output",
+            "speed_slider_mask",
+            "standard_digital_output",
+            "external_force_torque",
+            "input_double_register_30",
+        ]);
+        let owners: Vec<InUseOwner> = e.in_use_owners().map(|(_, o)| o).collect();
+        assert_eq!(
+            owners,
+            [
+                InUseOwner::GripperUrcap,
+                InUseOwner::GripperUrcap,
+                InUseOwner::RosDriver,
+                InUseOwner::RosDriver,
+                InUseOwner::ForceTorqueUrcap,
+                InUseOwner::AnotherClient,
+            ]
+        );
+        let text = e.to_string();
+        for expected in [
+            "`tool_digital_output_mask`, `tool_digital_output` are probably held by a gripper \
+             URCap such as OnRobot's",
+            "`speed_slider_mask`, `standard_digital_output` are probably held by the Universal \
+             Robots ROS driver",
+            "`external_force_torque` is probably held by a force/torque sensor URCap",
+            "`input_double_register_30` is probably held by another RTDE client, or an earlier \
+             session of this program that has not closed",
+        ] {
+            assert!(text.contains(expected), "{expected:?} not in {text:?}");
+        }
+        assert!(!text.contains("fieldbus adapters;"), "{text}");
+    }
+
+    #[test]
+    fn a_refused_connection_says_rtde_may_be_disabled() {
+        let e = Error::Connect {
+            addr: "127.0.0.1:30004".into(),
+            source: io::Error::from(io::ErrorKind::ConnectionRefused),
+        };
+        let text = e.to_string();
+        assert!(
+            text.contains("RTDE may be disabled in the robot's security settings"),
+            "{text}"
+        );
+        assert!(text.contains("PolyScope X"), "{text}");
     }
 }

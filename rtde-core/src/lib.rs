@@ -55,6 +55,7 @@ pub mod wire;
 #[doc(hidden)]
 pub mod __private;
 pub mod client;
+pub mod diagnosis;
 mod dynamic;
 pub mod error;
 mod recipe;
@@ -62,9 +63,10 @@ mod typed;
 mod value;
 
 pub use client::{
-    Client, ConnectOptions, ControllerText, Event, InputHandle, RTDE_PORT, ReconnectPolicy,
-    Reconnection, State, Stats,
+    Client, ConnectOptions, ControllerText, DropReason, DroppedField, Event, InputHandle,
+    RTDE_PORT, ReconnectPolicy, Reconnection, State, Stats,
 };
+pub use diagnosis::InUseOwner;
 pub use dynamic::{DynamicRecipe, RecipeError, RecipeProblem, SetError};
 pub use error::{
     Error, ErrorKind, SetupRefused, SetupReplyMismatch, TypeMismatch, Unavailable, UnavailableField,

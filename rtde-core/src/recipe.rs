@@ -28,24 +28,69 @@ pub struct RecipeSpec<'a> {
 impl<'a> RecipeSpec<'a> {
     /// A spec from parallel lists of names and types.
     ///
-    /// # Panics
-    /// When the lists differ in length: that is a bug in the code building the spec
-    /// (the derive and [`DynamicRecipe`](crate::DynamicRecipe) build them together).
+    /// Never panics. Lists of different lengths make a spec that no client sets up: the
+    /// check before sending refuses it ([`RecipeProblem::LengthMismatch`](crate::RecipeProblem::LengthMismatch)),
+    /// and [`RecipeSpec::try_new`] says so at once. The derive and
+    /// [`DynamicRecipe`](crate::DynamicRecipe) always build them together.
+    ///
+    /// ```
+    /// use rtde_core::RecipeSpec;
+    /// use rtde_fields::{Direction, WireType};
+    ///
+    /// let spec = RecipeSpec::new(Direction::Output, &["timestamp", "actual_q"], &[WireType::Double]);
+    /// assert!(!spec.is_consistent());
+    /// assert_eq!(spec.len(), 1); // only the pairs count
+    /// ```
     #[must_use]
     pub const fn new(
         direction: Direction,
         names: &'a [&'static str],
         types: &'a [WireType],
     ) -> Self {
-        assert!(
-            names.len() == types.len(),
-            "a recipe spec needs one wire type per name"
-        );
         RecipeSpec {
             direction,
             names,
             types,
         }
+    }
+
+    /// A spec from parallel lists of names and types, refused when their lengths differ.
+    ///
+    /// ```
+    /// use rtde_core::RecipeSpec;
+    /// use rtde_fields::{Direction, WireType};
+    ///
+    /// let err = RecipeSpec::try_new(Direction::Output, &["timestamp"], &[]).unwrap_err();
+    /// assert_eq!(err.to_string(), "invalid output recipe: 1 names but 0 wire types; a recipe spec needs one wire type per name");
+    /// ```
+    ///
+    /// # Errors
+    /// [`RecipeProblem::LengthMismatch`](crate::RecipeProblem::LengthMismatch) in a
+    /// [`RecipeError`](crate::RecipeError).
+    pub fn try_new(
+        direction: Direction,
+        names: &'a [&'static str],
+        types: &'a [WireType],
+    ) -> Result<Self, crate::RecipeError> {
+        let spec = Self::new(direction, names, types);
+        match spec.length_problem() {
+            None => Ok(spec),
+            Some(problem) => Err(crate::RecipeError::new(direction, vec![problem])),
+        }
+    }
+
+    /// Whether the lists of names and types have the same length.
+    #[must_use]
+    pub const fn is_consistent(&self) -> bool {
+        self.names.len() == self.types.len()
+    }
+
+    /// The problem of lists of different lengths, if they differ.
+    pub(crate) fn length_problem(&self) -> Option<crate::RecipeProblem> {
+        (!self.is_consistent()).then_some(crate::RecipeProblem::LengthMismatch {
+            names: self.names.len(),
+            types: self.types.len(),
+        })
     }
 
     /// Whether the recipe is set up with SETUP_OUTPUTS or SETUP_INPUTS.
@@ -54,37 +99,43 @@ impl<'a> RecipeSpec<'a> {
         self.direction
     }
 
-    /// The canonical wire names, in order.
+    /// The canonical wire names, in order (only those with a type, when the lists given to
+    /// [`RecipeSpec::new`] differ in length).
     #[must_use]
     pub const fn names(&self) -> &'a [&'static str] {
-        self.names
+        self.names.split_at(self.len()).0
     }
 
-    /// The wire types, in order.
+    /// The wire types, in order (only those with a name, as [`RecipeSpec::names`]).
     #[must_use]
     pub const fn types(&self) -> &'a [WireType] {
-        self.types
+        self.types.split_at(self.len()).0
     }
 
-    /// The number of fields.
+    /// The number of fields: of names with a type.
     #[must_use]
     pub const fn len(&self) -> usize {
-        self.names.len()
+        if self.names.len() < self.types.len() {
+            self.names.len()
+        } else {
+            self.types.len()
+        }
     }
 
     /// Whether the recipe has no fields (the controller refuses such a setup).
     #[must_use]
     pub const fn is_empty(&self) -> bool {
-        self.names.is_empty()
+        self.len() == 0
     }
 
     /// The size of a data package's values, recipe id excluded.
     #[must_use]
     pub const fn payload_size(&self) -> usize {
+        let types = self.types();
         let mut size = 0;
         let mut i = 0;
-        while i < self.types.len() {
-            size += self.types[i].size();
+        while i < types.len() {
+            size += types[i].size();
             i += 1;
         }
         size
@@ -94,7 +145,7 @@ impl<'a> RecipeSpec<'a> {
     #[must_use]
     pub fn offset_of(&self, name: &str) -> Option<usize> {
         let mut offset = 0;
-        for (n, t) in self.names.iter().zip(self.types) {
+        for (n, t) in self.names().iter().zip(self.types()) {
             if *n == name {
                 return Some(offset);
             }
@@ -105,7 +156,7 @@ impl<'a> RecipeSpec<'a> {
 
     /// The names joined by commas, as SETUP_OUTPUTS and SETUP_INPUTS carry them.
     pub fn write_name_list(&self, out: &mut String) {
-        for (i, n) in self.names.iter().enumerate() {
+        for (i, n) in self.names().iter().enumerate() {
             if i > 0 {
                 out.push(',');
             }
@@ -116,7 +167,8 @@ impl<'a> RecipeSpec<'a> {
     /// The length of the comma-separated name list, in bytes.
     #[must_use]
     pub fn name_list_len(&self) -> usize {
-        self.names.iter().map(|n| n.len()).sum::<usize>() + self.names.len().saturating_sub(1)
+        let names = self.names();
+        names.iter().map(|n| n.len()).sum::<usize>() + names.len().saturating_sub(1)
     }
 }
 

@@ -153,11 +153,13 @@ fn in_use_on_several_inputs_names_them_all_with_the_fieldbus_hint() {
     assert_eq!(
         err.to_string(),
         "the controller refused the input recipe: `input_int_register_3`, \
-         `input_double_register_5`, `input_bit_register_64` are IN_USE (another RTDE client or a \
-         fieldbus adapter writes them); `input_int_register_3`, `input_double_register_5` are in \
-         the range reserved for fieldbus adapters: an enabled EtherNet/IP, PROFINET or Modbus \
-         adapter, or another client, probably holds them; registers 24..47 (int, double) and \
-         64..127 (bit) are the ranges meant for external clients"
+         `input_double_register_5`, `input_bit_register_64` are IN_USE (another writer holds \
+         them); `input_int_register_3`, `input_double_register_5` are probably held by an \
+         enabled EtherNet/IP, PROFINET or Modbus adapter (these registers are in the range \
+         reserved for fieldbus adapters; registers 24..47 (int, double) and 64..127 (bit) are \
+         the ranges meant for external clients); `input_bit_register_64` is probably held by \
+         another RTDE client, or an earlier session of this program that has not closed (the \
+         controller frees its inputs when that connection closes)"
     );
     drop(client);
     peer.finish();
@@ -359,6 +361,12 @@ fn connecting_to_a_closed_port_is_a_link_error() {
     assert!(
         err.to_string()
             .starts_with(&format!("could not connect to {addr}: "))
+    );
+    // Nothing listens: on a robot that is on, RTDE is probably switched off.
+    assert!(
+        err.to_string()
+            .contains("RTDE may be disabled in the robot's security settings"),
+        "{err}"
     );
 }
 

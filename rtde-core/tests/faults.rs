@@ -464,7 +464,9 @@ fn in_use_on_one_of_five_inputs_names_it() {
     assert_eq!(
         err.to_string(),
         "the controller refused the input recipe: `input_bit_register_64` is IN_USE (another \
-         RTDE client or a fieldbus adapter writes it)"
+         writer holds it); `input_bit_register_64` is probably held by another RTDE client, or \
+         an earlier session of this program that has not closed (the controller frees its \
+         inputs when that connection closes)"
     );
     // A refusal leaves the connection usable.
     assert_eq!(client.state(), State::Connected);

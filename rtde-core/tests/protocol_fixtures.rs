@@ -362,8 +362,16 @@ fn malformed_frames_are_errors_with_context() {
     // Size below the header.
     let err = Frame::parse(&[0x00, 0x00, b'U']).unwrap_err();
     assert_eq!(err.kind(), &DecodeErrorKind::SizeTooSmall { size: 0 });
-    // Unknown package type byte.
-    let err = Frame::parse(&[0x00, 0x03, b'X']).unwrap_err();
+    // A type byte that is no letter: the stream is out of step.
+    let err = Frame::parse(&[0x00, 0x03, 0x00]).unwrap_err();
+    assert_eq!(
+        err.kind(),
+        &DecodeErrorKind::UnknownPackageType { byte: 0x00 }
+    );
+    // An unknown letter is framed, so a reader can skip it, and fails only as a message.
+    let (frame, used) = Frame::parse(&[0x00, 0x04, b'X', 0x07]).unwrap().unwrap();
+    assert_eq!((frame.kind, frame.payload, used), (b'X', &[0x07][..], 4));
+    let err = ControllerMessage::decode(frame, V2).unwrap_err();
     assert_eq!(
         err.kind(),
         &DecodeErrorKind::UnknownPackageType { byte: b'X' }

@@ -140,6 +140,7 @@ mod options;
 mod reconnect;
 mod setup;
 mod texts;
+mod tolerant;
 
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream, ToSocketAddrs};
@@ -161,6 +162,7 @@ use gaps::GapCounter;
 pub use options::{ConnectOptions, ReconnectPolicy};
 use setup::SetUp;
 pub use texts::ControllerText;
+pub use tolerant::{DropReason, DroppedField};
 
 /// The controller's RTDE port.
 pub const RTDE_PORT: u16 = 30004;
@@ -199,6 +201,10 @@ pub struct Stats {
     pub texts_dropped: u64,
     /// Events dropped because the queue was full ([`ConnectOptions::event_capacity`]).
     pub events_dropped: u64,
+    /// Packages of a type the RTDE guide does not define (an ASCII letter this crate does
+    /// not know), skipped whole: a newer controller may send them, and they are no reason to
+    /// drop the link. Bytes that cannot start a package at all still lose the connection.
+    pub unknown_packages: u64,
 }
 
 /// An input recipe set up on a connection, for [`Client::send`].
@@ -997,6 +1003,10 @@ impl Client {
                     self.latest.extend_from_slice(values);
                     self.stats.superseded += 1;
                 }
+                other if !ty::is_known(other) => {
+                    let _ = self.frames.next_frame();
+                    self.stats.unknown_packages += 1;
+                }
                 ty::TEXT_MESSAGE => {
                     let protocol = self.protocol;
                     let Ok(Some((frame, _))) = Frame::parse(self.frames.buffered()) else {
@@ -1246,6 +1256,9 @@ impl Client {
                     self.texts.push(ControllerText::from_message(&text));
                 }
                 ty::DATA_PACKAGE => self.stats.discarded += 1,
+                // The RTDE guide says nothing of package types it does not define: one a
+                // newer controller sends is skipped and counted, not a reason to drop the link.
+                other if !ty::is_known(other) => self.stats.unknown_packages += 1,
                 other => {
                     return Err(Error::Unexpected {
                         package_type: other,

@@ -51,7 +51,7 @@ impl SetUp {
 /// field; a name list within the protocol's 2048 bytes. Returns the registry entries.
 pub(crate) fn check_spec(spec: &RecipeSpec<'_>) -> Result<Vec<&'static Field>, Error> {
     let direction = spec.direction();
-    let mut problems = Vec::new();
+    let mut problems: Vec<RecipeProblem> = spec.length_problem().into_iter().collect();
     let mut fields = Vec::with_capacity(spec.len());
     for (i, (&name, &ty)) in spec.names().iter().zip(spec.types()).enumerate() {
         if spec.names()[..i].contains(&name) {
@@ -74,7 +74,7 @@ pub(crate) fn check_spec(spec: &RecipeSpec<'_>) -> Result<Vec<&'static Field>, E
             None => problems.push(RecipeProblem::not_a_field(direction, name)),
         }
     }
-    if spec.is_empty() {
+    if spec.is_empty() && problems.is_empty() {
         problems.push(RecipeProblem::Empty);
     }
     if spec.name_list_len() > MAX_NAME_LIST_BYTES {
@@ -220,6 +220,28 @@ mod tests {
              wire, but the recipe decodes it as `VECTOR3D`; `speed_slider_mask` is an input \
              field; it cannot be in an output recipe"
         );
+    }
+
+    #[test]
+    fn specs_of_different_lengths_are_refused_not_panicked_on() {
+        let spec = RecipeSpec::new(OUT, &["timestamp", "actual_q"], &[WireType::Double]);
+        assert_eq!(spec.payload_size(), 8);
+        assert_eq!(
+            check_spec(&spec).unwrap_err().to_string(),
+            "invalid output recipe: 2 names but 1 wire types; a recipe spec needs one wire type \
+             per name"
+        );
+        let spec = RecipeSpec::new(OUT, &[], &[WireType::Double, WireType::Int32]);
+        assert!(spec.is_empty());
+        assert_eq!(spec.offset_of("timestamp"), None);
+        assert_eq!(
+            check_spec(&spec).unwrap_err().to_string(),
+            "invalid output recipe: 0 names but 2 wire types; a recipe spec needs one wire type \
+             per name"
+        );
+        // Gap counting reads the spec too.
+        let spec = RecipeSpec::new(OUT, &["actual_q", "timestamp"], &[WireType::Vector6d]);
+        let _ = crate::client::gaps::GapCounter::new(&spec, 500.0, 500.0);
     }
 
     #[test]

@@ -13,7 +13,8 @@ pub const MAX_PACKAGE_LEN: usize = u16::MAX as usize;
 /// borrowed from the buffer it was parsed from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Frame<'a> {
-    /// The package type byte, one of [`package_type::ALL`].
+    /// The package type byte: one of [`package_type::ALL`], or another ASCII letter for a
+    /// package type this crate does not know ([`package_type::may_start_package`]).
     pub kind: u8,
     /// The bytes after the header.
     pub payload: &'a [u8],
@@ -35,9 +36,13 @@ impl<'a> Frame<'a> {
     /// assert_eq!(Frame::parse(&stream[used..]).unwrap(), None);
     /// ```
     ///
+    /// A package of a type this crate does not know, with an ASCII letter as its type byte,
+    /// is framed like any other, so a reader can skip it; decoding it as a message then
+    /// fails with [`DecodeErrorKind::UnknownPackageType`].
+    ///
     /// # Errors
-    /// A size field below 3 or an unknown type byte: the stream cannot be resynchronised
-    /// and the connection should be dropped.
+    /// A size field below 3, or a type byte that is no ASCII letter: the stream cannot be
+    /// resynchronised and the connection should be dropped.
     #[inline]
     pub fn parse(buf: &'a [u8]) -> Result<Option<(Frame<'a>, usize)>, DecodeError> {
         let Some(&[hi, lo, kind]) = buf.first_chunk::<HEADER_LEN>() else {
@@ -51,7 +56,7 @@ impl<'a> Frame<'a> {
                 DecodeErrorKind::SizeTooSmall { size },
             ));
         }
-        if !package_type::ALL.contains(&kind) {
+        if !package_type::may_start_package(kind) {
             return Err(DecodeError::new(
                 kind,
                 2,

@@ -70,6 +70,36 @@ pub mod package_type {
         PAUSE,
     ];
 
+    /// Whether `kind` is one of [`ALL`], the package types this crate knows.
+    #[must_use]
+    pub const fn is_known(kind: u8) -> bool {
+        let mut i = 0;
+        while i < ALL.len() {
+            if ALL[i] == kind {
+                return true;
+            }
+            i += 1;
+        }
+        false
+    }
+
+    /// Whether a header with type byte `kind` can start a package at all: every RTDE
+    /// package type is an ASCII letter, so a package of a type this crate does not know
+    /// (one a newer controller added) has a letter too, and its size field can be trusted
+    /// to skip it. Any other byte means the stream is out of step.
+    ///
+    /// ```
+    /// use rtde_core::protocol::package_type;
+    ///
+    /// assert!(package_type::may_start_package(package_type::DATA_PACKAGE));
+    /// assert!(package_type::may_start_package(b'X')); // unknown, but skippable
+    /// assert!(!package_type::may_start_package(0xbe));
+    /// ```
+    #[must_use]
+    pub const fn may_start_package(kind: u8) -> bool {
+        kind.is_ascii_alphabetic()
+    }
+
     /// The RTDE guide's name for a package type byte, or `"unknown"`.
     #[must_use]
     pub const fn name(kind: u8) -> &'static str {

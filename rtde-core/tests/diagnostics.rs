@@ -1,0 +1,160 @@
+//! Refusals and surprises that the client explains or survives: a recipe set up with what
+//! the controller has (`NOT_FOUND`-tolerant), package types the client does not know.
+
+mod support;
+
+use std::time::Duration;
+
+use rtde_core::protocol::{ClientMessage, ControllerMessage};
+use rtde_core::{
+    Client, ConnectOptions, DropReason, DroppedField, DynamicRecipe, Error, Recipe, State,
+};
+use support::{FakePeer, Script, data_v2, timestamp_and_q};
+
+fn options() -> ConnectOptions {
+    ConnectOptions::new().read_timeout(Some(Duration::from_secs(5)))
+}
+
+#[test]
+fn a_tolerant_setup_drops_what_the_controller_lacks_and_sets_up_the_rest() {
+    // `ft_raw_wrench` needs 5.9: never sent to 5.4. `target_q` is answered NOT_FOUND (the
+    // controller's own word), so the rest is set up again without it.
+    let peer = FakePeer::start(
+        Script::new()
+            .handshake_v2("5.4.0")
+            .setup_outputs(
+                500.0,
+                "timestamp,actual_q,target_q",
+                0,
+                "DOUBLE,VECTOR6D,NOT_FOUND",
+            )
+            .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
+            .start()
+            .raw(&data_v2(1, &timestamp_and_q(1.0, 0.5)))
+            .pause()
+            .expect_eof(),
+    );
+    let mut client = Client::connect(peer.addr, options()).unwrap();
+    let mut recipe =
+        DynamicRecipe::outputs(["timestamp", "actual_q", "ft_raw_wrench", "target_q"]).unwrap();
+    let dropped = client
+        .setup_outputs_dropping_unavailable(&mut recipe, 500.0)
+        .unwrap();
+    assert_eq!(
+        dropped,
+        [
+            DroppedField {
+                name: "ft_raw_wrench",
+                reason: DropReason::NotOnThisVersion(Some("5.9.0".parse().unwrap())),
+            },
+            DroppedField {
+                name: "target_q",
+                reason: DropReason::NotFound,
+            },
+        ]
+    );
+    assert_eq!(recipe.names(), ["timestamp", "actual_q"]);
+    client.start().unwrap();
+    client.recv_into(&mut recipe).unwrap();
+    assert_eq!(
+        recipe.get("timestamp"),
+        Some(&rtde_core::Value::Double(1.0))
+    );
+    client.close().unwrap();
+    peer.finish();
+}
+
+#[test]
+fn a_tolerant_setup_with_nothing_left_is_the_refusal_and_in_use_is_no_drop() {
+    let peer = FakePeer::start(
+        Script::new()
+            .handshake_v2("5.4.0")
+            .setup_outputs(500.0, "target_q", 0, "NOT_FOUND")
+            .expect(ClientMessage::SetupInputs {
+                names: "input_int_register_30,input_int_register_31",
+            })
+            .reply(ControllerMessage::SetupInputsReply {
+                recipe_id: 0,
+                types: "IN_USE,NOT_FOUND",
+            })
+            .expect_eof(),
+    );
+    let mut client = Client::connect(peer.addr, options()).unwrap();
+    // Every field missing on this version: the refusal, nothing sent.
+    let mut only_new = DynamicRecipe::outputs(["ft_raw_wrench"]).unwrap();
+    let err = client
+        .setup_outputs_dropping_unavailable(&mut only_new, 500.0)
+        .unwrap_err();
+    assert!(matches!(err, Error::Unavailable(_)), "{err}");
+    assert_eq!(only_new.names(), ["ft_raw_wrench"], "left as it was");
+    // Every field NOT_FOUND: the controller's refusal.
+    let mut recipe = DynamicRecipe::outputs(["target_q"]).unwrap();
+    let err = client
+        .setup_outputs_dropping_unavailable(&mut recipe, 500.0)
+        .unwrap_err();
+    let Error::SetupRefused(refused) = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(refused.not_found(), ["target_q"]);
+    // IN_USE means someone else writes the field: an error, not a field to drop.
+    let mut inputs =
+        DynamicRecipe::inputs(["input_int_register_30", "input_int_register_31"]).unwrap();
+    let err = client
+        .setup_inputs_dropping_unavailable(&mut inputs)
+        .unwrap_err();
+    let Error::SetupRefused(refused) = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(refused.in_use(), ["input_int_register_30"]);
+    assert_eq!(client.state(), State::Connected);
+    drop(client);
+    peer.finish();
+}
+
+/// A package of type `X`, which the RTDE guide does not define.
+fn unknown_package() -> Vec<u8> {
+    vec![0x00, 0x06, b'X', 1, 2, 3]
+}
+
+#[test]
+fn unknown_package_types_are_skipped_and_counted_not_a_lost_link() {
+    let at = |t: f64| data_v2(1, &timestamp_and_q(t, 0.0));
+    let mut stream = at(1.000);
+    stream.extend(unknown_package());
+    stream.extend(at(1.002));
+    let peer = FakePeer::start(
+        Script::new()
+            .version(rtde_core::protocol::ProtocolVersion::V1)
+            .expect(ClientMessage::RequestProtocolVersion { version: 2 })
+            // Before the reply to a request, too.
+            .raw(&unknown_package())
+            .reply(ControllerMessage::ProtocolVersionReply { accepted: true })
+            .version(rtde_core::protocol::ProtocolVersion::V2)
+            .expect(ClientMessage::GetUrcontrolVersion)
+            .reply(ControllerMessage::UrcontrolVersion(
+                "5.21.0".parse().unwrap(),
+            ))
+            .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
+            .start()
+            .raw(&stream)
+            .raw(&unknown_package())
+            .raw(&at(1.004))
+            .pause()
+            .expect_eof(),
+    );
+    let mut client = Client::connect(peer.addr, options()).unwrap();
+    assert_eq!(client.stats().unknown_packages, 1);
+    let recipe = DynamicRecipe::outputs(["timestamp", "actual_q"]).unwrap();
+    client.setup_outputs(recipe.spec(), 500.0).unwrap();
+    client.start().unwrap();
+    client.recv().unwrap();
+    client.recv().unwrap();
+    // recv_latest passes over one too.
+    client.recv_latest().unwrap();
+    let stats = client.stats();
+    assert_eq!((stats.received, stats.unknown_packages), (3, 3));
+    assert_eq!(stats.skipped, 0);
+    assert_eq!(client.state(), State::Running);
+    client.close().unwrap();
+    peer.finish();
+}
