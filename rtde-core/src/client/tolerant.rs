@@ -5,7 +5,7 @@
 use rtde_fields::{ControllerVersion, Direction};
 
 use super::{Client, InputHandle, setup};
-use crate::dynamic::DynamicRecipe;
+use crate::dynamic::{DynamicRecipe, RecipeError, RecipeProblem};
 use crate::error::Error;
 use crate::recipe::Recipe;
 
@@ -95,18 +95,23 @@ impl Client {
                 reason: DropReason::NotOnThisVersion(f.needs()),
             }));
             let names: Vec<&str> = dropped.iter().map(|d| d.name).collect();
-            // Nothing left: the error that says why is the one for the whole recipe.
-            candidate = recipe
-                .without(&names)
-                .map_err(|_| Error::Unavailable(missing))?;
+            candidate = match recipe.without(&names) {
+                Ok(rest) => rest,
+                // Nothing left: the error that says why is the one for the whole recipe.
+                Err(e) if nothing_left(&e) => return Err(Error::Unavailable(missing)),
+                // A mask left without its value, or the reverse.
+                Err(e) => return Err(e.into()),
+            };
         }
         let result = match set_up(self, &candidate) {
             Err(Error::SetupRefused(refused))
                 if refused.in_use().is_empty() && !refused.not_found().is_empty() =>
             {
                 let not_found = refused.not_found().to_vec();
-                let Ok(rest) = candidate.without(&not_found) else {
-                    return Err(Error::SetupRefused(refused));
+                let rest = match candidate.without(&not_found) {
+                    Ok(rest) => rest,
+                    Err(e) if nothing_left(&e) => return Err(Error::SetupRefused(refused)),
+                    Err(e) => return Err(e.into()),
                 };
                 dropped.extend(not_found.iter().map(|&name| DroppedField {
                     name,
@@ -120,4 +125,8 @@ impl Client {
         *recipe = candidate;
         Ok((result, dropped))
     }
+}
+
+fn nothing_left(e: &RecipeError) -> bool {
+    e.problems() == [RecipeProblem::Empty]
 }
