@@ -24,6 +24,24 @@ pub(crate) struct Field<'a> {
     pub(crate) original: &'a syn::Field,
 }
 
+impl<'a> Field<'a> {
+    /// For a field over a run of registers: the array's element type, and its length when
+    /// it is an integer literal.
+    pub(crate) fn array(&self) -> Option<(&'a Type, Option<usize>)> {
+        let Type::Array(array) = self.ty else {
+            return None;
+        };
+        let len = match &array.len {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(n),
+                ..
+            }) => n.base10_parse().ok(),
+            _ => None,
+        };
+        Some((&array.elem, len))
+    }
+}
+
 impl<'a> Recipe<'a> {
     /// Parses the input; shape errors (enum, union, tuple struct, generics) are recorded,
     /// and the attributes are parsed all the same so that their errors show too.

@@ -68,7 +68,43 @@ pub(crate) struct Container {
 /// A field's attributes.
 pub(crate) struct Field {
     pub(crate) name: Option<LitStr>,
+    /// `registers = "…"`: the field is an array, one element per register of the run.
+    pub(crate) registers: Option<Registers>,
+    /// A `registers` key was given, parsed or not: the field names no variable by its
+    /// identifier, so an unparsable run adds no "unknown field" error.
+    pub(crate) is_run: bool,
     pub(crate) allow_fieldbus_registers: bool,
+}
+
+/// A run of registers, `input_double_register_24..=29`: the names it covers, in order.
+pub(crate) struct Registers {
+    pub(crate) names: Vec<String>,
+    pub(crate) lit: LitStr,
+}
+
+impl Registers {
+    /// Parses `PREFIX_FIRST..=LAST`; an error message otherwise.
+    fn parse(lit: LitStr) -> Result<Registers, String> {
+        let text = lit.value();
+        let bad = || {
+            format!(
+                "`{text}` is not a register run; write the first register's name, `..=` and the \
+                 last index: `input_double_register_24..=29`"
+            )
+        };
+        let (first, last) = text.split_once("..=").ok_or_else(bad)?;
+        let digits = first.len() - first.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        let (prefix, first) = first.split_at(first.len() - digits);
+        let first: u16 = first.parse().map_err(|_| bad())?;
+        let last: u16 = last.trim().parse().map_err(|_| bad())?;
+        if prefix.is_empty() || last < first {
+            return Err(format!(
+                "`{text}` is an empty register run: the last index must not be below the first"
+            ));
+        }
+        let names = (first..=last).map(|i| format!("{prefix}{i}")).collect();
+        Ok(Registers { names, lit })
+    }
 }
 
 impl Container {
@@ -141,11 +177,21 @@ impl Container {
 impl Field {
     pub(crate) fn from_ast(cx: &Ctxt, attrs: &[Attribute]) -> Self {
         let mut name = Attr::none(cx, symbol::NAME);
+        let mut registers = Attr::none(cx, symbol::REGISTERS);
+        let mut is_run = false;
         let mut allow = Attr::none(cx, symbol::ALLOW_FIELDBUS_REGISTERS);
         for_each_key(cx, attrs, |meta| {
             if meta.path == symbol::NAME {
                 if let Some(lit) = string_value(cx, meta, symbol::NAME)? {
                     name.set(&meta.path, lit);
+                }
+            } else if meta.path == symbol::REGISTERS {
+                is_run = true;
+                if let Some(lit) = string_value(cx, meta, symbol::REGISTERS)? {
+                    match Registers::parse(lit.clone()) {
+                        Ok(run) => registers.set(&meta.path, run),
+                        Err(message) => cx.error_spanned_by(&lit, message),
+                    }
                 }
             } else if meta.path == symbol::ALLOW_FIELDBUS_REGISTERS {
                 allow.set(&meta.path, ());
@@ -161,8 +207,23 @@ impl Field {
             }
             Ok(())
         });
+        let mut name = name.get_with_tokens().map(|(_, lit)| lit);
+        let mut registers = registers.get_with_tokens();
+        if let (Some(given), Some((key, _))) = (&name, &registers) {
+            cx.error_spanned_by(
+                key,
+                format!(
+                    "conflicting rtde attributes `name` and `registers`: a field is one RTDE \
+                     variable (`name = \"{}\"`) or an array over a run of registers",
+                    given.value()
+                ),
+            );
+            (name, registers) = (None, None);
+        }
         Field {
-            name: name.get_with_tokens().map(|(_, lit)| lit),
+            name,
+            registers: registers.map(|(_, r)| r),
+            is_run,
             allow_fieldbus_registers: allow.get().is_some(),
         }
     }

@@ -10,16 +10,19 @@ use crate::ast::{Field, Recipe};
 use crate::ctxt::Ctxt;
 use crate::suggest;
 
-/// Each field's registry entry, in field order; `None` for a field whose name did not resolve.
-pub(crate) type Resolved = Vec<Option<&'static Entry>>;
+/// Each field's registry entries, in field order: one for a field, one per register for a
+/// register run; `None` for a name that did not resolve (a run whose attribute did not
+/// parse has none).
+pub(crate) type Resolved = Vec<Vec<Option<&'static Entry>>>;
 
 /// Runs every rule; returns what resolved, for the expansion (or the fallback's type checks).
 pub(crate) fn check(cx: &Ctxt, recipe: &Recipe<'_>) -> Resolved {
     let resolved: Resolved = recipe
         .fields
         .iter()
-        .map(|f| resolve_name(cx, recipe.attrs.direction, f))
+        .map(|f| resolve_field(cx, recipe.attrs.direction, f))
         .collect();
+    register_run_is_an_array(cx, recipe);
     duplicate_wire_names(cx, recipe, &resolved);
     declared_min_controller(cx, recipe, &resolved);
     some_generation_has_every_field(cx, recipe, &resolved);
@@ -30,6 +33,18 @@ pub(crate) fn check(cx: &Ctxt, recipe: &Recipe<'_>) -> Resolved {
     resolved
 }
 
+/// Every field with its resolved entries, one pair per entry.
+fn entries<'r, 'a>(
+    recipe: &'r Recipe<'a>,
+    resolved: &'r Resolved,
+) -> impl Iterator<Item = (&'r Field<'a>, &'static Entry)> + 'r {
+    recipe
+        .fields
+        .iter()
+        .zip(resolved)
+        .flat_map(|(f, es)| es.iter().flatten().map(move |&e| (f, e)))
+}
+
 /// The wire name a field asks for, as typed: its `name = "…"` or its identifier.
 fn asked_name(f: &Field<'_>) -> String {
     match &f.attrs.name {
@@ -38,8 +53,13 @@ fn asked_name(f: &Field<'_>) -> String {
     }
 }
 
-/// Where an error about a field's wire name points: the `name = "…"` literal or the identifier.
+/// Where an error about a field's wire names points: the `registers = "…"` or
+/// `name = "…"` literal, or the identifier.
 fn name_tokens(f: &Field<'_>) -> proc_macro2::TokenStream {
+    if let Some(run) = &f.attrs.registers {
+        let lit = &run.lit;
+        return quote::quote!(#lit);
+    }
     match &f.attrs.name {
         Some(lit) => quote::quote!(#lit),
         None => {
@@ -47,6 +67,25 @@ fn name_tokens(f: &Field<'_>) -> proc_macro2::TokenStream {
             quote::quote!(#m)
         }
     }
+}
+
+/// A field's entries: its one variable, or each register of its run.
+fn resolve_field(cx: &Ctxt, direction: Direction, f: &Field<'_>) -> Vec<Option<&'static Entry>> {
+    if !f.attrs.is_run {
+        return vec![resolve_name(cx, direction, f)];
+    }
+    let Some(run) = &f.attrs.registers else {
+        return Vec::new();
+    };
+    let mut reported = false;
+    run.names
+        .iter()
+        .map(|name| {
+            let entry = resolve_register(cx, direction, f, name, !reported);
+            reported |= entry.is_none();
+            entry
+        })
+        .collect()
 }
 
 /// Rule: every field names an RTDE variable of the recipe's direction. An identifier matches
@@ -80,24 +119,118 @@ fn resolve_name(cx: &Ctxt, direction: Direction, f: &Field<'_>) -> Option<&'stat
     None
 }
 
-/// Rule: no two struct fields name the same RTDE variable.
+/// Rule: every register of a run exists, as a register of the recipe's direction (the
+/// names are exact, as the registry spells them). A run reports its first bad register.
+fn resolve_register(
+    cx: &Ctxt,
+    direction: Direction,
+    f: &Field<'_>,
+    name: &str,
+    report: bool,
+) -> Option<&'static Entry> {
+    if let Some(entry) = rtde_fields::lookup(direction, name).filter(|e| e.register().is_some()) {
+        return Some(entry);
+    }
+    if !report {
+        return None;
+    }
+    let run = f
+        .attrs
+        .registers
+        .as_ref()
+        .map(|r| r.lit.value())
+        .unwrap_or_default();
+    let message = match rtde_fields::lookup(direction.opposite(), name) {
+        Some(other) if other.register().is_some() => format!(
+            "`{run}` covers `{name}`, an {} register; it cannot appear in an {direction} recipe",
+            direction.opposite()
+        ),
+        _ if rtde_fields::lookup(direction, name).is_some() => {
+            format!("`{run}` covers `{name}`, which is not a register")
+        }
+        _ => format!(
+            "`{run}` covers `{name}`, which no controller has{}",
+            family_range(direction, name)
+        ),
+    };
+    cx.error_spanned_by(name_tokens(f), message);
+    None
+}
+
+/// "; these registers are numbered 24..=47", from the registry, for a register name past
+/// the end of its family; empty when no family matches.
+fn family_range(direction: Direction, name: &str) -> String {
+    let prefix = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    let indices: Vec<u8> = rtde_fields::fields(direction)
+        .iter()
+        .filter(|e| {
+            e.name()
+                .strip_prefix(prefix)
+                .is_some_and(|i| i.parse::<u8>().is_ok())
+        })
+        .filter_map(|e| e.register().map(|r| r.index()))
+        .collect();
+    match (indices.iter().min(), indices.iter().max()) {
+        (Some(first), Some(last)) => {
+            format!("; `{prefix}…` registers are numbered {first}..={last}")
+        }
+        _ => String::new(),
+    }
+}
+
+/// Rule: a field over a register run is an array with one element per register.
+fn register_run_is_an_array(cx: &Ctxt, recipe: &Recipe<'_>) {
+    for f in &recipe.fields {
+        let Some(run) = &f.attrs.registers else {
+            continue;
+        };
+        let n = run.names.len();
+        match f.array() {
+            Some((_, Some(len))) if len == n => {}
+            Some((elem, Some(len))) => cx.error_spanned_by(
+                f.ty,
+                format!(
+                    "`{}` covers {n} registers, but the array has {len} elements; use `[{}; {n}]`",
+                    run.lit.value(),
+                    quote::ToTokens::to_token_stream(elem)
+                ),
+            ),
+            Some((_, None)) => cx.error_spanned_by(
+                f.ty,
+                format!("the length of a register run's array must be a literal: `{n}`"),
+            ),
+            None => cx.error_spanned_by(
+                f.ty,
+                format!(
+                    "a field over `{}` is an array of {n} elements, one per register",
+                    run.lit.value()
+                ),
+            ),
+        }
+    }
+}
+
+/// Rule: no two struct fields (or registers of a run) name the same RTDE variable.
 fn duplicate_wire_names(cx: &Ctxt, recipe: &Recipe<'_>, resolved: &Resolved) {
-    for (i, (f, entry)) in recipe.fields.iter().zip(resolved).enumerate() {
-        let Some(entry) = entry else { continue };
-        let first = recipe.fields[..i]
-            .iter()
-            .zip(resolved)
-            .find(|(_, e)| e.is_some_and(|e| e.name() == entry.name()));
+    let all: Vec<_> = entries(recipe, resolved).collect();
+    for (i, (f, entry)) in all.iter().enumerate() {
+        let first = all[..i].iter().find(|(_, e)| e.name() == entry.name());
         if let Some((first, _)) = first {
-            cx.error_spanned_by(
-                name_tokens(f),
+            let message = if std::ptr::eq(*first, *f) {
+                format!(
+                    "`{}` covers the RTDE field `{}` twice; a recipe lists each field once",
+                    f.member,
+                    entry.name()
+                )
+            } else {
                 format!(
                     "`{}` and `{}` both name the RTDE field `{}`; a recipe lists each field once",
                     first.member,
                     f.member,
                     entry.name()
-                ),
-            );
+                )
+            };
+            cx.error_spanned_by(name_tokens(f), message);
         }
     }
 }
@@ -106,8 +239,12 @@ fn duplicate_wire_names(cx: &Ctxt, recipe: &Recipe<'_>, resolved: &Resolved) {
 /// `min_controller`.
 fn declared_min_controller(cx: &Ctxt, recipe: &Recipe<'_>, resolved: &Resolved) {
     for declared in &recipe.attrs.min_controller {
-        for (f, entry) in recipe.fields.iter().zip(resolved) {
-            let Some(entry) = entry else { continue };
+        // A run reports its first register the version lacks, once.
+        let mut reported: Vec<*const Field<'_>> = Vec::new();
+        for (f, entry) in entries(recipe, resolved) {
+            if reported.contains(&std::ptr::from_ref(f)) {
+                continue;
+            }
             let problem = match entry.availability_on(declared.version) {
                 Availability::Available | Availability::UnknownGeneration => continue,
                 Availability::Since(v) => {
@@ -115,6 +252,7 @@ fn declared_min_controller(cx: &Ctxt, recipe: &Recipe<'_>, resolved: &Resolved) 
                 }
                 Availability::NotOnGeneration(g) => format!("does not exist on {g}"),
             };
+            reported.push(std::ptr::from_ref(f));
             cx.error_spanned_by(
                 name_tokens(f),
                 format!(
@@ -129,12 +267,20 @@ fn declared_min_controller(cx: &Ctxt, recipe: &Recipe<'_>, resolved: &Resolved) 
 
 /// Rule: with no `min_controller` declared, at least one controller generation has every field.
 fn some_generation_has_every_field(cx: &Ctxt, recipe: &Recipe<'_>, resolved: &Resolved) {
-    if !recipe.attrs.min_controller.is_empty() || resolved.iter().any(Option::is_none) {
+    let unresolved = recipe.fields.iter().zip(resolved).any(|(f, es)| {
+        es.iter().any(Option::is_none) || (f.attrs.registers.is_none() && es.is_empty())
+    });
+    if !recipe.attrs.min_controller.is_empty() || unresolved {
         return;
     }
     let mut lacks = Vec::new();
     for g in Generation::ALL {
-        match resolved.iter().flatten().find(|e| e.since(g).is_none()) {
+        match resolved
+            .iter()
+            .flatten()
+            .flatten()
+            .find(|e| e.since(g).is_none())
+        {
             Some(e) => lacks.push(format!("{g} lacks `{}`", e.name())),
             None => return,
         }
@@ -156,17 +302,20 @@ fn fieldbus_registers(cx: &Ctxt, recipe: &Recipe<'_>, resolved: &Resolved) {
     if recipe.attrs.direction != Direction::Input || recipe.attrs.allow_fieldbus_registers {
         return;
     }
-    for (f, entry) in recipe.fields.iter().zip(resolved) {
-        let Some(entry) = entry else { continue };
+    let mut reported: Vec<*const Field<'_>> = Vec::new();
+    for (f, entry) in entries(recipe, resolved) {
         let Some(register) = entry.register() else {
             continue;
         };
         if register.bank() != RegisterBank::Input
             || !register.is_reserved_for_fieldbus()
             || f.attrs.allow_fieldbus_registers
+            || reported.contains(&std::ptr::from_ref(f))
         {
             continue;
         }
+        // A run reports its first reserved register, once.
+        reported.push(std::ptr::from_ref(f));
         let kind = register.kind();
         let reserved = kind.fieldbus_range();
         let instead = match kind.external_range() {
@@ -209,9 +358,8 @@ fn masks_and_values(cx: &Ctxt, recipe: &Recipe<'_>, resolved: &Resolved) {
     if recipe.attrs.direction != Direction::Input {
         return;
     }
-    let has = |name: &str| resolved.iter().flatten().any(|e| e.name() == name);
-    for (f, entry) in recipe.fields.iter().zip(resolved) {
-        let Some(entry) = entry else { continue };
+    let has = |name: &str| entries(recipe, resolved).any(|(_, e)| e.name() == name);
+    for (f, entry) in entries(recipe, resolved) {
         if let Some(m) = rtde_fields::mask_of(entry.name())
             && !has(m.mask())
         {
@@ -255,10 +403,8 @@ fn not_empty(cx: &Ctxt, recipe: &Recipe<'_>) {
 
 /// Rule: the comma-separated names fit in one setup request (2048 bytes).
 fn name_list_fits(cx: &Ctxt, recipe: &Recipe<'_>, resolved: &Resolved) {
-    let len = resolved
-        .iter()
-        .flatten()
-        .map(|e| e.name().len() + 1)
+    let len = entries(recipe, resolved)
+        .map(|(_, e)| e.name().len() + 1)
         .sum::<usize>()
         .saturating_sub(1);
     if len > MAX_NAME_LIST_BYTES {

@@ -16,7 +16,10 @@ pub(crate) fn derive(input: &DeriveInput) -> TokenStream {
     let resolved = check::check(&cx, &recipe);
     match cx.check() {
         Ok(()) => {
-            let entries: Vec<&'static Entry> = resolved.into_iter().flatten().collect();
+            let entries: Vec<Vec<&'static Entry>> = resolved
+                .into_iter()
+                .map(|es| es.into_iter().flatten().collect())
+                .collect();
             expand::expand(&recipe, &entries)
         }
         Err(errors) => fallback::expand(&recipe, &resolved, &errors),

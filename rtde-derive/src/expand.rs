@@ -4,13 +4,21 @@
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use rtde_fields::{ControllerVersion, Direction, Field as Entry, Generation, WireType};
+use syn::Type;
 use syn::spanned::Spanned;
 
 use crate::ast::{Field, Recipe};
 
-/// One field's place in the payload.
+/// One RTDE variable's place in the payload: a field, or one register of a field's run.
 struct Layout<'a> {
     field: &'a Field<'a>,
+    /// The entry whose marker the type check names: the variable's own, or for a run its
+    /// first register's, so that an element type that does not fit is reported once.
+    checked_as: &'static Entry,
+    /// The Rust type that holds the variable: the field's, or its array's element type.
+    ty: &'a Type,
+    /// The element of a register run.
+    index: Option<usize>,
     entry: &'static Entry,
     offset: usize,
     size: usize,
@@ -41,17 +49,16 @@ pub(crate) fn field_marker(p: &TokenStream, entry: &Entry, span: Span) -> TokenS
 
 /// `<T as IsWire<W, F>>`, spanned at the field's type so that a type that does not fit is
 /// reported there, once (every use has the same span and so the same diagnostic).
-fn is_wire(p: &TokenStream, field: &Field<'_>, entry: &Entry) -> TokenStream {
-    let span = field.ty.span();
-    let ty = field.ty;
+fn is_wire(p: &TokenStream, ty: &Type, entry: &Entry) -> TokenStream {
+    let span = ty.span();
     let wire = wire_marker(p, entry.wire_type(), span);
     let marker = field_marker(p, entry, span);
     quote_spanned!(span=> <#ty as #p::IsWire<#wire, #marker>>)
 }
 
 fn decode(p: &TokenStream, l: &Layout<'_>, n: usize, bytes: &TokenStream) -> TokenStream {
-    let span = l.field.ty.span();
-    let is_wire = is_wire(p, l.field, l.entry);
+    let span = l.ty.span();
+    let is_wire = is_wire(p, l.ty, l.checked_as);
     let wire = wire_marker(p, l.entry.wire_type(), span);
     let (offset, size, n) = (lit(l.offset), lit(l.size), lit(n));
     quote_spanned! {span=>
@@ -60,13 +67,31 @@ fn decode(p: &TokenStream, l: &Layout<'_>, n: usize, bytes: &TokenStream) -> Tok
 }
 
 fn encode(p: &TokenStream, l: &Layout<'_>, n: usize, out: &Ident) -> TokenStream {
-    let span = l.field.ty.span();
-    let is_wire = is_wire(p, l.field, l.entry);
+    let span = l.ty.span();
+    let is_wire = is_wire(p, l.ty, l.checked_as);
     let wire = wire_marker(p, l.entry.wire_type(), span);
     let member = l.field.member;
+    let place = match l.index {
+        Some(i) => {
+            let i = lit(i);
+            quote!(self.#member[#i])
+        }
+        None => quote!(self.#member),
+    };
     let (offset, size, n) = (lit(l.offset), lit(l.size), lit(n));
     quote_spanned! {span=>
-        #p::put::<#offset, #size, #n>(&mut #out, <#wire as #p::WireKind>::encode(#is_wire::to_wire(&self.#member)))
+        #p::put::<#offset, #size, #n>(&mut #out, <#wire as #p::WireKind>::encode(#is_wire::to_wire(&#place)))
+    }
+}
+
+/// A field's value from the payload: its one variable, or the array of its run.
+fn decode_field(p: &TokenStream, ls: &[Layout<'_>], n: usize, bytes: &TokenStream) -> TokenStream {
+    match ls {
+        [one] if one.index.is_none() => decode(p, one, n, bytes),
+        run => {
+            let each = run.iter().map(|l| decode(p, l, n, bytes));
+            quote!([#(#each),*])
+        }
     }
 }
 
@@ -137,25 +162,36 @@ pub(crate) fn allows() -> TokenStream {
     }
 }
 
-/// The code of a recipe that passed every check; `entries` are its fields' registry entries.
-pub(crate) fn expand(recipe: &Recipe<'_>, entries: &[&'static Entry]) -> TokenStream {
+/// The code of a recipe that passed every check; `per_field` are its fields' registry
+/// entries (one each, or one per register of a run).
+pub(crate) fn expand(recipe: &Recipe<'_>, per_field: &[Vec<&'static Entry>]) -> TokenStream {
     let p = private(recipe);
     let ident = recipe.ident;
     let vis = recipe.vis;
     let view = view_ident(recipe);
 
-    let mut layouts = Vec::with_capacity(entries.len());
+    let mut fields: Vec<(&Field<'_>, Vec<Layout<'_>>)> = Vec::with_capacity(per_field.len());
     let mut offset = 0;
-    for (field, &entry) in recipe.fields.iter().zip(entries) {
-        let size = entry.wire_type().size();
-        layouts.push(Layout {
-            field,
-            entry,
-            offset,
-            size,
-        });
-        offset += size;
+    for (field, field_entries) in recipe.fields.iter().zip(per_field) {
+        let run = field.attrs.registers.as_ref().and(field.array());
+        let mut layouts = Vec::with_capacity(field_entries.len());
+        for (i, &entry) in field_entries.iter().enumerate() {
+            let size = entry.wire_type().size();
+            layouts.push(Layout {
+                field,
+                checked_as: field_entries[0],
+                ty: run.map_or(field.ty, |(elem, _)| elem),
+                index: run.map(|_| i),
+                entry,
+                offset,
+                size,
+            });
+            offset += size;
+        }
+        fields.push((field, layouts));
     }
+    let entries: Vec<&'static Entry> = per_field.iter().flatten().copied().collect();
+    let layouts: Vec<&Layout<'_>> = fields.iter().flat_map(|(_, ls)| ls).collect();
     let n = offset;
     let n_lit = lit(n);
 
@@ -169,11 +205,11 @@ pub(crate) fn expand(recipe: &Recipe<'_>, entries: &[&'static Entry]) -> TokenSt
     let names = entries.iter().map(|e| e.name());
     let variants = entries.iter().map(|e| wire_variant(e.wire_type()));
     let direction = direction_variant(recipe.attrs.direction);
-    let mins = min_controller(entries).map(|v| version_tokens(&p, v));
-    let members: Vec<&Ident> = layouts.iter().map(|l| l.field.member).collect();
-    let decodes: Vec<TokenStream> = layouts
+    let mins = min_controller(&entries).map(|v| version_tokens(&p, v));
+    let members: Vec<&Ident> = fields.iter().map(|(f, _)| f.member).collect();
+    let decodes: Vec<TokenStream> = fields
         .iter()
-        .map(|l| decode(&p, l, n, &payload_expr))
+        .map(|(_, ls)| decode_field(&p, ls, n, &payload_expr))
         .collect();
     let encodes = layouts.iter().map(|l| encode(&p, l, n, &out));
 
@@ -200,26 +236,30 @@ pub(crate) fn expand(recipe: &Recipe<'_>, entries: &[&'static Entry]) -> TokenSt
         },
     };
 
-    let accessors = layouts.iter().map(|l| {
-        let member = l.field.member;
-        let field_vis = &l.field.original.vis;
-        let ty = l.field.ty;
+    let accessors = fields.iter().filter_map(|(field, ls)| {
+        let (first, last) = (ls.first()?, ls.last()?);
+        let member = field.member;
+        let field_vis = &field.original.vis;
+        let ty = field.ty;
+        let name = match &field.attrs.registers {
+            Some(_) => format!("{}`..=`{}", first.entry.name(), last.entry.name()),
+            None => first.entry.name().to_owned(),
+        };
         let doc = format!(
-            "`{}` ({}, payload bytes {}..{}), decoded on each call.",
-            l.entry.name(),
-            l.entry.wire_type(),
-            l.offset,
-            l.offset + l.size
+            "`{name}` ({}, payload bytes {}..{}), decoded on each call.",
+            first.entry.wire_type(),
+            first.offset,
+            last.offset + last.size
         );
-        let body = decode(&p, l, n, &view_bytes);
-        quote! {
+        let body = decode_field(&p, ls, n, &view_bytes);
+        Some(quote! {
             #[doc = #doc]
             #[inline]
             #[must_use]
             #field_vis fn #member(&self) -> #ty {
                 #body
             }
-        }
+        })
     });
 
     let view_doc = format!(

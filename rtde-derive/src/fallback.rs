@@ -84,14 +84,24 @@ pub(crate) fn expand(recipe: &Recipe<'_>, resolved: &Resolved, errors: &syn::Err
             (TokenStream::new(), TokenStream::new())
         };
 
-    let type_checks = recipe.fields.iter().zip(resolved).filter_map(|(f, entry)| {
-        let entry = (*entry)?;
-        let span = f.ty.span();
-        let ty = f.ty;
-        let wire = proc_macro2::Ident::new(entry.wire_type().as_str(), span);
-        let marker = field_marker(&p, entry, span);
-        Some(quote::quote_spanned! {span=>
-            #p::assert_is_wire::<#ty, #p::wire::#wire, #marker>();
+    let p_ref = &p;
+    let type_checks = recipe.fields.iter().zip(resolved).flat_map(|(f, entries)| {
+        // A register run's elements are checked one by one, against each register.
+        let ty = match f.attrs.registers {
+            Some(_) => f.array().map(|(elem, _)| elem),
+            None => Some(f.ty),
+        };
+        // A run's registers share one wire type: its first register stands for all, so that
+        // an element type that does not fit is reported once.
+        entries.iter().take(1).filter_map(move |entry| {
+            let (entry, ty) = ((*entry)?, ty?);
+            let span = ty.span();
+            let wire = proc_macro2::Ident::new(entry.wire_type().as_str(), span);
+            let p = p_ref;
+            let marker = field_marker(p, entry, span);
+            Some(quote::quote_spanned! {span=>
+                #p::assert_is_wire::<#ty, #p::wire::#wire, #marker>();
+            })
         })
     });
 

@@ -59,8 +59,27 @@ use syn::{DeriveInput, parse_macro_input};
 /// | `#[rtde(input)]` | struct | an input recipe: [`InputRecipe`] |
 /// | `#[rtde(min_controller = "5.4")]` | struct, once per generation | every field must exist on that version ("3.10", "5.4", "10.11") |
 /// | `#[rtde(name = "actual_TCP_pose")]` | field | the wire name, exactly; otherwise the field's name, ignoring case |
+/// | `#[rtde(registers = "input_double_register_24..=29")]` | array field | one element per register of the run, each checked as a field of its own (exists, direction, fieldbus range, controller version) |
 /// | `#[rtde(allow_fieldbus_registers)]` | field or struct | allow writing the registers reserved for fieldbus adapters (int and double 0..=23, bits 0..=63) |
 /// | `#[rtde(crate = "path::to::rtde_core")]` | struct | where rtde-core is, for crates that re-export it |
+///
+/// A run of registers is one array field:
+///
+/// ```
+/// use rtde_core::{RtdeRecipe, StaticRecipe, ToPayload};
+///
+/// #[derive(RtdeRecipe)]
+/// #[rtde(input)]
+/// struct Setpoint {
+///     #[rtde(registers = "input_double_register_24..=29")]
+///     q: [f64; 6],
+///     input_int_register_30: i32,
+/// }
+///
+/// assert_eq!(Setpoint::SPEC.names()[5], "input_double_register_29");
+/// let bytes = Setpoint { q: [0.5; 6], input_int_register_30: 1 }.to_payload();
+/// assert_eq!(bytes[..8], 0.5f64.to_be_bytes());
+/// ```
 ///
 /// # Generated items
 ///
@@ -72,7 +91,8 @@ use syn::{DeriveInput, parse_macro_input};
 /// # Compile errors
 ///
 /// Unknown fields (with the closest name), fields of the other direction, fields a declared
-/// `min_controller` lacks, fieldbus-reserved registers, an output value without its mask (or
+/// `min_controller` lacks, fieldbus-reserved registers, register runs that reach past their
+/// family, are not arrays of their length or conflict with `name`, an output value without its mask (or
 /// a mask without a value) in an input recipe, two fields naming one variable, an empty
 /// recipe, a name list over 2048 bytes, and unknown or repeated attributes are reported
 /// together, each at the token to fix. A Rust type that cannot hold its field (`[f32; 6]`

@@ -18,6 +18,8 @@ pub(crate) const OUTPUT: Symbol = Symbol("output");
 pub(crate) const MIN_CONTROLLER: Symbol = Symbol("min_controller");
 /// `#[rtde(name = "actual_TCP_pose")]` on a field.
 pub(crate) const NAME: Symbol = Symbol("name");
+/// `#[rtde(registers = "input_double_register_24..=29")]` on an array field: one element per register.
+pub(crate) const REGISTERS: Symbol = Symbol("registers");
 /// `#[rtde(allow_fieldbus_registers)]` on a field or the struct.
 pub(crate) const ALLOW_FIELDBUS_REGISTERS: Symbol = Symbol("allow_fieldbus_registers");
 /// `#[rtde(crate = "…")]` on the struct.
@@ -32,7 +34,7 @@ pub(crate) const CONTAINER_KEYS: [Symbol; 5] = [
     CRATE,
 ];
 /// The keys accepted on a field.
-pub(crate) const FIELD_KEYS: [Symbol; 2] = [NAME, ALLOW_FIELDBUS_REGISTERS];
+pub(crate) const FIELD_KEYS: [Symbol; 3] = [NAME, REGISTERS, ALLOW_FIELDBUS_REGISTERS];
 
 impl PartialEq<Symbol> for Ident {
     fn eq(&self, word: &Symbol) -> bool {

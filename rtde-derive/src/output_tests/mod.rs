@@ -64,6 +64,21 @@ fn input_recipe() {
 }
 
 #[test]
+fn register_run() {
+    check(
+        "register_run",
+        quote! {
+            #[rtde(input)]
+            struct Setpoint {
+                #[rtde(registers = "input_double_register_24..=26")]
+                q: [f64; 3],
+                input_int_register_30: i32,
+            }
+        },
+    );
+}
+
+#[test]
 fn recipe_with_errors() {
     check(
         "errors",
