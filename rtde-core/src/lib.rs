@@ -45,6 +45,10 @@
 //!   latest only, reconnection that replays what was negotiated, [`Stats`] that count every
 //!   loss by its cause, and [`State`] and [`Event`]s to watch the connection (see the
 //!   [`client`] module).
+//! - [`session`]: the same conversation as a state machine without I/O ([`Session`]), which
+//!   owns every rule the client applies; [`Client`] is a thin driver over it, and other
+//!   drivers (a background thread, an async task) are the same loop of read → handle →
+//!   poll → write.
 //! - [`fields`]: the registry of every RTDE variable (re-exported `rtde-fields`).
 
 #![forbid(unsafe_code)]
@@ -59,6 +63,7 @@ pub mod diagnosis;
 mod dynamic;
 pub mod error;
 mod recipe;
+pub mod session;
 mod typed;
 mod value;
 
@@ -77,6 +82,7 @@ pub use recipe::{
 pub use recipe::{RecipeView, ToPayload};
 #[cfg(feature = "derive")]
 pub use rtde_derive::RtdeRecipe;
+pub use session::Session;
 pub use typed::{
     DigitalBits, JointMode, Pose, RobotMode, RobotStatusBits, RuntimeState, SafetyMode,
     SafetyStatus, SafetyStatusBits, ToolMode,

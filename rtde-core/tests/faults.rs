@@ -1055,3 +1055,63 @@ fn text_messages_already_received_survive_a_reconnection() {
     client.close().unwrap();
     peer.finish_all();
 }
+
+// ---- what real controllers send out of turn ----
+
+#[test]
+fn a_v2_text_before_the_protocol_reply_is_read_with_its_level_and_source() {
+    use rtde_core::protocol::{MessageLevel, TextMessage};
+    let text = ControllerMessage::TextMessage(TextMessage {
+        level: MessageLevel::Warning,
+        message: b"SafetySetup has not been confirmed yet",
+        source: b"Controller",
+    });
+    let peer = FakePeer::start(
+        Script::new()
+            .expect(ClientMessage::RequestProtocolVersion { version: 2 })
+            // The controller already speaks v2 before it says so.
+            .raw(&encode(V2, &text))
+            .reply(ControllerMessage::ProtocolVersionReply { accepted: true })
+            .version(V2)
+            .expect(ClientMessage::GetUrcontrolVersion)
+            .reply(ControllerMessage::UrcontrolVersion(
+                "5.21.0".parse().unwrap(),
+            ))
+            .expect_eof(),
+    );
+    let mut client = Client::connect(peer.addr, options()).unwrap();
+    let texts: Vec<_> = client.text_messages().collect();
+    assert_eq!(texts.len(), 1);
+    assert_eq!(texts[0].level, MessageLevel::Warning);
+    assert_eq!(texts[0].source, "Controller");
+    assert_eq!(texts[0].message, "SafetySetup has not been confirmed yet");
+    drop(client);
+    peer.finish();
+}
+
+#[test]
+fn a_data_package_before_the_start_reply_is_the_first_package_received() {
+    let peer = FakePeer::start(
+        Script::new()
+            .handshake_v2("5.21.0")
+            .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
+            .expect(ClientMessage::Start)
+            .raw(&at(1.0))
+            .reply(ControllerMessage::StartReply { accepted: true })
+            .raw(&at(1.002))
+            .expect_eof(),
+    );
+    let mut client = Client::connect(peer.addr, options()).unwrap();
+    let mut recipe = outputs();
+    client.setup_outputs(recipe.spec(), 500.0).unwrap();
+    client.start().unwrap();
+    assert_eq!(client.state(), State::Running);
+    for t in [1.0, 1.002] {
+        client.recv_into(&mut recipe).unwrap();
+        assert_eq!(recipe.get("timestamp"), Some(&Value::Double(t)));
+    }
+    let stats = client.stats();
+    assert_eq!((stats.received, stats.discarded), (2, 0), "{stats:?}");
+    drop(client);
+    peer.finish();
+}

@@ -133,184 +133,48 @@
 //! # }
 //! ```
 
-mod bounded;
-mod events;
-mod gaps;
-mod options;
 mod reconnect;
-mod setup;
-mod texts;
 mod tolerant;
+mod transport;
 
-use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream, ToSocketAddrs};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use rtde_fields::{ControllerVersion, Direction, Generation};
+use rtde_fields::{ControllerVersion, Generation};
 
 use crate::error::Error;
-use crate::protocol::{
-    ClientMessage, ControllerMessage, DecodeError, DecodeErrorKind, Frame, FrameBuffer,
-    MAX_PACKAGE_LEN, ProtocolVersion, TextMessage, finish_input_data_package, package_type as ty,
-};
-use crate::recipe::{FromPayload, InputRecipe, OutputRecipe, PayloadError, RecipeSpec};
+use crate::protocol::{ProtocolVersion, package_type as ty};
+use crate::recipe::{FromPayload, InputRecipe, OutputRecipe, RecipeSpec};
+use crate::session::{Done, Ready, Session};
 
-use bounded::BoundedQueue;
-pub use events::{Event, Reconnection, State};
-use gaps::GapCounter;
-pub use options::{ConnectOptions, ReconnectPolicy};
-use setup::SetUp;
-pub use texts::ControllerText;
+pub use crate::session::{
+    ConnectOptions, ControllerText, Event, InputHandle, ReconnectPolicy, Reconnection, State, Stats,
+};
 pub use tolerant::{DropReason, DroppedField};
 
 /// The controller's RTDE port.
 pub const RTDE_PORT: u16 = 30004;
 
-/// Counters of what a client received, skipped and dropped, over every connection it made
-/// (they carry on across reconnections).
-///
-/// While outputs stream, every package the controller was due to send ends up in exactly one
-/// of `received`, `superseded`, `discarded`, `skipped` and `lost` (`skipped`, and `lost`
-/// exactly, need a `timestamp` in the recipe).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Stats {
-    /// Output data packages delivered by [`Client::recv`], [`Client::recv_latest`] and their
-    /// helpers.
-    pub received: u64,
-    /// Output packages the controller skipped, counted from the recipe's `timestamp`
-    /// (see [`Client::counts_gaps`]); the controller skips packages when it is overloaded.
-    /// A package refused with [`Error::WrongRecipeId`] or [`Error::WrongLength`] leaves the
-    /// same hole in the timestamps and is counted here too.
-    pub skipped: u64,
-    /// Output data packages that arrived while the client waited for a reply (after a
-    /// PAUSE request, say) and were dropped.
-    pub discarded: u64,
-    /// Output data packages [`Client::recv_latest`] dropped because a newer one had
-    /// arrived: the caller's choice, not a loss on the link.
-    pub superseded: u64,
-    /// Output packages lost while the link was down, between the last package received
-    /// before a reconnection and the first one after it: from the recipe's `timestamp`, or
-    /// estimated from the clock without one (see [`Event::PackagesLost`]).
-    pub lost: u64,
-    /// Successful reconnections.
-    pub reconnects: u64,
-    /// Text messages dropped because the queue was full
-    /// ([`ConnectOptions::text_message_capacity`]).
-    pub texts_dropped: u64,
-    /// Events dropped because the queue was full ([`ConnectOptions::event_capacity`]).
-    pub events_dropped: u64,
-    /// Packages of a type the RTDE guide does not define (an ASCII letter this crate does
-    /// not know), skipped whole: a newer controller may send them, and they are no reason to
-    /// drop the link. Bytes that cannot start a package at all still lose the connection.
-    pub unknown_packages: u64,
-}
-
-/// An input recipe set up on a connection, for [`Client::send`].
-///
-/// Only valid on the client that returned it; it stays valid across reconnections.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct InputHandle {
-    client: u64,
-    index: usize,
-}
-
-/// The output recipe as set up.
-#[derive(Debug)]
-struct Outputs {
-    recipe_id: Option<u8>,
-    recipe: SetUp,
-    frequency: f64,
-}
-
-/// One input recipe as set up.
-#[derive(Debug)]
-struct Inputs {
-    recipe_id: u8,
-    recipe: SetUp,
-}
-
-/// Where streaming stood when the link was lost: to count what the gap cost.
-#[derive(Clone, Copy, Debug)]
-struct Resume {
-    /// The `timestamp` of the last package received.
-    timestamp: Option<f64>,
-    /// When the last package was received.
-    at: Option<Instant>,
-    /// The controller's version then: another version means a restarted controller, whose
-    /// clock (and `timestamp`) started again.
-    controller: ControllerVersion,
-    /// When the reconnection finished (START acknowledged).
-    resumed_at: Option<Instant>,
-}
-
-impl Resume {
-    /// How far, at least, a continuing controller clock advanced between the last package
-    /// before the gap and the first after it, in seconds: that first package was sent after
-    /// START, and the last one before the gap before it was received. Less a tolerance for
-    /// the START round trip, the control-loop tick and the two clocks' disagreement.
-    fn min_clock_advance(&self) -> f64 {
-        const TOLERANCE: f64 = 0.25;
-        match (self.at, self.resumed_at) {
-            (Some(at), Some(resumed)) => {
-                (resumed.saturating_duration_since(at).as_secs_f64() - TOLERANCE).max(0.0)
-            }
-            _ => 0.0,
-        }
-    }
-}
-
-/// Tells handles of different clients apart.
-static NEXT_SERIAL: AtomicU64 = AtomicU64::new(1);
-
 /// A connection to a controller's RTDE interface. See the [module](self) documentation.
+///
+/// A thin driver: the socket and its timeouts here, every rule of the conversation in a
+/// [`Session`] (see [`crate::session`]).
 pub struct Client {
     stream: TcpStream,
     /// Every address the controller's address resolved to, for reconnecting.
     addrs: Vec<SocketAddr>,
     peer: SocketAddr,
     options: ConnectOptions,
-    serial: u64,
-    frames: FrameBuffer,
-    /// Every package is encoded here; input packages are encoded in place.
-    out: Box<[u8]>,
-    protocol: ProtocolVersion,
-    controller: ControllerVersion,
     /// The read timeout the socket has now.
     socket_timeout: Option<Duration>,
-    outputs: Option<Outputs>,
-    inputs: Vec<Inputs>,
-    /// Outputs were started and not paused since: what a reconnection restores.
-    running: bool,
-    /// Outputs were started at least once (tells [`State::Paused`] from
-    /// [`State::Connected`]).
-    started: bool,
-    /// An earlier error left the stream out of step or closed.
-    lost: bool,
-    state: State,
-    events: BoundedQueue<Event>,
-    texts: BoundedQueue<ControllerText>,
-    stats: Stats,
-    gaps: GapCounter,
-    /// When the last output package was received.
-    last_data_at: Option<Instant>,
-    /// Set by a reconnection while streaming; taken by the first package after it.
-    resume: Option<Resume>,
-    /// The newest package [`Client::recv_latest`] found; reserved at setup.
-    latest: Vec<u8>,
+    session: Session,
 }
 
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Client")
             .field("peer", &self.peer)
-            .field("state", &self.state)
-            .field("protocol", &self.protocol)
-            .field("controller", &self.controller)
-            .field("outputs", &self.outputs)
-            .field("inputs", &self.inputs)
-            .field("stats", &self.stats())
+            .field("session", &self.session)
             .finish_non_exhaustive()
     }
 }
@@ -348,54 +212,37 @@ impl Client {
             .to_socket_addrs()
             .map_err(|source| Error::Resolve { source })?
             .collect();
-        let (stream, peer) = open(&addrs, &options)?;
+        let (stream, peer) = transport::open(&addrs, &options)?;
+        let now = Instant::now();
         let mut client = Client {
             stream,
             addrs,
             peer,
             socket_timeout: options.get_read_timeout(),
-            texts: BoundedQueue::new(options.get_text_message_capacity()),
-            events: BoundedQueue::new(options.get_event_capacity()),
+            session: Session::new(&options, now),
             options,
-            serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
-            frames: FrameBuffer::new(),
-            out: vec![0; MAX_PACKAGE_LEN].into_boxed_slice(),
-            protocol: ProtocolVersion::V1,
-            controller: ControllerVersion::new(0, 0, 0, 0),
-            outputs: None,
-            inputs: Vec::new(),
-            running: false,
-            started: false,
-            lost: false,
-            state: State::Negotiating,
-            stats: Stats::default(),
-            gaps: GapCounter::off(),
-            last_data_at: None,
-            resume: None,
-            latest: Vec::new(),
         };
-        client.events.push(Event::State(State::Negotiating));
-        client.handshake()?;
-        client.set_state(State::Connected);
+        client.session.handle_connected(now);
+        client.drive()?;
         Ok(client)
     }
 
     /// The protocol version in use.
     #[must_use]
     pub fn protocol_version(&self) -> ProtocolVersion {
-        self.protocol
+        self.session.protocol_version()
     }
 
     /// The controller's software version, as it reported it.
     #[must_use]
     pub fn controller_version(&self) -> ControllerVersion {
-        self.controller
+        self.session.controller_version()
     }
 
     /// The controller's generation, `None` for a major version the registry does not know.
     #[must_use]
     pub fn generation(&self) -> Option<Generation> {
-        self.controller.generation()
+        self.session.controller_version().generation()
     }
 
     /// The controller's address.
@@ -408,14 +255,14 @@ impl Client {
     /// changes.
     #[must_use]
     pub fn state(&self) -> State {
-        self.state
+        self.session.state()
     }
 
     /// The events since the last call, oldest first; the queue keeps the last
     /// [`ConnectOptions::event_capacity`] and counts the ones it dropped in
     /// [`Stats::events_dropped`].
     pub fn events(&mut self) -> impl Iterator<Item = Event> + '_ {
-        self.events.queue_mut().drain(..)
+        self.session.events()
     }
 
     /// The highest output frequency this controller accepts, in hertz: its control-loop rate,
@@ -423,9 +270,7 @@ impl Client {
     /// registry does not know). Over protocol v1 it is also the only frequency.
     #[must_use]
     pub fn max_frequency(&self) -> f64 {
-        self.controller
-            .generation()
-            .map_or(500.0, Generation::max_frequency)
+        self.session.max_frequency()
     }
 
     /// Sets up the output recipe the controller will stream at `frequency` hertz.
@@ -450,31 +295,10 @@ impl Client {
     /// [`Error::SetupRefused`], [`Error::SetupReply`]; a link or protocol error;
     /// [`Error::Misuse`] for an input spec or while streaming (call [`Client::pause`] first).
     pub fn setup_outputs(&mut self, spec: RecipeSpec<'_>, frequency: f64) -> Result<(), Error> {
-        let result = self.setup_outputs_inner(spec, frequency);
-        self.settle(result)
-    }
-
-    fn setup_outputs_inner(&mut self, spec: RecipeSpec<'_>, frequency: f64) -> Result<(), Error> {
-        self.check_usable()?;
-        if spec.direction() != Direction::Output {
-            return Err(Error::Misuse(
-                "`setup_outputs` needs an output recipe; set input recipes up with `setup_inputs`",
-            ));
-        }
-        self.check_not_running()?;
-        let fields = setup::check_spec(&spec)?;
-        setup::check_available(Direction::Output, &fields, self.controller)?;
-        let frequency_field = self.frequency_field(frequency)?;
-        self.outputs = None;
-        let recipe_id = self.exchange_setup_outputs(&spec, frequency_field)?;
-        self.outputs = Some(Outputs {
-            recipe_id,
-            recipe: SetUp::new(&spec),
-            frequency,
-        });
-        self.gaps = GapCounter::new(&spec, frequency, self.max_frequency());
-        self.latest = Vec::with_capacity(spec.payload_size());
-        Ok(())
+        let result = self
+            .command(|s, now| s.setup_outputs(spec, frequency, now))
+            .map(|_| ());
+        self.session.settle(result)
     }
 
     /// Sets up an input recipe and returns the handle to [`Client::send`] it with. A client
@@ -488,68 +312,39 @@ impl Client {
     /// # Errors
     /// As [`Client::setup_outputs`], without the frequency errors.
     pub fn setup_inputs(&mut self, spec: RecipeSpec<'_>) -> Result<InputHandle, Error> {
-        let result = self.setup_inputs_inner(spec);
-        self.settle(result)
-    }
-
-    fn setup_inputs_inner(&mut self, spec: RecipeSpec<'_>) -> Result<InputHandle, Error> {
-        self.check_usable()?;
-        if spec.direction() != Direction::Input {
-            return Err(Error::Misuse(
-                "`setup_inputs` needs an input recipe; set the output recipe up with `setup_outputs`",
-            ));
-        }
-        self.check_not_running()?;
-        let fields = setup::check_spec(&spec)?;
-        setup::check_available(Direction::Input, &fields, self.controller)?;
-        let recipe_id = self.exchange_setup_inputs(&spec)?;
-        self.inputs.push(Inputs {
-            recipe_id,
-            recipe: SetUp::new(&spec),
-        });
-        Ok(InputHandle {
-            client: self.serial,
-            index: self.inputs.len() - 1,
-        })
+        let result = match self.command(|s, now| s.setup_inputs(spec, now)) {
+            Ok(Done::InputsSetUp(handle)) => Ok(handle),
+            Ok(_) => Err(Error::Misuse("SETUP_INPUTS finished as something else")),
+            Err(e) => Err(e),
+        };
+        self.session.settle(result)
     }
 
     /// The id the controller gave an input recipe, `None` for a handle of another client.
     /// It may change when the client reconnects; the handle stays valid.
     #[must_use]
     pub fn input_recipe_id(&self, input: &InputHandle) -> Option<u8> {
-        self.input(input).map(|i| i.recipe_id)
+        self.session.input_recipe_id(input)
     }
 
     /// The id the controller gave the output recipe: `None` before setup and in protocol v1,
     /// whose data packages carry none.
     #[must_use]
     pub fn output_recipe_id(&self) -> Option<u8> {
-        self.outputs.as_ref().and_then(|o| o.recipe_id)
+        self.session.output_recipe_id()
     }
 
     /// Starts streaming, or resumes after [`Client::pause`]; does nothing while streaming.
     ///
-    /// Gap counting restarts: the time spent paused is no gap.
+    /// Gap counting restarts: the time spent paused is no gap. A data package that arrives
+    /// before the controller's reply (real controllers on loaded hosts send one) proves the
+    /// START, and is the first package [`Client::recv`] returns.
     ///
     /// # Errors
     /// [`Error::StartRefused`], or a link or protocol error.
     pub fn start(&mut self) -> Result<(), Error> {
-        let result = self.start_inner();
-        self.settle(result)
-    }
-
-    fn start_inner(&mut self) -> Result<(), Error> {
-        self.check_usable()?;
-        if self.running {
-            return Ok(());
-        }
-        self.exchange_start()?;
-        self.running = true;
-        self.started = true;
-        self.gaps.restart();
-        self.resume = None;
-        self.set_state(State::Running);
-        Ok(())
+        let result = self.command(Session::start).map(|_| ());
+        self.session.settle(result)
     }
 
     /// Pauses streaming; does nothing when not streaming. Output packages already on their
@@ -558,48 +353,18 @@ impl Client {
     /// # Errors
     /// [`Error::PauseRefused`], or a link or protocol error.
     pub fn pause(&mut self) -> Result<(), Error> {
-        let result = self.pause_inner();
-        self.settle(result)
-    }
-
-    fn pause_inner(&mut self) -> Result<(), Error> {
-        self.check_usable()?;
-        if !self.running {
-            return Ok(());
-        }
-        let reply = self
-            .request(&ClientMessage::Pause)
-            .and_then(|()| self.reply(ty::PAUSE));
-        let reply = match reply {
-            Ok(reply) => reply,
-            Err(e) => {
-                if self.lost {
-                    // The user asked to pause: a reconnection must not START again.
-                    self.running = false;
-                    self.resume = None;
-                }
-                return Err(e);
-            }
-        };
-        match reply {
-            ControllerMessage::PauseReply { accepted: true } => {}
-            ControllerMessage::PauseReply { accepted: false } => return Err(Error::PauseRefused),
-            other => return Err(unexpected(&other, ty::PAUSE)),
-        }
-        self.running = false;
-        self.resume = None;
-        self.set_state(State::Paused);
-        Ok(())
+        let result = self.command(Session::pause).map(|_| ());
+        self.session.settle(result)
     }
 
     /// Whether outputs are streaming (started and not paused, on a connection that works).
     #[must_use]
     pub fn is_running(&self) -> bool {
-        self.state == State::Running
+        self.state() == State::Running
     }
 
     /// The values of the next output data package, in recipe order, big-endian, borrowed from
-    /// the client's receive buffer until the next call. No heap allocation.
+    /// the client's receive buffer until the next call. No heap allocation, no copy.
     ///
     /// Packages come in the order the controller sent them, each exactly once. Text messages
     /// that arrive in between are queued ([`Client::text_messages`]). With a `timestamp` in
@@ -619,10 +384,8 @@ impl Client {
     /// [`Error::Closed`] and other link errors (or, reconnecting, the last attempt's error);
     /// [`Error::Misuse`] before [`Client::start`].
     pub fn recv(&mut self) -> Result<&[u8], Error> {
-        self.next_data()?;
-        self.stats.received += 1;
-        let protocol = self.protocol;
-        Ok(take_data_values(&mut self.frames, protocol))
+        self.next_data(false)?;
+        Ok(self.session.data())
     }
 
     /// Receives the next output package into `recipe`, which must be the recipe set up (same
@@ -632,7 +395,7 @@ impl Client {
     /// As [`Client::recv`]; [`Error::Misuse`] for another recipe (checked before receiving,
     /// so no package is lost).
     pub fn recv_into<R: OutputRecipe + ?Sized>(&mut self, recipe: &mut R) -> Result<(), Error> {
-        self.check_output_spec(&recipe.spec())?;
+        self.session.check_output_spec(&recipe.spec())?;
         let payload = self.recv()?;
         recipe.decode_into(payload).map_err(Error::Payload)
     }
@@ -642,14 +405,14 @@ impl Client {
     /// # Errors
     /// As [`Client::recv_into`].
     pub fn recv_as<T: FromPayload>(&mut self) -> Result<T, Error> {
-        self.check_output_spec(&T::SPEC)?;
+        self.session.check_output_spec(&T::SPEC)?;
         let payload = self.recv()?;
         T::from_payload(payload).map_err(Error::Payload)
     }
 
     /// The values of the newest output package that has arrived, dropping the older ones
     /// still queued; waits (within the read timeout) only when none has arrived. No heap
-    /// allocation.
+    /// allocation, no copy.
     ///
     /// Everything already received is taken: the client's buffer, and what the socket
     /// holds without waiting. The packages passed over are counted in
@@ -673,21 +436,8 @@ impl Client {
     /// # Errors
     /// As [`Client::recv`].
     pub fn recv_latest(&mut self) -> Result<&[u8], Error> {
-        self.next_data()?;
-        let protocol = self.protocol;
-        let values = take_data_values(&mut self.frames, protocol);
-        self.latest.clear();
-        self.latest.extend_from_slice(values);
-        // Bounded: a controller cannot outrun this, but an unpaced peer could.
-        for _ in 0..MAX_DRAIN_READS {
-            self.take_buffered_latest();
-            if !self.read_available() {
-                break;
-            }
-        }
-        self.take_buffered_latest();
-        self.stats.received += 1;
-        Ok(&self.latest)
+        self.next_data(true)?;
+        Ok(self.session.data())
     }
 
     /// Receives the newest output package into `recipe`, as [`Client::recv_latest`].
@@ -698,7 +448,7 @@ impl Client {
         &mut self,
         recipe: &mut R,
     ) -> Result<(), Error> {
-        self.check_output_spec(&recipe.spec())?;
+        self.session.check_output_spec(&recipe.spec())?;
         let payload = self.recv_latest()?;
         recipe.decode_into(payload).map_err(Error::Payload)
     }
@@ -719,17 +469,15 @@ impl Client {
         recipe: &R,
     ) -> Result<(), Error> {
         let result = match self.send_once(input, recipe) {
-            Err(e) if self.lost => match self.options.get_reconnect() {
-                Some(policy) => {
-                    self.events.push(Event::LinkLost(e));
-                    self.reconnect_round(policy)
-                        .and_then(|_| self.send_once(input, recipe))
-                }
+            Err(e) if self.session.is_lost() => match self.options.get_reconnect() {
+                Some(policy) => self
+                    .reconnect_round(policy, Some(e))
+                    .and_then(|_| self.send_once(input, recipe)),
                 None => Err(e),
             },
             other => other,
         };
-        self.settle(result)
+        self.session.settle(result)
     }
 
     fn send_once<R: InputRecipe + ?Sized>(
@@ -737,58 +485,28 @@ impl Client {
         input: &InputHandle,
         recipe: &R,
     ) -> Result<(), Error> {
-        self.check_usable()?;
-        let Some(set_up) = self.input(input) else {
-            return Err(Error::Misuse(
-                "this input handle belongs to another connection; use the handle `setup_inputs` returned on this one",
-            ));
-        };
-        if !set_up.recipe.matches(&recipe.spec()) {
-            return Err(Error::Misuse(
-                "the recipe given to `send` is not the input recipe this handle was set up with",
-            ));
-        }
-        let (recipe_id, size) = (set_up.recipe_id, set_up.recipe.payload_size);
-        let Some(values) = self.out.get_mut(VALUES_AT..VALUES_AT + size) else {
-            return Err(Error::Payload(PayloadError::BufferTooSmall {
-                needed: size,
-                available: MAX_PACKAGE_LEN - VALUES_AT,
-            }));
-        };
-        let written = recipe.encode_into(values).map_err(Error::Payload)?;
-        if written != size {
-            return Err(Error::Payload(PayloadError::WrongLength {
-                expected: size,
-                found: written,
-            }));
-        }
-        let len = finish_input_data_package(&mut self.out, recipe_id, size)
-            .map_err(|e| Error::Encode(Box::new(e)))?;
-        self.write_out(len)
+        self.session.send(input, recipe)?;
+        self.flush()
     }
 
     /// The text messages received since the last call, oldest first; the queue keeps the
     /// last [`ConnectOptions::text_message_capacity`] and counts the ones it dropped in
     /// [`Stats::texts_dropped`].
     pub fn text_messages(&mut self) -> impl Iterator<Item = ControllerText> + '_ {
-        self.texts.queue_mut().drain(..)
+        self.session.text_messages()
     }
 
     /// What the client received, skipped and dropped so far, over every connection.
     #[must_use]
     pub fn stats(&self) -> Stats {
-        Stats {
-            texts_dropped: self.texts.dropped(),
-            events_dropped: self.events.dropped(),
-            ..self.stats
-        }
+        self.session.stats()
     }
 
     /// Whether skipped packages are counted: the output recipe has a `timestamp`, or a
     /// `control_step` (e-Series 5.26, PolyScope X 10.13 and later) and no `timestamp`.
     #[must_use]
     pub fn counts_gaps(&self) -> bool {
-        self.gaps.is_active()
+        self.session.counts_gaps()
     }
 
     /// The time between two output packages, once outputs are set up: 1 /
@@ -815,15 +533,13 @@ impl Client {
     /// In protocol v1 it is the control-loop rate.
     #[must_use]
     pub fn output_frequency(&self) -> Option<f64> {
-        self.outputs.as_ref().map(|o| {
-            crate::protocol::timing::effective_frequency(self.max_frequency(), o.frequency)
-        })
+        self.session.output_frequency()
     }
 
     /// The output frequency given to [`Client::setup_outputs`], in hertz, as sent.
     #[must_use]
     pub fn requested_frequency(&self) -> Option<f64> {
-        self.outputs.as_ref().map(|o| o.frequency)
+        self.session.requested_frequency()
     }
 
     /// Changes the read timeout (see [`ConnectOptions::read_timeout`]).
@@ -837,7 +553,14 @@ impl Client {
             ));
         }
         self.options = self.options.clone().read_timeout(timeout);
+        self.session.set_reply_timeout(timeout);
         Ok(())
+    }
+
+    /// The session this client drives: its rules and counters, for inspection.
+    #[must_use]
+    pub fn session(&self) -> &Session {
+        &self.session
     }
 
     /// Pauses if streaming, then shuts the connection down.
@@ -847,641 +570,101 @@ impl Client {
     /// # Errors
     /// The pause's error, if any (the socket is shut down all the same).
     pub fn close(mut self) -> Result<(), Error> {
-        let paused = if self.running && !self.lost {
-            self.pause()
-        } else {
-            Ok(())
+        let paused = match self.session.close(Instant::now()) {
+            Ok(true) => self.drive().map(|_| ()),
+            Ok(false) => Ok(()),
+            Err(e) => Err(e),
         };
+        let paused = self.session.settle(paused);
         // The peer may have closed first; there is nothing left to do then.
         let _ = self.stream.shutdown(Shutdown::Both);
         paused
     }
 
-    // ---- state ----
+    // ---- the driver's loop ----
 
-    fn set_state(&mut self, state: State) {
-        if self.state != state {
-            self.state = state;
-            self.events.push(Event::State(state));
-        }
+    /// Runs a session command, then drives the conversation until it is done.
+    fn command(
+        &mut self,
+        command: impl FnOnce(&mut Session, Instant) -> Result<(), Error>,
+    ) -> Result<Done, Error> {
+        command(&mut self.session, Instant::now())?;
+        self.drive()
     }
 
-    /// The state a working connection is in: what the user last asked for.
-    fn settled_state(&self) -> State {
-        if self.running {
-            State::Running
-        } else if self.started {
-            State::Paused
-        } else {
-            State::Connected
+    /// Read → handle → poll → write until the request in flight (or chain of them) is
+    /// done.
+    fn drive(&mut self) -> Result<Done, Error> {
+        if !self.session.is_busy() {
+            return Err(Error::Misuse("nothing is in flight"));
         }
-    }
-
-    /// Every public call that can lose the connection ends here: a lost link that nothing is
-    /// reconnecting makes the state [`State::Closed`].
-    fn settle<T>(&mut self, result: Result<T, Error>) -> Result<T, Error> {
-        if result.is_err() && self.lost {
-            self.set_state(State::Closed);
-        }
-        result
-    }
-
-    // ---- receiving ----
-
-    /// Waits until a whole output data package that fits the recipe is at the front of the
-    /// buffer, and observes it (gaps, losses across a reconnection). Reconnects within the
-    /// call when the options ask for it.
-    fn next_data(&mut self) -> Result<(), Error> {
-        let result = match self.next_data_once() {
-            Err(e) if self.lost => match self.options.get_reconnect() {
-                Some(policy) => {
-                    self.events.push(Event::LinkLost(e));
-                    // One round per call: a peer that accepts and drops every connection
-                    // cannot keep the call going.
-                    self.reconnect_round(policy)
-                        .and_then(|_| self.next_data_once())
+        loop {
+            match self.session.poll_event() {
+                Some(Ready::Done(result)) => {
+                    self.flush()?;
+                    return result;
                 }
+                Some(Ready::Broken(e)) => return Err(e),
+                Some(_) => {}
+                None => {
+                    // A reply may have queued the next request of a chain.
+                    self.flush()?;
+                    let deadline = self.session.poll_timeout();
+                    if !self.fill(deadline)? {
+                        self.session.handle_timeout(Instant::now());
+                    }
+                }
+            }
+        }
+    }
+
+    /// Waits until the session delivers an output package (every one in order, or the
+    /// latest), reconnecting within the call when the options ask for it.
+    fn next_data(&mut self, latest: bool) -> Result<(), Error> {
+        let result = match self.next_data_once(latest) {
+            Err(e) if self.session.is_lost() => match self.options.get_reconnect() {
+                // One round per call: a peer that accepts and drops every connection
+                // cannot keep the call going.
+                Some(policy) => self
+                    .reconnect_round(policy, Some(e))
+                    .and_then(|_| self.next_data_once(latest)),
                 None => Err(e),
             },
             other => other,
         };
-        self.settle(result)
+        self.session.settle(result)
     }
 
-    fn next_data_once(&mut self) -> Result<(), Error> {
-        self.check_usable()?;
-        if self.outputs.is_none() || !self.running {
-            return Err(Error::Misuse(
-                "nothing to receive: set up an output recipe with `setup_outputs`, then `start`",
-            ));
-        }
-        self.wait_for(ty::DATA_PACKAGE)?;
-        if let Err(e) = self.check_front_data() {
-            // The package is consumed; the stream stays in step.
-            let _ = self.frames.next_frame();
-            return Err(e);
-        }
-        Ok(())
-    }
-
-    /// Checks the whole DATA_PACKAGE at the front of the buffer against the output recipe
-    /// and, when it fits, observes it; the package stays at the front either way.
-    fn check_front_data(&mut self) -> Result<(), Error> {
-        let protocol = self.protocol;
-        let Some(outputs) = &self.outputs else {
-            return Err(Error::Misuse("no output recipe is set up"));
-        };
-        let lost = match Frame::parse(self.frames.buffered()) {
-            Ok(Some((frame, _))) => match ControllerMessage::decode(frame, protocol) {
-                Ok(ControllerMessage::DataPackage { recipe_id, payload }) => {
-                    if recipe_id != outputs.recipe_id {
-                        return Err(Error::WrongRecipeId {
-                            expected: outputs.recipe_id,
-                            found: recipe_id,
-                        });
-                    }
-                    if payload.len() != outputs.recipe.payload_size {
-                        return Err(Error::WrongLength {
-                            expected: outputs.recipe.payload_size,
-                            found: payload.len(),
-                        });
-                    }
-                    let now = Instant::now();
-                    let controller = self.controller;
-                    let effective = crate::protocol::timing::effective_frequency(
-                        self.max_frequency(),
-                        outputs.frequency,
-                    );
-                    let lost = self.resume.take().map(|resume| {
-                        let counted = resume
-                            .timestamp
-                            .filter(|_| resume.controller == controller)
-                            .and_then(|t| {
-                                self.gaps.lost_since(t, payload, resume.min_clock_advance())
-                            });
-                        match counted {
-                            Some(count) => (count, false),
-                            None => (estimate_lost(resume.at, now, effective), true),
-                        }
-                    });
-                    if lost.is_none() {
-                        self.stats.skipped += self.gaps.observe(payload);
-                    }
-                    self.last_data_at = Some(now);
-                    lost
-                }
-                Ok(other) => return Err(unexpected(&other, ty::DATA_PACKAGE)),
-                Err(e) => return Err(e.into()),
-            },
-            // Not reached: the caller found a whole package at the front.
-            Ok(None) | Err(_) => return Err(Error::Closed { mid_frame: true }),
-        };
-        if let Some((count, estimated)) = lost {
-            self.stats.lost += count;
-            self.events.push(Event::PackagesLost { count, estimated });
-        }
-        Ok(())
-    }
-
-    /// For [`Client::recv_latest`]: takes every whole package buffered behind the one in
-    /// `latest`, keeping the newest data package that fits; stops at anything it cannot take
-    /// without an error, which the next call then reports.
-    fn take_buffered_latest(&mut self) {
-        loop {
-            let kind = match Frame::parse(self.frames.buffered()) {
-                Ok(Some((frame, _))) => frame.kind,
-                Ok(None) | Err(_) => return,
-            };
-            match kind {
-                ty::DATA_PACKAGE => {
-                    if self.check_front_data().is_err() {
-                        return;
-                    }
-                    let protocol = self.protocol;
-                    let values = take_data_values(&mut self.frames, protocol);
-                    self.latest.clear();
-                    self.latest.extend_from_slice(values);
-                    self.stats.superseded += 1;
-                }
-                other if !ty::is_known(other) => {
-                    let _ = self.frames.next_frame();
-                    self.stats.unknown_packages += 1;
-                }
-                ty::TEXT_MESSAGE => {
-                    let protocol = self.protocol;
-                    let Ok(Some((frame, _))) = Frame::parse(self.frames.buffered()) else {
-                        return;
-                    };
-                    let Ok(text) = decode_text(frame, protocol) else {
-                        return;
-                    };
-                    self.texts.push(ControllerText::from_message(&text));
-                    let _ = self.frames.next_frame();
-                }
-                _ => return,
-            }
-        }
-    }
-
-    /// Reads what the socket holds without waiting; whether anything arrived. Trouble is
-    /// left for the next blocking read to find and report.
-    fn read_available(&mut self) -> bool {
-        if self.stream.set_nonblocking(true).is_err() {
-            return false;
-        }
-        let got = loop {
-            match self.stream.read(self.frames.spare()) {
-                Ok(n) if n > 0 => {
-                    self.frames.commit(n);
-                    break true;
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                // End of stream, nothing there (`WouldBlock`) or an error.
-                _ => break false,
-            }
-        };
-        if self.stream.set_nonblocking(false).is_err() {
-            // A socket stuck non-blocking would time out at once: lose it rather.
-            self.lost = true;
-        }
-        got
-    }
-
-    // ---- the conversation ----
-
-    /// Negotiates the protocol version and reads the controller's.
-    fn handshake(&mut self) -> Result<(), Error> {
-        self.negotiate()?;
-        self.controller = self.query_version()?;
-        Ok(())
-    }
-
-    /// Requests protocol v2, then v1.
-    fn negotiate(&mut self) -> Result<(), Error> {
-        for version in [ProtocolVersion::V2, ProtocolVersion::V1] {
-            self.request(&ClientMessage::RequestProtocolVersion {
-                version: version.number(),
-            })?;
-            let accepted = match self.reply(ty::REQUEST_PROTOCOL_VERSION)? {
-                ControllerMessage::ProtocolVersionReply { accepted } => accepted,
-                other => return Err(unexpected(&other, ty::REQUEST_PROTOCOL_VERSION)),
-            };
-            if accepted {
-                // Everything the controller sends from here on is in this version.
-                self.protocol = version;
-                return Ok(());
-            }
-        }
-        Err(Error::ProtocolRefused)
-    }
-
-    fn query_version(&mut self) -> Result<ControllerVersion, Error> {
-        self.request(&ClientMessage::GetUrcontrolVersion)?;
-        match self.reply(ty::GET_URCONTROL_VERSION)? {
-            ControllerMessage::UrcontrolVersion(v) => Ok(v),
-            other => Err(unexpected(&other, ty::GET_URCONTROL_VERSION)),
-        }
-    }
-
-    /// The frequency field of SETUP_OUTPUTS for `frequency` on this connection, or why the
-    /// controller cannot stream at it.
-    fn frequency_field(&self, frequency: f64) -> Result<Option<f64>, Error> {
-        match self.protocol {
-            ProtocolVersion::V1 => {
-                let rate = self.max_frequency();
-                if frequency != rate {
-                    return Err(Error::FrequencyNotInV1 {
-                        asked: frequency,
-                        rate,
-                    });
-                }
-                Ok(None)
-            }
-            ProtocolVersion::V2 => {
-                if !frequency.is_finite() || frequency <= 0.0 {
-                    return Err(Error::InvalidFrequency { asked: frequency });
-                }
-                let max = self.max_frequency();
-                if frequency > max {
-                    return Err(Error::FrequencyTooHigh {
-                        asked: frequency,
-                        max,
-                    });
-                }
-                Ok(Some(frequency))
-            }
-        }
-    }
-
-    /// Sends SETUP_OUTPUTS and checks the reply; the recipe id.
-    fn exchange_setup_outputs(
-        &mut self,
-        spec: &RecipeSpec<'_>,
-        frequency: Option<f64>,
-    ) -> Result<Option<u8>, Error> {
-        let mut names = String::with_capacity(spec.name_list_len());
-        spec.write_name_list(&mut names);
-        let texts_before = self.texts.pushed();
-        self.request(&ClientMessage::SetupOutputs {
-            frequency,
-            names: &names,
-        })?;
-        let (recipe_id, checked) = match self.reply(ty::SETUP_OUTPUTS)? {
-            ControllerMessage::SetupOutputsReply { recipe_id, types } => {
-                (recipe_id, setup::check_reply(spec, recipe_id, types))
-            }
-            other => return Err(unexpected(&other, ty::SETUP_OUTPUTS)),
-        };
-        checked
-            .map(|()| recipe_id)
-            .map_err(|e| self.with_refusal_reason(e, texts_before))
-    }
-
-    /// Sends SETUP_INPUTS and checks the reply; the recipe id.
-    fn exchange_setup_inputs(&mut self, spec: &RecipeSpec<'_>) -> Result<u8, Error> {
-        let mut names = String::with_capacity(spec.name_list_len());
-        spec.write_name_list(&mut names);
-        let texts_before = self.texts.pushed();
-        self.request(&ClientMessage::SetupInputs { names: &names })?;
-        let (recipe_id, checked) = match self.reply(ty::SETUP_INPUTS)? {
-            ControllerMessage::SetupInputsReply { recipe_id, types } => {
-                (recipe_id, setup::check_reply(spec, Some(recipe_id), types))
-            }
-            other => return Err(unexpected(&other, ty::SETUP_INPUTS)),
-        };
-        checked
-            .map(|()| recipe_id)
-            .map_err(|e| self.with_refusal_reason(e, texts_before))
-    }
-
-    /// A refusal carries the controller's own words when it sent a text message while the
-    /// request was pending (controllers explain whole-request refusals that way).
-    fn with_refusal_reason(&self, error: Error, texts_before: u64) -> Error {
-        match error {
-            Error::SetupRefused(mut refused) => {
-                refused.reason = self
-                    .texts
-                    .newest_since(texts_before)
-                    .map(|t| t.message.clone());
-                Error::SetupRefused(refused)
-            }
-            other => other,
-        }
-    }
-
-    /// Sends START and checks the reply.
-    fn exchange_start(&mut self) -> Result<(), Error> {
-        self.request(&ClientMessage::Start)?;
-        match self.reply(ty::START)? {
-            ControllerMessage::StartReply { accepted: true } => Ok(()),
-            ControllerMessage::StartReply { accepted: false } => Err(Error::StartRefused),
-            other => Err(unexpected(&other, ty::START)),
-        }
-    }
-
-    fn request(&mut self, msg: &ClientMessage<'_>) -> Result<(), Error> {
-        let len = msg
-            .encode(self.protocol, &mut self.out)
-            .map_err(|e| Error::Encode(Box::new(e)))?;
-        self.write_out(len)
-    }
-
-    fn write_out(&mut self, len: usize) -> Result<(), Error> {
-        if let Err(source) = self.stream.write_all(&self.out[..len]) {
-            // Part of the package may have gone out: the stream is out of step.
-            self.lost = true;
-            return Err(Error::Io {
-                source,
-                mid_frame: false,
-            });
-        }
-        Ok(())
-    }
-
-    /// Waits for the reply of type `kind` and decodes it.
-    fn reply(&mut self, kind: u8) -> Result<ControllerMessage<'_>, Error> {
-        self.wait_for(kind)?;
-        let protocol = self.protocol;
-        let frame = take_front(&mut self.frames)?;
-        match ControllerMessage::decode(frame, protocol) {
-            Ok(msg) => Ok(msg),
-            Err(e) => {
-                // The reply is gone: whatever the request did is unknown.
-                self.lost = true;
-                Err(e.into())
-            }
-        }
-    }
-
-    /// Waits until a whole package of type `kind` is at the front of the buffer; queues the
-    /// text messages and drops (and counts) the data packages that come first.
-    ///
-    /// Any failure while a reply is due leaves requests and replies out of step, so the
-    /// connection is lost; waiting for data, only a broken stream loses it.
-    fn wait_for(&mut self, kind: u8) -> Result<(), Error> {
+    fn next_data_once(&mut self, latest: bool) -> Result<(), Error> {
+        self.session.check_receivable()?;
         // A timeout too long for the clock to add (`Duration::MAX`, say) is no deadline.
-        let deadline = self
-            .options
-            .get_read_timeout()
-            .and_then(|t| Instant::now().checked_add(t));
-        let result = self.wait_until(kind, deadline);
-        if result.is_err() && kind != ty::DATA_PACKAGE {
-            self.lost = true;
+        let timeout = self.options.get_read_timeout();
+        let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
+        if latest {
+            self.read_available();
         }
-        result
-    }
-
-    fn wait_until(&mut self, kind: u8, deadline: Option<Instant>) -> Result<(), Error> {
         loop {
-            let front = match Frame::parse(self.frames.buffered()) {
-                Ok(Some((frame, _))) => frame.kind,
-                Ok(None) => {
-                    self.fill(kind, deadline)?;
-                    continue;
-                }
-                Err(e) => {
-                    // A bad header: where the next package starts is unknowable.
-                    self.lost = true;
-                    return Err(e.into());
-                }
+            let ready = if latest {
+                self.session.poll_latest()
+            } else {
+                self.session.poll_event()
             };
-            if front == kind {
-                return Ok(());
-            }
-            let protocol = self.protocol;
-            let frame = take_front(&mut self.frames)?;
-            match front {
-                ty::TEXT_MESSAGE => {
-                    let text = decode_text(frame, protocol)?;
-                    self.texts.push(ControllerText::from_message(&text));
+            match ready {
+                Some(Ready::Data) => return Ok(()),
+                Some(Ready::Rejected(e) | Ready::Broken(e) | Ready::Done(Err(e))) => {
+                    return Err(e);
                 }
-                ty::DATA_PACKAGE => self.stats.discarded += 1,
-                // The RTDE guide says nothing of package types it does not define: one a
-                // newer controller sends is skipped and counted, not a reason to drop the link.
-                other if !ty::is_known(other) => self.stats.unknown_packages += 1,
-                other => {
-                    return Err(Error::Unexpected {
-                        package_type: other,
-                        waiting_for: kind,
-                    });
+                Some(_) => {}
+                None => {
+                    if !self.fill(deadline)? {
+                        return Err(Error::Timeout {
+                            after: timeout.unwrap_or_default(),
+                            waiting_for: ty::DATA_PACKAGE,
+                            mid_frame: self.session.mid_frame(),
+                        });
+                    }
                 }
             }
         }
     }
-
-    /// Reads more bytes, within the deadline.
-    fn fill(&mut self, kind: u8, deadline: Option<Instant>) -> Result<(), Error> {
-        let mid_frame = !self.frames.buffered().is_empty();
-        let timeout = match deadline {
-            None => None,
-            Some(deadline) => {
-                let left = deadline.saturating_duration_since(Instant::now());
-                if left.is_zero() {
-                    return Err(self.timed_out(kind, mid_frame));
-                }
-                Some(ceil_to_millis(left))
-            }
-        };
-        // Whole milliseconds: a wait that starts with the full timeout left needs no change.
-        if timeout != self.socket_timeout {
-            if let Err(source) = self.stream.set_read_timeout(timeout) {
-                self.lost = true;
-                return Err(Error::Io { source, mid_frame });
-            }
-            self.socket_timeout = timeout;
-        }
-        loop {
-            match self.stream.read(self.frames.spare()) {
-                Ok(0) => {
-                    self.lost = true;
-                    return Err(Error::Closed { mid_frame });
-                }
-                Ok(n) => {
-                    self.frames.commit(n);
-                    return Ok(());
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                    ) =>
-                {
-                    return Err(self.timed_out(kind, mid_frame));
-                }
-                Err(source) => {
-                    self.lost = true;
-                    return Err(Error::Io { source, mid_frame });
-                }
-            }
-        }
-    }
-
-    fn timed_out(&self, kind: u8, mid_frame: bool) -> Error {
-        Error::Timeout {
-            after: self.options.get_read_timeout().unwrap_or_default(),
-            waiting_for: kind,
-            mid_frame,
-        }
-    }
-
-    // ---- checks ----
-
-    fn check_usable(&self) -> Result<(), Error> {
-        if self.lost {
-            Err(Error::ConnectionLost)
-        } else {
-            Ok(())
-        }
-    }
-
-    fn check_not_running(&self) -> Result<(), Error> {
-        if self.running {
-            Err(Error::Misuse(
-                "recipes cannot be set up while outputs stream; call `pause` first",
-            ))
-        } else {
-            Ok(())
-        }
-    }
-
-    fn check_output_spec(&self, spec: &RecipeSpec<'_>) -> Result<(), Error> {
-        match &self.outputs {
-            Some(o) if o.recipe.matches(spec) => Ok(()),
-            Some(_) => Err(Error::Misuse(
-                "the recipe given to receive into is not the output recipe set up on this connection",
-            )),
-            None => Err(Error::Misuse(
-                "nothing to receive: set up an output recipe with `setup_outputs`, then `start`",
-            )),
-        }
-    }
-
-    fn input(&self, input: &InputHandle) -> Option<&Inputs> {
-        if input.client == self.serial {
-            self.inputs.get(input.index)
-        } else {
-            None
-        }
-    }
-}
-
-/// Where an input package's values start: after the header and the input recipe id.
-const VALUES_AT: usize = crate::protocol::HEADER_LEN + 1;
-
-/// The most reads one [`Client::recv_latest`] makes after its first package.
-const MAX_DRAIN_READS: usize = 64;
-
-/// Opens a connection to the first of `addrs` that answers, with the options' socket
-/// settings.
-fn open(addrs: &[SocketAddr], options: &ConnectOptions) -> Result<(TcpStream, SocketAddr), Error> {
-    let mut last_error = None;
-    let mut connected = None;
-    for a in addrs {
-        match TcpStream::connect_timeout(a, options.get_connect_timeout()) {
-            Ok(stream) => {
-                connected = Some((stream, *a));
-                break;
-            }
-            Err(e) => last_error = Some(e),
-        }
-    }
-    let Some((stream, peer)) = connected else {
-        return Err(match last_error {
-            Some(source) => Error::Connect {
-                addr: addrs
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-                    .into(),
-                source,
-            },
-            None => Error::Resolve {
-                source: io::Error::new(io::ErrorKind::NotFound, "the address resolved to nothing"),
-            },
-        });
-    };
-    let link = |source| Error::Io {
-        source,
-        mid_frame: false,
-    };
-    stream.set_nodelay(true).map_err(link)?;
-    stream
-        .set_write_timeout(options.get_write_timeout())
-        .map_err(link)?;
-    stream
-        .set_read_timeout(options.get_read_timeout())
-        .map_err(link)?;
-    Ok((stream, peer))
-}
-
-/// Takes the package at the front of the buffer, which [`Client::wait_for`] found whole.
-fn take_front(frames: &mut FrameBuffer) -> Result<Frame<'_>, Error> {
-    match frames.next_frame() {
-        Ok(Some(frame)) => Ok(frame),
-        // Not reached: the caller saw a whole package at the front.
-        Ok(None) => Err(Error::Closed { mid_frame: true }),
-        Err(e) => Err(e.into()),
-    }
-}
-
-/// Takes the data package at the front of the buffer, which [`Client::check_front_data`]
-/// accepted, and returns its values.
-fn take_data_values(frames: &mut FrameBuffer, protocol: ProtocolVersion) -> &[u8] {
-    match frames.next_frame() {
-        Ok(Some(frame)) => match ControllerMessage::decode(frame, protocol) {
-            Ok(ControllerMessage::DataPackage { payload, .. }) => payload,
-            // Not reached: the package was checked.
-            _ => &[],
-        },
-        _ => &[],
-    }
-}
-
-/// The packages a stream at `frequency` sent between the last one received before a
-/// reconnection (at `last`) and the first one after it (at `now`), from the clock.
-fn estimate_lost(last: Option<Instant>, now: Instant, frequency: f64) -> u64 {
-    let Some(last) = last else {
-        return 0;
-    };
-    let periods = (now.saturating_duration_since(last).as_secs_f64() * frequency).round();
-    gaps::whole_packages(periods - 1.0)
-}
-
-/// Decodes a text message in the connection's protocol version, or else in the other one:
-/// a controller may still speak v1 in messages sent before it switched, and a message is
-/// never worth losing a connection.
-fn decode_text(
-    frame: Frame<'_>,
-    protocol: ProtocolVersion,
-) -> Result<TextMessage<'_>, DecodeError> {
-    let other = match protocol {
-        ProtocolVersion::V1 => ProtocolVersion::V2,
-        ProtocolVersion::V2 => ProtocolVersion::V1,
-    };
-    match ControllerMessage::decode(frame, protocol) {
-        Ok(ControllerMessage::TextMessage(t)) => Ok(t),
-        Ok(_) => Err(DecodeError::new(
-            frame.kind,
-            0,
-            DecodeErrorKind::Unexpected("a TEXT_MESSAGE that is no text message"),
-        )),
-        Err(e) => match ControllerMessage::decode(frame, other) {
-            Ok(ControllerMessage::TextMessage(t)) => Ok(t),
-            _ => Err(e),
-        },
-    }
-}
-
-fn unexpected(msg: &ControllerMessage<'_>, waiting_for: u8) -> Error {
-    Error::Unexpected {
-        package_type: msg.package_type(),
-        waiting_for,
-    }
-}
-
-fn ceil_to_millis(d: Duration) -> Duration {
-    let millis = d.as_nanos().div_ceil(1_000_000);
-    Duration::from_millis(u64::try_from(millis).unwrap_or(u64::MAX))
 }

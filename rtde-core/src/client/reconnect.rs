@@ -1,16 +1,12 @@
-//! Connecting again and replaying what the user negotiated.
+//! The blocking driver's reconnection: the transport of each attempt and the backoff's
+//! sleep; which attempts to make, and what to replay, is the session's.
 
 use std::net::Shutdown;
 use std::time::Instant;
 
-use rtde_fields::Direction;
-
-use super::events::{Event, Reconnection, State};
-use super::gaps::GapCounter;
-use super::options::ReconnectPolicy;
-use super::{Client, ControllerText, Resume, decode_text, open, setup};
-use crate::error::{Error, ErrorKind};
-use crate::protocol::{ProtocolVersion, package_type as ty};
+use super::{Client, transport};
+use crate::error::Error;
+use crate::session::{Done, ReconnectPolicy, Reconnection};
 
 impl Client {
     /// Drops the connection (whether it still works or not), connects again to the same
@@ -33,10 +29,12 @@ impl Client {
     /// have released the old connection's inputs yet — or a refused START); a controller
     /// that lacks a field, or cannot stream at the frequency, ends the round at once.
     ///
-    /// The state goes [`State::Reconnecting`], [`State::Negotiating`], then back to what it
-    /// was; after a failure it is [`State::Closed`], the recipes are kept, and a later call
-    /// can try again. Packages lost while the link was down are counted when the first
-    /// package after it arrives ([`Event::PackagesLost`], [`Stats::lost`](crate::Stats::lost)).
+    /// The state goes [`State::Reconnecting`](crate::State::Reconnecting),
+    /// [`State::Negotiating`](crate::State::Negotiating), then back to what it was; after a
+    /// failure it is [`State::Closed`](crate::State::Closed), the recipes are kept, and a
+    /// later call can try again. Packages lost while the link was down are counted when the
+    /// first package after it arrives ([`Event::PackagesLost`](crate::client::Event::PackagesLost),
+    /// [`Stats::lost`](crate::Stats::lost)).
     ///
     /// # Errors
     /// The last attempt's error: a link error, [`Error::ProtocolRefused`],
@@ -47,146 +45,38 @@ impl Client {
             .options
             .get_reconnect()
             .unwrap_or_else(ReconnectPolicy::once);
-        let result = self.reconnect_round(policy);
-        self.settle(result)
+        let result = self.reconnect_round(policy, None);
+        self.session.settle(result)
     }
 
-    /// One round of attempts under `policy`.
+    /// One round of attempts under `policy`; `cause` is the error that lost the link.
     pub(super) fn reconnect_round(
         &mut self,
         policy: ReconnectPolicy,
+        cause: Option<Error>,
     ) -> Result<Reconnection, Error> {
-        let began = Instant::now();
-        self.drop_link();
-        let mut attempt = 1;
-        loop {
-            self.set_state(State::Reconnecting);
-            match self.attempt() {
-                Ok(()) => {
-                    if let Some(resume) = &mut self.resume {
-                        resume.resumed_at = Some(Instant::now());
-                    }
-                    self.stats.reconnects += 1;
-                    let reconnection = Reconnection {
-                        attempts: attempt,
-                        took: began.elapsed(),
-                        controller: self.controller,
-                        protocol: self.protocol,
-                    };
-                    self.events.push(Event::Reconnected(reconnection));
-                    self.set_state(self.settled_state());
-                    return Ok(reconnection);
-                }
-                Err(error) => {
-                    self.drop_link();
-                    if attempt >= policy.get_attempts() || !worth_retrying(&error) {
-                        return Err(error);
-                    }
-                    attempt += 1;
-                    let wait = policy.backoff_before(attempt);
-                    self.events.push(Event::AttemptFailed {
-                        attempt: attempt - 1,
-                        error,
-                        retry_in: wait,
-                    });
-                    std::thread::sleep(wait);
-                }
-            }
-        }
-    }
-
-    /// Shuts the connection down and remembers where streaming stood.
-    fn drop_link(&mut self) {
-        if self.running && self.resume.is_none() {
-            // Kept from an earlier failed round: the last package received is older.
-            self.resume = Some(Resume {
-                timestamp: self.gaps.last(),
-                at: self.last_data_at,
-                controller: self.controller,
-                resumed_at: None,
-            });
-        }
-        self.keep_buffered_texts();
+        self.session.begin_reconnect(policy, cause, Instant::now());
         let _ = self.stream.shutdown(Shutdown::Both);
-        self.lost = true;
-    }
-
-    /// Queues the text messages among the whole packages still buffered: they were received,
-    /// and the buffer is cleared for the next connection. (The data packages among them are
-    /// counted in [`Stats::lost`](crate::Stats::lost), from the gap they leave.)
-    fn keep_buffered_texts(&mut self) {
-        let protocol = self.protocol;
-        while let Ok(Some(frame)) = self.frames.next_frame() {
-            if frame.kind == ty::TEXT_MESSAGE
-                && let Ok(text) = decode_text(frame, protocol)
-            {
-                self.texts.push(ControllerText::from_message(&text));
-            }
+        loop {
+            self.session.reconnect_attempt();
+            let error = match self.attempt() {
+                Ok(Done::Reconnected(reconnection)) => return Ok(reconnection),
+                Ok(_) => Error::Misuse("a reconnection finished as something else"),
+                Err(error) => error,
+            };
+            let _ = self.stream.shutdown(Shutdown::Both);
+            let wait = self.session.attempt_failed(error, Instant::now())?;
+            std::thread::sleep(wait);
         }
     }
 
-    /// One attempt: connect, handshake, check and replay.
-    fn attempt(&mut self) -> Result<(), Error> {
-        let (stream, peer) = open(&self.addrs, &self.options)?;
+    /// One attempt: connect, then the session's handshake and replay.
+    fn attempt(&mut self) -> Result<Done, Error> {
+        let (stream, peer) = transport::open(&self.addrs, &self.options)?;
         self.stream = stream;
         self.peer = peer;
         self.socket_timeout = self.options.get_read_timeout();
-        self.frames.clear();
-        self.protocol = ProtocolVersion::V1;
-        self.lost = false;
-        self.set_state(State::Negotiating);
-        self.handshake()?;
-        self.replay()
-    }
-
-    /// Sets every recipe up again, and starts if the outputs were streaming.
-    fn replay(&mut self) -> Result<(), Error> {
-        // Every check first: nothing is sent for a controller that cannot take it all.
-        let outputs = self
-            .outputs
-            .as_ref()
-            .map(|o| (o.recipe.clone(), o.frequency));
-        let mut frequency_field = None;
-        if let Some((recipe, frequency)) = &outputs {
-            let fields = setup::check_spec(&recipe.spec(Direction::Output))?;
-            setup::check_available(Direction::Output, &fields, self.controller)?;
-            frequency_field = self.frequency_field(*frequency)?;
-        }
-        let inputs: Vec<setup::SetUp> = self.inputs.iter().map(|i| i.recipe.clone()).collect();
-        for recipe in &inputs {
-            let fields = setup::check_spec(&recipe.spec(Direction::Input))?;
-            setup::check_available(Direction::Input, &fields, self.controller)?;
-        }
-
-        if let Some((recipe, frequency)) = &outputs {
-            let spec = recipe.spec(Direction::Output);
-            let recipe_id = self.exchange_setup_outputs(&spec, frequency_field)?;
-            if let Some(o) = &mut self.outputs {
-                o.recipe_id = recipe_id;
-            }
-            // The loop rate may have changed; the last timestamp before the gap is in
-            // `self.resume`, for the first package after it.
-            self.gaps = GapCounter::new(&spec, *frequency, self.max_frequency());
-        }
-        for (i, recipe) in inputs.iter().enumerate() {
-            let recipe_id = self.exchange_setup_inputs(&recipe.spec(Direction::Input))?;
-            if let Some(set_up) = self.inputs.get_mut(i) {
-                set_up.recipe_id = recipe_id;
-            }
-        }
-        if self.running {
-            self.exchange_start()?;
-        }
-        Ok(())
-    }
-}
-
-/// Whether another attempt may succeed where this one failed.
-fn worth_retrying(error: &Error) -> bool {
-    match error {
-        Error::StartRefused => true,
-        // Inputs the controller still holds for the connection that was lost.
-        Error::SetupRefused(refused) => refused.not_found().is_empty(),
-        e => matches!(e.kind(), ErrorKind::Link | ErrorKind::Protocol),
+        self.session.handle_connected(Instant::now());
+        self.drive()
     }
 }

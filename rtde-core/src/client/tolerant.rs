@@ -4,10 +4,11 @@
 
 use rtde_fields::{ControllerVersion, Direction};
 
-use super::{Client, InputHandle, setup};
+use super::{Client, InputHandle};
 use crate::dynamic::{DynamicRecipe, RecipeError, RecipeProblem};
 use crate::error::Error;
 use crate::recipe::Recipe;
+use crate::session::setup;
 
 /// Why a tolerant setup left a field out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,7 +89,7 @@ impl Client {
         let mut dropped = Vec::new();
         let mut candidate = recipe.clone();
         if let Err(Error::Unavailable(missing)) =
-            setup::check_available(direction, recipe.fields(), self.controller)
+            setup::check_available(direction, recipe.fields(), self.controller_version())
         {
             dropped.extend(missing.fields().iter().map(|f| DroppedField {
                 name: f.name(),

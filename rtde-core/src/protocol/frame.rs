@@ -168,6 +168,33 @@ impl FrameBuffer {
         }))
     }
 
+    /// Takes the next whole package like [`FrameBuffer::next_frame`], but returns where its
+    /// payload sits in the buffer instead of borrowing it, so the caller can go on mutating
+    /// other state before it reads the payload with [`FrameBuffer::bytes_at`].
+    pub(crate) fn take_frame(
+        &mut self,
+    ) -> Result<Option<(u8, std::ops::Range<usize>)>, DecodeError> {
+        let start = self.start;
+        let Some((frame, used)) = Frame::parse(&self.buf[start..self.end])? else {
+            return Ok(None);
+        };
+        let kind = frame.kind;
+        self.start = start + used;
+        Ok(Some((kind, start + HEADER_LEN..start + used)))
+    }
+
+    /// Bytes of a package taken with [`FrameBuffer::take_frame`]; valid until the next
+    /// [`FrameBuffer::spare`], which may move or overwrite them.
+    pub(crate) fn bytes_at(&self, range: std::ops::Range<usize>) -> &[u8] {
+        self.buf.get(range).unwrap_or(&[])
+    }
+
+    /// Puts the package whose payload is at `payload` back at the front, to be taken again:
+    /// only for the package taken last, before any [`FrameBuffer::spare`].
+    pub(crate) fn put_back(&mut self, payload: &std::ops::Range<usize>) {
+        self.start = payload.start.saturating_sub(HEADER_LEN).min(self.end);
+    }
+
     /// Forgets everything buffered (after a reconnect, say).
     pub fn clear(&mut self) {
         self.start = 0;

@@ -241,7 +241,7 @@ mod tests {
         );
         // Gap counting reads the spec too.
         let spec = RecipeSpec::new(OUT, &["actual_q", "timestamp"], &[WireType::Vector6d]);
-        let _ = crate::client::gaps::GapCounter::new(&spec, 500.0, 500.0);
+        let _ = crate::session::gaps::GapCounter::new(&spec, 500.0, 500.0);
     }
 
     #[test]

@@ -1,0 +1,161 @@
+//! The blocking driver's transport: a `TcpStream`, its timeouts, and the bytes between it
+//! and the session. No rule of the conversation lives here.
+
+use std::io::{self, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::time::{Duration, Instant};
+
+use super::{Client, ConnectOptions};
+use crate::error::Error;
+
+/// The most non-blocking reads one latest-only receive makes.
+const MAX_DRAIN_READS: usize = 64;
+
+/// Opens a connection to the first of `addrs` that answers, with the options' socket
+/// settings.
+pub(super) fn open(
+    addrs: &[SocketAddr],
+    options: &ConnectOptions,
+) -> Result<(TcpStream, SocketAddr), Error> {
+    let mut last_error = None;
+    let mut connected = None;
+    for a in addrs {
+        match TcpStream::connect_timeout(a, options.get_connect_timeout()) {
+            Ok(stream) => {
+                connected = Some((stream, *a));
+                break;
+            }
+            Err(e) => last_error = Some(e),
+        }
+    }
+    let Some((stream, peer)) = connected else {
+        return Err(match last_error {
+            Some(source) => Error::Connect {
+                addr: addrs
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+                    .into(),
+                source,
+            },
+            None => Error::Resolve {
+                source: io::Error::new(io::ErrorKind::NotFound, "the address resolved to nothing"),
+            },
+        });
+    };
+    let link = |source| Error::Io {
+        source,
+        mid_frame: false,
+    };
+    stream.set_nodelay(true).map_err(link)?;
+    stream
+        .set_write_timeout(options.get_write_timeout())
+        .map_err(link)?;
+    stream
+        .set_read_timeout(options.get_read_timeout())
+        .map_err(link)?;
+    Ok((stream, peer))
+}
+
+impl Client {
+    /// Writes what the session has to transmit.
+    pub(super) fn flush(&mut self) -> Result<(), Error> {
+        while let Some(bytes) = self.session.poll_transmit() {
+            match self.stream.write(bytes) {
+                Ok(0) => return Err(self.lose_link(io::ErrorKind::WriteZero.into())),
+                Ok(n) => self.session.transmitted(n),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                // Part of the package may have gone out: the stream is out of step.
+                Err(source) => return Err(self.lose_link(source)),
+            }
+        }
+        Ok(())
+    }
+
+    fn lose_link(&mut self, source: io::Error) -> Error {
+        self.session.handle_link_lost(Instant::now());
+        Error::Io {
+            source,
+            mid_frame: false,
+        }
+    }
+
+    /// Reads more bytes into the session, until `deadline`; `Ok(false)` when it passed
+    /// first.
+    pub(super) fn fill(&mut self, deadline: Option<Instant>) -> Result<bool, Error> {
+        let mid_frame = self.session.mid_frame();
+        let timeout = match deadline {
+            None => None,
+            Some(deadline) => {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    return Ok(false);
+                }
+                Some(ceil_to_millis(left))
+            }
+        };
+        // Whole milliseconds: a wait that starts with the full timeout left needs no change.
+        if timeout != self.socket_timeout {
+            if let Err(source) = self.stream.set_read_timeout(timeout) {
+                self.session.handle_link_lost(Instant::now());
+                return Err(Error::Io { source, mid_frame });
+            }
+            self.socket_timeout = timeout;
+        }
+        loop {
+            match self.stream.read(self.session.receive_buffer()) {
+                Ok(0) => {
+                    self.session.handle_link_lost(Instant::now());
+                    return Err(Error::Closed { mid_frame });
+                }
+                Ok(n) => {
+                    self.session.handle_received(n, Instant::now());
+                    return Ok(true);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    return Ok(false);
+                }
+                Err(source) => {
+                    self.session.handle_link_lost(Instant::now());
+                    return Err(Error::Io { source, mid_frame });
+                }
+            }
+        }
+    }
+
+    /// Reads what the socket holds without waiting (bounded: an unpaced peer cannot keep
+    /// it going). Trouble is left for the next blocking read to find and report.
+    pub(super) fn read_available(&mut self) {
+        if self.stream.set_nonblocking(true).is_err() {
+            return;
+        }
+        for _ in 0..MAX_DRAIN_READS {
+            let spare = self.session.receive_buffer();
+            if spare.is_empty() {
+                break;
+            }
+            match self.stream.read(spare) {
+                Ok(n) if n > 0 => self.session.handle_received(n, Instant::now()),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                // End of stream, nothing there (`WouldBlock`) or an error.
+                _ => break,
+            }
+        }
+        if self.stream.set_nonblocking(false).is_err() {
+            // A socket stuck non-blocking would time out at once: lose it rather.
+            self.session.handle_link_lost(Instant::now());
+        }
+    }
+}
+
+fn ceil_to_millis(d: Duration) -> Duration {
+    let millis = d.as_nanos().div_ceil(1_000_000);
+    Duration::from_millis(u64::try_from(millis).unwrap_or(u64::MAX))
+}

@@ -1,0 +1,338 @@
+//! The session driven by byte vectors and a fake clock: no socket, no thread.
+
+use std::time::{Duration, Instant};
+
+use rtde_fields::WireType;
+
+use super::*;
+use crate::protocol::{
+    ClientMessage, ControllerMessage as M, Frame, MessageLevel, TextMessage, package_type as ty,
+};
+
+const V2: ProtocolVersion = ProtocolVersion::V2;
+const V1: ProtocolVersion = ProtocolVersion::V1;
+
+const OUTPUTS: RecipeSpec<'static> = RecipeSpec::new(
+    Direction::Output,
+    &["timestamp", "actual_q"],
+    &[WireType::Double, WireType::Vector6d],
+);
+
+fn bytes(msg: &M<'_>, version: ProtocolVersion) -> Vec<u8> {
+    let mut out = vec![0; 1024];
+    let n = msg.encode(version, &mut out).unwrap();
+    out.truncate(n);
+    out
+}
+
+fn data(t: f64) -> Vec<u8> {
+    let mut payload = [0u8; 56];
+    payload[..8].copy_from_slice(&t.to_be_bytes());
+    bytes(
+        &M::DataPackage {
+            recipe_id: Some(1),
+            payload: &payload,
+        },
+        V2,
+    )
+}
+
+/// The packages the session wants sent, decoded.
+fn sent(session: &mut Session, version: ProtocolVersion) -> Vec<u8> {
+    let mut kinds = Vec::new();
+    while let Some(out) = session.poll_transmit() {
+        let out = out.to_vec();
+        session.transmitted(out.len());
+        let mut at = 0;
+        while let Ok(Some((frame, used))) = Frame::parse(&out[at..]) {
+            ClientMessage::decode(frame, version).unwrap();
+            kinds.push(frame.kind);
+            at += used;
+        }
+    }
+    kinds
+}
+
+fn drain(session: &mut Session) -> Vec<Ready> {
+    std::iter::from_fn(|| session.poll_event()).collect()
+}
+
+fn is_done(ready: &[Ready], done: &Done) -> bool {
+    ready
+        .iter()
+        .any(|r| matches!(r, Ready::Done(Ok(d)) if d == done))
+}
+
+/// A session through the v2 handshake with a 5.21 controller.
+fn connected(t0: Instant) -> Session {
+    let mut s = Session::new(&ConnectOptions::new(), t0);
+    s.handle_connected(t0);
+    assert_eq!(sent(&mut s, V2), [ty::REQUEST_PROTOCOL_VERSION]);
+    s.handle_bytes(&bytes(&M::ProtocolVersionReply { accepted: true }, V2), t0);
+    assert!(drain(&mut s).is_empty());
+    assert_eq!(sent(&mut s, V2), [ty::GET_URCONTROL_VERSION]);
+    s.handle_bytes(
+        &bytes(&M::UrcontrolVersion("5.21.0".parse().unwrap()), V2),
+        t0,
+    );
+    assert!(is_done(&drain(&mut s), &Done::Connected));
+    s
+}
+
+fn streaming(t0: Instant) -> Session {
+    let mut s = connected(t0);
+    s.setup_outputs(OUTPUTS, 500.0, t0).unwrap();
+    assert_eq!(sent(&mut s, V2), [ty::SETUP_OUTPUTS]);
+    s.handle_bytes(
+        &bytes(
+            &M::SetupOutputsReply {
+                recipe_id: Some(1),
+                types: "DOUBLE,VECTOR6D",
+            },
+            V2,
+        ),
+        t0,
+    );
+    assert!(is_done(&drain(&mut s), &Done::OutputsSetUp));
+    s.start(t0).unwrap();
+    assert_eq!(sent(&mut s, V2), [ty::START]);
+    s.handle_bytes(&bytes(&M::StartReply { accepted: true }, V2), t0);
+    assert!(is_done(&drain(&mut s), &Done::Started));
+    s
+}
+
+#[test]
+fn a_v2_text_before_the_protocol_reply_keeps_its_level_and_source() {
+    let t0 = Instant::now();
+    let mut s = Session::new(&ConnectOptions::new(), t0);
+    s.handle_connected(t0);
+    sent(&mut s, V2);
+    // What the ROS 2 driver's log shows garbled: a v2 message, before the version reply.
+    let text = TextMessage {
+        level: MessageLevel::Warning,
+        message: b"SafetySetup has not been confirmed yet",
+        source: b"Controller",
+    };
+    s.handle_bytes(&bytes(&M::TextMessage(text), V2), t0);
+    // And a v1 one, as older controllers send it.
+    s.handle_bytes(&bytes(&M::TextMessage(text), V1), t0);
+    assert!(drain(&mut s).is_empty());
+    let texts: Vec<String> = s.text_messages().map(|t| t.to_string()).collect();
+    assert_eq!(
+        texts,
+        [
+            "warning from Controller: SafetySetup has not been confirmed yet",
+            "warning: SafetySetup has not been confirmed yet"
+        ]
+    );
+}
+
+#[test]
+fn a_data_package_before_the_start_reply_is_delivered_not_discarded() {
+    let t0 = Instant::now();
+    let mut s = connected(t0);
+    s.setup_outputs(OUTPUTS, 500.0, t0).unwrap();
+    s.handle_bytes(
+        &bytes(
+            &M::SetupOutputsReply {
+                recipe_id: Some(1),
+                types: "DOUBLE,VECTOR6D",
+            },
+            V2,
+        ),
+        t0,
+    );
+    drain(&mut s);
+    s.start(t0).unwrap();
+    sent(&mut s, V2);
+    let mut wire = data(1.0);
+    wire.extend(bytes(&M::StartReply { accepted: true }, V2));
+    wire.extend(data(1.002));
+    s.handle_bytes(&wire, t0);
+    assert!(matches!(
+        s.poll_event(),
+        Some(Ready::Done(Ok(Done::Started)))
+    ));
+    assert!(matches!(s.poll_event(), Some(Ready::Data)));
+    assert_eq!(s.data()[..8], 1.0f64.to_be_bytes());
+    // The late reply is taken quietly; the next package follows.
+    assert!(matches!(s.poll_event(), Some(Ready::Data)));
+    assert_eq!(s.data()[..8], 1.002f64.to_be_bytes());
+    assert!(s.poll_event().is_none());
+    let stats = s.stats();
+    assert_eq!((stats.received, stats.discarded, stats.skipped), (2, 0, 0));
+    assert_eq!(s.state(), State::Running);
+}
+
+#[test]
+fn data_is_a_borrowed_slice_of_the_receive_buffer_until_the_next_read() {
+    let t0 = Instant::now();
+    let mut s = streaming(t0);
+    let wire = data(2.0);
+    let buf = s.receive_buffer();
+    buf[..wire.len()].copy_from_slice(&wire);
+    s.handle_received(wire.len(), t0);
+    assert!(matches!(s.poll_event(), Some(Ready::Data)));
+    assert_eq!(s.data().len(), 56);
+    assert_eq!(s.data()[..8], 2.0f64.to_be_bytes());
+    let _ = s.receive_buffer();
+    assert!(
+        s.data().is_empty(),
+        "no stale view after the buffer is handed out"
+    );
+}
+
+#[test]
+fn gaps_superseded_and_a_bad_package_behind_the_latest() {
+    let t0 = Instant::now();
+    let mut s = streaming(t0);
+    let mut wire = Vec::new();
+    for t in [0.0, 0.002, 0.010, 0.012] {
+        wire.extend(data(t));
+    }
+    // A package of another recipe behind them.
+    wire.extend(bytes(
+        &M::DataPackage {
+            recipe_id: Some(9),
+            payload: &[0; 56],
+        },
+        V2,
+    ));
+    s.handle_bytes(&wire, t0);
+    assert!(matches!(s.poll_latest(), Some(Ready::Data)));
+    assert_eq!(s.data()[..8], 0.012f64.to_be_bytes());
+    assert!(matches!(
+        s.poll_latest(),
+        Some(Ready::Rejected(Error::WrongRecipeId { .. }))
+    ));
+    let stats = s.stats();
+    assert_eq!(
+        (stats.received, stats.superseded, stats.skipped),
+        (1, 3, 3),
+        "{stats:?}"
+    );
+}
+
+#[test]
+fn a_reply_overdue_fails_the_request_and_loses_the_link() {
+    let t0 = Instant::now();
+    let options = ConnectOptions::new().read_timeout(Some(Duration::from_millis(100)));
+    let mut s = Session::new(&options, t0);
+    s.handle_connected(t0);
+    sent(&mut s, V2);
+    assert_eq!(s.poll_timeout(), Some(t0 + Duration::from_millis(100)));
+    s.handle_timeout(t0 + Duration::from_millis(99));
+    assert!(s.poll_event().is_none());
+    s.handle_timeout(t0 + Duration::from_millis(100));
+    assert!(matches!(
+        s.poll_event(),
+        Some(Ready::Done(Err(Error::Timeout {
+            waiting_for: ty::REQUEST_PROTOCOL_VERSION,
+            ..
+        })))
+    ));
+    assert!(s.is_lost());
+    assert!(matches!(
+        s.setup_outputs(OUTPUTS, 500.0, t0),
+        Err(Error::ConnectionLost)
+    ));
+}
+
+#[test]
+fn staleness_waits_out_the_grace_period_then_reports_once_per_silence() {
+    let t0 = Instant::now();
+    let mut s = streaming(t0);
+    let ms = Duration::from_millis;
+    s.set_staleness(Some(ms(10)), ms(500), t0);
+    // Within the grace period: quiet.
+    assert_eq!(s.poll_timeout(), Some(t0 + ms(500)));
+    s.handle_timeout(t0 + ms(100));
+    assert!(s.poll_event().is_none());
+    // A package: from now on the limit is 10 ms.
+    s.handle_bytes(&data(1.0), t0 + ms(200));
+    assert!(matches!(s.poll_event(), Some(Ready::Data)));
+    assert_eq!(s.poll_timeout(), Some(t0 + ms(210)));
+    s.handle_timeout(t0 + ms(209));
+    assert!(s.poll_event().is_none());
+    s.handle_timeout(t0 + ms(215));
+    assert!(matches!(
+        s.poll_event(),
+        Some(Ready::Stale { silent_for }) if silent_for == ms(15)
+    ));
+    s.handle_timeout(t0 + ms(300));
+    assert!(s.poll_event().is_none(), "reported once");
+    assert_eq!(s.poll_timeout(), None);
+    s.handle_bytes(&data(1.002), t0 + ms(301));
+    assert!(matches!(s.poll_event(), Some(Ready::Data)));
+    assert_eq!(s.poll_timeout(), Some(t0 + ms(311)));
+}
+
+#[test]
+fn a_reconnection_replays_outputs_inputs_and_start_and_counts_the_loss() {
+    let t0 = Instant::now();
+    let mut s = streaming(t0);
+    s.handle_bytes(&data(1.0), t0);
+    assert!(matches!(s.poll_event(), Some(Ready::Data)));
+    let t1 = t0 + Duration::from_secs(1);
+    s.begin_reconnect(ReconnectPolicy::once(), None, t1);
+    s.reconnect_attempt();
+    assert_eq!(s.state(), State::Reconnecting);
+    s.handle_connected(t1);
+    let replies = [
+        bytes(&M::ProtocolVersionReply { accepted: true }, V2),
+        bytes(&M::UrcontrolVersion("5.21.0".parse().unwrap()), V2),
+        bytes(
+            &M::SetupOutputsReply {
+                recipe_id: Some(4),
+                types: "DOUBLE,VECTOR6D",
+            },
+            V2,
+        ),
+        bytes(&M::StartReply { accepted: true }, V2),
+    ];
+    let mut kinds = Vec::new();
+    let mut done = Vec::new();
+    for reply in &replies {
+        kinds.extend(sent(&mut s, V2));
+        s.handle_bytes(reply, t1);
+        done.extend(drain(&mut s));
+    }
+    assert_eq!(
+        kinds,
+        [
+            ty::REQUEST_PROTOCOL_VERSION,
+            ty::GET_URCONTROL_VERSION,
+            ty::SETUP_OUTPUTS,
+            ty::START
+        ]
+    );
+    assert!(matches!(
+        done.as_slice(),
+        [Ready::Done(Ok(Done::Reconnected(r)))] if r.attempts == 1
+    ));
+    assert_eq!(s.output_recipe_id(), Some(4));
+    // 1 s at 500 Hz later: 499 packages in between.
+    let mut payload = [0u8; 56];
+    payload[..8].copy_from_slice(&2.0f64.to_be_bytes());
+    s.handle_bytes(
+        &bytes(
+            &M::DataPackage {
+                recipe_id: Some(4),
+                payload: &payload,
+            },
+            V2,
+        ),
+        t1,
+    );
+    assert!(matches!(s.poll_event(), Some(Ready::Data)));
+    assert_eq!((s.stats().lost, s.stats().reconnects), (499, 1));
+}
+
+#[test]
+fn commands_while_a_request_is_in_flight_are_misuse() {
+    let t0 = Instant::now();
+    let mut s = connected(t0);
+    s.setup_outputs(OUTPUTS, 500.0, t0).unwrap();
+    assert!(matches!(s.start(t0), Err(Error::Misuse(_))));
+    assert!(s.is_busy());
+}
