@@ -169,3 +169,69 @@ fn every_wire_type() {
     assert_eq!(value, Value::Vector6Uint32(v));
     assert_eq!(<wire::VECTOR6UINT32 as WireKind>::decode(bytes), v);
 }
+
+/// Recipes of at most 12 values decode inline in `from_payload`, larger ones (every recipe
+/// above) out of line: the same wire types through the inline path.
+#[derive(Debug, PartialEq, rtde_core::RtdeRecipe)]
+struct FewScalars {
+    output_bit_register_64: bool,
+    tool_output_mode: u8,
+    runtime_state: u32,
+    actual_digital_input_bits: u64,
+    robot_mode: i32,
+    timestamp: f64,
+    actual_tool_accelerometer: [f64; 3],
+}
+
+impl Chunk for FewScalars {
+    fn values(&self) -> Vec<Value> {
+        vec![
+            Value::Bool(self.output_bit_register_64),
+            Value::Uint8(self.tool_output_mode),
+            Value::Uint32(self.runtime_state),
+            Value::Uint64(self.actual_digital_input_bits),
+            Value::Int32(self.robot_mode),
+            Value::Double(self.timestamp),
+            Value::Vector3d(self.actual_tool_accelerometer),
+        ]
+    }
+    fn view_values(v: &FewScalarsView<'_>) -> Vec<Value> {
+        vec![
+            Value::Bool(v.output_bit_register_64()),
+            Value::Uint8(v.tool_output_mode()),
+            Value::Uint32(v.runtime_state()),
+            Value::Uint64(v.actual_digital_input_bits()),
+            Value::Int32(v.robot_mode()),
+            Value::Double(v.timestamp()),
+            Value::Vector3d(v.actual_tool_accelerometer()),
+        ]
+    }
+}
+
+/// Twelve values: the largest recipe that still decodes inline.
+#[derive(Debug, PartialEq, rtde_core::RtdeRecipe)]
+struct TwoVectors {
+    actual_q: [f64; 6],
+    joint_mode: [i32; 6],
+}
+
+impl Chunk for TwoVectors {
+    fn values(&self) -> Vec<Value> {
+        vec![
+            Value::Vector6d(self.actual_q),
+            Value::Vector6Int32(self.joint_mode),
+        ]
+    }
+    fn view_values(v: &TwoVectorsView<'_>) -> Vec<Value> {
+        vec![
+            Value::Vector6d(v.actual_q()),
+            Value::Vector6Int32(v.joint_mode()),
+        ]
+    }
+}
+
+#[test]
+fn every_wire_type_inline() {
+    round_trip::<FewScalars>();
+    round_trip::<TwoVectors>();
+}

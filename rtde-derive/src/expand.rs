@@ -95,6 +95,74 @@ fn decode_field(p: &TokenStream, ls: &[Layout<'_>], n: usize, bytes: &TokenStrea
     }
 }
 
+/// How many values a wire type decodes into: what a decoder holds in registers at once.
+fn scalars(t: WireType) -> usize {
+    match t {
+        WireType::Bool
+        | WireType::Uint8
+        | WireType::Uint32
+        | WireType::Uint64
+        | WireType::Int32
+        | WireType::Double => 1,
+        WireType::Vector3d => 3,
+        WireType::Vector6d | WireType::Vector6Int32 | WireType::Vector6Uint32 => 6,
+    }
+}
+
+/// Recipes of more values than this decode out of line in `from_payload`. Inlined into a
+/// caller, a decoder cannot show LLVM that the value it builds does not overlap the
+/// payload (the `noalias` of a function's arguments does not survive inlining), so every
+/// load must come before the first store; past the registers x86-64 has free, the values
+/// wait on the stack. Out of line, the payload is a `noalias` read-only argument and each
+/// value is stored as soon as it is read.
+const MAX_INLINE_SCALARS: usize = 12;
+
+/// `FromPayload`: the length check where it is called, and for recipes of many values, the
+/// reads in a function of their own (see [`MAX_INLINE_SCALARS`]).
+fn from_payload(
+    recipe: &Recipe<'_>,
+    p: &TokenStream,
+    layouts: &[&Layout<'_>],
+    members: &[&Ident],
+    decodes: &[TokenStream],
+) -> TokenStream {
+    let ident = recipe.ident;
+    let n_lit = lit(layouts.iter().map(|l| l.size).sum());
+    let payload = Ident::new("__rtde_payload", Span::mixed_site());
+    let values: usize = layouts.iter().map(|l| scalars(l.entry.wire_type())).sum();
+    if values <= MAX_INLINE_SCALARS {
+        return quote! {
+            #[automatically_derived]
+            impl #p::FromPayload for #ident {
+                #[inline]
+                fn from_payload(#payload: &[u8]) -> #p::Result<Self, #p::PayloadError> {
+                    let #payload = #p::payload::<#n_lit>(#payload)?;
+                    #p::Ok(Self {
+                        #(#members: #decodes,)*
+                    })
+                }
+            }
+        };
+    }
+    let decode = Ident::new("__rtde_decode", Span::mixed_site());
+    quote! {
+        #[inline(never)]
+        fn #decode(#payload: &[u8; #n_lit]) -> #ident {
+            #ident {
+                #(#members: #decodes,)*
+            }
+        }
+
+        #[automatically_derived]
+        impl #p::FromPayload for #ident {
+            #[inline]
+            fn from_payload(#payload: &[u8]) -> #p::Result<Self, #p::PayloadError> {
+                #p::Ok(#decode(#p::payload::<#n_lit>(#payload)?))
+            }
+        }
+    }
+}
+
 fn lit(n: usize) -> Literal {
     Literal::usize_unsuffixed(n)
 }
@@ -213,6 +281,8 @@ pub(crate) fn expand(recipe: &Recipe<'_>, per_field: &[Vec<&'static Entry>]) -> 
         .collect();
     let encodes = layouts.iter().map(|l| encode(&p, l, n, &out));
 
+    let from_payload = from_payload(recipe, &p, &layouts, &members, &decodes);
+
     let direction_impl = match recipe.attrs.direction {
         Direction::Output => quote! {
             #[automatically_derived]
@@ -298,16 +368,7 @@ pub(crate) fn expand(recipe: &Recipe<'_>, per_field: &[Vec<&'static Entry>]) -> 
                 const MIN_CONTROLLER: [#p::Option<#p::ControllerVersion>; 3] = [#(#mins),*];
             }
 
-            #[automatically_derived]
-            impl #p::FromPayload for #ident {
-                #[inline]
-                fn from_payload(#payload: &[u8]) -> #p::Result<Self, #p::PayloadError> {
-                    let #payload = #p::payload::<#n_lit>(#payload)?;
-                    #p::Ok(Self {
-                        #(#members: #decodes,)*
-                    })
-                }
-            }
+            #from_payload
 
             #[automatically_derived]
             impl #p::ToPayload for #ident {

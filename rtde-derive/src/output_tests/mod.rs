@@ -48,6 +48,23 @@ fn output_recipe() {
     );
 }
 
+/// More values than registers: `from_payload` checks the length inline and decodes out of
+/// line.
+#[test]
+fn output_recipe_of_many_values() {
+    check(
+        "joints",
+        quote! {
+            struct Joints {
+                timestamp: f64,
+                actual_q: [f64; 6],
+                actual_qd: [f64; 6],
+                joint_mode: [JointMode; 6],
+            }
+        },
+    );
+}
+
 #[test]
 fn input_recipe() {
     check(
