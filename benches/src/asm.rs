@@ -3,15 +3,19 @@
 //! ```text
 //! cargo rustc --release -p rtde-bench --lib -- --emit asm
 //! grep -A200 '^_ZN10rtde_bench3asm7derived' <target dir>/release/deps/rtde_bench-*.s
+//! grep -A200 '^_ZN10rtde_bench5floor18decode_out_of_line' <target dir>/release/deps/rtde_bench-*.s
 //! ```
 //!
-//! `derived` and `floor` are the same straight line: one length check, then loads, byte
-//! swaps and stores, no call and no other branch; `frame` adds the header checks and the
-//! data-package fast path of `ControllerMessage::decode`, inlined.
+//! `floor` is one length check, then loads, byte swaps and stores, each value stored as it
+//! is read, no call and no other branch. `derived` is the length check and a jump to the
+//! derive's decoder (`__rtde_decode`), the same straight line as the floor;
+//! `derived_in_a_loop` shows that line staying out of line when `from_payload` is inlined.
+//! `frame` adds the header checks and the data-package fast path of
+//! `ControllerMessage::decode`, inlined.
 
 use rtde_core::{DynamicRecipe, FromPayload, OutputRecipe, PayloadError};
 
-use crate::{Reference, floor, stream};
+use crate::{Reference, stream};
 
 /// `Reference::from_payload`.
 ///
@@ -22,11 +26,16 @@ pub fn derived(payload: &[u8]) -> Result<Reference, PayloadError> {
     Reference::from_payload(payload)
 }
 
-/// The hand-written floor.
+pub use crate::floor::decode_out_of_line as floor;
+
+/// `Reference::from_payload` inlined into a caller's loop, each result stored: what a
+/// receive loop in user code becomes. The length check is inlined; the reads are the
+/// derive's out-of-line decoder (the recipe holds more values than registers).
 #[inline(never)]
-#[must_use]
-pub fn floor(payload: &[u8]) -> Option<Reference> {
-    floor::decode(payload)
+pub fn derived_in_a_loop(payloads: &[&[u8]], out: &mut [Option<Reference>]) {
+    for (payload, out) in payloads.iter().zip(out) {
+        *out = Reference::from_payload(payload).ok();
+    }
 }
 
 /// A package parsed and decoded from the front of a receive buffer.
@@ -34,6 +43,12 @@ pub fn floor(payload: &[u8]) -> Option<Reference> {
 #[must_use]
 pub fn frame(buf: &[u8]) -> Option<(Reference, usize)> {
     stream::parse_and_decode(buf)
+}
+
+/// A package parsed from the front of a receive buffer and decoded into `out`.
+#[inline(never)]
+pub fn frame_into(buf: &[u8], out: &mut Reference) -> Option<usize> {
+    stream::parse_and_decode_into(buf, out)
 }
 
 /// `DynamicRecipe::decode_into`.

@@ -2,7 +2,7 @@
 //! finds it after a read, and the sans-IO path from bytes to a decoded recipe.
 
 use rtde_core::protocol::{ControllerMessage, Frame, ProtocolVersion};
-use rtde_core::{FromPayload, StaticRecipe};
+use rtde_core::{FromPayload, OutputRecipe, StaticRecipe};
 
 use crate::{Reference, floor, sample};
 
@@ -70,6 +70,20 @@ pub fn parse_and_decode(buf: &[u8]) -> Option<(Reference, usize)> {
             recipe_id: Some(RECIPE_ID),
             payload,
         }) => Some((Reference::from_payload(payload).ok()?, used)),
+        _ => None,
+    }
+}
+
+/// [`parse_and_decode`] into a recipe the caller keeps, as `Client::recv_into` does:
+/// returns the bytes the package took, or `None` (and `out` unchanged) for anything else.
+#[inline]
+pub fn parse_and_decode_into(buf: &[u8], out: &mut Reference) -> Option<usize> {
+    let (frame, used) = Frame::parse(buf).ok()??;
+    match ControllerMessage::decode(frame, ProtocolVersion::V2) {
+        Ok(ControllerMessage::DataPackage {
+            recipe_id: Some(RECIPE_ID),
+            payload,
+        }) => out.decode_into(payload).ok().map(|()| used),
         _ => None,
     }
 }
