@@ -49,6 +49,8 @@
 //!   owns every rule the client applies; [`Client`] is a thin driver over it, and other
 //!   drivers (a background thread, an async task) are the same loop of read → handle →
 //!   poll → write.
+//! - [`writer`]: typed writes to the standard inputs (digital and analog outputs, speed
+//!   slider, registers) that set their own masks and send only what they change.
 //! - [`fields`]: the registry of every RTDE variable (re-exported `rtde-fields`).
 
 #![forbid(unsafe_code)]
@@ -66,6 +68,7 @@ mod recipe;
 pub mod session;
 mod typed;
 mod value;
+pub mod writer;
 
 pub use client::{
     Client, ConnectOptions, ControllerText, DropReason, DroppedField, Event, InputHandle,

@@ -204,8 +204,11 @@ impl IoState {
         }
         let written = |name: &str| values.iter().any(|(n, _)| *n == name);
         for m in rtde_core::fields::masks() {
-            // The last mask written stays in force, whichever recipe wrote it.
-            if !written(m.mask()) && !written(m.value()) {
+            // A value takes effect when a package carries it, under the last mask written
+            // (whichever recipe wrote it); a package without the value leaves the applied
+            // one alone, so that a recipe without `standard_analog_output_type` keeps the
+            // outputs' domains.
+            if !written(m.value()) {
                 continue;
             }
             let mask = self.u64_of(m.mask());

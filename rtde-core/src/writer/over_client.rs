@@ -1,0 +1,285 @@
+//! The writes over the blocking client: one input recipe per group, set up before start.
+
+use std::ops::RangeInclusive;
+
+use crate::client::{Client, InputHandle};
+use crate::error::Error;
+use crate::writer::write::{AnalogDomain, IoError, IoGroup, IoWrite};
+
+/// Which groups an [`IoWriter`] sets up: each is one input recipe on the controller, and
+/// a field another client or a fieldbus adapter holds makes its setup fail (`IN_USE`), so
+/// ask only for what the application writes.
+///
+/// ```
+/// use rtde_core::writer::{IoConfig, IoGroup};
+///
+/// let config = IoConfig::new().speed_slider().int_registers(24..=25);
+/// assert_eq!(config.groups(), [IoGroup::SpeedSlider, IoGroup::IntRegister(24), IoGroup::IntRegister(25)]);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IoConfig {
+    groups: Vec<IoGroup>,
+}
+
+impl IoConfig {
+    /// No groups.
+    #[must_use]
+    pub fn new() -> Self {
+        IoConfig::default()
+    }
+
+    /// Every standard input but the registers: digital (standard, configurable, tool) and
+    /// analog outputs, and the speed slider.
+    #[must_use]
+    pub fn standard() -> Self {
+        IoConfig {
+            groups: IoGroup::STANDARD.to_vec(),
+        }
+    }
+
+    fn with(mut self, groups: impl IntoIterator<Item = IoGroup>) -> Self {
+        for g in groups {
+            if !self.groups.contains(&g) {
+                self.groups.push(g);
+            }
+        }
+        self
+    }
+
+    /// The standard, configurable and tool digital outputs.
+    #[must_use]
+    pub fn digital_outputs(self) -> Self {
+        self.with(IoGroup::STANDARD[..3].iter().copied())
+    }
+
+    /// The standard analog outputs, with and without their domain.
+    #[must_use]
+    pub fn analog_outputs(self) -> Self {
+        self.with([IoGroup::AnalogOutputs, IoGroup::AnalogOutputsKeepDomain])
+    }
+
+    /// The speed slider.
+    #[must_use]
+    pub fn speed_slider(self) -> Self {
+        self.with([IoGroup::SpeedSlider])
+    }
+
+    /// `external_force_torque`.
+    #[must_use]
+    pub fn external_force_torque(self) -> Self {
+        self.with([IoGroup::ExternalForceTorque])
+    }
+
+    /// `input_int_register_N` for N in `indices` (24..=47; others fail at setup).
+    #[must_use]
+    pub fn int_registers(self, indices: RangeInclusive<u8>) -> Self {
+        self.with(indices.map(IoGroup::IntRegister))
+    }
+
+    /// `input_double_register_N` for N in `indices` (24..=47; others fail at setup).
+    #[must_use]
+    pub fn double_registers(self, indices: RangeInclusive<u8>) -> Self {
+        self.with(indices.map(IoGroup::DoubleRegister))
+    }
+
+    /// `input_bit_register_N` for N in `indices` (64..=127; others fail at setup).
+    #[must_use]
+    pub fn bit_registers(self, indices: RangeInclusive<u8>) -> Self {
+        self.with(indices.map(IoGroup::BitRegister))
+    }
+
+    /// The groups, in the order they are set up.
+    #[must_use]
+    pub fn groups(&self) -> &[IoGroup] {
+        &self.groups
+    }
+}
+
+/// Why a write failed: it could not be built (nothing sent), or the client failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WriteError {
+    /// The write is not one the controller can take; nothing was sent.
+    #[error(transparent)]
+    Io(#[from] IoError),
+    /// The group was not in the [`IoConfig`] the writer was set up with; nothing was sent.
+    #[error("the writer has no recipe for {0}; add it to the `IoConfig` it is set up with")]
+    NotSetUp(IoGroup),
+    /// Setting up or sending failed.
+    #[error(transparent)]
+    Client(#[from] Error),
+}
+
+/// Typed writes over a [`Client`]: each group of [`IoConfig`] is an input recipe of its
+/// own, and each call sends one package through its group's recipe with the masks set to
+/// what it changes, so nothing else on the controller moves.
+///
+/// Set up before [`Client::start`] (the controller takes setups only while paused), write
+/// after. The handles survive reconnection, as [`Client::send`]'s do.
+#[derive(Debug)]
+pub struct IoWriter {
+    handles: Vec<(IoGroup, InputHandle)>,
+}
+
+impl IoWriter {
+    /// Sets up one input recipe per group of `config`.
+    ///
+    /// # Errors
+    /// [`WriteError::Io`] for a register outside the external range (before anything is
+    /// sent); [`WriteError::Client`] when the controller refuses a recipe (a field in use
+    /// by another client or a fieldbus adapter, say) or the link fails.
+    pub fn setup(client: &mut Client, config: &IoConfig) -> Result<IoWriter, WriteError> {
+        let writes = config
+            .groups
+            .iter()
+            .map(|g| g.empty_write())
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut handles = Vec::with_capacity(writes.len());
+        for w in &writes {
+            handles.push((w.group(), client.setup_inputs(crate::Recipe::spec(w))?));
+        }
+        Ok(IoWriter { handles })
+    }
+
+    /// The handle of a group's recipe, for sending [`IoWrite`]s with [`Client::send`].
+    #[must_use]
+    pub fn handle(&self, group: IoGroup) -> Option<&InputHandle> {
+        self.handles
+            .iter()
+            .find(|(g, _)| *g == group)
+            .map(|(_, h)| h)
+    }
+
+    /// Sends one write through its group's recipe.
+    ///
+    /// # Errors
+    /// [`WriteError::NotSetUp`] for a group this writer lacks; a client error.
+    pub fn send(&self, client: &mut Client, write: &IoWrite) -> Result<(), WriteError> {
+        let handle = self
+            .handle(write.group())
+            .ok_or(WriteError::NotSetUp(write.group()))?;
+        client.send(handle, write)?;
+        Ok(())
+    }
+
+    /// Standard digital output `index` (0..=7) on or off; the other outputs keep theirs.
+    ///
+    /// # Errors
+    /// As [`IoWriter::send`], and [`IoError::NoSuchOutput`].
+    pub fn standard_digital_output(
+        &self,
+        client: &mut Client,
+        index: u8,
+        on: bool,
+    ) -> Result<(), WriteError> {
+        self.send(client, &IoWrite::standard_digital_output(index, on)?)
+    }
+
+    /// Configurable digital output `index` (0..=7) on or off.
+    ///
+    /// # Errors
+    /// As [`IoWriter::standard_digital_output`].
+    pub fn configurable_digital_output(
+        &self,
+        client: &mut Client,
+        index: u8,
+        on: bool,
+    ) -> Result<(), WriteError> {
+        self.send(client, &IoWrite::configurable_digital_output(index, on)?)
+    }
+
+    /// Tool digital output `index` (0 or 1) on or off.
+    ///
+    /// # Errors
+    /// As [`IoWriter::standard_digital_output`].
+    pub fn tool_digital_output(
+        &self,
+        client: &mut Client,
+        index: u8,
+        on: bool,
+    ) -> Result<(), WriteError> {
+        self.send(client, &IoWrite::tool_digital_output(index, on)?)
+    }
+
+    /// Standard analog output `index` (0 or 1) at `ratio` (0..=1) of its range in `domain`.
+    ///
+    /// # Errors
+    /// As [`IoWriter::send`], [`IoError::NoSuchOutput`] and [`IoError::OutOfRange`].
+    pub fn analog_output(
+        &self,
+        client: &mut Client,
+        index: u8,
+        domain: AnalogDomain,
+        ratio: f64,
+    ) -> Result<(), WriteError> {
+        self.send(client, &IoWrite::analog_output(index, domain, ratio)?)
+    }
+
+    /// Standard analog output `index` at `ratio` in the domain it already has.
+    ///
+    /// # Errors
+    /// As [`IoWriter::analog_output`].
+    pub fn analog_output_keep_domain(
+        &self,
+        client: &mut Client,
+        index: u8,
+        ratio: f64,
+    ) -> Result<(), WriteError> {
+        self.send(client, &IoWrite::analog_output_keep_domain(index, ratio)?)
+    }
+
+    /// The speed slider at `fraction` (0..=1).
+    ///
+    /// # Errors
+    /// As [`IoWriter::send`], and [`IoError::OutOfRange`].
+    pub fn speed_slider(&self, client: &mut Client, fraction: f64) -> Result<(), WriteError> {
+        self.send(client, &IoWrite::speed_slider(fraction)?)
+    }
+
+    /// `external_force_torque`: force (N) and torque (Nm) for the robot's force/torque
+    /// interface.
+    ///
+    /// # Errors
+    /// As [`IoWriter::send`], and [`IoError::NotFinite`].
+    pub fn external_force_torque(
+        &self,
+        client: &mut Client,
+        wrench: [f64; 6],
+    ) -> Result<(), WriteError> {
+        self.send(client, &IoWrite::external_force_torque(wrench)?)
+    }
+
+    /// `input_int_register_{index}` (24..=47).
+    ///
+    /// # Errors
+    /// As [`IoWriter::send`], and [`IoError::NotExternal`].
+    pub fn int_register(
+        &self,
+        client: &mut Client,
+        index: u8,
+        value: i32,
+    ) -> Result<(), WriteError> {
+        self.send(client, &IoWrite::int_register(index, value)?)
+    }
+
+    /// `input_double_register_{index}` (24..=47).
+    ///
+    /// # Errors
+    /// As [`IoWriter::int_register`].
+    pub fn double_register(
+        &self,
+        client: &mut Client,
+        index: u8,
+        value: f64,
+    ) -> Result<(), WriteError> {
+        self.send(client, &IoWrite::double_register(index, value)?)
+    }
+
+    /// `input_bit_register_{index}` (64..=127).
+    ///
+    /// # Errors
+    /// As [`IoWriter::int_register`].
+    pub fn bit_register(&self, client: &mut Client, index: u8, on: bool) -> Result<(), WriteError> {
+        self.send(client, &IoWrite::bit_register(index, on)?)
+    }
+}
