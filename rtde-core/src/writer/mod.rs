@@ -10,7 +10,7 @@
 //!   through its own recipe, so that a call puts on the wire only what it changes.
 //!
 //! ```
-//! use rtde_core::InputRecipe;
+//! use rtde_core::Recipe;
 //! use rtde_core::writer::{IoGroup, IoWrite};
 //!
 //! // Standard digital output 3 on: the mask selects bit 3 and nothing else.
