@@ -4,7 +4,7 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
 use rtde_core::RTDE_PORT;
 use rtde_core::fields::ControllerVersion;
-use rtde_sim::{Arm, Sim};
+use rtde_sim::{Arm, Fault, Sim};
 
 /// Serve a simulated robot's RTDE interface until interrupted.
 #[derive(Debug, clap::Args)]
@@ -53,11 +53,27 @@ pub(crate) struct SimArgs {
     /// Hold the fieldbus register ranges, as an enabled EtherNet/IP or PROFINET adapter does.
     #[arg(long)]
     fieldbus: bool,
+    /// Inject a fault real controllers show (repeatable): skip-every=N, skip-ticks=T[,T…],
+    /// delay-replies=DURATION, slow-boot=WINDOW,DURATION, text=TRIGGER,LEVEL,MESSAGE,
+    /// close-mid-frame=TRIGGER, malformed=TRIGGER,KIND, data-before-start-reply,
+    /// data-before-pause-reply, build=N. TRIGGER is reply:START (any package type) or data:N;
+    /// LEVEL exception, error, warning or info; KIND size-too-small, size-too-large,
+    /// unknown-type, wrong-recipe-id or bytes:HEX; DURATION 250ms or 2s.
+    #[arg(long = "fault", value_name = "SPEC", value_parser = fault)]
+    faults: Vec<Fault>,
+    /// Answer NOT_FOUND for fields whose first version no source records (by default they
+    /// are served as if every version of the generation had them).
+    #[arg(long)]
+    refuse_unrecorded: bool,
     /// Serve a fleet: this many controllers from one process, on consecutive ports from
     /// --port (each on a free port with --port 0), all ticked by one clock thread; robot
     /// i gets noise seed SEED + i. One line per robot gives its address.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
     robots: u16,
+}
+
+fn fault(spec: &str) -> Result<Fault, String> {
+    spec.parse()
 }
 
 fn arm(name: &str) -> Result<Arm, String> {
@@ -92,6 +108,12 @@ pub(crate) fn run(args: &SimArgs) -> Result<(), String> {
     }
     if args.fieldbus {
         builder = builder.fieldbus_adapter();
+    }
+    if args.refuse_unrecorded {
+        builder = builder.refuse_unrecorded_fields();
+    }
+    for fault in &args.faults {
+        builder = builder.fault(fault.clone());
     }
     if args.robots > 1 {
         let fleet = builder

@@ -1,6 +1,9 @@
 //! `rtde sim` serves the simulator on the port it prints.
 
 mod common;
+// The same check per fault flag as the `rtde-sim` binary's tests.
+#[path = "../../rtde-sim/tests/binary/fault_checks.rs"]
+mod fault_checks;
 
 use std::time::Duration;
 
@@ -91,5 +94,46 @@ fn a_bad_version_is_one_line() {
     assert_eq!(
         run.one_line_error(),
         "error: controller version 4.1.0 belongs to no generation: use 3.x (CB3), 5.x (e-Series) or 10.x (PolyScope X)"
+    );
+}
+
+#[test]
+fn every_fault_flag_reaches_the_simulator() {
+    for (spec, extra, check) in fault_checks::FAULTS {
+        let mut cmd = rtde();
+        cmd.args(["sim", "--port", "0", "--fault", spec])
+            .args(*extra);
+        let mut sim = Spawned::new(cmd);
+        check(sim.listening_on());
+    }
+}
+
+#[test]
+fn a_bad_fault_flag_is_one_line() {
+    let run = common::run(&["sim", "--fault", "close-mid-frame=reply:NOPE"]);
+    assert!(
+        run.stderr.contains("`NOPE` is no RTDE package type"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.status.success());
+}
+
+#[test]
+fn refuse_unrecorded_answers_not_found_for_fields_of_unrecorded_version() {
+    let mut cmd = rtde();
+    cmd.args(["sim", "--port", "0", "--refuse-unrecorded"]);
+    let mut sim = Spawned::new(cmd);
+    let options = ConnectOptions::new().read_timeout(Some(Duration::from_secs(5)));
+    let mut client = Client::connect(sim.listening_on(), options).unwrap();
+    let recipe =
+        DynamicRecipe::inputs(["tool_digital_output_mask", "tool_digital_output"]).unwrap();
+    let err = client.setup_inputs(recipe.spec()).unwrap_err();
+    let rtde_core::Error::SetupRefused(refused) = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(
+        refused.not_found(),
+        ["tool_digital_output_mask", "tool_digital_output"]
     );
 }

@@ -23,6 +23,26 @@
 //! assert_eq!(suggest(Direction::Output, "actual_tcp_pos").unwrap().name(), "actual_TCP_pose");
 //! ```
 //!
+//! # Fields whose first version is unknown
+//!
+//! For a few fields no source records the first version of a generation that has them
+//! (`?` in the data file: `tool_digital_output` and its mask, among others). The policy is
+//! to **let the controller decide**: [`Field::since`] is then the generation's first RTDE
+//! version (3.4.0, 5.0.0, 10.7.0), so the derive, the client's checks and the simulator
+//! treat the field as present on every version of the generation, and a controller that
+//! lacks it answers `NOT_FOUND`, which the client reports by name. Refusing them instead
+//! would refuse fields that exist on every controller in use. [`Field::since_is_recorded`]
+//! tells the two cases apart, for tools that want the stricter answer; the simulator's
+//! switch for it is `SimBuilder::refuse_unrecorded_fields` (`--refuse-unrecorded`).
+//!
+//! ```
+//! use rtde_fields::{lookup, Direction, Generation};
+//!
+//! let tool = lookup(Direction::Input, "tool_digital_output").unwrap();
+//! assert!(!tool.since_is_recorded(Generation::ESeries));
+//! assert!(tool.is_available_on("5.0.0".parse().unwrap()));
+//! ```
+//!
 //! This crate has no dependencies: the `#[derive(RtdeRecipe)]` macro reads it at compile time.
 
 #![forbid(unsafe_code)]

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rtde_core::Value;
 use rtde_core::fields::{
@@ -37,6 +37,10 @@ pub(crate) struct Config {
     pub(crate) clock_per_connection: bool,
     pub(crate) stall_timeout: Duration,
     pub(crate) faults: Vec<Fault>,
+    /// When the simulator started: the controller's boot, for [`Fault::SlowBoot`].
+    pub(crate) booted_at: Instant,
+    /// Fields whose first version no source records are `NOT_FOUND`.
+    pub(crate) refuse_unrecorded: bool,
     pub(crate) source: Arc<dyn OutputSource>,
     /// The clock thread a fleet shares; paced connections are streamed by it.
     pub(crate) ticker: Option<Arc<Ticker>>,
@@ -248,13 +252,32 @@ impl Session {
             }
             ClientMessage::GetUrcontrolVersion => self.reply(
                 frame.kind,
-                &ControllerMessage::UrcontrolVersion(shared.config.version),
+                &ControllerMessage::UrcontrolVersion(crate::fault::reported_version(
+                    &shared.config.faults,
+                    shared.config.version,
+                )),
                 out,
             ),
             ClientMessage::SetupOutputs { frequency, names } => {
                 self.setup_outputs(frequency, names, shared, out);
             }
             ClientMessage::SetupInputs { names } => self.setup_inputs(names, shared, out),
+            // The RTDE guide: START "will fail if e.g. an output package has not been
+            // configured yet", and a client must subscribe to at least one output
+            // (controller 5.22 still insists).
+            ClientMessage::Start if self.output.is_none() => {
+                self.text(
+                    MessageLevel::Error,
+                    "START refused: no output recipe is set up; send SETUP_OUTPUTS with at \
+                     least one output first",
+                    out,
+                );
+                self.reply(
+                    frame.kind,
+                    &ControllerMessage::StartReply { accepted: false },
+                    out,
+                );
+            }
             ClientMessage::Start => {
                 self.running = true;
                 self.reply(
@@ -375,7 +398,7 @@ impl Session {
         let mut types = Vec::with_capacity(names.len());
         let mut problems = Vec::new();
         for name in &names {
-            match resolve(Direction::Output, name, config.version) {
+            match resolve(Direction::Output, name, config) {
                 Ok(f) if config.source.provides(f) => {
                     fields.push(f);
                     types.push(f.wire_type().as_str());
@@ -444,7 +467,7 @@ impl Session {
         let mut types = Vec::with_capacity(names.len());
         let mut problems = Vec::new();
         for name in &names {
-            match resolve(Direction::Input, name, shared.config.version) {
+            match resolve(Direction::Input, name, &shared.config) {
                 Ok(f) => match controller.owners.get(f.name()) {
                     Some(Owner::Client(other)) if *other != self.id => {
                         problems.push(format!("`{}` is in use by another RTDE client", f.name()));
@@ -504,6 +527,8 @@ impl Session {
         out: &mut Vec<Outgoing>,
     ) {
         let problem = match self.inputs.get(&recipe_id) {
+            // Applied whether or not synchronisation is started: see the crate
+            // documentation ("Inputs") for why.
             None => Some(format!(
                 "ignored input data for recipe {recipe_id}, which is not set up on this connection"
             )),
@@ -604,15 +629,21 @@ fn name_list(names: &str) -> Result<Vec<&str>, String> {
 }
 
 /// The field a setup names, if the configured controller has it; else why not.
-fn resolve(
-    direction: Direction,
-    name: &str,
-    version: ControllerVersion,
-) -> Result<&'static Field, String> {
+fn resolve(direction: Direction, name: &str, config: &Config) -> Result<&'static Field, String> {
+    let version = config.version;
     let Some(f) = lookup(direction, name) else {
         return Err(format!("`{name}` is not an RTDE {direction} variable"));
     };
     match f.availability_on(version) {
+        Availability::Available
+            if config.refuse_unrecorded && !f.since_is_recorded(config.generation) =>
+        {
+            Err(format!(
+                "`{name}`: no source records the first {} version with it, and this simulator \
+                 refuses such fields",
+                config.generation
+            ))
+        }
         Availability::Available => Ok(f),
         Availability::Since(min) => Err(format!(
             "`{name}` needs controller software {min} or later (this is {version})"

@@ -3,7 +3,8 @@
 
 use std::time::Duration;
 
-use rtde_core::protocol::MessageLevel;
+use rtde_core::fields::ControllerVersion;
+use rtde_core::protocol::{MessageLevel, package_type};
 
 /// A fault to inject on every connection, set with
 /// [`SimBuilder::fault`](crate::SimBuilder::fault).
@@ -68,6 +69,24 @@ pub enum Fault {
         /// How it is malformed.
         kind: Malformation,
     },
+    /// Send the first output data package before the reply to START, as real controllers
+    /// sometimes do: a client that takes the first package after START for the reply, or
+    /// drops it, is caught.
+    DataBeforeStartReply,
+    /// Send one more output data package between a PAUSE request and its reply, as a
+    /// controller whose loop had already sampled it does.
+    DataBeforePauseReply,
+    /// For `window` after the simulator started (the controller booting), delay every
+    /// reply to a control request by `delay`; later replies come at once.
+    SlowBoot {
+        /// How long after start replies are slow.
+        window: Duration,
+        /// How much slower each reply is during the window.
+        delay: Duration,
+    },
+    /// Report this build number in the reply to GET_URCONTROL_VERSION (`5.21.0.123456`),
+    /// as real controllers do, instead of the configured version's (0 unless given).
+    BuildNumber(u32),
 }
 
 /// Which package on a connection a [`Fault`] applies to.
@@ -99,6 +118,22 @@ pub enum Malformation {
     WrongRecipeId,
     /// These bytes are sent instead of the package.
     Bytes(Vec<u8>),
+}
+
+/// The controller version to report with the build number a [`Fault::BuildNumber`] asks
+/// for (the last one given wins).
+pub(crate) fn reported_version(faults: &[Fault], version: ControllerVersion) -> ControllerVersion {
+    faults
+        .iter()
+        .rev()
+        .find_map(|f| match f {
+            Fault::BuildNumber(build) => Some(ControllerVersion {
+                build: *build,
+                ..version
+            }),
+            _ => None,
+        })
+        .unwrap_or(version)
 }
 
 /// The faults of one connection, and which of the one-shot ones have fired.
@@ -145,6 +180,28 @@ impl FaultPlan {
                 _ => None,
             })
             .fold(Duration::ZERO, Duration::saturating_add)
+    }
+
+    /// The extra delay of a reply while the controller boots: `since_start` after the
+    /// simulator started.
+    pub(crate) fn boot_delay(&self, since_start: Duration) -> Duration {
+        self.faults
+            .iter()
+            .filter_map(|f| match f {
+                Fault::SlowBoot { window, delay } if since_start < *window => Some(*delay),
+                _ => None,
+            })
+            .fold(Duration::ZERO, Duration::saturating_add)
+    }
+
+    /// Whether an output data package goes out before the reply to the request `kind`
+    /// (START or PAUSE).
+    pub(crate) fn data_before_reply(&self, kind: u8) -> bool {
+        self.faults.iter().any(|f| match f {
+            Fault::DataBeforeStartReply => kind == package_type::START,
+            Fault::DataBeforePauseReply => kind == package_type::PAUSE,
+            _ => false,
+        })
     }
 
     /// The plan for a package: `reply_to` is the request type for a reply, `data_index`
@@ -221,6 +278,23 @@ mod tests {
         let plan = FaultPlan::new(&[Fault::SkipEvery(3)]);
         let skipped: Vec<u64> = (0..40).step_by(4).filter(|&t| plan.skips(t, 4)).collect();
         assert_eq!(skipped, [8, 20, 32]);
+    }
+
+    #[test]
+    fn boot_delays_end_with_the_window_and_builds_are_reported() {
+        let plan = FaultPlan::new(&[Fault::SlowBoot {
+            window: Duration::from_secs(2),
+            delay: Duration::from_millis(300),
+        }]);
+        assert_eq!(
+            plan.boot_delay(Duration::from_secs(1)),
+            Duration::from_millis(300)
+        );
+        assert_eq!(plan.boot_delay(Duration::from_secs(2)), Duration::ZERO);
+        let v: ControllerVersion = "5.21.0".parse().unwrap();
+        let reported = reported_version(&[Fault::BuildNumber(123_456)], v);
+        assert_eq!(reported.to_string(), "5.21.0.123456");
+        assert_eq!(reported_version(&[], v), v);
     }
 
     #[test]

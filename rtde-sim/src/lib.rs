@@ -75,9 +75,11 @@
 //! - **Streaming.** The control loop runs at 125 Hz (CB3) or 500 Hz (e-Series,
 //!   PolyScope X); an output recipe at frequency `f` gets a package every
 //!   `floor(loop rate / f)` ticks (the RTDE guide's rule), on ticks that are multiples of that number, so
-//!   `timestamp` steps by exactly that many control periods (v1: every tick). START and
-//!   PAUSE are always accepted; START with no output recipe streams nothing (an
-//!   inputs-only client). A paced connection that falls behind by up to 250 ms (its
+//!   `timestamp` steps by exactly that many control periods (v1: every tick). START with
+//!   no output recipe is refused (a text message says why, then the reply with 0), as the
+//!   RTDE guide says ("this will fail if e.g. an output package has not been configured
+//!   yet"; a client must subscribe to at least one output) and controllers up to 5.22 at
+//!   least still do; PAUSE is always accepted. A paced connection that falls behind by up to 250 ms (its
 //!   thread woke late on a busy machine) sends the missed packages at once, so pacing
 //!   never makes a gap by itself; one further behind (its writes blocked by a client
 //!   that reads too slowly) sends only the newest data, as a controller does, and the
@@ -87,16 +89,30 @@
 //!   [`SimBuilder::speed`] runs them faster or slower). All connections share one
 //!   clock, as on a controller, unless [`SimBuilder::clock_per_connection`] gives each
 //!   its own, started at tick 0 by its first START.
-//! - **Inputs.** Input data packages are applied whether or not the connection is
-//!   streaming. Each input variable has one owner across connections, released when its
-//!   connection closes; values stay. Packages for an unknown recipe id or of the wrong
-//!   length are ignored, with one text message per connection.
+//! - **Inputs.** Input data packages take effect whether or not the connection's
+//!   synchronisation is started: before any START, while streaming and while paused
+//!   alike. The RTDE guide's START and PAUSE "start" and "pause sending output updates"
+//!   and say nothing of inputs; ur_rtde's `RTDEIOInterface`, used on real robots to set
+//!   digital outputs, sets up its input recipes and sends input packages without ever
+//!   sending START, so controllers apply them. (UR's Python client declines to send
+//!   inputs while not started; that is the client's choice, not the controller's.) Each
+//!   input variable has one owner across connections, released when its connection
+//!   closes; values stay. Packages for an unknown recipe id or of the wrong length are
+//!   ignored, with one text message per connection.
+//! - **Fields of unrecorded version.** A few fields have no recorded first version on a
+//!   generation (`?` in the registry's data file, [`Field::since_is_recorded`] false).
+//!   By default they are served as if every version of the generation had them (the
+//!   registry's policy: let the controller decide); [`SimBuilder::refuse_unrecorded_fields`]
+//!   (`--refuse-unrecorded` on both command lines) answers `NOT_FOUND` instead.
 //! - **Slow clients.** A client that leaves the simulator unable to write for longer than
 //!   [`SimBuilder::stall_timeout`] is disconnected.
 //! - **The robot.** See [`SimulatedRobot`] and [`Motion`]: joints move smoothly within
 //!   limits, Cartesian values come from forward kinematics of the [`Arm`], inputs take
 //!   effect, every output field of the registry gets a value of its type.
-//! - **Faults.** See [`Fault`].
+//! - **Faults.** See [`Fault`]: each is also a `--fault SPEC` flag of the `rtde-sim` and
+//!   `rtde sim` command lines, so clients in any language meet them (the grammar is
+//!   `Fault`'s [`FromStr`](std::str::FromStr) implementation: `skip-every=10`,
+//!   `data-before-start-reply`, `slow-boot=5s,300ms`, `build=108318`, …).
 //! - **Fleets.** [`SimBuilder::start_fleet`] serves many controllers from one process,
 //!   each on its own port, with one clock thread streaming every paced connection of
 //!   every robot: one wake-up per control-loop tick, not one per robot per period.
@@ -110,11 +126,14 @@
 //! refused) and its name for the text messages that explain a refusal. The `rtde replay`
 //! command of `rtde-cli` serves a recorded capture this way, with
 //! [`SimBuilder::clock_per_connection`] and [`SimBuilder::speed`].
+//!
+//! [`Field::since_is_recorded`]: rtde_core::fields::Field::since_is_recorded
 
 #![forbid(unsafe_code)]
 
 mod controller;
 mod fault;
+mod fault_spec;
 mod fleet;
 mod kinematics;
 mod robot;

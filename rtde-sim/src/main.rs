@@ -8,7 +8,7 @@
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::process::ExitCode;
 
-use rtde_sim::{Arm, Sim, SimBuilder};
+use rtde_sim::{Arm, Fault, Sim, SimBuilder};
 
 const USAGE: &str = "\
 rtde-sim: a simulated Universal Robots controller's RTDE interface
@@ -27,6 +27,17 @@ OPTIONS:
     --deterministic    no measurement noise, seed 0: values follow the documented motion law exactly
     --seed <N>         noise seed, to reproduce a run's values
     --unpaced          stream as fast as clients read instead of at the control-loop rate
+    --fault <SPEC>     inject a fault, as real controllers show them (repeatable); SPEC is one of
+                         skip-every=N  skip-ticks=T[,T...]  delay-replies=DURATION
+                         slow-boot=WINDOW,DURATION  text=TRIGGER,LEVEL,MESSAGE
+                         close-mid-frame=TRIGGER  malformed=TRIGGER,KIND
+                         data-before-start-reply  data-before-pause-reply  build=N
+                       TRIGGER: reply:START (any package type) or data:N; LEVEL: exception,
+                       error, warning, info; KIND: size-too-small, size-too-large,
+                       unknown-type, wrong-recipe-id, bytes:HEX; DURATION: 250ms, 2s
+    --refuse-unrecorded
+                       answer NOT_FOUND for fields whose first version no source records
+                       (default: served as if every version of the generation had them)
     -h, --help         print this help
 
 Serves until interrupted (Ctrl-C).";
@@ -107,6 +118,12 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<SimBuilder>, S
                 builder = builder.seed(seed);
             }
             "--unpaced" => builder = builder.unpaced(),
+            "--fault" => {
+                let v = value("--fault")?;
+                let fault: Fault = v.parse()?;
+                builder = builder.fault(fault);
+            }
+            "--refuse-unrecorded" => builder = builder.refuse_unrecorded_fields(),
             other => return Err(format!("unknown argument `{other}`")),
         }
     }

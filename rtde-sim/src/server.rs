@@ -453,13 +453,26 @@ impl Connection {
         self.session
             .handle(Frame { kind, payload }, &self.shared, &mut outgoing);
         if outgoing.iter().any(|o| o.reply_to.is_some()) {
-            self.delay(self.faults.reply_delay());
+            let booting = self
+                .faults
+                .boot_delay(self.shared.config.booted_at.elapsed());
+            self.delay(self.faults.reply_delay().saturating_add(booting));
+        }
+        let recipe_after = self.session.output().map(|r| r.id);
+        let starts = self.streaming() && (!was_streaming || recipe_before != recipe_after);
+        if starts {
+            self.schedule_first_package();
         }
         for Outgoing {
             mut bytes,
             reply_to,
         } in outgoing
         {
+            if let Some(kind) = reply_to
+                && self.faults.data_before_reply(kind)
+            {
+                self.data_before_reply(kind, starts, was_streaming)?;
+            }
             let text_version = if reply_to == Some(package_type::REQUEST_PROTOCOL_VERSION) {
                 version_before
             } else {
@@ -467,11 +480,30 @@ impl Connection {
             };
             self.send(&mut bytes, reply_to, None, text_version)?;
         }
-        self.flush()?;
-        let recipe_after = self.session.output().map(|r| r.id);
-        if self.streaming() && (!was_streaming || recipe_before != recipe_after) {
-            self.schedule_first_package();
-        }
+        self.flush()
+    }
+
+    /// For [`Fault::DataBeforeStartReply`](crate::Fault::DataBeforeStartReply) and
+    /// [`Fault::DataBeforePauseReply`](crate::Fault::DataBeforePauseReply): the package
+    /// that was due next goes out ahead of the reply to `kind`, so no tick is sent twice.
+    fn data_before_reply(
+        &mut self,
+        kind: u8,
+        started: bool,
+        was_streaming: bool,
+    ) -> Result<(), End> {
+        let due = match kind {
+            package_type::START if started => self.next_tick,
+            package_type::PAUSE if was_streaming => self.next_tick,
+            _ => None,
+        };
+        let Some(tick) = due else {
+            return Ok(());
+        };
+        let every = self.session.output().map_or(1, |r| r.every);
+        self.emit(tick)?;
+        self.next_tick = tick.checked_add(every);
+        self.unpaced_tick = self.next_tick;
         Ok(())
     }
 

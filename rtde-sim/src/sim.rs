@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rtde_core::Value;
 use rtde_core::fields::{ControllerVersion, Direction, ParseVersionError, lookup};
@@ -293,6 +293,7 @@ pub struct SimBuilder {
     clock_per_connection: bool,
     stall_timeout: Duration,
     faults: Vec<Fault>,
+    refuse_unrecorded: bool,
     arm: Arm,
     motion: Motion,
     seed: Option<u64>,
@@ -313,6 +314,7 @@ impl Default for SimBuilder {
             clock_per_connection: false,
             stall_timeout: DEFAULT_STALL_TIMEOUT,
             faults: Vec::new(),
+            refuse_unrecorded: false,
             arm: Arm::UR5E,
             motion: Motion::DEFAULT,
             seed: None,
@@ -464,6 +466,27 @@ impl SimBuilder {
         self
     }
 
+    /// Answers `NOT_FOUND` for fields whose first version on the configured generation no
+    /// source records (`?` in the registry's data file; [`Field::since_is_recorded`]
+    /// is `false`), instead of the default policy, which serves them as if every version
+    /// of the generation had them.
+    ///
+    /// The default lets a client use such a field (`tool_digital_output` on e-Series, say)
+    /// and leaves the verdict to the real controller; this switch plays the other side, a
+    /// controller too old to have it, so a client's handling of that refusal can be tested.
+    ///
+    /// ```
+    /// let sim = rtde_sim::Sim::builder().refuse_unrecorded_fields().start().unwrap();
+    /// # drop(sim);
+    /// ```
+    ///
+    /// [`Field::since_is_recorded`]: rtde_core::fields::Field::since_is_recorded
+    #[must_use]
+    pub fn refuse_unrecorded_fields(mut self) -> Self {
+        self.refuse_unrecorded = true;
+        self
+    }
+
     /// Binds the listener and starts serving.
     ///
     /// # Errors
@@ -605,6 +628,8 @@ impl SimBuilder {
             clock_per_connection: self.clock_per_connection,
             stall_timeout: self.stall_timeout.max(Duration::from_millis(1)),
             faults: self.faults.clone(),
+            booted_at: Instant::now(),
+            refuse_unrecorded: self.refuse_unrecorded,
             source,
             ticker,
         };

@@ -139,6 +139,9 @@ fn inputs_written_by_one_client_are_read_back_by_another() {
     ])
     .unwrap();
     let handle = writer.setup_inputs(inputs.spec()).unwrap();
+    // A controller starts only with an output recipe, and applies inputs once started.
+    let clock = DynamicRecipe::outputs(["timestamp"]).unwrap();
+    writer.setup_outputs(clock.spec(), 10.0).unwrap();
     writer.start().unwrap();
     inputs
         .set("standard_digital_output_mask", Value::Uint8(0b1000_0001))
@@ -251,4 +254,23 @@ fn another_output_source_serves_what_it_provides_and_ends() {
     }
     // The source ran out: the simulator closes the connection.
     assert!(client.recv_into(&mut out).is_err());
+}
+
+#[test]
+fn start_without_an_output_recipe_is_refused_as_a_controller_does() {
+    let sim = Sim::builder().start().unwrap();
+    let mut client = connect(&sim);
+    let inputs = DynamicRecipe::inputs(["input_int_register_24"]).unwrap();
+    client.setup_inputs(inputs.spec()).unwrap();
+    let err = client.start().unwrap_err();
+    assert!(matches!(err, Error::StartRefused), "{err}");
+    let texts: Vec<String> = client.text_messages().map(|t| t.message).collect();
+    assert!(
+        texts.iter().any(|t| t.contains("no output recipe")),
+        "{texts:?}"
+    );
+    // With an output recipe, it starts.
+    let outputs = DynamicRecipe::outputs(["timestamp"]).unwrap();
+    client.setup_outputs(outputs.spec(), 10.0).unwrap();
+    client.start().unwrap();
 }

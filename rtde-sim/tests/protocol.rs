@@ -339,8 +339,12 @@ fn start_and_pause_reply_and_control_streaming() {
     let sim = sim("5.21.0");
     for protocol in [1, 2] {
         let mut c = Raw::connect_v(sim.addr(), protocol);
-        // START with no output recipe is accepted (an inputs-only client) and streams nothing.
-        c.start();
+        // START with no output recipe is refused, with a text message saying why (the
+        // RTDE guide: a client must subscribe to at least one output).
+        c.send(ClientMessage::Start);
+        let text = c.recv();
+        assert!(text.text().contains("no output recipe"), "{text:?}");
+        assert_eq!(c.recv(), Msg::Start(false));
         c.pause();
         let (_, first, _) = c.setup_outputs(500.0, "timestamp");
         c.start();
@@ -494,11 +498,10 @@ fn inputs_take_effect_and_read_back_as_outputs() {
         );
         set(&mut inputs, "speed_slider_mask", Value::Uint32(0));
         set(&mut inputs, "speed_slider_fraction", Value::Double(0.3));
-        // Input packages are applied without START, in order with the other requests:
-        // the version reply comes once they are.
+        // Input packages are applied without START (see `inputs_take_effect_…_paused`), in
+        // order with the other requests: the version reply comes once they are.
         writer.send_inputs(id, &inputs);
-        writer.send(ClientMessage::GetUrcontrolVersion);
-        assert!(matches!(writer.recv(), Msg::Urcontrol(_)));
+        version_reply(&mut writer);
 
         let read = [
             "input_int_register_24",
@@ -535,8 +538,7 @@ fn inputs_take_effect_and_read_back_as_outputs() {
         );
         set(&mut inputs, "standard_digital_output", Value::Uint8(0));
         writer.send_inputs(id, &inputs);
-        writer.send(ClientMessage::GetUrcontrolVersion);
-        assert!(matches!(writer.recv(), Msg::Urcontrol(_)));
+        version_reply(&mut writer);
         reader.start();
         reader.recv_data(&mut out);
         assert_eq!(
@@ -558,12 +560,46 @@ fn inputs_take_effect_and_read_back_as_outputs() {
             Value::Uint8(0xff),
         );
         writer.send_inputs(id, &inputs);
-        writer.send(ClientMessage::GetUrcontrolVersion);
-        assert!(matches!(writer.recv(), Msg::Urcontrol(_)));
+        version_reply(&mut writer);
         // The next round claims the same inputs: wait until the simulator has released them.
         drop((writer, reader));
         assert!(sim.wait_for_connections(0, Duration::from_secs(5)));
     }
+}
+
+/// Asks for the controller's version and waits for the reply, passing over data packages.
+fn version_reply(c: &mut Raw) {
+    c.send(ClientMessage::GetUrcontrolVersion);
+    loop {
+        match c.recv() {
+            Msg::Data { .. } => {}
+            Msg::Urcontrol(_) => return,
+            other => panic!("expected the version reply, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn inputs_take_effect_before_start_while_streaming_and_while_paused() {
+    let sim = sim("5.21.0");
+    let mut c = Raw::connect_v(sim.addr(), 2);
+    let (_, id, _) = c.setup_inputs("input_int_register_24");
+    let mut inputs = DynamicRecipe::inputs(["input_int_register_24"]).unwrap();
+    let mut write = |c: &mut Raw, v: i32| {
+        inputs
+            .set("input_int_register_24", Value::Int32(v))
+            .unwrap();
+        c.send_inputs(id, &inputs);
+        version_reply(c);
+        sim.io().input("input_int_register_24").cloned()
+    };
+    // As ur_rtde's IO interface does on real robots: inputs, never a START.
+    assert_eq!(write(&mut c, 7), Some(Value::Int32(7)));
+    c.setup_outputs(10.0, "timestamp");
+    c.start();
+    assert_eq!(write(&mut c, 8), Some(Value::Int32(8)));
+    c.pause();
+    assert_eq!(write(&mut c, 9), Some(Value::Int32(9)));
 }
 
 #[test]
