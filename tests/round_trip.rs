@@ -98,6 +98,12 @@ fn round_trip<R: Chunk>() {
 
         let decoded = R::from_payload(&received).unwrap();
         assert_eq!(decoded.values(), values, "{:?}", spec.names());
+        let decoded_as = R::from_payload_as::<rtde_core::Error>(&received).unwrap();
+        assert_eq!(decoded_as, decoded, "from_payload_as disagrees");
+        assert!(matches!(
+            R::from_payload_as::<rtde_core::Error>(&received[1..]),
+            Err(rtde_core::Error::Payload(_))
+        ));
         let view = R::view(&received).unwrap();
         assert_eq!(R::view_values(&view), values, "the view disagrees");
         assert_eq!(decoded.to_payload().as_ref(), payload.as_slice());

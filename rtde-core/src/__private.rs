@@ -6,7 +6,7 @@
 //! user items named `Result`, `Ok` or `Option`.
 
 pub use core::clone::Clone;
-pub use core::convert::AsRef;
+pub use core::convert::{AsRef, From};
 pub use core::fmt;
 pub use core::marker::Copy;
 pub use core::option::Option::{self, None, Some};

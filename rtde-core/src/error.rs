@@ -275,6 +275,12 @@ impl From<DecodeError> for Error {
     }
 }
 
+impl From<PayloadError> for Error {
+    fn from(e: PayloadError) -> Self {
+        Error::Payload(e)
+    }
+}
+
 impl From<RecipeError> for Error {
     fn from(e: RecipeError) -> Self {
         Error::Recipe(Box::new(e))

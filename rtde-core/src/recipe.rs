@@ -244,6 +244,49 @@ pub trait FromPayload: StaticRecipe {
     /// # Errors
     /// [`PayloadError::WrongLength`] when `payload` is not exactly [`StaticRecipe::PAYLOAD_SIZE`].
     fn from_payload(payload: &[u8]) -> Result<Self, PayloadError>;
+
+    /// [`FromPayload::from_payload`] with the error converted into the caller's `E`, as
+    /// [`Client::recv_as`](crate::Client::recv_as) returns it.
+    ///
+    /// Prefer it to `from_payload(…).map_err(…)` when the result is returned as it is: for
+    /// recipes of many values, the derive decodes out of line straight into the caller's
+    /// `Result<Self, E>`, where converting afterwards would copy the decoded struct.
+    ///
+    /// ```
+    /// use rtde_core::{FromPayload, PayloadError, RtdeRecipe};
+    ///
+    /// #[derive(RtdeRecipe)]
+    /// struct Joints {
+    ///     actual_q: [f64; 6],
+    ///     actual_qd: [f64; 6],
+    ///     target_q: [f64; 6],
+    /// }
+    ///
+    /// #[derive(Debug)]
+    /// enum AppError {
+    ///     Payload(PayloadError),
+    /// }
+    ///
+    /// impl From<PayloadError> for AppError {
+    ///     fn from(e: PayloadError) -> Self {
+    ///         AppError::Payload(e)
+    ///     }
+    /// }
+    ///
+    /// fn joints(payload: &[u8]) -> Result<Joints, AppError> {
+    ///     Joints::from_payload_as(payload)
+    /// }
+    ///
+    /// assert!(joints(&[0; 144]).is_ok());
+    /// assert!(matches!(joints(&[0; 3]), Err(AppError::Payload(_))));
+    /// ```
+    ///
+    /// # Errors
+    /// As [`FromPayload::from_payload`], converted with `E::from`.
+    #[inline]
+    fn from_payload_as<E: From<PayloadError>>(payload: &[u8]) -> Result<Self, E> {
+        Self::from_payload(payload).map_err(E::from)
+    }
 }
 
 /// A recipe that encodes into a fixed-size array, with no allocation: a client encodes

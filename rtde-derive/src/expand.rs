@@ -109,16 +109,17 @@ fn scalars(t: WireType) -> usize {
     }
 }
 
-/// Recipes of more values than this decode out of line in `from_payload`. Inlined into a
-/// caller, a decoder cannot show LLVM that the value it builds does not overlap the
-/// payload (the `noalias` of a function's arguments does not survive inlining), so every
-/// load must come before the first store; past the registers x86-64 has free, the values
-/// wait on the stack. Out of line, the payload is a `noalias` read-only argument and each
-/// value is stored as soon as it is read.
+/// Recipes of more values than this decode out of line. Inlined into a caller, a decoder
+/// builds its struct from loads through a pointer the backend cannot tell apart from the
+/// struct's memory, so instruction selection puts every store after every load: past the
+/// registers x86-64 has free (12 values fit, checked in the assembly), the values wait on
+/// the stack. Out of line, the payload is a `noalias` read-only argument, memory no store
+/// can change, and each value is stored as soon as it is read, as by hand.
 const MAX_INLINE_SCALARS: usize = 12;
 
-/// `FromPayload`: the length check where it is called, and for recipes of many values, the
-/// reads in a function of their own (see [`MAX_INLINE_SCALARS`]).
+/// `FromPayload`: inline for recipes of few values; for many (see [`MAX_INLINE_SCALARS`]),
+/// one function out of line, generic over the error so that `from_payload_as` writes the
+/// values straight into the caller's `Result` rather than converting (copying) one.
 fn from_payload(
     recipe: &Recipe<'_>,
     p: &TokenStream,
@@ -145,19 +146,35 @@ fn from_payload(
         };
     }
     let decode = Ident::new("__rtde_decode", Span::mixed_site());
+    let error = Ident::new("__RtdeError", Span::mixed_site());
+    let cause = Ident::new("__rtde_cause", Span::mixed_site());
     quote! {
         #[inline(never)]
-        fn #decode(#payload: &[u8; #n_lit]) -> #ident {
-            #ident {
+        fn #decode<#error: #p::From<#p::PayloadError>>(
+            #payload: &[u8],
+        ) -> #p::Result<#ident, #error> {
+            let #payload = match #p::payload::<#n_lit>(#payload) {
+                #p::Ok(#payload) => #payload,
+                #p::Err(#cause) => {
+                    return #p::Err(<#error as #p::From<#p::PayloadError>>::from(#cause));
+                }
+            };
+            #p::Ok(#ident {
                 #(#members: #decodes,)*
-            }
+            })
         }
 
         #[automatically_derived]
         impl #p::FromPayload for #ident {
             #[inline]
             fn from_payload(#payload: &[u8]) -> #p::Result<Self, #p::PayloadError> {
-                #p::Ok(#decode(#p::payload::<#n_lit>(#payload)?))
+                #decode(#payload)
+            }
+            #[inline]
+            fn from_payload_as<#error: #p::From<#p::PayloadError>>(
+                #payload: &[u8],
+            ) -> #p::Result<Self, #error> {
+                #decode(#payload)
             }
         }
     }

@@ -407,7 +407,7 @@ impl Client {
     pub fn recv_as<T: FromPayload>(&mut self) -> Result<T, Error> {
         self.session.check_output_spec(&T::SPEC)?;
         let payload = self.recv()?;
-        T::from_payload(payload).map_err(Error::Payload)
+        T::from_payload_as(payload)
     }
 
     /// The values of the newest output package that has arrived, dropping the older ones

@@ -48,8 +48,8 @@ fn output_recipe() {
     );
 }
 
-/// More values than registers: `from_payload` checks the length inline and decodes out of
-/// line.
+/// More values than registers: one decoder out of line, generic over the error so that
+/// `from_payload_as` needs no conversion.
 #[test]
 fn output_recipe_of_many_values() {
     check(

@@ -43,8 +43,22 @@ const _: () = {
         ];
     }
     #[inline(never)]
-    fn __rtde_decode(__rtde_payload: &[u8; 128]) -> Joints {
-        Joints {
+    fn __rtde_decode<
+        __RtdeError: ::rtde_core::__private::From<::rtde_core::__private::PayloadError>,
+    >(__rtde_payload: &[u8]) -> ::rtde_core::__private::Result<Joints, __RtdeError> {
+        let __rtde_payload = match ::rtde_core::__private::payload::<
+            128,
+        >(__rtde_payload) {
+            ::rtde_core::__private::Ok(__rtde_payload) => __rtde_payload,
+            ::rtde_core::__private::Err(__rtde_cause) => {
+                return ::rtde_core::__private::Err(
+                    <__RtdeError as ::rtde_core::__private::From<
+                        ::rtde_core::__private::PayloadError,
+                    >>::from(__rtde_cause),
+                );
+            }
+        };
+        ::rtde_core::__private::Ok(Joints {
             timestamp: <f64 as ::rtde_core::__private::IsWire<
                 ::rtde_core::__private::wire::DOUBLE,
                 ::rtde_core::__private::field::timestamp,
@@ -77,7 +91,7 @@ const _: () = {
                     ::rtde_core::__private::at::<104, 24, 128>(__rtde_payload),
                 ),
             ),
-        }
+        })
     }
     #[automatically_derived]
     impl ::rtde_core::__private::FromPayload for Joints {
@@ -85,9 +99,15 @@ const _: () = {
         fn from_payload(
             __rtde_payload: &[u8],
         ) -> ::rtde_core::__private::Result<Self, ::rtde_core::__private::PayloadError> {
-            ::rtde_core::__private::Ok(
-                __rtde_decode(::rtde_core::__private::payload::<128>(__rtde_payload)?),
-            )
+            __rtde_decode(__rtde_payload)
+        }
+        #[inline]
+        fn from_payload_as<
+            __RtdeError: ::rtde_core::__private::From<
+                    ::rtde_core::__private::PayloadError,
+                >,
+        >(__rtde_payload: &[u8]) -> ::rtde_core::__private::Result<Self, __RtdeError> {
+            __rtde_decode(__rtde_payload)
         }
     }
     #[automatically_derived]
