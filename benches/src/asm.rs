@@ -10,8 +10,9 @@
 //! is read, no call and no other branch. `derived` is the length check and a jump to the
 //! derive's decoder (`__rtde_decode`), the same straight line as the floor;
 //! `derived_in_a_loop` shows that line staying out of line when `from_payload` is inlined.
-//! `frame` adds the header checks and the data-package fast path of
-//! `ControllerMessage::decode`, inlined.
+//! `frame_as`, `frame_into` and `frame` add the header checks and the data-package fast
+//! path of `ControllerMessage::decode`, inlined; `frame_as` and `frame_into` leave the
+//! values where the decoder wrote them, `frame` moves them into a tuple (a `memcpy`).
 
 use rtde_core::{DynamicRecipe, FromPayload, OutputRecipe, PayloadError};
 
@@ -43,6 +44,16 @@ pub fn derived_in_a_loop(payloads: &[&[u8]], out: &mut [Option<Reference>]) {
 #[must_use]
 pub fn frame(buf: &[u8]) -> Option<(Reference, usize)> {
     stream::parse_and_decode(buf)
+}
+
+/// A package parsed from the front of a receive buffer and decoded as `Client::recv_as`
+/// returns it.
+///
+/// # Errors
+/// Anything but a whole data package of the recipe.
+#[inline(never)]
+pub fn frame_as(buf: &[u8], used: &mut usize) -> Result<Reference, rtde_core::Error> {
+    stream::parse_and_decode_as(buf, used)
 }
 
 /// A package parsed from the front of a receive buffer and decoded into `out`.

@@ -2,7 +2,7 @@
 //! finds it after a read, and the sans-IO path from bytes to a decoded recipe.
 
 use rtde_core::protocol::{ControllerMessage, Frame, ProtocolVersion};
-use rtde_core::{FromPayload, OutputRecipe, StaticRecipe};
+use rtde_core::{Error, FromPayload, OutputRecipe, StaticRecipe};
 
 use crate::{Reference, floor, sample};
 
@@ -85,5 +85,24 @@ pub fn parse_and_decode_into(buf: &[u8], out: &mut Reference) -> Option<usize> {
             payload,
         }) => out.decode_into(payload).ok().map(|()| used),
         _ => None,
+    }
+}
+
+/// [`parse_and_decode`] shaped as `Client::recv_as`: the recipe in a `Result` with the
+/// client's error, decoded by `from_payload_as` where the caller keeps it. `used` is set to
+/// the bytes the package took.
+///
+/// # Errors
+/// A package that is malformed, incomplete, or not a data package of the recipe.
+#[inline]
+pub fn parse_and_decode_as(buf: &[u8], used: &mut usize) -> Result<Reference, Error> {
+    let (frame, n) = Frame::parse(buf)?.ok_or(Error::Misuse("an incomplete package"))?;
+    *used = n;
+    match ControllerMessage::decode(frame, ProtocolVersion::V2)? {
+        ControllerMessage::DataPackage {
+            recipe_id: Some(RECIPE_ID),
+            payload,
+        } => Reference::from_payload_as(payload),
+        _ => Err(Error::Misuse("not a data package of the recipe")),
     }
 }
