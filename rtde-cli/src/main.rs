@@ -11,7 +11,6 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod args;
-mod capture;
 mod lookup;
 mod outfile;
 mod plot;

@@ -1,5 +1,5 @@
 //! `rtde record`: every output package a controller sends, to CSV and, on request, to a
-//! raw capture ([`crate::capture`]).
+//! raw capture ([`rtde_core::capture`]).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -10,7 +10,7 @@ use rtde_core::fields::{ControllerVersion, Field};
 use rtde_core::{Client, ConnectOptions, DynamicRecipe, Error, OutputRecipe, Recipe, Value};
 use rtde_sim::Sim;
 
-use crate::capture::{self, Header};
+use rtde_core::capture::{self, Header};
 use crate::outfile::PendingFile;
 use crate::progress::{Progress, clock};
 use crate::{args, table};
@@ -48,7 +48,7 @@ fails part-way keeps what it got in the .partial files and says so.
 
 --raw also writes a capture: the negotiated recipe, the controller version and frequency, \
 then every data package byte for byte as it arrived. `rtde replay` serves a capture to any \
-RTDE client; the format is described in the crate's documentation (rtde-cli/src/capture.rs).",
+RTDE client; the format is described in the documentation of rtde_core::capture.",
     after_help = "Examples:
   rtde record --fields actual_q,actual_TCP_pose --duration 10s -o run.csv
       ten seconds of the simulator at 125 Hz

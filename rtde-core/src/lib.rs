@@ -60,6 +60,7 @@ pub mod wire;
 
 #[doc(hidden)]
 pub mod __private;
+pub mod capture;
 pub mod client;
 pub mod diagnosis;
 mod dynamic;

@@ -1,5 +1,5 @@
-//! The raw capture format (`.rtde`): what `rtde record --raw` writes and `rtde replay`
-//! serves.
+//! The raw capture format (`.rtde`): what `rtde record --raw` and `rtde subscribe` write
+//! and `rtde replay` serves.
 //!
 //! A capture keeps every output data package exactly as the controller sent it, behind a
 //! small header that says how to read them: nothing is decoded, rounded or dropped on the
@@ -28,25 +28,46 @@
 //! While a recording runs, `packages` and `skipped` hold `u64::MAX`; they are written when
 //! the recording ends, so a capture whose writer was killed says so, and a reader of a
 //! finished capture can tell a truncated file from a whole one. A package is the bytes
-//! [`Client::recv`](rtde_core::Client::recv) checked (type, recipe id, length) encoded
-//! again by [`rtde_core::protocol`], which yields the bytes received: an RTDE data package
+//! [`Client::recv`](crate::Client::recv) checked (type, recipe id, length) encoded
+//! again by [`crate::protocol`], which yields the bytes received: an RTDE data package
 //! has one encoding. The body is a valid RTDE stream, so any RTDE frame parser reads it;
 //! readers skip packages of types other than `U` (a later writer may keep the
 //! controller's text messages). The format version changes only when a reader of the
 //! old one could no longer read a capture.
+//!
+//! ```
+//! use std::io::Cursor;
+//! use rtde_core::capture::{self, Header};
+//! use rtde_core::fields::{ControllerVersion, Direction, lookup};
+//! use rtde_core::protocol::ProtocolVersion;
+//!
+//! let header = Header {
+//!     protocol: ProtocolVersion::V2,
+//!     controller: ControllerVersion::new(5, 21, 0, 0),
+//!     frequency: 125.0,
+//!     recipe_id: Some(1),
+//!     started_unix_micros: 0,
+//!     fields: vec![lookup(Direction::Output, "timestamp").unwrap()],
+//! };
+//! let mut writer = capture::Writer::new(Cursor::new(Vec::new()), &header).unwrap();
+//! writer.package(&0.008f64.to_be_bytes()).unwrap();
+//! let bytes = writer.finish(0).unwrap().into_inner();
+//! let read = capture::parse(&bytes).unwrap();
+//! assert_eq!((read.len(), read.payload(0)), (1, &0.008f64.to_be_bytes()[..]));
+//! ```
 
 use std::fmt;
 use std::io::{self, Seek, SeekFrom, Write};
 use std::path::Path;
 
-use rtde_core::fields::{ControllerVersion, Direction, Field, WireType, lookup};
-use rtde_core::protocol::{ControllerMessage, Frame, HEADER_LEN, ProtocolVersion, package_type};
+use crate::fields::{ControllerVersion, Direction, Field, WireType, lookup};
+use crate::protocol::{ControllerMessage, Frame, HEADER_LEN, ProtocolVersion, package_type};
 
 /// The first eight bytes of every capture. The high first byte catches transfers that
 /// strip the eighth bit; no text file starts with it.
-pub(crate) const MAGIC: [u8; 8] = *b"\x89RTDECAP";
+pub const MAGIC: [u8; 8] = *b"\x89RTDECAP";
 /// The format version this module writes and reads.
-pub(crate) const FORMAT_VERSION: u16 = 1;
+pub const FORMAT_VERSION: u16 = 1;
 /// Where the `packages` and `skipped` counts sit; they are written last.
 const COUNTS_AT: u64 = 49;
 /// The size of the fixed part of the header, up to the names' length.
@@ -56,24 +77,29 @@ const UNFINISHED: u64 = u64::MAX;
 
 /// What a capture's header says about its packages.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Header {
-    pub(crate) protocol: ProtocolVersion,
-    pub(crate) controller: ControllerVersion,
-    pub(crate) frequency: f64,
-    pub(crate) recipe_id: Option<u8>,
-    pub(crate) started_unix_micros: i64,
+pub struct Header {
+    /// The RTDE protocol version of the recorded connection.
+    pub protocol: ProtocolVersion,
+    /// The recorded controller's software version.
+    pub controller: ControllerVersion,
+    /// The output frequency set up, in hertz.
+    pub frequency: f64,
+    /// The output recipe id (protocol v2); `None` in v1.
+    pub recipe_id: Option<u8>,
+    /// When streaming started, in microseconds since the Unix epoch.
+    pub started_unix_micros: i64,
     /// The recipe's fields, in order.
-    pub(crate) fields: Vec<&'static Field>,
+    pub fields: Vec<&'static Field>,
 }
 
 impl Header {
     /// The size of one data package's values.
-    pub(crate) fn payload_size(&self) -> usize {
+    pub fn payload_size(&self) -> usize {
         self.fields.iter().map(|f| f.wire_type().size()).sum()
     }
 
     /// The header's bytes, with the counts given (or the marks of an unfinished capture).
-    fn encode(&self, counts: Option<Counts>) -> io::Result<Vec<u8>> {
+    pub fn encode(&self, counts: Option<Counts>) -> io::Result<Vec<u8>> {
         let names = join(self.fields.iter().map(|f| f.name()));
         let types = join(self.fields.iter().map(|f| f.wire_type().as_str()));
         let too_long = |what| {
@@ -120,16 +146,16 @@ fn join<'a>(items: impl Iterator<Item = &'a str>) -> String {
 
 /// The counts written when a recording ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Counts {
+pub struct Counts {
     /// Data packages in the capture.
-    pub(crate) packages: u64,
+    pub packages: u64,
     /// Packages the controller skipped while recording.
-    pub(crate) skipped: u64,
+    pub skipped: u64,
 }
 
 /// Writes a capture: the header, then each package as it comes, then the counts.
 #[derive(Debug)]
-pub(crate) struct Writer<W: Write + Seek> {
+pub struct Writer<W: Write + Seek> {
     out: W,
     protocol: ProtocolVersion,
     recipe_id: Option<u8>,
@@ -139,20 +165,20 @@ pub(crate) struct Writer<W: Write + Seek> {
 
 impl<W: Write + Seek> Writer<W> {
     /// Writes the header of an unfinished capture.
-    pub(crate) fn new(mut out: W, header: &Header) -> io::Result<Self> {
+    pub fn new(mut out: W, header: &Header) -> io::Result<Self> {
         out.write_all(&header.encode(None)?)?;
         Ok(Writer {
             out,
             protocol: header.protocol,
             recipe_id: header.recipe_id,
-            frame: vec![0; rtde_core::protocol::MAX_PACKAGE_LEN],
+            frame: vec![0; crate::protocol::MAX_PACKAGE_LEN],
             packages: 0,
         })
     }
 
-    /// Appends one data package, given its values as [`Client::recv`](rtde_core::Client::recv)
+    /// Appends one data package, given its values as [`Client::recv`](crate::Client::recv)
     /// returned them.
-    pub(crate) fn package(&mut self, payload: &[u8]) -> io::Result<()> {
+    pub fn package(&mut self, payload: &[u8]) -> io::Result<()> {
         let msg = ControllerMessage::DataPackage {
             recipe_id: self.recipe_id,
             payload,
@@ -166,12 +192,12 @@ impl<W: Write + Seek> Writer<W> {
     }
 
     /// Writes buffered packages through (the capture stays unfinished).
-    pub(crate) fn flush(&mut self) -> io::Result<()> {
+    pub fn flush(&mut self) -> io::Result<()> {
         self.out.flush()
     }
 
     /// Writes the counts into the header and returns the output, flushed.
-    pub(crate) fn finish(mut self, skipped: u64) -> io::Result<W> {
+    pub fn finish(mut self, skipped: u64) -> io::Result<W> {
         self.out.flush()?;
         let end = self.out.stream_position()?;
         self.out.seek(SeekFrom::Start(COUNTS_AT))?;
@@ -185,19 +211,25 @@ impl<W: Write + Seek> Writer<W> {
 
 /// A capture read into memory.
 #[derive(Debug)]
-pub(crate) struct Capture {
-    pub(crate) header: Header,
+pub struct Capture {
+    /// What the header says.
+    pub header: Header,
     /// The counts from the header; `None` for a capture whose writer never finished it.
-    pub(crate) counts: Option<Counts>,
+    pub counts: Option<Counts>,
     /// Every package's values, one after the other, [`Header::payload_size`] bytes each.
-    pub(crate) payloads: Vec<u8>,
+    pub payloads: Vec<u8>,
     /// Bytes of an incomplete last package of an unfinished capture, left out.
-    pub(crate) truncated_tail: usize,
+    pub truncated_tail: usize,
 }
 
 impl Capture {
+    /// Whether the capture holds no data package.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// The number of data packages.
-    pub(crate) fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         self.payloads
             .len()
             .checked_div(self.header.payload_size())
@@ -205,7 +237,7 @@ impl Capture {
     }
 
     /// The values of package `i`.
-    pub(crate) fn payload(&self, i: usize) -> &[u8] {
+    pub fn payload(&self, i: usize) -> &[u8] {
         let size = self.header.payload_size();
         &self.payloads[i * size..(i + 1) * size]
     }
@@ -213,10 +245,11 @@ impl Capture {
 
 /// Why a file is no capture this reader can use, and where.
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) struct CorruptCapture {
+pub struct CorruptCapture {
     /// The byte offset of the problem.
-    pub(crate) offset: usize,
-    pub(crate) why: String,
+    pub offset: usize,
+    /// What is wrong.
+    pub why: String,
 }
 
 impl fmt::Display for CorruptCapture {
@@ -226,14 +259,14 @@ impl fmt::Display for CorruptCapture {
 }
 
 /// Reads a capture file.
-pub(crate) fn read_file(path: &Path) -> Result<Capture, String> {
+pub fn read_file(path: &Path) -> Result<Capture, String> {
     let bytes =
         std::fs::read(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
     parse(&bytes).map_err(|e| format!("`{}` is no valid capture: {e}", path.display()))
 }
 
 /// Parses a whole capture.
-pub(crate) fn parse(bytes: &[u8]) -> Result<Capture, CorruptCapture> {
+pub fn parse(bytes: &[u8]) -> Result<Capture, CorruptCapture> {
     let mut r = Reader { bytes, at: 0 };
     if bytes.len() < MAGIC.len() || bytes[..MAGIC.len()] != MAGIC {
         return Err(r.corrupt(
