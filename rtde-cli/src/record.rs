@@ -10,10 +10,10 @@ use rtde_core::fields::{ControllerVersion, Field};
 use rtde_core::{Client, ConnectOptions, DynamicRecipe, Error, OutputRecipe, Recipe, Value};
 use rtde_sim::Sim;
 
-use rtde_core::capture::{self, Header};
 use crate::outfile::PendingFile;
 use crate::progress::{Progress, clock};
 use crate::{args, table};
+use rtde_core::capture::{self, Header};
 
 /// The frequency recorded at unless `--frequency` says otherwise: every package of a CB3,
 /// every fourth of an e-Series controller.

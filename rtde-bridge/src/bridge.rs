@@ -1,0 +1,503 @@
+//! The running bridge: one MQTT connection and one tokio runtime for every robot.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use rtde_core::ReconnectPolicy;
+use rumqttc::{
+    AsyncClient, ConnectionError, Event, EventLoop, LastWill, MqttOptions, Outgoing, Packet, QoS,
+};
+use tokio::runtime::Runtime;
+use tokio::sync::Notify;
+
+use crate::config::{Config, Format};
+use crate::payload::{self, Batch};
+use crate::queue::{Out, RobotCounts, RobotQueue};
+use crate::robot::{self, unix_us};
+
+/// The longest packet the bridge sends or accepts: a batch of 10,000 packages fits.
+const MAX_PACKET: usize = 64 * 1024 * 1024;
+/// QoS 1 publications the MQTT client may have unacknowledged at once.
+const INFLIGHT: u16 = 1000;
+
+/// Why the bridge could not start or stop.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The broker did not accept a connection in time.
+    #[error("cannot reach the broker at {url}: {why}")]
+    BrokerUnreachable {
+        /// The broker as configured.
+        url: String,
+        /// The last attempt's error.
+        why: String,
+    },
+    /// The runtime or a thread could not be started.
+    #[error("cannot start the bridge: {0}")]
+    Start(#[source] std::io::Error),
+}
+
+/// How the bridge connects, beyond the configuration file.
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub struct StartOptions {
+    /// How long [`Bridge::start`] waits for the broker to accept the first connection.
+    pub broker_timeout: Duration,
+    /// The reconnection policy for robots whose link fails; rounds are repeated while
+    /// the robot stays unreachable.
+    pub robot_reconnect: ReconnectPolicy,
+    /// How long [`Bridge::shutdown`] waits for the broker to take what is queued.
+    pub drain_timeout: Duration,
+}
+
+impl Default for StartOptions {
+    fn default() -> Self {
+        StartOptions {
+            broker_timeout: Duration::from_secs(5),
+            robot_reconnect: ReconnectPolicy::new(),
+            drain_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+/// What the broker side has seen, shared by the event loop and the handle.
+#[derive(Debug, Default)]
+struct BrokerState {
+    connected: AtomicBool,
+    connections: AtomicU64,
+    /// QoS 1 publications sent since the connection was made, and acknowledged.
+    sent: AtomicU64,
+    acked: AtomicU64,
+    /// Publications the MQTT client held unacknowledged when the broker came back
+    /// without the session (so the client discarded them): lost, and counted.
+    lost_with_session: AtomicU64,
+    last_error: Mutex<Option<String>>,
+    connack: Notify,
+    disconnected: AtomicBool,
+}
+
+/// Counters of a running bridge, from [`Bridge::counts`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Counts {
+    /// Per robot, in the configuration's order.
+    pub robots: Vec<(String, RobotCounts)>,
+    /// Whether the broker connection is up.
+    pub broker_connected: bool,
+    /// Connections made to the broker (1 without an outage).
+    pub broker_connections: u64,
+    /// Publications discarded by the MQTT client because the broker came back without
+    /// the bridge's session; a subscriber sees them as gaps beyond `dropped`.
+    pub lost_with_session: u64,
+}
+
+impl Counts {
+    /// Packages read from all robots.
+    #[must_use]
+    pub fn received(&self) -> u64 {
+        self.robots.iter().map(|(_, c)| c.received).sum()
+    }
+
+    /// Packages handed to the MQTT client.
+    #[must_use]
+    pub fn published(&self) -> u64 {
+        self.robots.iter().map(|(_, c)| c.published).sum()
+    }
+
+    /// Packages dropped from full queues.
+    #[must_use]
+    pub fn dropped(&self) -> u64 {
+        self.robots.iter().map(|(_, c)| c.dropped).sum()
+    }
+
+    /// Packages still queued.
+    #[must_use]
+    pub fn queued(&self) -> u64 {
+        self.robots.iter().map(|(_, c)| c.queued).sum()
+    }
+}
+
+/// A running bridge: robots read, batches published, until [`Bridge::shutdown`].
+///
+/// ```no_run
+/// let config = rtde_bridge::Config::read("bridge.toml".as_ref())?;
+/// let bridge = rtde_bridge::Bridge::start(config, rtde_bridge::StartOptions::default())?;
+/// std::thread::sleep(std::time::Duration::from_secs(10));
+/// let counts = bridge.shutdown();
+/// println!("{} packages published, {} dropped", counts.published(), counts.dropped());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct Bridge {
+    runtime: Runtime,
+    client: AsyncClient,
+    queues: Vec<Arc<RobotQueue>>,
+    readers: Vec<JoinHandle<()>>,
+    publishers: Vec<tokio::task::JoinHandle<()>>,
+    driver: tokio::task::JoinHandle<()>,
+    broker: Arc<BrokerState>,
+    stop: Arc<AtomicBool>,
+    bridge_topic: String,
+    client_id: String,
+    session: u64,
+    drain_timeout: Duration,
+}
+
+impl std::fmt::Debug for RobotQueue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RobotQueue")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Bridge {
+    /// Connects to the broker (waiting at most [`StartOptions::broker_timeout`]), then
+    /// starts reading every robot.
+    ///
+    /// # Errors
+    /// [`Error::BrokerUnreachable`]; [`Error::Start`].
+    pub fn start(config: Config, options: StartOptions) -> Result<Bridge, Error> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("rtde-bridge-mqtt")
+            .enable_all()
+            .build()
+            .map_err(Error::Start)?;
+        let session = u64::try_from(unix_us()).unwrap_or(0);
+        let b = &config.broker;
+        let bridge_topic = config.topics.bridge_of(&b.client_id);
+        let mut mqtt = MqttOptions::new(b.client_id.clone(), b.host.clone(), b.port);
+        mqtt.set_keep_alive(b.keep_alive)
+            // A persistent session: after an outage the broker keeps what it owes us,
+            // and the client re-sends what the broker had not acknowledged.
+            .set_clean_session(false)
+            .set_max_packet_size(MAX_PACKET, MAX_PACKET)
+            .set_inflight(INFLIGHT)
+            .set_last_will(LastWill::new(
+                bridge_topic.clone(),
+                payload::bridge_status(&b.client_id, session, false),
+                QoS::AtLeastOnce,
+                true,
+            ));
+        if let Some((user, password)) = &b.credentials {
+            mqtt.set_credentials(user.clone(), password.clone());
+        }
+        #[cfg(feature = "tls")]
+        if b.tls {
+            mqtt.set_transport(rumqttc::Transport::tls_with_default_config());
+        }
+        // No requests wait in the client's channel: while the broker is down the
+        // publishers wait, and what waits is in the robots' bounded queues, counted.
+        let (client, eventloop) = AsyncClient::new(mqtt, 0);
+        let broker = Arc::new(BrokerState::default());
+        let url = format!(
+            "{}://{}:{}",
+            if b.tls { "mqtts" } else { "mqtt" },
+            b.host,
+            b.port
+        );
+        let connected = {
+            let broker = Arc::clone(&broker);
+            runtime.block_on(async move {
+                let first = broker.connack.notified();
+                let driver = tokio::spawn(drive(eventloop, Arc::clone(&broker)));
+                let ok = tokio::time::timeout(options.broker_timeout, first)
+                    .await
+                    .is_ok();
+                (driver, ok)
+            })
+        };
+        let (driver, ok) = connected;
+        if !ok {
+            driver.abort();
+            let why = broker
+                .last_error
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone()
+                .unwrap_or_else(|| format!("no answer within {:?}", options.broker_timeout));
+            return Err(Error::BrokerUnreachable { url, why });
+        }
+        let qos = if b.qos1 {
+            QoS::AtLeastOnce
+        } else {
+            QoS::AtMostOnce
+        };
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut queues = Vec::new();
+        let mut readers = Vec::new();
+        let mut publishers = Vec::new();
+        {
+            let client = client.clone();
+            let topic = bridge_topic.clone();
+            let id = b.client_id.clone();
+            runtime.block_on(async move {
+                let _ = client
+                    .publish(
+                        topic,
+                        QoS::AtLeastOnce,
+                        true,
+                        payload::bridge_status(&id, session, true),
+                    )
+                    .await;
+            });
+        }
+        for robot in &config.robots {
+            let queue = Arc::new(RobotQueue::new(
+                robot.name.clone(),
+                session,
+                config.payload.batch_packages,
+                config.payload.batch_time,
+                config.payload.queue_packages,
+            ));
+            publishers.push(runtime.spawn(publish(
+                Arc::clone(&queue),
+                client.clone(),
+                config.topics.data_of(&robot.name),
+                config.topics.status_of(&robot.name),
+                b.client_id.clone(),
+                config.payload.format,
+                qos,
+            )));
+            readers.push(
+                robot::spawn(
+                    robot.clone(),
+                    Arc::clone(&queue),
+                    Arc::clone(&stop),
+                    options.robot_reconnect,
+                )
+                .map_err(Error::Start)?,
+            );
+            queues.push(queue);
+        }
+        runtime.spawn(sweep(
+            queues.clone(),
+            config.payload.batch_time,
+            Arc::clone(&stop),
+        ));
+        Ok(Bridge {
+            runtime,
+            client,
+            queues,
+            readers,
+            publishers,
+            driver,
+            broker,
+            stop,
+            bridge_topic,
+            client_id: b.client_id.clone(),
+            session,
+            drain_timeout: options.drain_timeout,
+        })
+    }
+
+    /// The session id in every message of this run (µs since the Unix epoch at start).
+    #[must_use]
+    pub fn session(&self) -> u64 {
+        self.session
+    }
+
+    /// The counters so far.
+    #[must_use]
+    pub fn counts(&self) -> Counts {
+        Counts {
+            robots: self
+                .queues
+                .iter()
+                .map(|q| (q.name.clone(), q.counts()))
+                .collect(),
+            broker_connected: self.broker.connected.load(Ordering::Relaxed),
+            broker_connections: self.broker.connections.load(Ordering::Relaxed),
+            lost_with_session: self.broker.lost_with_session.load(Ordering::Relaxed),
+        }
+    }
+
+    /// The last error of the broker connection, if it ever failed.
+    #[must_use]
+    pub fn broker_error(&self) -> Option<String> {
+        self.broker
+            .last_error
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Stops reading, publishes what is queued and every robot's offline status, then
+    /// the bridge's, and disconnects; waits at most the drain timeout for the broker.
+    /// Returns the final counters: `queued` is what the broker did not take in time.
+    #[must_use]
+    pub fn shutdown(self) -> Counts {
+        self.stop.store(true, Ordering::Relaxed);
+        for r in self.readers {
+            // A reader that panicked has closed nothing; its queue is closed below.
+            let _ = r.join();
+        }
+        for q in &self.queues {
+            q.close();
+        }
+        let drain = self.drain_timeout;
+        let client = self.client.clone();
+        let topic = self.bridge_topic.clone();
+        let status = payload::bridge_status(&self.client_id, self.session, false);
+        let broker = Arc::clone(&self.broker);
+        let acks = Arc::clone(&self.broker);
+        let publishers = self.publishers;
+        let driver = self.driver;
+        self.runtime.block_on(async move {
+            let deadline = tokio::time::Instant::now() + drain;
+            for p in publishers {
+                if tokio::time::timeout_at(deadline, p).await.is_err() {
+                    break;
+                }
+            }
+            let done = async {
+                let _ = client.publish(topic, QoS::AtLeastOnce, true, status).await;
+                // Everything acknowledged before saying goodbye: a DISCONNECT right behind
+                // the last publications could leave them unsent in the client's buffer.
+                while acks.acked.load(Ordering::Relaxed) < acks.sent.load(Ordering::Relaxed) {
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
+                let _ = client.disconnect().await;
+                let _ = driver.await;
+            };
+            let _ = tokio::time::timeout_at(deadline, done).await;
+        });
+        let robots = self
+            .queues
+            .iter()
+            .map(|q| (q.name.clone(), q.counts()))
+            .collect();
+        self.runtime.shutdown_timeout(Duration::from_millis(100));
+        Counts {
+            robots,
+            broker_connected: false,
+            broker_connections: broker.connections.load(Ordering::Relaxed),
+            lost_with_session: broker.lost_with_session.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// Polls the MQTT event loop: reconnects after failures (backing off from 50 ms to 1 s),
+/// counts acknowledgements, and notices a session the broker lost.
+async fn drive(mut eventloop: EventLoop, broker: Arc<BrokerState>) {
+    let mut backoff = Duration::from_millis(50);
+    loop {
+        match eventloop.poll().await {
+            Ok(Event::Incoming(Packet::ConnAck(ack))) => {
+                let before = broker.connections.fetch_add(1, Ordering::Relaxed);
+                let unacked = broker
+                    .sent
+                    .swap(0, Ordering::Relaxed)
+                    .saturating_sub(broker.acked.swap(0, Ordering::Relaxed));
+                if before > 0 && !ack.session_present && unacked > 0 {
+                    broker
+                        .lost_with_session
+                        .fetch_add(unacked, Ordering::Relaxed);
+                }
+                broker.connected.store(true, Ordering::Relaxed);
+                backoff = Duration::from_millis(50);
+                broker.connack.notify_waiters();
+            }
+            // QoS 0 publications have packet id 0 and no acknowledgement.
+            Ok(Event::Outgoing(Outgoing::Publish(pkid))) if pkid != 0 => {
+                broker.sent.fetch_add(1, Ordering::Relaxed);
+            }
+            Ok(Event::Incoming(Packet::PubAck(_))) => {
+                broker.acked.fetch_add(1, Ordering::Relaxed);
+            }
+            Ok(Event::Outgoing(Outgoing::Disconnect)) => {
+                broker.disconnected.store(true, Ordering::Relaxed);
+                broker.connected.store(false, Ordering::Relaxed);
+                // Poll on until the broker closes the connection, so the DISCONNECT
+                // (and anything still buffered) is written.
+                let _ = tokio::time::timeout(Duration::from_secs(1), async {
+                    while eventloop.poll().await.is_ok() {}
+                })
+                .await;
+                return;
+            }
+            Ok(_) => {}
+            Err(ConnectionError::RequestsDone) => return,
+            Err(e) => {
+                broker.connected.store(false, Ordering::Relaxed);
+                *broker
+                    .last_error
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner) = Some(e.to_string());
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(Duration::from_secs(1));
+            }
+        }
+    }
+}
+
+/// Closes batches that have waited their batch time while their robot sent nothing
+/// more: one timer for every robot, not one per robot.
+async fn sweep(queues: Vec<Arc<RobotQueue>>, every: Duration, stop: Arc<AtomicBool>) {
+    let mut tick = tokio::time::interval(every.max(Duration::from_millis(1)));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    while !stop.load(Ordering::Relaxed) {
+        tick.tick().await;
+        for q in &queues {
+            if q.close_aged() {
+                q.ready.notify_one();
+            }
+        }
+    }
+}
+
+/// Publishes one robot's queue, in order, until it is closed and empty.
+async fn publish(
+    queue: Arc<RobotQueue>,
+    client: AsyncClient,
+    data_topic: String,
+    status_topic: String,
+    bridge: String,
+    format: Format,
+    qos: QoS,
+) {
+    loop {
+        loop {
+            let out = match queue.take() {
+                Err(()) => return,
+                Ok(None) => break,
+                Ok(Some(out)) => out,
+            };
+            let sent = match out {
+                Out::Batch(batch) => {
+                    let bytes = encode(&batch, format);
+                    client.publish(data_topic.as_str(), qos, false, bytes).await
+                }
+                Out::Status { online, reason } => {
+                    let bytes = payload::robot_status(
+                        &queue.name,
+                        &bridge,
+                        queue.session,
+                        online,
+                        reason.as_deref(),
+                    );
+                    client
+                        .publish(status_topic.as_str(), QoS::AtLeastOnce, true, bytes)
+                        .await
+                }
+            };
+            if sent.is_err() {
+                // The event loop is gone: the bridge is stopping.
+                return;
+            }
+        }
+        queue.ready.notified().await;
+    }
+}
+
+fn encode(batch: &Batch, format: Format) -> Vec<u8> {
+    match format {
+        Format::Json => batch.to_json(),
+        // Fails only for a robot name over 65535 bytes, which the configuration refuses,
+        // or a recipe no controller accepts; JSON carries the batch then.
+        Format::Binary => batch.to_binary().unwrap_or_else(|_| batch.to_json()),
+    }
+}

@@ -1,0 +1,681 @@
+//! The bridge's configuration file (TOML): the broker, the topic layout, the payload,
+//! and the robots.
+//!
+//! ```toml
+//! [broker]
+//! url = "mqtt://127.0.0.1:1883"     # mqtts:// with the `tls` feature
+//! client_id = "cell-7-bridge"       # also names the bridge's status topic
+//! username = "bridge"               # optional, with password
+//! password = "secret"
+//! qos = 1                           # 0 or 1 [default: 1]
+//! keep_alive_secs = 5               # [default: 5]
+//!
+//! [topics]                          # {robot} and {client_id} are replaced
+//! data = "rtde/{robot}/data"        # batches of packages [default]
+//! status = "rtde/{robot}/status"    # retained online/offline per robot [default]
+//! bridge = "rtde/bridges/{client_id}"  # retained birth and last will of the bridge [default]
+//!
+//! [payload]
+//! format = "json"                   # "json" or "binary" (raw-capture frames) [default: json]
+//! batch_packages = 50               # a batch closes at this many packages... [default: 50]
+//! batch_ms = 10                     # ...or this long after its first [default: 10]
+//! queue_packages = 10000            # per robot, while the broker is slow or down [default: 10000]
+//!
+//! [[robots]]
+//! name = "arm-1"                    # a topic level: no `/`, `+`, `#`
+//! address = "192.168.1.10"          # port 30004 unless given
+//! preset = "joints"                 # or fields = ["actual_q", "actual_TCP_pose"]
+//! frequency = 125
+//! ```
+//!
+//! Every mistake is one line naming the file, the line and the key:
+//! `bridge.toml:14: robots[0].frequency: 0 Hz is not an output frequency (0 < f <= 500)`.
+//!
+//! ```
+//! let config = rtde_bridge::Config::parse(
+//!     "[broker]\nurl = \"mqtt://127.0.0.1:1883\"\n\n[[robots]]\nname = \"a\"\naddress = \"127.0.0.1:30004\"\npreset = \"joints\"\nfrequency = 125\n",
+//!     "bridge.toml",
+//! )
+//! .unwrap();
+//! assert_eq!(config.robots[0].fields, ["timestamp", "actual_q", "actual_qd"]);
+//!
+//! let err = rtde_bridge::Config::parse("[broker]\nurl = \"mqtt://127.0.0.1\"\nqos = 3\n", "bridge.toml")
+//!     .unwrap_err();
+//! assert_eq!(err.to_string(), "bridge.toml:3: broker.qos: QoS 3 is not offered: use 0 or 1");
+//! ```
+
+use std::collections::HashSet;
+use std::fmt;
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::ops::Range;
+use std::time::Duration;
+
+use rtde_core::RTDE_PORT;
+use rtde_core::fields::{Direction, lookup, suggest};
+use serde::Deserialize;
+use toml::Spanned;
+
+/// The recipe presets a robot may name instead of listing fields.
+pub const PRESETS: &[(&str, &[&str])] = &[
+    ("joints", &["timestamp", "actual_q", "actual_qd"]),
+    (
+        "tcp",
+        &[
+            "timestamp",
+            "actual_TCP_pose",
+            "actual_TCP_speed",
+            "actual_TCP_force",
+        ],
+    ),
+    (
+        "status",
+        &["timestamp", "robot_mode", "safety_mode", "runtime_state"],
+    ),
+];
+
+/// The highest output frequency of any controller (e-Series and later).
+const MAX_FREQUENCY: f64 = 500.0;
+
+/// A checked bridge configuration.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Config {
+    /// The broker and how to talk to it.
+    pub broker: Broker,
+    /// Where messages go.
+    pub topics: Topics,
+    /// What messages look like, and how many may wait.
+    pub payload: Payload,
+    /// The robots to read, in the file's order.
+    pub robots: Vec<Robot>,
+}
+
+/// The MQTT broker.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Broker {
+    /// The host name or address.
+    pub host: String,
+    /// The TCP port: 1883 unless given (8883 for `mqtts://`).
+    pub port: u16,
+    /// Whether the URL asked for TLS (`mqtts://`).
+    pub tls: bool,
+    /// The MQTT client id, also the bridge's name in topics.
+    pub client_id: String,
+    /// User name and password, when the broker wants them.
+    pub credentials: Option<(String, String)>,
+    /// Whether data batches are published with QoS 1 (at least once) or 0.
+    pub qos1: bool,
+    /// The MQTT keep-alive interval.
+    pub keep_alive: Duration,
+}
+
+/// Topic templates; `{robot}` and `{client_id}` are replaced.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Topics {
+    /// Batches of data packages.
+    pub data: String,
+    /// Each robot's retained online/offline message.
+    pub status: String,
+    /// The bridge's retained birth message and last will.
+    pub bridge: String,
+}
+
+impl Topics {
+    /// The data topic of `robot`.
+    #[must_use]
+    pub fn data_of(&self, robot: &str) -> String {
+        self.data.replace("{robot}", robot)
+    }
+
+    /// The status topic of `robot`.
+    #[must_use]
+    pub fn status_of(&self, robot: &str) -> String {
+        self.status.replace("{robot}", robot)
+    }
+
+    /// The bridge's own topic.
+    #[must_use]
+    pub fn bridge_of(&self, client_id: &str) -> String {
+        self.bridge.replace("{client_id}", client_id)
+    }
+}
+
+/// How batches are encoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Format {
+    /// One JSON object per batch ([`crate::payload`]).
+    Json,
+    /// The binary batch: a small header, then the packages as raw-capture frames.
+    Binary,
+}
+
+/// Payload, batching and buffering.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Payload {
+    /// The encoding of data batches.
+    pub format: Format,
+    /// A batch is published once it holds this many packages...
+    pub batch_packages: usize,
+    /// ...or this long after its first package arrived.
+    pub batch_time: Duration,
+    /// Packages each robot may have waiting for the broker; past it the oldest batch is
+    /// dropped, and counted.
+    pub queue_packages: usize,
+}
+
+/// One robot.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Robot {
+    /// Its name in topics and messages.
+    pub name: String,
+    /// The controller's RTDE address (as written; resolved when connecting).
+    pub address: String,
+    /// The output fields, `timestamp` first.
+    pub fields: Vec<String>,
+    /// The output frequency in hertz.
+    pub frequency: f64,
+}
+
+impl Robot {
+    /// The address to connect to: `address`, with port 30004 unless it names one.
+    ///
+    /// # Errors
+    /// An address that does not resolve.
+    pub fn socket_addr(&self) -> std::io::Result<SocketAddr> {
+        let with_port = if self.address.parse::<SocketAddr>().is_ok()
+            || self.address.rsplit_once(':').is_some_and(|(h, p)| {
+                !h.is_empty() && !h.ends_with(':') && p.parse::<u16>().is_ok()
+            }) {
+            self.address.clone()
+        } else {
+            format!("{}:{RTDE_PORT}", self.address)
+        };
+        with_port.to_socket_addrs()?.next().ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("`{}` resolves to no address", self.address),
+            )
+        })
+    }
+}
+
+/// A configuration mistake: the file, the line and the key, and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{file}:{line}: {key}{sep}{message}", sep = if key.is_empty() { "" } else { ": " })]
+pub struct ConfigError {
+    /// The file name as given.
+    pub file: String,
+    /// The line, from 1.
+    pub line: usize,
+    /// The key, as a path (`robots[1].frequency`); empty when no key is involved.
+    pub key: String,
+    /// What is wrong, and how to fix it where that is known.
+    pub message: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    broker: Spanned<RawBroker>,
+    #[serde(default)]
+    topics: Option<Spanned<RawTopics>>,
+    #[serde(default)]
+    payload: Option<Spanned<RawPayload>>,
+    #[serde(default)]
+    robots: Vec<Spanned<RawRobot>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBroker {
+    url: Spanned<String>,
+    client_id: Option<Spanned<String>>,
+    username: Option<Spanned<String>>,
+    password: Option<Spanned<String>>,
+    qos: Option<Spanned<i64>>,
+    keep_alive_secs: Option<Spanned<i64>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTopics {
+    data: Option<Spanned<String>>,
+    status: Option<Spanned<String>>,
+    bridge: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPayload {
+    format: Option<Spanned<String>>,
+    batch_packages: Option<Spanned<i64>>,
+    batch_ms: Option<Spanned<i64>>,
+    queue_packages: Option<Spanned<i64>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRobot {
+    name: Spanned<String>,
+    address: Spanned<String>,
+    fields: Option<Spanned<Vec<Spanned<String>>>>,
+    preset: Option<Spanned<String>>,
+    frequency: Spanned<f64>,
+}
+
+/// Turns spans into lines and builds errors.
+struct Source<'a> {
+    text: &'a str,
+    file: &'a str,
+}
+
+impl Source<'_> {
+    fn line_of(&self, span: &Range<usize>) -> usize {
+        let end = span.start.min(self.text.len());
+        self.text.as_bytes()[..end]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1
+    }
+
+    fn error(&self, span: &Range<usize>, key: &str, message: impl fmt::Display) -> ConfigError {
+        ConfigError {
+            file: self.file.to_owned(),
+            line: self.line_of(span),
+            key: key.to_owned(),
+            message: message.to_string(),
+        }
+    }
+
+    /// A TOML or shape error from the parser: the key is the one on the error's line.
+    fn parse_error(&self, e: &toml::de::Error) -> ConfigError {
+        let span = e.span().unwrap_or(0..0);
+        let line = self.line_of(&span);
+        let text = self.text.lines().nth(line - 1).unwrap_or("");
+        let key = text
+            .split_once('=')
+            .map(|(k, _)| k.trim())
+            .filter(|k| !k.is_empty() && !k.starts_with('['))
+            .unwrap_or("");
+        let message = e.message().trim().replace('\n', "; ");
+        ConfigError {
+            file: self.file.to_owned(),
+            line,
+            key: key.to_owned(),
+            message,
+        }
+    }
+}
+
+fn positive(
+    src: &Source<'_>,
+    value: Option<&Spanned<i64>>,
+    key: &str,
+    default: u64,
+    max: u64,
+) -> Result<u64, ConfigError> {
+    let Some(v) = value else {
+        return Ok(default);
+    };
+    match u64::try_from(*v.get_ref()) {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(src.error(
+            &v.span(),
+            key,
+            format!("{} is out of range: use 1 to {max}", v.get_ref()),
+        )),
+    }
+}
+
+/// Checks a topic template: no wildcards, the placeholders it needs.
+fn topic(
+    src: &Source<'_>,
+    value: Option<&Spanned<String>>,
+    key: &str,
+    default: &str,
+    needs: &str,
+) -> Result<String, ConfigError> {
+    let Some(v) = value else {
+        return Ok(default.to_owned());
+    };
+    let t = v.get_ref();
+    if t.contains(['+', '#']) || t.is_empty() {
+        return Err(src.error(
+            &v.span(),
+            key,
+            format!("`{t}` is no topic to publish to: no `+` or `#`, not empty"),
+        ));
+    }
+    if !t.contains(needs) {
+        return Err(src.error(
+            &v.span(),
+            key,
+            format!("`{t}` must contain `{needs}`, or every robot would share it"),
+        ));
+    }
+    Ok(t.clone())
+}
+
+impl Config {
+    /// Reads and checks the configuration file at `path`.
+    ///
+    /// # Errors
+    /// A file that cannot be read, or any mistake in it ([`ConfigError`]).
+    pub fn read(path: &std::path::Path) -> Result<Config, ConfigError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            file: file.clone(),
+            line: 0,
+            key: String::new(),
+            message: format!("cannot read the file: {e}"),
+        })?;
+        Config::parse(&text, &file)
+    }
+
+    /// Parses and checks `text`, naming it `file` in errors.
+    ///
+    /// # Errors
+    /// The first mistake, with its line and key ([`ConfigError`]).
+    pub fn parse(text: &str, file: &str) -> Result<Config, ConfigError> {
+        let src = Source { text, file };
+        let raw: RawConfig = toml::from_str(text).map_err(|e| src.parse_error(&e))?;
+        let broker = Self::broker(&src, raw.broker.get_ref())?;
+        let topics = match &raw.topics {
+            None => None,
+            Some(t) => Some(t.get_ref()),
+        };
+        let topics = Topics {
+            data: topic(
+                &src,
+                topics.and_then(|t| t.data.as_ref()),
+                "topics.data",
+                "rtde/{robot}/data",
+                "{robot}",
+            )?,
+            status: topic(
+                &src,
+                topics.and_then(|t| t.status.as_ref()),
+                "topics.status",
+                "rtde/{robot}/status",
+                "{robot}",
+            )?,
+            bridge: topic(
+                &src,
+                topics.and_then(|t| t.bridge.as_ref()),
+                "topics.bridge",
+                "rtde/bridges/{client_id}",
+                "{client_id}",
+            )?,
+        };
+        let payload = Self::payload(&src, raw.payload.as_ref().map(Spanned::get_ref))?;
+        if raw.robots.is_empty() {
+            return Err(src.error(
+                &raw.broker.span(),
+                "robots",
+                "no robot: add a [[robots]] table with name, address, fields or preset, frequency",
+            ));
+        }
+        let mut names = HashSet::new();
+        let mut robots = Vec::with_capacity(raw.robots.len());
+        for (i, r) in raw.robots.iter().enumerate() {
+            let robot = Self::robot(&src, i, r)?;
+            if !names.insert(robot.name.clone()) {
+                return Err(src.error(
+                    &r.get_ref().name.span(),
+                    &format!("robots[{i}].name"),
+                    format!("a robot named `{}` is listed before", robot.name),
+                ));
+            }
+            robots.push(robot);
+        }
+        Ok(Config {
+            broker,
+            topics,
+            payload,
+            robots,
+        })
+    }
+
+    fn broker(src: &Source<'_>, b: &RawBroker) -> Result<Broker, ConfigError> {
+        let url = b.url.get_ref();
+        let bad_url = |why: &str| src.error(&b.url.span(), "broker.url", format!("`{url}`: {why}"));
+        let (tls, rest) = if let Some(rest) = url.strip_prefix("mqtt://") {
+            (false, rest)
+        } else if let Some(rest) = url.strip_prefix("mqtts://") {
+            (true, rest)
+        } else {
+            return Err(bad_url("use mqtt://HOST[:PORT] or mqtts://HOST[:PORT]"));
+        };
+        if tls && !cfg!(feature = "tls") {
+            return Err(bad_url(
+                "TLS needs rtde-bridge built with the `tls` feature (cargo install --features tls)",
+            ));
+        }
+        let rest = rest.trim_end_matches('/');
+        let (host, port) = match rest.rsplit_once(':') {
+            Some((h, p)) if !h.ends_with(':') && !p.contains(']') => (
+                h,
+                p.parse::<u16>()
+                    .ok()
+                    .filter(|&p| p != 0)
+                    .ok_or_else(|| bad_url("the port is not 1 to 65535"))?,
+            ),
+            _ => (rest, if tls { 8883 } else { 1883 }),
+        };
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        if host.is_empty() || host.contains('/') {
+            return Err(bad_url("no host"));
+        }
+        let client_id = match &b.client_id {
+            None => "rtde-bridge".to_owned(),
+            Some(id) => {
+                let v = id.get_ref();
+                if v.is_empty() || v.contains(['/', '+', '#']) {
+                    return Err(src.error(
+                        &id.span(),
+                        "broker.client_id",
+                        format!(
+                            "`{v}` cannot name the bridge's topic: not empty, no `/`, `+`, `#`"
+                        ),
+                    ));
+                }
+                v.clone()
+            }
+        };
+        let credentials = match (&b.username, &b.password) {
+            (None, None) => None,
+            (Some(u), Some(p)) => Some((u.get_ref().clone(), p.get_ref().clone())),
+            (Some(u), None) => {
+                return Err(src.error(&u.span(), "broker.username", "a username needs a password"));
+            }
+            (None, Some(p)) => {
+                return Err(src.error(&p.span(), "broker.password", "a password needs a username"));
+            }
+        };
+        let qos1 = match &b.qos {
+            None => true,
+            Some(q) => match q.get_ref() {
+                0 => false,
+                1 => true,
+                other => {
+                    return Err(src.error(
+                        &q.span(),
+                        "broker.qos",
+                        format!("QoS {other} is not offered: use 0 or 1"),
+                    ));
+                }
+            },
+        };
+        let keep_alive = positive(
+            src,
+            b.keep_alive_secs.as_ref(),
+            "broker.keep_alive_secs",
+            5,
+            65535,
+        )?;
+        Ok(Broker {
+            host: host.to_owned(),
+            port,
+            tls,
+            client_id,
+            credentials,
+            qos1,
+            keep_alive: Duration::from_secs(keep_alive),
+        })
+    }
+
+    fn payload(src: &Source<'_>, p: Option<&RawPayload>) -> Result<Payload, ConfigError> {
+        let format = match p.and_then(|p| p.format.as_ref()) {
+            None => Format::Json,
+            Some(f) => match f.get_ref().as_str() {
+                "json" => Format::Json,
+                "binary" => Format::Binary,
+                other => {
+                    return Err(src.error(
+                        &f.span(),
+                        "payload.format",
+                        format!("unknown format `{other}`: use \"json\" or \"binary\""),
+                    ));
+                }
+            },
+        };
+        let batch_packages = positive(
+            src,
+            p.and_then(|p| p.batch_packages.as_ref()),
+            "payload.batch_packages",
+            50,
+            10_000,
+        )?;
+        let batch_ms = positive(
+            src,
+            p.and_then(|p| p.batch_ms.as_ref()),
+            "payload.batch_ms",
+            10,
+            60_000,
+        )?;
+        let queue_packages = positive(
+            src,
+            p.and_then(|p| p.queue_packages.as_ref()),
+            "payload.queue_packages",
+            10_000,
+            100_000_000,
+        )?;
+        // Bounded above, so these fit a usize on every platform rtde builds for.
+        #[allow(clippy::cast_possible_truncation)]
+        Ok(Payload {
+            format,
+            batch_packages: batch_packages as usize,
+            batch_time: Duration::from_millis(batch_ms),
+            queue_packages: (queue_packages as usize).max(batch_packages as usize),
+        })
+    }
+
+    fn robot(src: &Source<'_>, i: usize, r: &Spanned<RawRobot>) -> Result<Robot, ConfigError> {
+        let key = |k: &str| format!("robots[{i}].{k}");
+        let raw = r.get_ref();
+        let name = raw.name.get_ref();
+        if name.is_empty()
+            || name.len() > 256
+            || name.contains(['/', '+', '#'])
+            || name.chars().any(char::is_control)
+        {
+            return Err(src.error(
+                &raw.name.span(),
+                &key("name"),
+                format!("`{name}` cannot be a topic level: 1 to 256 bytes, no `/`, `+`, `#`"),
+            ));
+        }
+        if raw.address.get_ref().trim().is_empty() {
+            return Err(src.error(&raw.address.span(), &key("address"), "no address"));
+        }
+        let mut fields: Vec<String> = match (&raw.fields, &raw.preset) {
+            (Some(_), Some(p)) => {
+                return Err(src.error(
+                    &p.span(),
+                    &key("preset"),
+                    "give fields or a preset, not both",
+                ));
+            }
+            (None, None) => {
+                return Err(src.error(
+                    &r.span(),
+                    &key("fields"),
+                    "no fields: give fields = [...] or a preset",
+                ));
+            }
+            (None, Some(p)) => {
+                let preset = PRESETS
+                    .iter()
+                    .find(|(n, _)| n == p.get_ref())
+                    .ok_or_else(|| {
+                        let known: Vec<&str> = PRESETS.iter().map(|(n, _)| *n).collect();
+                        src.error(
+                            &p.span(),
+                            &key("preset"),
+                            format!(
+                                "unknown preset `{}`: use one of {}",
+                                p.get_ref(),
+                                known.join(", ")
+                            ),
+                        )
+                    })?;
+                preset.1.iter().map(|&s| s.to_owned()).collect()
+            }
+            (Some(list), None) => {
+                let mut names = Vec::new();
+                for f in list.get_ref() {
+                    let n = f.get_ref();
+                    if lookup(Direction::Output, n).is_none() {
+                        let hint = suggest(Direction::Output, n)
+                            .map(|s| format!("; did you mean `{}`?", s.name()))
+                            .unwrap_or_default();
+                        return Err(src.error(
+                            &f.span(),
+                            &key("fields"),
+                            format!("unknown RTDE output field `{n}`{hint}"),
+                        ));
+                    }
+                    if names.contains(n) {
+                        return Err(src.error(
+                            &f.span(),
+                            &key("fields"),
+                            format!("`{n}` is listed twice"),
+                        ));
+                    }
+                    names.push(n.clone());
+                }
+                if names.is_empty() {
+                    return Err(src.error(&list.span(), &key("fields"), "no fields"));
+                }
+                names
+            }
+        };
+        // Every package carries its controller time: the time mapping and the gap count need it.
+        if let Some(at) = fields.iter().position(|f| f == "timestamp") {
+            let t = fields.remove(at);
+            fields.insert(0, t);
+        } else {
+            fields.insert(0, "timestamp".to_owned());
+        }
+        let frequency = *raw.frequency.get_ref();
+        if !(frequency.is_finite() && frequency > 0.0 && frequency <= MAX_FREQUENCY) {
+            return Err(src.error(
+                &raw.frequency.span(),
+                &key("frequency"),
+                format!("{frequency} Hz is not an output frequency (0 < f <= {MAX_FREQUENCY})"),
+            ));
+        }
+        Ok(Robot {
+            name: name.clone(),
+            address: raw.address.get_ref().trim().to_owned(),
+            fields,
+            frequency,
+        })
+    }
+}

@@ -1,0 +1,58 @@
+//! Fleet telemetry into MQTT: reads the RTDE outputs of many Universal Robots controllers
+//! and publishes them, batched, to an MQTT broker, losing nothing silently.
+//!
+//! ```text
+//! robot ─RTDE─▶ reader ─▶ bounded queue ─▶ publisher ─┐
+//! robot ─RTDE─▶ reader ─▶ bounded queue ─▶ publisher ─┼─▶ one MQTT connection ─▶ broker
+//! robot ─RTDE─▶ reader ─▶ bounded queue ─▶ publisher ─┘    (rumqttc, one tokio runtime)
+//! ```
+//!
+//! - **Configuration**: a TOML file ([`config`]); every mistake is one line naming the
+//!   line and the key.
+//! - **Payloads**: JSON or binary batches in the raw-capture frame format, each with the
+//!   robot's name, per-robot sequence numbers, drop counts, the controller timestamps and
+//!   the robot-time to host-time mapping; retained status messages ([`payload`]).
+//! - **Never silent**: each robot's queue is bounded; while the broker is slow or down
+//!   the oldest batches are dropped and counted, and every batch carries the count so a
+//!   subscriber can check each gap. The MQTT session is persistent, so the broker keeps
+//!   what it owes a subscriber across a bridge reconnection and the client re-sends what
+//!   the broker had not acknowledged; if the broker comes back *without* the session, the
+//!   unacknowledged publications are counted ([`Counts::lost_with_session`]).
+//! - **Status**: each robot's online/offline state is a retained message on its status
+//!   topic; the bridge's own birth is retained on the bridge topic, and its last will there
+//!   says offline if the bridge vanishes (then its robots are offline too).
+//! - **Subscribing**: [`Subscriber`] reads batches and statuses back and checks the
+//!   sequence numbers; `rtde subscribe` writes the same CSV and raw captures as
+//!   `rtde record`.
+//!
+//! # Reading the robots
+//!
+//! rtde-core has only a blocking client so far, so each robot is read by a
+//! [`rtde_core::Client`] on a thread of its own (the `robot` module); publishing runs on
+//! one tokio runtime. The reading side only fills the robots' queues, so an async driver
+//! can replace it without a change to the publishing side.
+//!
+//! ```no_run
+//! use rtde_bridge::{Bridge, Config, StartOptions};
+//!
+//! let config = Config::read("bridge.toml".as_ref())?;
+//! let bridge = Bridge::start(config, StartOptions::default())?;
+//! // ... until told to stop:
+//! let counts = bridge.shutdown();
+//! assert_eq!(counts.queued(), 0, "the broker took everything");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![forbid(unsafe_code)]
+
+mod bridge;
+pub mod config;
+pub mod payload;
+mod queue;
+mod robot;
+pub mod subscriber;
+
+pub use bridge::{Bridge, Counts, Error, StartOptions};
+pub use config::{Config, ConfigError, Format};
+pub use queue::RobotCounts;
+pub use subscriber::{Message, SequenceCheck, Subscriber, SubscriberError, Verdict};

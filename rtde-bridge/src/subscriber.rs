@@ -1,0 +1,339 @@
+//! The subscriber side: batches and statuses read back from the broker, with every
+//! robot's sequence numbers checked.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use rumqttc::{Client, Event, MqttOptions, Packet, QoS};
+
+use crate::payload::{self, Batch};
+
+/// What arrived on a subscribed topic.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Message {
+    /// A data batch.
+    Batch {
+        /// The topic it came on.
+        topic: String,
+        /// The batch, decoded.
+        batch: Batch,
+    },
+    /// A robot's or the bridge's status.
+    Status {
+        /// The topic it came on.
+        topic: String,
+        /// The robot; `None` for the bridge's own status.
+        robot: Option<String>,
+        /// Online or offline.
+        online: bool,
+        /// Why offline, when known.
+        reason: Option<String>,
+        /// Whether the broker kept it (a retained message read on subscribing).
+        retained: bool,
+    },
+    /// A message that is neither: its topic, and why it was not read.
+    Unreadable {
+        /// The topic it came on.
+        topic: String,
+        /// What is wrong with it.
+        why: String,
+    },
+}
+
+/// Why a subscriber could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SubscriberError {
+    /// The broker did not accept the connection and subscription in time.
+    #[error("cannot subscribe at mqtt://{host}:{port}: {why}")]
+    Unreachable {
+        /// The broker's host.
+        host: String,
+        /// The broker's port.
+        port: u16,
+        /// The last error.
+        why: String,
+    },
+    /// The reading thread could not be started.
+    #[error("cannot start the subscriber: {0}")]
+    Start(#[source] std::io::Error),
+}
+
+/// A connection to the broker that reads batches and statuses, reconnecting after
+/// outages; its session is persistent, so what is published while it reconnects is kept
+/// for it by the broker.
+///
+/// ```no_run
+/// use std::time::Duration;
+/// use rtde_bridge::{Message, Subscriber};
+///
+/// let sub = Subscriber::connect("127.0.0.1", 1883, "recorder", &["rtde/#".into()], Duration::from_secs(5))?;
+/// while let Some(message) = sub.recv_timeout(Duration::from_secs(1)) {
+///     if let Message::Batch { batch, .. } = message {
+///         println!("{}: packages {}..{}", batch.robot, batch.first, batch.first + batch.count() as u64);
+///     }
+/// }
+/// # Ok::<(), rtde_bridge::SubscriberError>(())
+/// ```
+pub struct Subscriber {
+    client: Client,
+    messages: Receiver<Message>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for Subscriber {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Subscriber").finish_non_exhaustive()
+    }
+}
+
+impl Subscriber {
+    /// Connects as `client_id`, subscribes to `filters` with QoS 1, and waits (at most
+    /// `timeout`) for the broker to confirm.
+    ///
+    /// # Errors
+    /// [`SubscriberError::Unreachable`]; [`SubscriberError::Start`].
+    pub fn connect(
+        host: &str,
+        port: u16,
+        client_id: &str,
+        filters: &[String],
+        timeout: Duration,
+    ) -> Result<Subscriber, SubscriberError> {
+        let mut options = MqttOptions::new(client_id, host, port);
+        options
+            .set_clean_session(false)
+            .set_keep_alive(Duration::from_secs(5))
+            .set_max_packet_size(64 * 1024 * 1024, 64 * 1024 * 1024)
+            .set_inflight(1000);
+        let (client, mut connection) = Client::new(options, 1024);
+        let (tx, rx) = mpsc::channel();
+        let (ready_tx, ready_rx) = mpsc::channel::<Result<(), String>>();
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread = {
+            let (client, filters, stop) = (client.clone(), filters.to_vec(), Arc::clone(&stop));
+            thread::Builder::new()
+                .name("rtde-subscriber".into())
+                .spawn(move || {
+                    let mut ready = Some(ready_tx);
+                    for event in connection.iter() {
+                        if stop.load(Ordering::Relaxed) {
+                            return;
+                        }
+                        match event {
+                            Ok(Event::Incoming(Packet::ConnAck(_))) => {
+                                // Again after every reconnection: a broker that lost the
+                                // session has lost the subscriptions too.
+                                for f in &filters {
+                                    let _ = client.try_subscribe(f.clone(), QoS::AtLeastOnce);
+                                }
+                            }
+                            Ok(Event::Incoming(Packet::SubAck(_))) => {
+                                if let Some(r) = ready.take() {
+                                    let _ = r.send(Ok(()));
+                                }
+                            }
+                            Ok(Event::Incoming(Packet::Publish(p))) => {
+                                let topic = p.topic.clone();
+                                if tx.send(read(topic, &p.payload, p.retain)).is_err() {
+                                    return;
+                                }
+                            }
+                            Ok(_) => {}
+                            Err(e) => {
+                                if let Some(r) = &ready {
+                                    let _ = r.send(Err(e.to_string()));
+                                }
+                                thread::sleep(Duration::from_millis(50));
+                            }
+                        }
+                    }
+                })
+                .map_err(SubscriberError::Start)?
+        };
+        let deadline = Instant::now() + timeout;
+        let mut why = format!("no answer within {timeout:?}");
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match ready_rx.recv_timeout(left) {
+                Ok(Ok(())) => break,
+                Ok(Err(e)) => why = e,
+                Err(_) => {
+                    stop.store(true, Ordering::Relaxed);
+                    let _ = client.try_disconnect();
+                    return Err(SubscriberError::Unreachable {
+                        host: host.to_owned(),
+                        port,
+                        why,
+                    });
+                }
+            }
+        }
+        Ok(Subscriber {
+            client,
+            messages: rx,
+            stop,
+            thread: Some(thread),
+        })
+    }
+
+    /// The next message, waiting at most `timeout`.
+    #[must_use]
+    pub fn recv_timeout(&self, timeout: Duration) -> Option<Message> {
+        match self.messages.recv_timeout(timeout) {
+            Ok(m) => Some(m),
+            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
+        }
+    }
+
+    /// Disconnects; the broker keeps the session (and queues for it) until it expires.
+    pub fn close(mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        let _ = self.client.try_disconnect();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn read(topic: String, bytes: &[u8], retained: bool) -> Message {
+    if bytes.first() == Some(&b'{')
+        && let Ok((robot, online, reason)) = payload::decode_status(bytes)
+    {
+        return Message::Status {
+            topic,
+            robot,
+            online,
+            reason,
+            retained,
+        };
+    }
+    match payload::decode(bytes) {
+        Ok(batch) => Message::Batch { topic, batch },
+        Err(e) => Message::Unreadable {
+            topic,
+            why: e.to_string(),
+        },
+    }
+}
+
+/// What [`SequenceCheck::check`] found about a batch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Verdict {
+    /// The next packages, with `gap` packages missing before them, of which the bridge
+    /// counted `dropped` as dropped from its queue.
+    New {
+        /// Packages missing between the previous batch and this one.
+        gap: u64,
+        /// How much the bridge's drop count grew meanwhile.
+        dropped: u64,
+    },
+    /// Packages already seen (QoS 1 delivers at least once).
+    Duplicate,
+}
+
+/// Checks each robot's package numbers: gaps, what the bridge's drop count explains of
+/// them, duplicates.
+///
+/// ```
+/// # use std::sync::Arc;
+/// # use rtde_bridge::payload::Batch;
+/// # use rtde_bridge::subscriber::{SequenceCheck, Verdict};
+/// # let stream = Arc::new(rtde_core::capture::Header {
+/// #     protocol: rtde_core::protocol::ProtocolVersion::V2,
+/// #     controller: rtde_core::fields::ControllerVersion::new(5, 21, 0, 0),
+/// #     frequency: 500.0, recipe_id: Some(1), started_unix_micros: 0,
+/// #     fields: vec![rtde_core::fields::lookup(rtde_core::fields::Direction::Output, "timestamp").unwrap()],
+/// # });
+/// let batch = |first: u64, dropped: u64| Batch {
+///     robot: "a".into(), session: 1, seq: 0, first, dropped, skipped: 0, lost: 0,
+///     t0_unix_us: 0, t0_timestamp: 0.0, stream: stream.clone(), payloads: vec![0; 16],
+/// };
+/// let mut check = SequenceCheck::default();
+/// assert_eq!(check.check(&batch(0, 0)), Verdict::New { gap: 0, dropped: 0 });
+/// assert_eq!(check.check(&batch(0, 0)), Verdict::Duplicate);
+/// assert_eq!(check.check(&batch(10, 8)), Verdict::New { gap: 8, dropped: 8 });
+/// assert_eq!(check.unexplained(), 0);
+/// ```
+#[derive(Debug, Default)]
+pub struct SequenceCheck {
+    robots: HashMap<String, Track>,
+}
+
+#[derive(Debug, Default)]
+struct Track {
+    session: u64,
+    next: u64,
+    dropped: u64,
+    packages: u64,
+    gaps: u64,
+    unexplained: u64,
+    duplicates: u64,
+}
+
+impl SequenceCheck {
+    /// Checks `batch` against the robot's previous ones. A new session (a restarted
+    /// bridge) starts the robot's count again.
+    pub fn check(&mut self, batch: &Batch) -> Verdict {
+        let t = self.robots.entry(batch.robot.clone()).or_default();
+        if t.session != batch.session {
+            *t = Track {
+                session: batch.session,
+                ..Track::default()
+            };
+        }
+        let count = batch.count() as u64;
+        if batch.first < t.next {
+            t.duplicates += 1;
+            return Verdict::Duplicate;
+        }
+        let gap = batch.first - t.next;
+        let dropped = batch.dropped.saturating_sub(t.dropped);
+        t.gaps += gap;
+        t.unexplained += gap.saturating_sub(dropped);
+        t.dropped = batch.dropped;
+        t.next = batch.first + count;
+        t.packages += count;
+        Verdict::New { gap, dropped }
+    }
+
+    /// Packages received, per robot.
+    #[must_use]
+    pub fn packages(&self, robot: &str) -> u64 {
+        self.robots.get(robot).map_or(0, |t| t.packages)
+    }
+
+    /// Packages missing, per robot.
+    #[must_use]
+    pub fn gaps(&self, robot: &str) -> u64 {
+        self.robots.get(robot).map_or(0, |t| t.gaps)
+    }
+
+    /// Duplicate batches, per robot.
+    #[must_use]
+    pub fn duplicates(&self, robot: &str) -> u64 {
+        self.robots.get(robot).map_or(0, |t| t.duplicates)
+    }
+
+    /// Packages missing that the bridge's drop counts do not explain, over all robots:
+    /// 0 unless something lost data silently.
+    #[must_use]
+    pub fn unexplained(&self) -> u64 {
+        self.robots.values().map(|t| t.unexplained).sum()
+    }
+
+    /// The robots seen, sorted.
+    #[must_use]
+    pub fn robots(&self) -> Vec<&str> {
+        let mut r: Vec<&str> = self.robots.keys().map(String::as_str).collect();
+        r.sort_unstable();
+        r
+    }
+}
