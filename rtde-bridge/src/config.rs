@@ -302,13 +302,50 @@ impl Source<'_> {
             .split_once('=')
             .map(|(k, _)| k.trim())
             .filter(|k| !k.is_empty() && !k.starts_with('['))
-            .unwrap_or("");
+            .map_or_else(
+                // On a table's header (a key missing from it): the table.
+                || self.path_of(line + 1, "").trim_end_matches('.').to_owned(),
+                |k| self.path_of(line, k),
+            );
         let message = e.message().trim().replace('\n', "; ");
         ConfigError {
             file: self.file.to_owned(),
             line,
-            key: key.to_owned(),
+            key,
             message,
+        }
+    }
+
+    /// `key` on `line`, with the table it is in: `broker.qos`, `robots[1].frequency`.
+    fn path_of(&self, line: usize, key: &str) -> String {
+        let before: Vec<&str> = self.text.lines().take(line - 1).map(str::trim).collect();
+        let Some(at) = before.iter().rposition(|l| l.starts_with('[')) else {
+            return key.to_owned();
+        };
+        if key.is_empty() && at + 1 != before.len() {
+            return String::new();
+        }
+        let header = before[at];
+        if let Some(name) = header.strip_prefix("[[").and_then(|h| h.split("]]").next()) {
+            let name = name.trim();
+            let index = before[..at]
+                .iter()
+                .filter(|l| {
+                    l.strip_prefix("[[")
+                        .and_then(|h| h.split("]]").next())
+                        .map(str::trim)
+                        == Some(name)
+                })
+                .count();
+            format!("{name}[{index}].{key}")
+        } else {
+            let name = header
+                .trim_start_matches('[')
+                .split(']')
+                .next()
+                .unwrap_or("")
+                .trim();
+            format!("{name}.{key}")
         }
     }
 }
@@ -386,10 +423,7 @@ impl Config {
         let src = Source { text, file };
         let raw: RawConfig = toml::from_str(text).map_err(|e| src.parse_error(&e))?;
         let broker = Self::broker(&src, raw.broker.get_ref())?;
-        let topics = match &raw.topics {
-            None => None,
-            Some(t) => Some(t.get_ref()),
-        };
+        let topics = raw.topics.as_ref().map(Spanned::get_ref);
         let topics = Topics {
             data: topic(
                 &src,

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::mpsc::{self, Receiver};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
@@ -186,10 +186,7 @@ impl Subscriber {
     /// The next message, waiting at most `timeout`.
     #[must_use]
     pub fn recv_timeout(&self, timeout: Duration) -> Option<Message> {
-        match self.messages.recv_timeout(timeout) {
-            Ok(m) => Some(m),
-            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
-        }
+        self.messages.recv_timeout(timeout).ok()
     }
 
     /// Disconnects; the broker keeps the session (and queues for it) until it expires.

@@ -12,12 +12,15 @@ use rtde_bridge::{Bridge, Config, Message, SequenceCheck, StartOptions, Subscrib
 use rtde_core::ReconnectPolicy;
 use rtde_sim::{Motion, Sim};
 
+/// A package as the subscriber saw it: number, timestamp, `actual_q`, host time (µs).
+type Package = (u64, f64, [f64; 6], i64);
+
 /// What the subscriber collected.
 #[derive(Default)]
 struct Collected {
     check: SequenceCheck,
     /// Per robot: (package number, timestamp, actual_q, host time µs) of each new package.
-    packages: HashMap<String, Vec<(u64, f64, [f64; 6], i64)>>,
+    packages: HashMap<String, Vec<Package>>,
     /// Per robot (None: the bridge): the statuses, in order, with the reason.
     statuses: Vec<(Option<String>, bool, Option<String>)>,
     unreadable: Vec<String>,

@@ -1,7 +1,8 @@
 //! `rtde`: look up RTDE fields, record a controller's outputs without loss, replay a
 //! recording as a controller, plot it, and run the simulator.
 //!
-//! One module per subcommand; [`capture`] is the raw capture format and [`table`] the CSV.
+//! One module per subcommand; [`table`] is the CSV (the raw capture format is
+//! `rtde_core::capture`).
 
 #![forbid(unsafe_code)]
 
@@ -11,6 +12,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod args;
+mod bridge;
 mod lookup;
 mod outfile;
 mod plot;
@@ -18,6 +20,7 @@ mod progress;
 mod record;
 mod replay;
 mod sim;
+mod subscribe;
 mod table;
 
 /// Universal Robots RTDE from the command line: look fields up, record a robot's outputs
@@ -34,6 +37,7 @@ mod table;
                                                   record the built-in simulator (--robot HOST for a robot)
   rtde plot run.csv --fields actual_q             run.png: the joints over time
   rtde replay run.rtde                            serve the recording on 127.0.0.1:30004
+  rtde bridge fleet.toml                          a fleet's telemetry into MQTT
 
 `rtde help COMMAND` explains each command, with examples."
 )]
@@ -50,6 +54,8 @@ enum Command {
     Replay(replay::ReplayArgs),
     Plot(plot::PlotArgs),
     Sim(sim::SimArgs),
+    Bridge(bridge::BridgeArgs),
+    Subscribe(subscribe::SubscribeArgs),
 }
 
 fn main() -> ExitCode {
@@ -61,6 +67,8 @@ fn main() -> ExitCode {
         Command::Replay(args) => replay::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Plot(args) => plot::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Sim(args) => sim::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Bridge(args) => bridge::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Subscribe(args) => subscribe::run(&args).map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,129 @@
+//! `rtde bridge`: a fleet's telemetry into MQTT, from a configuration file.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use rtde_bridge::{Bridge, Config, StartOptions};
+
+use crate::args;
+
+/// Set by Ctrl-C (and SIGTERM, SIGHUP): the bridge flushes and stops.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// Publish the RTDE outputs of many robots to an MQTT broker.
+#[derive(Debug, clap::Args)]
+#[command(
+    long_about = "Publish the RTDE outputs of many robots to an MQTT broker, batched, losing nothing silently.
+
+The configuration file (TOML) lists the broker, the topic layout, the payload format \
+(JSON, or binary batches in the raw-capture format) and the robots. Every batch carries \
+the robot's name, per-robot sequence numbers, the count of packages dropped so far, the \
+controller timestamps and the robot-time to host-time mapping. Each robot's queue is \
+bounded: while the broker is down the oldest batches are dropped, and counted. Robot \
+status (online, offline and why) is retained on each robot's status topic; the bridge's \
+birth and last will on its own topic. The format is documented in rtde_bridge::payload, \
+the configuration in rtde_bridge::config.
+
+Ctrl-C publishes what is queued, marks every robot offline and disconnects.",
+    after_help = "Examples:
+  rtde bridge fleet.toml
+      until Ctrl-C
+  rtde bridge fleet.toml --duration 60s
+  rtde subscribe --broker mqtt://127.0.0.1:1883 --out recordings/
+      the other end: one CSV and one raw capture per robot"
+)]
+pub(crate) struct BridgeArgs {
+    /// The configuration file.
+    #[arg(value_name = "CONFIG.toml")]
+    config: PathBuf,
+    /// Stop after this long: 10s, 2m, 1h [default: until Ctrl-C].
+    #[arg(long, value_name = "DURATION", value_parser = args::duration)]
+    duration: Option<Duration>,
+    /// How long to wait for the broker at start.
+    #[arg(long, value_name = "DURATION", value_parser = args::duration, default_value = "5s")]
+    broker_timeout: Duration,
+    /// Print nothing but errors.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+/// Runs `rtde bridge`.
+pub(crate) fn run(args: &BridgeArgs) -> Result<(), String> {
+    let config = Config::read(&args.config).map_err(|e| e.to_string())?;
+    let say = |text: &str| {
+        if !args.quiet {
+            eprintln!("rtde bridge: {text}");
+        }
+    };
+    let url = format!(
+        "{}://{}:{}",
+        if config.broker.tls { "mqtts" } else { "mqtt" },
+        config.broker.host,
+        config.broker.port
+    );
+    let robots = config.robots.len();
+    let mut options = StartOptions::default();
+    options.broker_timeout = args.broker_timeout;
+    ctrlc::set_handler(|| {
+        if STOP.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+    })
+    .map_err(|e| format!("cannot handle Ctrl-C: {e}"))?;
+    let bridge = Bridge::start(config, options).map_err(|e| e.to_string())?;
+    say(&format!(
+        "{robots} robot{} to {url}, session {}; Ctrl-C stops",
+        if robots == 1 { "" } else { "s" },
+        bridge.session()
+    ));
+    let started = Instant::now();
+    let mut last_report = started;
+    let mut was_connected = true;
+    while !STOP.load(Ordering::SeqCst) && args.duration.is_none_or(|d| started.elapsed() < d) {
+        std::thread::sleep(Duration::from_millis(50));
+        let counts = bridge.counts();
+        if counts.broker_connected != was_connected {
+            was_connected = counts.broker_connected;
+            if was_connected {
+                say("broker back; publishing what was queued");
+            } else {
+                say(&format!(
+                    "broker lost ({}); queueing, oldest dropped past the bound",
+                    bridge.broker_error().unwrap_or_default()
+                ));
+            }
+        }
+        if last_report.elapsed() >= Duration::from_secs(10) {
+            last_report = Instant::now();
+            say(&format!(
+                "{} packages read, {} published, {} dropped, {} queued",
+                counts.received(),
+                counts.published(),
+                counts.dropped(),
+                counts.queued()
+            ));
+        }
+    }
+    say("stopping: publishing what is queued");
+    let counts = bridge.shutdown();
+    for (name, c) in &counts.robots {
+        say(&format!(
+            "{name}: {} packages read, {} published in {} batches, {} dropped",
+            c.received, c.published, c.batches, c.dropped
+        ));
+    }
+    if counts.lost_with_session > 0 {
+        say(&format!(
+            "{} publications lost: the broker came back without the bridge's session",
+            counts.lost_with_session
+        ));
+    }
+    if counts.queued() > 0 {
+        return Err(format!(
+            "{} packages not delivered: the broker did not take them before the drain timeout",
+            counts.queued()
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,278 @@
+//! `rtde subscribe`: the bridge's batches from the broker, to the same CSV and raw
+//! captures `rtde record` writes, one pair per robot, with every sequence number checked.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use rtde_bridge::payload::Batch;
+use rtde_bridge::{Message, SequenceCheck, Subscriber, Verdict};
+use rtde_core::capture::{self, Header};
+use rtde_core::{DynamicRecipe, OutputRecipe};
+
+use crate::args;
+use crate::outfile::PendingFile;
+use crate::table;
+
+/// Set by Ctrl-C (and SIGTERM, SIGHUP): the files are finished and the command stops.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// Record the robots an `rtde bridge` publishes, from the broker.
+#[derive(Debug, clap::Args)]
+#[command(
+    long_about = "Record the robots an `rtde bridge` publishes, from the MQTT broker: for each robot \
+NAME, OUT/NAME.csv (as `rtde record` writes it) and OUT/NAME.rtde (a raw capture that \
+`rtde replay` serves).
+
+Every batch's package numbers are checked: duplicates (QoS 1 delivers at least once) are \
+left out, and every gap is compared with the bridge's count of dropped packages. The \
+summary lists both; a gap the bridge did not count makes the command fail.
+
+A robot whose stream changes (it reconnected to another controller version or recipe) \
+continues in OUT/NAME.2.rtde, and so on. The session is persistent (client id --client-id): \
+what is published while the subscriber reconnects is kept for it by the broker.",
+    after_help = "Examples:
+  rtde subscribe --broker mqtt://127.0.0.1:1883 --out recordings/
+      until Ctrl-C
+  rtde subscribe --broker mqtt://10.0.0.5 --topic 'plant/+/data' --out rec/ --until-offline
+      until the bridge says it stopped"
+)]
+pub(crate) struct SubscribeArgs {
+    /// The broker: mqtt://HOST[:PORT].
+    #[arg(long, value_name = "URL")]
+    broker: String,
+    /// Topic filters to subscribe to; status topics are recognised by their messages.
+    #[arg(long, value_name = "FILTER", default_values = ["rtde/#"])]
+    topic: Vec<String>,
+    /// The directory to write into (created if missing).
+    #[arg(long, short = 'o', value_name = "DIR")]
+    out: PathBuf,
+    /// The MQTT client id, which names the persistent session.
+    #[arg(long, value_name = "ID", default_value = "rtde-subscribe")]
+    client_id: String,
+    /// Stop after this long [default: until Ctrl-C].
+    #[arg(long, value_name = "DURATION", value_parser = args::duration)]
+    duration: Option<Duration>,
+    /// Stop once a bridge announces (live, not retained) that it went offline.
+    #[arg(long)]
+    until_offline: bool,
+    /// Print nothing but errors.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+/// One robot's files.
+struct Recording {
+    csv: PendingFile,
+    raw: Option<(capture::Writer<PendingFile>, Header)>,
+    /// Raw captures finished because the stream changed.
+    finished: Vec<PendingFile>,
+    recipe: DynamicRecipe,
+    parts: usize,
+    skipped: u64,
+}
+
+/// Runs `rtde subscribe`.
+pub(crate) fn run(args: &SubscribeArgs) -> Result<(), String> {
+    let (host, port) = broker(&args.broker)?;
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| format!("cannot create `{}`: {e}", args.out.display()))?;
+    ctrlc::set_handler(|| {
+        if STOP.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+    })
+    .map_err(|e| format!("cannot handle Ctrl-C: {e}"))?;
+    let sub = Subscriber::connect(
+        &host,
+        port,
+        &args.client_id,
+        &args.topic,
+        Duration::from_secs(5),
+    )
+    .map_err(|e| e.to_string())?;
+    // On stdout and first, for scripts that wait for the subscription.
+    println!(
+        "rtde subscribe: subscribed to {} at {}",
+        args.topic.join(", "),
+        args.broker
+    );
+    let mut check = SequenceCheck::default();
+    let mut files: BTreeMap<String, Recording> = BTreeMap::new();
+    let mut unreadable = 0u64;
+    let started = Instant::now();
+    let result = loop {
+        if STOP.load(Ordering::SeqCst) {
+            break Ok(());
+        }
+        if args.duration.is_some_and(|d| started.elapsed() >= d) {
+            break Ok(());
+        }
+        let Some(message) = sub.recv_timeout(Duration::from_millis(100)) else {
+            continue;
+        };
+        match message {
+            Message::Batch { batch, .. } => {
+                if let Verdict::New { .. } = check.check(&batch)
+                    && let Err(e) = write(args, &mut files, &batch)
+                {
+                    break Err(e);
+                }
+            }
+            Message::Status {
+                robot: None,
+                online: false,
+                retained: false,
+                ..
+            } if args.until_offline => break Ok(()),
+            Message::Unreadable { topic, why } => {
+                unreadable += 1;
+                if !args.quiet {
+                    eprintln!("rtde subscribe: left out a message on `{topic}`: {why}");
+                }
+            }
+            _ => {}
+        }
+    };
+    sub.close();
+    let mut outputs = Vec::new();
+    let mut failure = result.err();
+    for (name, rec) in files {
+        match finish(rec) {
+            Ok(mut names) => outputs.append(&mut names),
+            Err(e) => {
+                failure.get_or_insert(format!("{name}: {e}"));
+            }
+        }
+    }
+    if !args.quiet {
+        for robot in check.robots() {
+            eprintln!(
+                "rtde subscribe: {robot}: {} packages, {} missing, {} duplicate batches left out",
+                check.packages(robot),
+                check.gaps(robot),
+                check.duplicates(robot)
+            );
+        }
+        if !outputs.is_empty() {
+            eprintln!("rtde subscribe: wrote {}", outputs.join(", "));
+        }
+    }
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    if check.unexplained() > 0 {
+        return Err(format!(
+            "{} packages missing that the bridge did not count as dropped",
+            check.unexplained()
+        ));
+    }
+    if unreadable > 0 {
+        return Err(format!(
+            "{unreadable} messages were no batch or status this rtde reads"
+        ));
+    }
+    Ok(())
+}
+
+/// Host and port of an `mqtt://` URL.
+fn broker(url: &str) -> Result<(String, u16), String> {
+    let rest = url
+        .strip_prefix("mqtt://")
+        .ok_or_else(|| format!("`{url}`: use mqtt://HOST[:PORT]"))?
+        .trim_end_matches('/');
+    match rest.rsplit_once(':') {
+        Some((h, p)) if !h.is_empty() && !h.ends_with(':') => Ok((
+            h.trim_start_matches('[').trim_end_matches(']').to_owned(),
+            p.parse()
+                .map_err(|_| format!("`{url}`: the port is not 1 to 65535"))?,
+        )),
+        _ if !rest.is_empty() => Ok((rest.to_owned(), 1883)),
+        _ => Err(format!("`{url}`: no host")),
+    }
+}
+
+/// Appends a batch to its robot's files, opening them on its first batch.
+fn write(
+    args: &SubscribeArgs,
+    files: &mut BTreeMap<String, Recording>,
+    batch: &Batch,
+) -> Result<(), String> {
+    let header = Header {
+        started_unix_micros: batch.t0_unix_us,
+        ..(*batch.stream).clone()
+    };
+    if !files.contains_key(&batch.robot) {
+        let mut csv = PendingFile::create(&args.out.join(format!("{}.csv", batch.robot)))?;
+        let fields: Vec<_> = header.fields.clone();
+        table::write_header(csv.writer(), &fields).map_err(|e| e.to_string())?;
+        let names: Vec<&str> = fields.iter().map(|f| f.name()).collect();
+        let recipe = DynamicRecipe::outputs(&names).map_err(|e| e.to_string())?;
+        files.insert(
+            batch.robot.clone(),
+            Recording {
+                csv,
+                raw: None,
+                finished: Vec::new(),
+                recipe,
+                parts: 0,
+                skipped: 0,
+            },
+        );
+    }
+    let Some(rec) = files.get_mut(&batch.robot) else {
+        return Ok(());
+    };
+    let same_stream = rec.raw.as_ref().is_some_and(|(_, h)| {
+        h.protocol == header.protocol
+            && h.controller == header.controller
+            && h.recipe_id == header.recipe_id
+            && h.fields == header.fields
+    });
+    if !same_stream {
+        if let Some((writer, _)) = rec.raw.take() {
+            rec.finished
+                .push(writer.finish(rec.skipped).map_err(|e| e.to_string())?);
+        }
+        rec.parts += 1;
+        let name = if rec.parts == 1 {
+            format!("{}.rtde", batch.robot)
+        } else {
+            format!("{}.{}.rtde", batch.robot, rec.parts)
+        };
+        let file = PendingFile::create(&args.out.join(name))?;
+        let writer = capture::Writer::new(file, &header).map_err(|e| e.to_string())?;
+        rec.raw = Some((writer, header));
+    }
+    rec.skipped = batch.skipped;
+    for i in 0..batch.count() {
+        let Some(payload) = batch.payload(i) else {
+            break;
+        };
+        if let Some((writer, _)) = rec.raw.as_mut() {
+            writer.package(payload).map_err(|e| e.to_string())?;
+        }
+        // The CSV's columns are the first stream's; a changed recipe goes to the raw
+        // capture only.
+        if rec.recipe.decode_into(payload).is_ok() {
+            table::write_row(rec.csv.writer(), rec.recipe.values()).map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(())
+}
+
+/// Finishes and renames a robot's files; returns their names.
+fn finish(rec: Recording) -> Result<Vec<String>, String> {
+    let mut names = vec![format!("`{}`", rec.csv.path().display())];
+    rec.csv.commit()?;
+    let mut raws = rec.finished;
+    if let Some((writer, _)) = rec.raw {
+        raws.push(writer.finish(rec.skipped).map_err(|e| e.to_string())?);
+    }
+    for raw in raws {
+        names.push(format!("`{}`", raw.path().display()));
+        raw.commit()?;
+    }
+    Ok(names)
+}

@@ -1,0 +1,134 @@
+//! `rtde bridge` and `rtde subscribe` as binaries, through a real Mosquitto: the
+//! subscriber's CSV holds the simulator's values and its raw capture reads back as one;
+//! bad configurations and unreachable brokers are one-line errors.
+
+mod common;
+#[path = "../../rtde-bridge/tests/common/mod.rs"]
+mod mosquitto;
+
+use std::time::Duration;
+
+use common::{Spawned, rtde, scratch};
+use rtde_sim::{Motion, Sim};
+
+#[test]
+fn bridge_to_subscribe_writes_the_csv_and_a_capture_replay_reads() {
+    let Some(broker) = mosquitto::Broker::start("cli") else {
+        return;
+    };
+    let fleet = Sim::builder().deterministic().start_fleet(2).unwrap();
+    let robots: Vec<_> = fleet
+        .addrs()
+        .enumerate()
+        .map(|(i, a)| (format!("arm-{i}"), a))
+        .collect();
+    let dir = scratch("bridge");
+    let config = dir.join("fleet.toml");
+    std::fs::write(
+        &config,
+        mosquitto::config(&broker.url(), &robots, "format = \"binary\"", 125.0),
+    )
+    .unwrap();
+    let out = dir.join("rec");
+    let mut cmd = rtde();
+    cmd.args([
+        "subscribe",
+        "--broker",
+        &broker.url(),
+        "--until-offline",
+        "--client-id",
+        "cli-sub",
+        "-o",
+    ])
+    .arg(&out);
+    let mut sub = Spawned::new(cmd);
+    let line = sub.line(Duration::from_secs(10));
+    assert!(line.contains("subscribed to rtde/#"), "{line}");
+
+    let bridge = common::run(&["bridge", config.to_str().unwrap(), "--duration", "1s"]);
+    let said = bridge.ok();
+    assert!(said.contains("arm-1: "), "{said}");
+    assert!(sub.wait(Duration::from_secs(20)).success());
+
+    for (name, _) in &robots {
+        let csv = std::fs::read_to_string(out.join(format!("{name}.csv"))).unwrap();
+        let mut lines = csv.lines();
+        assert_eq!(
+            lines.next(),
+            Some("timestamp,actual_q_0,actual_q_1,actual_q_2,actual_q_3,actual_q_4,actual_q_5")
+        );
+        let rows: Vec<Vec<f64>> = lines
+            .map(|l| l.split(',').map(|v| v.parse().unwrap()).collect())
+            .collect();
+        assert!(
+            rows.len() >= 100,
+            "{name}: {} rows in a second at 125 Hz",
+            rows.len()
+        );
+        for (k, row) in rows.iter().enumerate() {
+            assert_eq!(row[1..], Motion::DEFAULT.position(row[0]), "{name} row {k}");
+            if k > 0 {
+                assert_eq!(
+                    ((row[0] - rows[k - 1][0]) * 500.0).round(),
+                    4.0,
+                    "{name}: no gap"
+                );
+            }
+        }
+        // The capture is what `rtde replay` reads: the same packages, in order.
+        let raw = std::fs::read(out.join(format!("{name}.rtde"))).unwrap();
+        let capture = rtde_core::capture::parse(&raw).unwrap();
+        assert_eq!(capture.len(), rows.len(), "{name}");
+        assert_eq!(capture.header.frequency, 125.0);
+        for (k, row) in rows.iter().enumerate() {
+            assert_eq!(
+                capture.payload(k)[..8],
+                row[0].to_be_bytes(),
+                "{name} package {k}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_malformed_config_is_one_line_naming_the_line_and_key() {
+    let dir = scratch("bridge-bad-config");
+    let config = dir.join("bad.toml");
+    std::fs::write(
+        &config,
+        "[broker]\nurl = \"mqtt://127.0.0.1:1883\"\n\n[[robots]]\nname = \"a\"\naddress = \"127.0.0.1\"\nfields = [\"actual_tcp_pose\"]\nfrequency = 125\n",
+    )
+    .unwrap();
+    let run = common::run(&["bridge", config.to_str().unwrap()]);
+    assert_eq!(
+        run.one_line_error(),
+        format!(
+            "error: {}:7: robots[0].fields: unknown RTDE output field `actual_tcp_pose`; did you mean `actual_TCP_pose`?",
+            config.display()
+        )
+    );
+}
+
+#[test]
+fn an_unreachable_broker_is_one_line() {
+    let dir = scratch("bridge-no-broker");
+    let config = dir.join("fleet.toml");
+    let port = mosquitto::free_port();
+    let url = format!("mqtt://127.0.0.1:{port}");
+    std::fs::write(
+        &config,
+        mosquitto::config(
+            &url,
+            &[("a".into(), "127.0.0.1:30004".parse().unwrap())],
+            "",
+            125.0,
+        ),
+    )
+    .unwrap();
+    let run = common::run(&["bridge", config.to_str().unwrap(), "--broker-timeout", "1s"]);
+    let line = run.one_line_error();
+    assert!(
+        line.starts_with(&format!("error: cannot reach the broker at {url}: ")),
+        "{line}"
+    );
+}
