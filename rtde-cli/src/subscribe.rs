@@ -39,7 +39,7 @@ what is published while the subscriber reconnects is kept for it by the broker."
       until the bridge says it stopped"
 )]
 pub(crate) struct SubscribeArgs {
-    /// The broker: mqtt://HOST[:PORT].
+    /// The broker: `mqtt://HOST[:PORT]`.
     #[arg(long, value_name = "URL")]
     broker: String,
     /// Topic filters to subscribe to; status topics are recognised by their messages.
