@@ -134,6 +134,12 @@ pub enum Error {
         rate: f64,
     },
 
+    // ---- this host cannot ----
+    /// The operating system refused a real-time option of a background driver (SCHED_FIFO
+    /// priority, CPU affinity); the message says why and what to grant.
+    #[error(transparent)]
+    Realtime(Box<RealtimeRefused>),
+
     // ---- the call is wrong ----
     /// A recipe the registry rejects: unknown names, wrong direction, wrong types, repeats,
     /// no fields, a name list over 2048 bytes; nothing was sent.
@@ -232,7 +238,8 @@ impl Error {
             | Error::PauseRefused => ErrorKind::Refused,
             Error::Unavailable(_)
             | Error::FrequencyTooHigh { .. }
-            | Error::FrequencyNotInV1 { .. } => ErrorKind::Unsupported,
+            | Error::FrequencyNotInV1 { .. }
+            | Error::Realtime(_) => ErrorKind::Unsupported,
             Error::Recipe(_)
             | Error::InvalidFrequency { .. }
             | Error::Misuse(_)
@@ -672,6 +679,54 @@ impl TypeMismatch {
         &self.found
     }
 }
+
+/// A real-time option the operating system refused, from
+/// [`Client::spawn`](crate::Client::spawn).
+///
+/// ```
+/// # use rtde_core::error::RealtimeRefused;
+/// fn explain(refused: &RealtimeRefused) -> String {
+///     format!("{} ({})", refused.asked(), refused.grant())
+/// }
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RealtimeRefused {
+    pub(crate) asked: String,
+    pub(crate) cause: String,
+    pub(crate) grant: &'static str,
+}
+
+impl RealtimeRefused {
+    /// What was asked: `SCHED_FIFO priority 80`, `CPU affinity to CPU 3`.
+    #[must_use]
+    pub fn asked(&self) -> &str {
+        &self.asked
+    }
+
+    /// The operating system's reason.
+    #[must_use]
+    pub fn cause(&self) -> &str {
+        &self.cause
+    }
+
+    /// What to grant or change for it to work.
+    #[must_use]
+    pub fn grant(&self) -> &'static str {
+        self.grant
+    }
+}
+
+impl fmt::Display for RealtimeRefused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the operating system refused {}: {}; {}",
+            self.asked, self.cause, self.grant
+        )
+    }
+}
+
+impl std::error::Error for RealtimeRefused {}
 
 #[cfg(test)]
 mod tests {

@@ -78,7 +78,8 @@ pub use client::{
 pub use diagnosis::InUseOwner;
 pub use dynamic::{DynamicRecipe, RecipeError, RecipeProblem, SetError};
 pub use error::{
-    Error, ErrorKind, SetupRefused, SetupReplyMismatch, TypeMismatch, Unavailable, UnavailableField,
+    Error, ErrorKind, RealtimeRefused, SetupRefused, SetupReplyMismatch, TypeMismatch, Unavailable,
+    UnavailableField,
 };
 pub use recipe::{
     FromPayload, InputRecipe, OutputRecipe, PayloadError, Recipe, RecipeSpec, StaticRecipe,

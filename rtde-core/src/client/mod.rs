@@ -133,6 +133,8 @@
 //! # }
 //! ```
 
+pub mod background;
+mod realtime;
 mod reconnect;
 mod tolerant;
 mod transport;
@@ -150,6 +152,7 @@ use crate::session::{Done, Ready, Session};
 pub use crate::session::{
     ConnectOptions, ControllerText, Event, InputHandle, ReconnectPolicy, Reconnection, State, Stats,
 };
+pub use background::{Background, Receiver, Sender, SpawnOptions};
 pub use tolerant::{DropReason, DroppedField};
 
 /// The controller's RTDE port.
@@ -570,6 +573,10 @@ impl Client {
     /// # Errors
     /// The pause's error, if any (the socket is shut down all the same).
     pub fn close(mut self) -> Result<(), Error> {
+        self.close_in_place()
+    }
+
+    fn close_in_place(&mut self) -> Result<(), Error> {
         let paused = match self.session.close(Instant::now()) {
             Ok(true) => self.drive().map(|_| ()),
             Ok(false) => Ok(()),
@@ -582,6 +589,12 @@ impl Client {
     }
 
     // ---- the driver's loop ----
+
+    /// Another thread changed the socket's read timeout (the background driver's reader):
+    /// set it again before the next wait.
+    fn forget_socket_timeout(&mut self) {
+        self.socket_timeout = Some(Duration::MAX);
+    }
 
     /// Runs a session command, then drives the conversation until it is done.
     fn command(

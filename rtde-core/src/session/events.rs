@@ -98,6 +98,17 @@ pub enum Event {
         /// version, or a `timestamp` that advanced less than the link was down).
         estimated: bool,
     },
+    /// No fresh output package for the staleness limit
+    /// ([`Session::set_staleness`](crate::session::Session::set_staleness), or a background
+    /// driver's [`SpawnOptions::staleness`](crate::client::SpawnOptions::staleness)); once per
+    /// silence.
+    Stale {
+        /// Since the last package (or since START, within the grace period).
+        silent_for: Duration,
+    },
+    /// A package that did not fit the recipe, consumed by a background driver (a blocking
+    /// call returns it as its error instead).
+    Rejected(Error),
 }
 
 /// A successful reconnection: from [`Client::reconnect`](crate::Client::reconnect) or

@@ -715,6 +715,12 @@ impl Session {
         self.c.events.queue_mut().drain(..)
     }
 
+    /// Queues an event a driver saw and the session could not (a package a background
+    /// driver consumed without a caller to return its error to).
+    pub(crate) fn record(&mut self, event: Event) {
+        self.c.events.push(event);
+    }
+
     /// A call that returns `result` is over: a failure on a lost link that nothing is
     /// reconnecting makes the state [`State::Closed`].
     ///

@@ -81,7 +81,9 @@ impl Session {
             }));
         }
         let active = self.c.running && !self.c.lost;
-        self.c.staleness.check(now, active);
+        if let Some(silent_for) = self.c.staleness.check(now, active) {
+            self.c.events.push(super::Event::Stale { silent_for });
+        }
     }
 
     /// The next thing the driver or the application must know, or `None` when more bytes

@@ -45,13 +45,16 @@ impl Staleness {
         self.reported = false;
     }
 
-    pub(super) fn check(&mut self, now: Instant, active: bool) {
-        if let (Some(deadline), Some(since)) = (self.deadline(active), self.since)
-            && now >= deadline
-        {
-            self.reported = true;
-            self.report = Some(now.saturating_duration_since(since));
+    /// Whether the stream went stale by `now`, and for how long it has been silent.
+    pub(super) fn check(&mut self, now: Instant, active: bool) -> Option<Duration> {
+        let (deadline, since) = (self.deadline(active)?, self.since?);
+        if now < deadline {
+            return None;
         }
+        self.reported = true;
+        let silent_for = now.saturating_duration_since(since);
+        self.report = Some(silent_for);
+        Some(silent_for)
     }
 
     pub(super) fn take_report(&mut self) -> Option<Duration> {

@@ -26,6 +26,8 @@ enum Step {
     Send(Vec<u8>),
     /// Send `data` from a second thread while reading `inputs` packages from the client.
     Stream { data: Vec<u8>, inputs: usize },
+    /// Send nothing for this long.
+    Wait(Duration),
     /// Close the connection.
     Close,
     /// Read until the client closes; no package may arrive before that.
@@ -118,6 +120,12 @@ impl Script {
     /// The peer sends raw bytes.
     pub(crate) fn raw(mut self, bytes: &[u8]) -> Self {
         self.steps.push(Step::Send(bytes.to_vec()));
+        self
+    }
+
+    /// The peer sends nothing for `d` (a controller that stalls).
+    pub(crate) fn wait(mut self, d: Duration) -> Self {
+        self.steps.push(Step::Wait(d));
         self
     }
 
@@ -370,6 +378,7 @@ fn play(stream: TcpStream, steps: Vec<Step>) -> Result<Transcript, String> {
                     .map_err(|_| "sender panicked".to_string())?
                     .map_err(|e| format!("step {i}: streaming: {e}"))?;
             }
+            Step::Wait(d) => std::thread::sleep(d),
             Step::Close => {
                 let _ = writer.shutdown(Shutdown::Both);
                 return Ok(transcript);

@@ -1,0 +1,760 @@
+//! The background driver: a reader thread owns the connection and drains the socket
+//! continuously; the application holds cheap handles, a [`Receiver`] and a [`Sender`].
+//!
+//! The same session as the blocking [`Client`] (the thread *is* the client's loop of read →
+//! handle → poll → write, with the session behind a mutex), so every rule is the same; only
+//! who waits differs. A control loop, a GUI and a logger can share one connection:
+//!
+//! - [`Receiver::latest`]: the newest package, at once, without allocating; the lock is held
+//!   for a copy of its values, never across a decode;
+//! - [`Receiver::recv`]: every package in order, through a bounded queue whose overflow is
+//!   counted in [`Stats::overflowed`] (never silent), with a sequence number a consumer can
+//!   check;
+//! - [`Sender::send`]: `Send + Sync + Clone`, inputs from any thread.
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use rtde_core::client::SpawnOptions;
+//! use rtde_core::{Client, ConnectOptions, DynamicRecipe, OutputRecipe, RTDE_PORT, Recipe};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let mut client = Client::connect(("192.168.1.10", RTDE_PORT), ConnectOptions::new())?;
+//! let mut outputs = DynamicRecipe::outputs(["timestamp", "actual_q"])?;
+//! client.setup_outputs(outputs.spec(), 125.0)?;
+//! client.start()?;
+//! let background = client.spawn(SpawnOptions::new().name("rtde-arm-1"))?;
+//!
+//! let mut receiver = background.receiver();
+//! let values = receiver.recv(Some(Duration::from_secs(1)))?; // the next, in order
+//! outputs.decode_into(values)?;
+//! if let Some(latest) = receiver.latest()? {               // the newest, at once
+//!     outputs.decode_into(latest)?;
+//! }
+//! background.close()?; // pauses, joins the thread
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Dropping the [`Background`] (or [`Background::close`]) stops and joins the thread;
+//! handles still held then return [`Error::ConnectionLost`].
+
+use std::io::{self, Read};
+use std::net::TcpStream;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use super::{Client, realtime};
+use crate::error::Error;
+use crate::protocol::{MAX_PACKAGE_LEN, package_type as ty};
+use crate::recipe::{FromPayload, InputRecipe, OutputRecipe};
+use crate::session::{ControllerText, Event, InputHandle, Ready, ReconnectPolicy, State, Stats};
+
+/// How often the reader thread wakes when nothing arrives, to notice a close (and, at the
+/// latest, a stale stream).
+const IDLE_TICK: Duration = Duration::from_millis(50);
+
+/// Options for [`Client::spawn`].
+///
+/// ```
+/// use std::time::Duration;
+/// use rtde_core::client::SpawnOptions;
+///
+/// let options = SpawnOptions::new()
+///     .name("rtde-reader")
+///     .realtime_priority(80)              // SCHED_FIFO 80 (needs CAP_SYS_NICE)
+///     .cpu_affinity(1)
+///     .queue_capacity(1000)               // 2 s at 500 Hz for `Receiver::recv`
+///     .staleness(Duration::from_millis(20), Duration::from_secs(2));
+/// assert_eq!(options.get_queue_capacity(), 1000);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpawnOptions {
+    name: String,
+    priority: Option<u8>,
+    cpu: Option<usize>,
+    queue_capacity: usize,
+    staleness: Option<(Duration, Duration)>,
+    reconnect: Option<ReconnectPolicy>,
+}
+
+impl Default for SpawnOptions {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SpawnOptions {
+    /// A thread named `rtde-reader` at the default priority on any CPU, an in-order queue
+    /// of 1024 packages, no staleness deadline, and the connection's own reconnection
+    /// policy ([`ConnectOptions::reconnect`](crate::ConnectOptions::reconnect)).
+    #[must_use]
+    pub fn new() -> Self {
+        SpawnOptions {
+            name: "rtde-reader".into(),
+            priority: None,
+            cpu: None,
+            queue_capacity: 1024,
+            staleness: None,
+            reconnect: None,
+        }
+    }
+
+    /// The reader thread's name (what `top -H` and debuggers show).
+    #[must_use]
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// Runs the reader thread under SCHED_FIFO at `priority` (1 to 99). When the operating
+    /// system refuses, [`Client::spawn`] fails with [`Error::Realtime`], which says why and
+    /// what to grant (root, CAP_SYS_NICE, an `rtprio` limit).
+    #[must_use]
+    pub fn realtime_priority(mut self, priority: u8) -> Self {
+        self.priority = Some(priority);
+        self
+    }
+
+    /// Pins the reader thread to `cpu`; a CPU the process may not use is an
+    /// [`Error::Realtime`].
+    #[must_use]
+    pub fn cpu_affinity(mut self, cpu: usize) -> Self {
+        self.cpu = Some(cpu);
+        self
+    }
+
+    /// How many packages [`Receiver::recv`]'s queue holds; when full, the oldest goes and is
+    /// counted in [`Stats::overflowed`]. 0 keeps none: only [`Receiver::latest`] is used.
+    #[must_use]
+    pub fn queue_capacity(mut self, capacity: usize) -> Self {
+        self.queue_capacity = capacity;
+        self
+    }
+
+    /// Reports [`Event::Stale`] (and [`Background::is_stale`]) when no package arrives for
+    /// `limit`; after START and after a reconnection the first package may take `grace`.
+    #[must_use]
+    pub fn staleness(mut self, limit: Duration, grace: Duration) -> Self {
+        self.staleness = Some((limit, grace));
+        self
+    }
+
+    /// Reconnects automatically with `policy` when the link fails (instead of the policy of
+    /// [`ConnectOptions::reconnect`](crate::ConnectOptions::reconnect)).
+    #[must_use]
+    pub fn reconnect(mut self, policy: ReconnectPolicy) -> Self {
+        self.reconnect = Some(policy);
+        self
+    }
+
+    /// The in-order queue's capacity.
+    #[must_use]
+    pub fn get_queue_capacity(&self) -> usize {
+        self.queue_capacity
+    }
+}
+
+/// The newest package.
+#[derive(Debug)]
+struct Latest {
+    seq: u64,
+    values: Vec<u8>,
+}
+
+/// A ring of fixed-size slots, allocated once.
+#[derive(Debug)]
+struct Queue {
+    slots: Box<[u8]>,
+    seqs: Box<[u64]>,
+    size: usize,
+    head: usize,
+    len: usize,
+}
+
+impl Queue {
+    fn capacity(&self) -> usize {
+        self.seqs.len()
+    }
+
+    /// Appends; `true` when the oldest had to go.
+    fn push(&mut self, seq: u64, values: &[u8]) -> bool {
+        let cap = self.capacity();
+        if cap == 0 || values.len() != self.size {
+            return false;
+        }
+        let overflow = self.len == cap;
+        if overflow {
+            self.head = (self.head + 1) % cap;
+            self.len -= 1;
+        }
+        let at = (self.head + self.len) % cap;
+        self.slots[at * self.size..(at + 1) * self.size].copy_from_slice(values);
+        self.seqs[at] = seq;
+        self.len += 1;
+        overflow
+    }
+
+    fn pop_into(&mut self, out: &mut Vec<u8>) -> Option<u64> {
+        if self.len == 0 {
+            return None;
+        }
+        let at = self.head;
+        out.clear();
+        out.extend_from_slice(&self.slots[at * self.size..(at + 1) * self.size]);
+        self.head = (self.head + 1) % self.capacity();
+        self.len -= 1;
+        Some(self.seqs[at])
+    }
+}
+
+/// What the reader thread and the handles share.
+#[derive(Debug)]
+struct Shared {
+    client: Mutex<Client>,
+    latest: Mutex<Latest>,
+    queue: Mutex<Queue>,
+    arrived: Condvar,
+    payload_size: usize,
+    stop: AtomicBool,
+    /// The reader thread ended: the link is gone for good.
+    closed: AtomicBool,
+    stale: AtomicBool,
+    overflowed: AtomicU64,
+    /// The error that ended the reader thread, for the first handle that asks.
+    ended_by: Mutex<Option<Error>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A handle's thread that panicked left consistent data behind: every critical section
+    // is a copy or a counter update.
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Shared {
+    fn client(&self) -> MutexGuard<'_, Client> {
+        lock(&self.client)
+    }
+
+    /// Why the handles cannot go on: the error that ended the reader thread (once), then
+    /// [`Error::ConnectionLost`].
+    fn ended(&self) -> Error {
+        lock(&self.ended_by).take().unwrap_or(Error::ConnectionLost)
+    }
+
+    fn publish(&self, seq: u64, values: &[u8]) {
+        {
+            let mut latest = lock(&self.latest);
+            latest.seq = seq;
+            latest.values.clear();
+            latest.values.extend_from_slice(values);
+        }
+        if lock(&self.queue).push(seq, values) {
+            self.overflowed.fetch_add(1, Ordering::Relaxed);
+        }
+        self.stale.store(false, Ordering::Relaxed);
+        self.arrived.notify_one();
+    }
+}
+
+/// A running background driver: the reader thread and the way to its handles. Dropping it
+/// stops and joins the thread (without pausing; [`Background::close`] pauses first).
+#[derive(Debug)]
+pub struct Background {
+    shared: Arc<Shared>,
+    thread: Option<JoinHandle<Result<(), Error>>>,
+}
+
+/// Reads output packages a background driver received; see the [module](crate::client::background)
+/// documentation. `Clone` gives another receiver with a buffer of its own (one allocation,
+/// at the clone); the in-order queue is shared, so each package goes to one `recv` caller.
+#[derive(Debug)]
+pub struct Receiver {
+    shared: Arc<Shared>,
+    values: Vec<u8>,
+    seq: u64,
+}
+
+/// Sends input packages on a background driver's connection, from any thread:
+/// `Send + Sync + Clone`.
+#[derive(Clone, Debug)]
+pub struct Sender {
+    shared: Arc<Shared>,
+}
+
+impl Client {
+    /// Hands the connection to a reader thread that drains the socket continuously, and
+    /// returns the [`Background`] that gives out [`Receiver`]s and [`Sender`]s. Set the
+    /// recipes up and [`Client::start`] first; reconnection follows
+    /// [`SpawnOptions::reconnect`], else the connection's
+    /// [`ConnectOptions::reconnect`](crate::ConnectOptions::reconnect).
+    ///
+    /// # Errors
+    /// [`Error::Realtime`] when a real-time option is refused (the connection is closed
+    /// then: retry without the option, or grant it); a link error cloning the socket;
+    /// [`Error::Misuse`] when the thread cannot be started.
+    pub fn spawn(mut self, options: SpawnOptions) -> Result<Background, Error> {
+        let read = self.stream.try_clone().map_err(|source| Error::Io {
+            source,
+            mid_frame: false,
+        })?;
+        let size = self.session.payload_size().unwrap_or(0);
+        let cap = if size == 0 { 0 } else { options.queue_capacity };
+        if let Some((limit, grace)) = options.staleness {
+            self.session
+                .set_staleness(Some(limit), grace, Instant::now());
+        }
+        let shared = Arc::new(Shared {
+            client: Mutex::new(self),
+            latest: Mutex::new(Latest {
+                seq: 0,
+                values: Vec::with_capacity(size),
+            }),
+            queue: Mutex::new(Queue {
+                slots: vec![0; cap * size].into_boxed_slice(),
+                seqs: vec![0; cap].into_boxed_slice(),
+                size,
+                head: 0,
+                len: 0,
+            }),
+            arrived: Condvar::new(),
+            payload_size: size,
+            stop: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
+            stale: AtomicBool::new(false),
+            overflowed: AtomicU64::new(0),
+            ended_by: Mutex::new(None),
+        });
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+        let thread_shared = Arc::clone(&shared);
+        let tick = options.staleness.map_or(IDLE_TICK, |(limit, _)| {
+            (limit / 4).clamp(Duration::from_millis(1), IDLE_TICK)
+        });
+        let thread = std::thread::Builder::new()
+            .name(options.name.clone())
+            .spawn(move || {
+                let setup = options
+                    .priority
+                    .map_or(Ok(()), realtime::set_fifo_priority)
+                    .and_then(|()| options.cpu.map_or(Ok(()), realtime::set_cpu_affinity));
+                let failed = setup.is_err();
+                let _ = ready_tx.send(setup);
+                if failed {
+                    thread_shared.closed.store(true, Ordering::Relaxed);
+                    let mut client = thread_shared.client();
+                    client.shut_down();
+                    return Ok(());
+                }
+                run(&thread_shared, read, tick, options.reconnect)
+            })
+            .map_err(|_| Error::Misuse("the operating system could not start a thread"))?;
+        match ready_rx.recv() {
+            Ok(Ok(())) => Ok(Background {
+                shared,
+                thread: Some(thread),
+            }),
+            Ok(Err(e)) => {
+                let _ = thread.join();
+                Err(e)
+            }
+            Err(_) => {
+                let _ = thread.join();
+                Err(Error::Misuse("the reader thread ended before it started"))
+            }
+        }
+    }
+
+    /// Shuts the socket down without pausing.
+    fn shut_down(&mut self) {
+        let _ = self.stream.shutdown(std::net::Shutdown::Both);
+        self.session.handle_link_lost(Instant::now());
+    }
+}
+
+/// The reader thread: read (no lock held) → handle → poll → publish, until stopped or the
+/// link is gone for good.
+fn run(
+    shared: &Shared,
+    mut read: TcpStream,
+    tick: Duration,
+    reconnect: Option<ReconnectPolicy>,
+) -> Result<(), Error> {
+    let mut buf = vec![0u8; 2 * MAX_PACKAGE_LEN];
+    let _ = read.set_read_timeout(Some(tick));
+    let mut seq = 0u64;
+    // What the client received before the thread took over (a package that came with the
+    // START reply, say) is delivered before anything is read.
+    let mut client = shared.client();
+    if let Some(cause) = dispatch(shared, &mut client, &mut seq) {
+        client.session.handle_link_lost(Instant::now());
+        let result = client.session.settle(Err(cause));
+        client.shut_down();
+        drop(client);
+        return end(shared, result);
+    }
+    drop(client);
+    loop {
+        if shared.stop.load(Ordering::Relaxed) {
+            let mut client = shared.client();
+            client.forget_socket_timeout();
+            let result = client.close_in_place();
+            drop(client);
+            finish(shared);
+            return result;
+        }
+        let got = read.read(&mut buf);
+        let now = Instant::now();
+        let mut client = shared.client();
+        let lost = match got {
+            Ok(0) => Some(Error::Closed {
+                mid_frame: client.session.mid_frame(),
+            }),
+            Ok(n) => {
+                let mut rest = &buf[..n];
+                let mut lost = None;
+                while !rest.is_empty() && lost.is_none() {
+                    let taken = client.session.handle_bytes(rest, now);
+                    rest = &rest[taken..];
+                    lost = dispatch(shared, &mut client, &mut seq);
+                    if taken == 0 && lost.is_none() {
+                        break;
+                    }
+                }
+                lost
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                client.session.handle_timeout(now);
+                dispatch(shared, &mut client, &mut seq)
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => None,
+            Err(source) => Some(Error::Io {
+                source,
+                mid_frame: client.session.mid_frame(),
+            }),
+        };
+        // A sender's failed write loses the link too.
+        let lost = lost.or_else(|| client.session.is_lost().then_some(Error::ConnectionLost));
+        let Some(cause) = lost else {
+            continue;
+        };
+        if shared.stop.load(Ordering::Relaxed) {
+            client.shut_down();
+            drop(client);
+            finish(shared);
+            return Ok(());
+        }
+        let policy = reconnect.or(client.options.get_reconnect());
+        let result = match policy {
+            Some(policy) => client.reconnect_round(policy, Some(cause)),
+            None => {
+                client.session.handle_link_lost(now);
+                Err(cause)
+            }
+        };
+        match result.and_then(|_| {
+            client.stream.try_clone().map_err(|source| Error::Io {
+                source,
+                mid_frame: false,
+            })
+        }) {
+            Ok(stream) => {
+                read = stream;
+                let _ = read.set_read_timeout(Some(tick));
+                client.forget_socket_timeout();
+            }
+            Err(e) => {
+                let result = client.session.settle(Err(e));
+                client.shut_down();
+                drop(client);
+                return end(shared, result);
+            }
+        }
+    }
+}
+
+/// Hands what the session has ready to the handles; the error that loses the link, if any.
+fn dispatch(shared: &Shared, client: &mut Client, seq: &mut u64) -> Option<Error> {
+    while let Some(ready) = client.session.poll_event() {
+        match ready {
+            Ready::Data => {
+                *seq += 1;
+                shared.publish(*seq, client.session.data());
+            }
+            Ready::Stale { .. } => shared.stale.store(true, Ordering::Relaxed),
+            Ready::Rejected(e) => client.session.record(Event::Rejected(e)),
+            Ready::Broken(e) | Ready::Done(Err(e)) => return Some(e),
+            Ready::Done(Ok(_)) => {}
+        }
+    }
+    None
+}
+
+/// The link is gone for good: keep why for the handles, then end.
+fn end(shared: &Shared, result: Result<(), Error>) -> Result<(), Error> {
+    if let Err(e) = result {
+        *lock(&shared.ended_by) = Some(e);
+    }
+    finish(shared);
+    Ok(())
+}
+
+/// The thread ends: wake every waiting receiver.
+fn finish(shared: &Shared) {
+    shared.closed.store(true, Ordering::Relaxed);
+    let _queue = lock(&shared.queue);
+    shared.arrived.notify_all();
+}
+
+impl Background {
+    /// A receiver of output packages (one allocation, for its buffer).
+    #[must_use]
+    pub fn receiver(&self) -> Receiver {
+        Receiver {
+            shared: Arc::clone(&self.shared),
+            values: Vec::with_capacity(self.shared.payload_size),
+            seq: 0,
+        }
+    }
+
+    /// A sender of input packages.
+    #[must_use]
+    pub fn sender(&self) -> Sender {
+        Sender {
+            shared: Arc::clone(&self.shared),
+        }
+    }
+
+    /// The counters, [`Stats::overflowed`] included.
+    #[must_use]
+    pub fn stats(&self) -> Stats {
+        Stats {
+            overflowed: self.shared.overflowed.load(Ordering::Relaxed),
+            ..self.shared.client().stats()
+        }
+    }
+
+    /// What the connection is doing.
+    #[must_use]
+    pub fn state(&self) -> State {
+        self.shared.client().state()
+    }
+
+    /// Whether no package arrived for the staleness limit ([`SpawnOptions::staleness`]);
+    /// false again with the next package.
+    #[must_use]
+    pub fn is_stale(&self) -> bool {
+        self.shared.stale.load(Ordering::Relaxed)
+    }
+
+    /// Whether the reader thread ended (the link is gone and was not brought back).
+    #[must_use]
+    pub fn is_closed(&self) -> bool {
+        self.shared.closed.load(Ordering::Relaxed)
+    }
+
+    /// The events since the last call, oldest first.
+    #[must_use]
+    pub fn events(&self) -> Vec<Event> {
+        self.shared.client().events().collect()
+    }
+
+    /// The text messages since the last call, oldest first.
+    #[must_use]
+    pub fn text_messages(&self) -> Vec<ControllerText> {
+        self.shared.client().text_messages().collect()
+    }
+
+    /// The id the controller gave an input recipe now (it may change on reconnection).
+    #[must_use]
+    pub fn input_recipe_id(&self, input: &InputHandle) -> Option<u8> {
+        self.shared.client().input_recipe_id(input)
+    }
+
+    /// Pauses if streaming, shuts the connection down and joins the reader thread.
+    ///
+    /// # Errors
+    /// The pause's error, or the error that ended the thread earlier.
+    pub fn close(mut self) -> Result<(), Error> {
+        self.stop()
+    }
+
+    fn stop(&mut self) -> Result<(), Error> {
+        self.shared.stop.store(true, Ordering::Relaxed);
+        let joined = match self.thread.take() {
+            Some(thread) => thread
+                .join()
+                .unwrap_or(Err(Error::Misuse("the reader thread panicked"))),
+            None => Ok(()),
+        };
+        // The error that ended the thread earlier, if no handle took it.
+        match lock(&self.shared.ended_by).take() {
+            Some(e) => Err(e),
+            None => joined,
+        }
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        if self.thread.is_some() {
+            // Without the pause: a drop cannot report its error.
+            self.shared.stop.store(true, Ordering::Relaxed);
+            let _ = self
+                .shared
+                .client()
+                .stream
+                .shutdown(std::net::Shutdown::Both);
+            let _ = self.stop();
+        }
+    }
+}
+
+impl Receiver {
+    /// The values of the newest package received, at once (`None` before the first). Never
+    /// waits for a package and never allocates; the lock is held for the copy into this
+    /// receiver's buffer only, so decoding the returned slice holds none.
+    ///
+    /// # Errors
+    /// [`Error::ConnectionLost`] once the reader thread has ended.
+    pub fn latest(&mut self) -> Result<Option<&[u8]>, Error> {
+        if self.shared.closed.load(Ordering::Relaxed) {
+            return Err(self.shared.ended());
+        }
+        let latest = lock(&self.shared.latest);
+        if latest.seq == 0 {
+            return Ok(None);
+        }
+        self.values.clear();
+        self.values.extend_from_slice(&latest.values);
+        self.seq = latest.seq;
+        drop(latest);
+        Ok(Some(&self.values))
+    }
+
+    /// The newest package as a `T` (see [`Receiver::latest`]).
+    ///
+    /// # Errors
+    /// As [`Receiver::latest`]; [`Error::Payload`] when `T` does not fit.
+    pub fn latest_as<T: FromPayload>(&mut self) -> Result<Option<T>, Error> {
+        match self.latest()? {
+            Some(values) => T::from_payload(values).map(Some).map_err(Error::Payload),
+            None => Ok(None),
+        }
+    }
+
+    /// The next package in order, waiting up to `timeout` (`None`: forever). Packages the
+    /// queue had no room for are counted in [`Stats::overflowed`]; [`Receiver::seq`] tells
+    /// which package this was (they count from 1 without holes).
+    ///
+    /// # Errors
+    /// [`Error::Timeout`]; [`Error::ConnectionLost`] once the reader thread has ended and
+    /// the queue is empty; [`Error::Misuse`] when the queue has no capacity.
+    pub fn recv(&mut self, timeout: Option<Duration>) -> Result<&[u8], Error> {
+        let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
+        let mut queue = lock(&self.shared.queue);
+        if queue.capacity() == 0 {
+            return Err(Error::Misuse(
+                "this background driver keeps no in-order queue (queue capacity 0, or no output recipe); use `latest`",
+            ));
+        }
+        loop {
+            if let Some(seq) = queue.pop_into(&mut self.values) {
+                self.seq = seq;
+                return Ok(&self.values);
+            }
+            if self.shared.closed.load(Ordering::Relaxed) {
+                drop(queue);
+                return Err(self.shared.ended());
+            }
+            queue = match deadline {
+                None => self
+                    .shared
+                    .arrived
+                    .wait(queue)
+                    .unwrap_or_else(PoisonError::into_inner),
+                Some(deadline) => {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return Err(Error::Timeout {
+                            after: timeout.unwrap_or_default(),
+                            waiting_for: ty::DATA_PACKAGE,
+                            mid_frame: false,
+                        });
+                    }
+                    self.shared
+                        .arrived
+                        .wait_timeout(queue, left)
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .0
+                }
+            };
+        }
+    }
+
+    /// The next package in order, decoded into `recipe` (see [`Receiver::recv`]).
+    ///
+    /// # Errors
+    /// As [`Receiver::recv`]; [`Error::Payload`] when `recipe` does not fit.
+    pub fn recv_into<R: OutputRecipe + ?Sized>(
+        &mut self,
+        recipe: &mut R,
+        timeout: Option<Duration>,
+    ) -> Result<(), Error> {
+        let values = self.recv(timeout)?;
+        recipe.decode_into(values).map_err(Error::Payload)
+    }
+
+    /// The next package in order as a `T` (see [`Receiver::recv`]).
+    ///
+    /// # Errors
+    /// As [`Receiver::recv_into`].
+    pub fn recv_as<T: FromPayload>(&mut self, timeout: Option<Duration>) -> Result<T, Error> {
+        let values = self.recv(timeout)?;
+        T::from_payload(values).map_err(Error::Payload)
+    }
+
+    /// The sequence number of the package last returned (from 1; 0 before the first): a
+    /// hole between two `recv`s is an overflow.
+    #[must_use]
+    pub fn seq(&self) -> u64 {
+        self.seq
+    }
+}
+
+impl Clone for Receiver {
+    fn clone(&self) -> Self {
+        Receiver {
+            shared: Arc::clone(&self.shared),
+            values: Vec::with_capacity(self.shared.payload_size),
+            seq: 0,
+        }
+    }
+}
+
+impl Sender {
+    /// Sends `recipe` as a data package of the input recipe `input` was set up with. Holds
+    /// the connection's lock for the encoding and the write only. While the reader thread
+    /// reconnects, it waits for the reconnection (bounded by the policy).
+    ///
+    /// # Errors
+    /// As [`Client::send`], except that a lost link is not reconnected here (the reader
+    /// thread does that): [`Error::ConnectionLost`] or the write's error.
+    pub fn send<R: InputRecipe + ?Sized>(
+        &self,
+        input: &InputHandle,
+        recipe: &R,
+    ) -> Result<(), Error> {
+        if self.shared.closed.load(Ordering::Relaxed) {
+            return Err(self.shared.ended());
+        }
+        let mut client = self.shared.client();
+        let result = client.send_once(input, recipe);
+        client.session.settle(result)
+    }
+}

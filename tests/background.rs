@@ -1,0 +1,285 @@
+//! What only the background driver has: handles shared across threads, the staleness
+//! deadline, real-time options. (Its fault scenarios are the shared suite in `drivers.rs`.)
+
+#[path = "../rtde-core/tests/support/mod.rs"]
+mod support;
+
+use std::time::{Duration, Instant};
+
+use rtde_core::client::{Background, Receiver, Sender, SpawnOptions};
+use rtde_core::{Client, ConnectOptions, DynamicRecipe, Error, Event, OutputRecipe, Recipe, Value};
+use rtde_sim::Sim;
+use support::{FakePeer, Script, data_v2, timestamp_and_q};
+
+const WAIT: Duration = Duration::from_secs(5);
+
+// The handles cross threads: checked at compile time.
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    const fn clone<T: Clone>() {}
+    send_sync::<Sender>();
+    send_sync::<Receiver>();
+    send_sync::<Background>();
+    clone::<Sender>();
+    clone::<Receiver>();
+};
+
+fn options() -> ConnectOptions {
+    ConnectOptions::new().read_timeout(Some(WAIT))
+}
+
+fn int_of(recipe: &DynamicRecipe, name: &str) -> i32 {
+    match recipe.get(name) {
+        Some(Value::Int32(v)) => *v,
+        other => panic!("{name}: {other:?}"),
+    }
+}
+
+#[test]
+fn one_thread_sends_at_500_hz_while_another_receives_every_package() {
+    const N: i32 = 500; // one second of inputs
+    let sim = Sim::builder()
+        .controller_version("5.21.0")
+        .deterministic()
+        .start()
+        .unwrap();
+    let mut client = Client::connect(sim.addr(), options()).unwrap();
+    let mut outputs = DynamicRecipe::outputs(["timestamp", "input_int_register_24"]).unwrap();
+    let mut inputs = DynamicRecipe::inputs(["input_int_register_24"]).unwrap();
+    client.setup_outputs(outputs.spec(), 500.0).unwrap();
+    let handle = client.setup_inputs(inputs.spec()).unwrap();
+    client.start().unwrap();
+    let background = client
+        .spawn(SpawnOptions::new().name("rtde-test-reader"))
+        .unwrap();
+
+    let sender = background.sender();
+    let writer = std::thread::spawn(move || {
+        let period = Duration::from_millis(2);
+        let began = Instant::now();
+        for k in 1..=N {
+            inputs
+                .set("input_int_register_24", Value::Int32(k))
+                .unwrap();
+            sender.send(&handle, &inputs).unwrap();
+            let next = began + period * u32::try_from(k).unwrap();
+            std::thread::sleep(next.saturating_duration_since(Instant::now()));
+        }
+    });
+
+    let mut receiver = background.receiver();
+    let mut seen = Vec::new();
+    let mut seqs = Vec::new();
+    while seen.last() != Some(&N) {
+        receiver.recv_into(&mut outputs, Some(WAIT)).unwrap();
+        seqs.push(receiver.seq());
+        seen.push(int_of(&outputs, "input_int_register_24"));
+    }
+    writer.join().unwrap();
+
+    // Every package, in order, nothing lost on the way.
+    assert!(
+        seqs.windows(2).all(|w| w[1] == w[0] + 1),
+        "a hole in {seqs:?}"
+    );
+    let stats = background.stats();
+    assert_eq!(
+        (stats.skipped, stats.lost, stats.overflowed, stats.discarded),
+        (0, 0, 0, 0),
+        "{stats:?}"
+    );
+    // Every input took effect: the read-back never goes back, and ends with the last. Two
+    // inputs within one 2 ms control tick leave only the later one to read back, as on a
+    // controller; nearly all are seen one by one.
+    assert!(seen.windows(2).all(|w| w[0] <= w[1]), "{seen:?}");
+    let mut distinct: Vec<i32> = seen.iter().copied().filter(|&v| v > 0).collect();
+    distinct.dedup();
+    assert!(
+        distinct.len() * 10 >= usize::try_from(N).unwrap() * 8,
+        "{} of {N} inputs read back one by one",
+        distinct.len()
+    );
+    background.close().unwrap();
+}
+
+#[test]
+fn latest_returns_the_newest_without_waiting() {
+    let sim = Sim::builder().deterministic().start().unwrap();
+    let mut client = Client::connect(sim.addr(), options()).unwrap();
+    let mut outputs = DynamicRecipe::outputs(["timestamp"]).unwrap();
+    client.setup_outputs(outputs.spec(), 500.0).unwrap();
+    client.start().unwrap();
+    let background = client.spawn(SpawnOptions::new().queue_capacity(4)).unwrap();
+    let mut receiver = background.receiver();
+    // The in-order queue is tiny and nobody drains it: it overflows, counted.
+    std::thread::sleep(Duration::from_millis(100));
+    let values = receiver.latest().unwrap().expect("packages arrived");
+    outputs.decode_into(values).unwrap();
+    let first = receiver.seq();
+    assert!(first > 4, "{first}");
+    std::thread::sleep(Duration::from_millis(20));
+    receiver.latest().unwrap().unwrap();
+    assert!(receiver.seq() > first);
+    let stats = background.stats();
+    assert!(stats.overflowed > 0, "{stats:?}");
+    // The queue kept the newest 4, in order.
+    receiver.recv(Some(WAIT)).unwrap();
+    let a = receiver.seq();
+    receiver.recv(Some(WAIT)).unwrap();
+    assert_eq!(receiver.seq(), a + 1);
+    background.close().unwrap();
+}
+
+fn stalling_peer() -> FakePeer {
+    FakePeer::start(
+        Script::new()
+            .handshake_v2("5.21.0")
+            .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
+            .start()
+            // Nothing for a while after START, then one package, then silence.
+            .wait(Duration::from_millis(600))
+            .raw(&data_v2(1, &timestamp_and_q(1.0, 1.0)))
+            .wait(Duration::from_millis(600)),
+    )
+}
+
+fn spawned(peer: &FakePeer, options: SpawnOptions) -> Background {
+    let mut client = Client::connect(peer.addr, ConnectOptions::new()).unwrap();
+    let recipe = DynamicRecipe::outputs(["timestamp", "actual_q"]).unwrap();
+    client.setup_outputs(recipe.spec(), 500.0).unwrap();
+    client.start().unwrap();
+    client.spawn(options).unwrap()
+}
+
+fn stale_events(background: &Background) -> Vec<Duration> {
+    background
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Stale { silent_for } => Some(silent_for),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn staleness_waits_out_the_grace_period_at_start_up() {
+    let limit = Duration::from_millis(50);
+
+    // With a grace period longer than the silence after START: quiet until the first
+    // package, then stale once the stream stops.
+    let peer = stalling_peer();
+    let background = spawned(
+        &peer,
+        SpawnOptions::new().staleness(limit, Duration::from_secs(3)),
+    );
+    std::thread::sleep(Duration::from_millis(400));
+    assert!(!background.is_stale(), "stale within the grace period");
+    assert!(stale_events(&background).is_empty());
+    let mut receiver = background.receiver();
+    receiver.recv(Some(WAIT)).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(background.is_stale());
+    let stale = stale_events(&background);
+    assert_eq!(stale.len(), 1, "once per silence: {stale:?}");
+    assert!(stale[0] >= limit, "{stale:?}");
+    drop(background);
+    peer.finish();
+
+    // Without one, the same silence after START is stale.
+    let peer = stalling_peer();
+    let background = spawned(&peer, SpawnOptions::new().staleness(limit, Duration::ZERO));
+    std::thread::sleep(Duration::from_millis(400));
+    assert!(background.is_stale());
+    assert_eq!(stale_events(&background).len(), 1);
+    drop(background);
+    peer.finish();
+}
+
+fn started_client(sim: &Sim) -> Client {
+    let mut client = Client::connect(sim.addr(), options()).unwrap();
+    let recipe = DynamicRecipe::outputs(["timestamp"]).unwrap();
+    client.setup_outputs(recipe.spec(), 125.0).unwrap();
+    client.start().unwrap();
+    client
+}
+
+#[test]
+fn refused_realtime_options_say_why_and_what_to_grant() {
+    let sim = Sim::builder().start().unwrap();
+    for (options, says) in [
+        (SpawnOptions::new().realtime_priority(0), "from 1 to 99"),
+        (SpawnOptions::new().realtime_priority(100), "from 1 to 99"),
+        (SpawnOptions::new().cpu_affinity(100_000), "CPU 100000"),
+    ] {
+        let err = started_client(&sim).spawn(options).unwrap_err();
+        assert!(matches!(err, Error::Realtime(_)), "{err}");
+        let text = err.to_string();
+        assert!(text.contains(says), "{text}");
+    }
+    // A CPU that exists in the mask but not on this machine.
+    let err = started_client(&sim)
+        .spawn(SpawnOptions::new().cpu_affinity(1000))
+        .unwrap_err();
+    assert!(err.to_string().contains("CPU 1000"), "{err}");
+}
+
+/// The effective user id, from /proc (Linux).
+fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
+        s.lines()
+            .find(|l| l.starts_with("Uid:"))
+            .and_then(|l| l.split_whitespace().nth(2))
+            == Some("0")
+    })
+}
+
+/// (policy, rt priority, allowed CPUs) of this process's thread named `name`.
+fn thread_sched(name: &str) -> Option<(u32, u32, String)> {
+    for task in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
+        let path = task.path();
+        let comm = std::fs::read_to_string(path.join("comm")).ok()?;
+        if comm.trim() != name {
+            continue;
+        }
+        let stat = std::fs::read_to_string(path.join("stat")).ok()?;
+        // Fields after the command name, which is in parentheses: field 3 is index 0.
+        let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+        let rt_priority = fields.get(37)?.parse().ok()?;
+        let policy = fields.get(38)?.parse().ok()?;
+        let status = std::fs::read_to_string(path.join("status")).ok()?;
+        let cpus = status
+            .lines()
+            .find(|l| l.starts_with("Cpus_allowed_list:"))?
+            .split_whitespace()
+            .nth(1)?
+            .to_string();
+        return Some((policy, rt_priority, cpus));
+    }
+    None
+}
+
+#[test]
+fn realtime_options_take_effect_when_run_as_root() {
+    if !is_root() {
+        eprintln!("not root: the success path of SCHED_FIFO and CPU affinity is not tested");
+        return;
+    }
+    let sim = Sim::builder().start().unwrap();
+    let background = started_client(&sim)
+        .spawn(
+            SpawnOptions::new()
+                .name("rtde-rt-test")
+                .realtime_priority(10)
+                .cpu_affinity(0),
+        )
+        .unwrap();
+    const SCHED_FIFO: u32 = 1;
+    assert_eq!(
+        thread_sched("rtde-rt-test"),
+        Some((SCHED_FIFO, 10, "0".to_string()))
+    );
+    let mut receiver = background.receiver();
+    receiver.recv(Some(WAIT)).unwrap();
+    background.close().unwrap();
+}
