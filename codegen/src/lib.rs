@@ -44,7 +44,7 @@ pub fn generated_path() -> PathBuf {
 }
 
 /// The columns of the data file, in order.
-pub const COLUMNS: [&str; 9] = [
+pub const COLUMNS: [&str; 11] = [
     "direction",
     "name",
     "type",
@@ -52,6 +52,8 @@ pub const COLUMNS: [&str; 9] = [
     "e_series",
     "polyscope_x",
     "unit",
+    "frame",
+    "unit_source",
     "source",
     "description",
 ];
@@ -72,6 +74,10 @@ pub struct Row {
     since: [Option<(ControllerVersion, bool)>; 3],
     /// The unit, if any.
     pub unit: Option<String>,
+    /// The coordinate frame, if any.
+    pub frame: Option<String>,
+    /// Where the unit and frame come from (`None` when there is neither).
+    pub unit_source: Option<String>,
     /// Where the version numbers come from.
     pub source: String,
     /// One line of description.
@@ -134,6 +140,8 @@ fn parse_line(line: usize, cols: &[&str], rows: &mut Vec<Row>) -> Result<(), Str
         e_series,
         px,
         unit,
+        frame,
+        unit_source,
         source,
         description,
     ] = cols
@@ -161,7 +169,14 @@ fn parse_line(line: usize, cols: &[&str], rows: &mut Vec<Row>) -> Result<(), Str
     if description.trim().is_empty() || source.trim().is_empty() {
         return Err(format!("`{name}` needs a source and a description"));
     }
-    let unit = (*unit != "-").then(|| (*unit).to_owned());
+    let cell = |text: &str| (text != "-").then(|| text.to_owned());
+    let (unit, frame, unit_source) = (cell(unit), cell(frame), cell(unit_source));
+    // Every unit and frame names where it comes from, and a source names something.
+    match (unit.is_some() || frame.is_some(), unit_source.is_some()) {
+        (true, false) => return Err(format!("`{name}` has a unit or frame but no unit_source")),
+        (false, true) => return Err(format!("`{name}` has a unit_source but no unit or frame")),
+        _ => {}
+    }
     for expanded in expand_range(name)? {
         let register = register_of(&expanded, wire_type)?;
         rows.push(Row {
@@ -171,6 +186,8 @@ fn parse_line(line: usize, cols: &[&str], rows: &mut Vec<Row>) -> Result<(), Str
             wire_type,
             since,
             unit: unit.clone(),
+            frame: frame.clone(),
+            unit_source: unit_source.clone(),
             source: (*source).to_owned(),
             description: (*description).to_owned(),
             register,
@@ -535,10 +552,15 @@ fn render_field(out: &mut String, r: &Row) {
         .iter()
         .map(|s| s.is_none_or(|(_, known)| known).to_string())
         .collect();
-    let unit = match &r.unit {
+    let optional = |o: &Option<String>| match o {
         Some(u) => format!("Some({u:?})"),
         None => "None".to_owned(),
     };
+    let (unit, frame, unit_source) = (
+        optional(&r.unit),
+        optional(&r.frame),
+        optional(&r.unit_source),
+    );
     let register = match r.register {
         Some((bank, kind, index)) => format!(
             "Some(Register {{ bank: RegisterBank::{bank}, kind: RegisterKind::{kind}, index: {index} }})"
@@ -555,6 +577,8 @@ fn render_field(out: &mut String, r: &Row) {
          since: [{since}],\n        \
          since_recorded: [{recorded}],\n        \
          unit: {unit},\n        \
+         frame: {frame},\n        \
+         unit_source: {unit_source},\n        \
          description: {description:?},\n        \
          source: {source:?},\n        \
          register: {register},\n    \
@@ -584,17 +608,43 @@ fn render_index(out: &mut String, name: &str, order: &[usize]) {
 mod tests {
     use super::*;
 
-    const HEADER: &str =
-        "direction\tname\ttype\tcb3\te_series\tpolyscope_x\tunit\tsource\tdescription\n";
+    const HEADER: &str = "direction\tname\ttype\tcb3\te_series\tpolyscope_x\tunit\tframe\tunit_source\tsource\tdescription\n";
 
     fn parse_one(line: &str) -> Result<Vec<Row>, Vec<String>> {
         parse(&format!("{HEADER}{line}\n"))
     }
 
     #[test]
+    fn every_unit_and_frame_names_its_source() {
+        let rows = parse_one(
+            "out\tactual_TCP_pose\tVECTOR6D\t3.4\t5.0\t-\tm, rad\tbase\tURScript manual\tguide\tPose",
+        )
+        .unwrap();
+        assert_eq!(rows[0].frame.as_deref(), Some("base"));
+        assert_eq!(rows[0].unit_source.as_deref(), Some("URScript manual"));
+        for (line, needle) in [
+            (
+                "out\tx\tDOUBLE\t3.4\t5.0\t-\tm\t-\t-\tguide\tX",
+                "no unit_source",
+            ),
+            (
+                "out\tx\tDOUBLE\t3.4\t5.0\t-\t-\tbase\t-\tguide\tX",
+                "no unit_source",
+            ),
+            (
+                "out\tx\tDOUBLE\t3.4\t5.0\t-\t-\t-\tguide\tguide\tX",
+                "no unit or frame",
+            ),
+        ] {
+            let errors = parse_one(line).unwrap_err();
+            assert!(errors[0].contains(needle), "{line}: {errors:?}");
+        }
+    }
+
+    #[test]
     fn expands_register_ranges_with_their_index() {
         let rows = parse_one(
-            "in\tinput_int_register_{24..47}\tINT32\t3.9.0\t5.3.0\t10.7.0\t-\tguide\tInt register",
+            "in\tinput_int_register_{24..47}\tINT32\t3.9.0\t5.3.0\t10.7.0\t-\t-\t-\tguide\tInt register",
         )
         .unwrap();
         assert_eq!(rows.len(), 24);
@@ -606,31 +656,31 @@ mod tests {
     fn rejects_what_no_controller_has() {
         for (line, needle) in [
             (
-                "in\tinput_bit_register_5\tBOOL\t3.4.0\t5.0.0\t-\t-\tguide\tBit",
+                "in\tinput_bit_register_5\tBOOL\t3.4.0\t5.0.0\t-\t-\t-\t-\tguide\tBit",
                 "no controller has this register",
             ),
             (
-                "in\tinput_int_register_48\tINT32\t3.4.0\t5.0.0\t-\t-\tguide\tInt",
+                "in\tinput_int_register_48\tINT32\t3.4.0\t5.0.0\t-\t-\t-\t-\tguide\tInt",
                 "no controller has this register",
             ),
             (
-                "in\tinput_int_register_3\tDOUBLE\t3.4.0\t5.0.0\t-\t-\tguide\tInt",
+                "in\tinput_int_register_3\tDOUBLE\t3.4.0\t5.0.0\t-\t-\t-\t-\tguide\tInt",
                 "must be INT32",
             ),
             (
-                "out\tx\tFLOAT\t3.0.0\t5.0.0\t-\t-\tguide\tX",
+                "out\tx\tFLOAT\t3.0.0\t5.0.0\t-\t-\t-\t-\tguide\tX",
                 "is not an RTDE wire type",
             ),
             (
-                "out\tx\tDOUBLE\t5.0.0\t5.0.0\t-\t-\tguide\tX",
+                "out\tx\tDOUBLE\t5.0.0\t5.0.0\t-\t-\t-\t-\tguide\tX",
                 "must be a 3.x version",
             ),
             (
-                "out\tx\tDOUBLE\t-\t-\t-\t-\tguide\tX",
+                "out\tx\tDOUBLE\t-\t-\t-\t-\t-\t-\tguide\tX",
                 "exists on no generation",
             ),
             (
-                "up\tx\tDOUBLE\t3.0\t-\t-\t-\tguide\tX",
+                "up\tx\tDOUBLE\t3.0\t-\t-\t-\t-\t-\tguide\tX",
                 "neither `out` nor `in`",
             ),
             ("out\tx\tDOUBLE\t3.0", "tab-separated columns"),
@@ -654,8 +704,8 @@ mod tests {
     #[test]
     fn rejects_names_that_differ_only_in_case() {
         let text = format!(
-            "{HEADER}out\tactual_TCP_pose\tVECTOR6D\t3.0\t5.0\t-\tm\tguide\tPose\n\
-             out\tactual_tcp_pose\tVECTOR6D\t3.0\t5.0\t-\tm\tguide\tPose\n"
+            "{HEADER}out\tactual_TCP_pose\tVECTOR6D\t3.0\t5.0\t-\tm\t-\tguide\tguide\tPose\n\
+             out\tactual_tcp_pose\tVECTOR6D\t3.0\t5.0\t-\tm\t-\tguide\tguide\tPose\n"
         );
         let errors = parse(&text).unwrap_err();
         assert!(
@@ -666,8 +716,8 @@ mod tests {
 
     #[test]
     fn renames_point_from_a_non_field_to_a_field() {
-        let rows =
-            parse_one("out\tcontrol_step\tUINT64\t-\t5.26.0\t10.13.0\t-\tpeer\tStep").unwrap();
+        let rows = parse_one("out\tcontrol_step\tUINT64\t-\t5.26.0\t10.13.0\t-\t-\t-\tpeer\tStep")
+            .unwrap();
         let header = "direction\told_name\tname\tsource\n";
         let ok = parse_renamed(
             &format!("{header}out\tcontroller_step\tcontrol_step\tpeer\n"),
@@ -690,9 +740,9 @@ mod tests {
     #[test]
     fn masks_are_checked_against_the_fields() {
         let rows = parse(&format!(
-            "{HEADER}in\tspeed_slider_mask\tUINT32\t3.4\t5.0\t-\t-\tguide\tMask\n\
-             in\tspeed_slider_fraction\tDOUBLE\t3.4\t5.0\t-\t-\tguide\tSlider\n\
-             out\ttarget_speed_fraction\tDOUBLE\t3.4\t5.0\t-\t-\tguide\tSlider\n"
+            "{HEADER}in\tspeed_slider_mask\tUINT32\t3.4\t5.0\t-\t-\t-\t-\tguide\tMask\n\
+             in\tspeed_slider_fraction\tDOUBLE\t3.4\t5.0\t-\t-\t-\t-\tguide\tSlider\n\
+             out\ttarget_speed_fraction\tDOUBLE\t3.4\t5.0\t-\t-\t-\t-\tguide\tSlider\n"
         ))
         .unwrap();
         let header = "mask\tvalue\tgate\treads_back\n";

@@ -108,7 +108,12 @@ fn controller_note(controller: Option<ControllerVersion>) -> String {
 
 /// One block per field: name, direction and type, then versions, register and description.
 fn describe(out: &mut impl Write, f: &Field) -> io::Result<()> {
-    let unit = f.unit().map_or_else(String::new, |u| format!(" [{u}]"));
+    let unit = match (f.unit(), f.frame()) {
+        (Some(u), Some(frame)) => format!(" [{u}; frame: {frame}]"),
+        (Some(u), None) => format!(" [{u}]"),
+        (None, Some(frame)) => format!(" [frame: {frame}]"),
+        (None, None) => String::new(),
+    };
     writeln!(
         out,
         "{}  {} {}{unit}",

@@ -767,6 +767,36 @@ mod tests {
     }
 
     #[test]
+    fn panels_are_labelled_with_the_registry_units() {
+        let table = Table {
+            columns: Vec::new(),
+            values: Vec::new(),
+        };
+        let labels = |f: &str| -> Vec<String> {
+            field_panels(&table, lookup(Direction::Output, f).unwrap())
+                .into_iter()
+                .map(|p| p.y_label)
+                .collect()
+        };
+        assert_eq!(labels("actual_q"), ["actual_q [rad]"]);
+        assert_eq!(
+            labels("actual_TCP_pose"),
+            [
+                "actual_TCP_pose x, y, z [m]",
+                "actual_TCP_pose rx, ry, rz [rad]"
+            ]
+        );
+        assert_eq!(
+            labels("actual_TCP_force"),
+            [
+                "actual_TCP_force x, y, z [N]",
+                "actual_TCP_force rx, ry, rz [Nm]"
+            ]
+        );
+        assert_eq!(labels("robot_mode"), ["robot_mode"]);
+    }
+
+    #[test]
     fn elements_are_named_for_what_they_are() {
         let names = |f: &str| element_names(lookup(Direction::Output, f).unwrap());
         assert_eq!(names("actual_q")[0], "base");

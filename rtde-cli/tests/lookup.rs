@@ -18,7 +18,11 @@ fn fields_finds_by_substring_in_any_case() {
     let o = rtde(&["fields", "TCP_FORCE"]);
     assert!(o.status.success());
     let text = stdout(&o);
-    assert!(text.contains("actual_TCP_force  output VECTOR6D"), "{text}");
+    // With its units and frame, from the registry.
+    assert!(
+        text.contains("actual_TCP_force  output VECTOR6D [N, Nm; frame: base axes;"),
+        "{text}"
+    );
     assert!(
         text.contains("tcp_force_scalar  output DOUBLE [N]"),
         "{text}"

@@ -21,6 +21,8 @@ pub struct Field {
     pub(crate) since: [Option<ControllerVersion>; 3],
     pub(crate) since_recorded: [bool; 3],
     pub(crate) unit: Option<&'static str>,
+    pub(crate) frame: Option<&'static str>,
+    pub(crate) unit_source: Option<&'static str>,
     pub(crate) description: &'static str,
     pub(crate) source: &'static str,
     pub(crate) register: Option<Register>,
@@ -85,10 +87,36 @@ impl Field {
         }
     }
 
-    /// The unit of the value, as the RTDE guide gives it (`rad`, `m/s`, `V`, …), if any.
+    /// The unit of the value where Universal Robots documents one (`rad`, `m/s`, `V`, …;
+    /// `m, rad` for a pose and `N, Nm` for a wrench: the linear half, then the angular
+    /// half), with its source in [`Field::unit_source`].
     #[must_use]
     pub const fn unit(&self) -> Option<&'static str> {
         self.unit
+    }
+
+    /// The coordinate frame a pose, speed or wrench is expressed in, where Universal Robots
+    /// documents it: `base`, `flange`, or a longer note (`actual_TCP_force`'s axes are the
+    /// base's, its reference point the flange or the TCP by generation).
+    ///
+    /// ```
+    /// use rtde_fields::{lookup, Direction};
+    ///
+    /// let pose = lookup(Direction::Output, "actual_TCP_pose").unwrap();
+    /// assert_eq!((pose.unit(), pose.frame()), (Some("m, rad"), Some("base")));
+    /// assert_eq!(lookup(Direction::Output, "tcp_offset").unwrap().frame(), Some("flange"));
+    /// ```
+    #[must_use]
+    pub const fn frame(&self) -> Option<&'static str> {
+        self.frame
+    }
+
+    /// Where [`Field::unit`] and [`Field::frame`] come from (the RTDE guide, the URScript
+    /// manual function returning the same quantity, or a named peer); `None` when the
+    /// field has neither.
+    #[must_use]
+    pub const fn unit_source(&self) -> Option<&'static str> {
+        self.unit_source
     }
 
     /// A one-line description.

@@ -376,3 +376,61 @@ fn masks_gate_what_the_guide_says() {
     assert_eq!(masked_by("standard_analog_output_mask").count(), 3);
     assert!(mask_of("input_int_register_24").is_none());
 }
+
+#[test]
+fn units_and_frames_where_universal_robots_documents_them() {
+    let out = |name: &str| lookup(Output, name).unwrap();
+    for (name, unit, frame) in [
+        ("timestamp", Some("s"), None),
+        ("actual_q", Some("rad"), None),
+        ("target_qd", Some("rad/s"), None),
+        ("actual_TCP_pose", Some("m, rad"), Some("base")),
+        ("target_TCP_pose", Some("m, rad"), Some("base")),
+        ("actual_TCP_speed", Some("m/s, rad/s"), Some("base")),
+        ("tcp_offset", Some("m, rad"), Some("flange")),
+        ("elbow_position", Some("m"), Some("base")),
+        ("joint_temperatures", Some("degC"), None),
+        ("tcp_force_scalar", Some("N"), None),
+        ("actual_execution_time", Some("ms"), None),
+        ("payload", Some("kg"), None),
+        ("robot_mode", None, None),
+    ] {
+        let f = out(name);
+        assert_eq!((f.unit(), f.frame()), (unit, frame), "{name}");
+        // Every unit and frame names its source; nothing else claims one.
+        assert_eq!(
+            f.unit_source().is_some(),
+            unit.is_some() || frame.is_some(),
+            "{name}"
+        );
+    }
+    // Users confuse which frame the TCP wrench is in: the axes are the base's, the point
+    // depends on the generation.
+    let force = out("actual_TCP_force");
+    assert_eq!(force.unit(), Some("N, Nm"));
+    let frame = force.frame().unwrap();
+    assert!(frame.starts_with("base axes"), "{frame}");
+    assert!(frame.contains("flange") && frame.contains("CB3"), "{frame}");
+    for f in fields(Output)
+        .iter()
+        .chain(fields(Input))
+    {
+        assert_eq!(
+            f.unit_source().is_some(),
+            f.unit().is_some() || f.frame().is_some(),
+            "{}",
+            f.name()
+        );
+    }
+}
+
+#[test]
+fn safety_status_bits_documents_bit_11() {
+    let f = lookup(Output, "safety_status_bits").unwrap();
+    assert!(
+        f.description().contains("bit 11 3PE"),
+        "{}",
+        f.description()
+    );
+    assert!(f.source().contains("bit 11"), "{}", f.source());
+}

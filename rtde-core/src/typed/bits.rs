@@ -94,7 +94,8 @@ impl IsWire<wire::UINT32, field::robot_status_bits> for RobotStatusBits {
 }
 
 flags! {
-    /// The `safety_status_bits` output (`UINT32`, bits 0-10).
+    /// The `safety_status_bits` output (`UINT32`, bits 0-11; bit 11 from e-Series 5.25.0 and
+    /// PolyScope X 10.12.0, see the registry's source for the field).
     pub struct SafetyStatusBits(u32) {
         /// Bit 0: normal mode.
         0 => is_normal_mode, NORMAL_MODE;
@@ -118,6 +119,9 @@ flags! {
         9 => is_fault, FAULT;
         /// Bit 10: stopped due to safety.
         10 => is_stopped_due_to_safety, STOPPED_DUE_TO_SAFETY;
+        /// Bit 11: the three-position enabling (3PE) input is active; always clear on
+        /// controllers older than e-Series 5.25.0 or PolyScope X 10.12.0.
+        11 => is_3pe_input_active, THREE_PE_INPUT_ACTIVE;
     }
 }
 
@@ -255,6 +259,10 @@ mod tests {
         );
         let s = SafetyStatusBits::from_bits(1 << 10 | 1 << 2);
         assert!(s.is_stopped_due_to_safety() && s.is_protective_stopped());
+        assert!(!s.is_3pe_input_active());
+        let three_pe = SafetyStatusBits::from_bits(1 << 11);
+        assert!(three_pe.is_3pe_input_active());
+        assert_eq!(SafetyStatusBits::THREE_PE_INPUT_ACTIVE, 0x800);
         assert!(!s.is_normal_mode());
         assert_eq!(
             format!("{:?}", SafetyStatusBits::default()),
