@@ -51,6 +51,9 @@
 //!   poll → write.
 //! - [`writer`]: typed writes to the standard inputs (digital and analog outputs, speed
 //!   slider, registers) that set their own masks and send only what they change.
+//! - `tokio` (feature `tokio`): the async driver, a connection task and
+//!   cheap handles (tokio-postgres' shape), with a `Stream` of every package and a watch
+//!   of the latest.
 //! - [`fields`]: the registry of every RTDE variable (re-exported `rtde-fields`).
 
 #![forbid(unsafe_code)]
@@ -67,6 +70,8 @@ mod dynamic;
 pub mod error;
 mod recipe;
 pub mod session;
+#[cfg(feature = "tokio")]
+pub mod tokio;
 mod typed;
 mod value;
 pub mod writer;

@@ -1,0 +1,290 @@
+//! The application's handle: commands, inputs, and what the session knows.
+
+use std::pin::pin;
+use std::sync::Arc;
+use std::time::Instant;
+
+use rtde_fields::ControllerVersion;
+
+use super::receive::{Latest, Packages};
+use super::shared::{Handle, Inner, Shared};
+use crate::error::Error;
+use crate::protocol::ProtocolVersion;
+use crate::recipe::{InputRecipe, RecipeSpec};
+use crate::session::{ControllerText, Done, Event, InputHandle, Session, State, Stats};
+
+/// A cheap handle to a connection driven by its [`Connection`](super::Connection) task:
+/// `Clone + Send + Sync`, so a control loop, a logger and a GUI can share one connection.
+///
+/// Every rule is the [`Session`]'s, as in the blocking [`Client`](crate::Client): the
+/// same checks before sending, the same replies, the same [`Stats`]. Commands take turns
+/// (one request is in flight at a time, as the protocol has it): a command from one clone
+/// waits for another's to finish.
+///
+/// **Cancellation safety.** A command dropped at its `.await` before its request was
+/// queued sends nothing; after, the request still completes on the connection (its
+/// result is dropped) and the next command waits for it. [`AsyncClient::send`] either
+/// queues the whole package or nothing. No `.await` here holds a lock.
+#[derive(Clone, Debug)]
+pub struct AsyncClient {
+    shared: Handle,
+}
+
+/// Whether a command's request is now in flight (a reply will finish it) or it finished
+/// at once.
+type Issued = bool;
+
+impl AsyncClient {
+    pub(super) fn new(shared: &Arc<Shared>) -> AsyncClient {
+        AsyncClient {
+            shared: Handle::new(shared),
+        }
+    }
+
+    /// Sets up the output recipe at `frequency` hertz, with every check of
+    /// [`Client::setup_outputs`](crate::Client::setup_outputs).
+    ///
+    /// # Errors
+    /// As [`Client::setup_outputs`](crate::Client::setup_outputs);
+    /// [`Error::ConnectionLost`] when the link went (or goes) while it waits.
+    pub async fn setup_outputs(&self, spec: RecipeSpec<'_>, frequency: f64) -> Result<(), Error> {
+        self.command(|s, now| s.setup_outputs(spec, frequency, now).map(|()| true))
+            .await
+            .map(|_| ())
+    }
+
+    /// Sets up an input recipe and returns the handle to [`AsyncClient::send`] it with.
+    ///
+    /// # Errors
+    /// As [`Client::setup_inputs`](crate::Client::setup_inputs).
+    pub async fn setup_inputs(&self, spec: RecipeSpec<'_>) -> Result<InputHandle, Error> {
+        match self
+            .command(|s, now| s.setup_inputs(spec, now).map(|()| true))
+            .await?
+        {
+            Some(Done::InputsSetUp(handle)) => Ok(handle),
+            _ => Err(Error::Misuse("SETUP_INPUTS finished as something else")),
+        }
+    }
+
+    /// Starts streaming, or resumes after a pause; as
+    /// [`Client::start`](crate::Client::start).
+    ///
+    /// # Errors
+    /// [`Error::StartRefused`], or a link or protocol error.
+    pub async fn start(&self) -> Result<(), Error> {
+        self.command(|s, now| s.start(now).map(|()| true))
+            .await
+            .map(|_| ())
+    }
+
+    /// Pauses streaming; as [`Client::pause`](crate::Client::pause).
+    ///
+    /// # Errors
+    /// [`Error::PauseRefused`], or a link or protocol error.
+    pub async fn pause(&self) -> Result<(), Error> {
+        self.command(|s, now| s.pause(now).map(|()| true))
+            .await
+            .map(|_| ())
+    }
+
+    /// Queues the values of `recipe` as a data package of the input recipe `input` was set
+    /// up with; the connection task writes it. Encoded in place in the session's transmit
+    /// buffer: no allocation. Waits only while the previous package has not gone out yet
+    /// (the socket is full).
+    ///
+    /// Cancel-safe: dropped at its `.await`, it queued nothing.
+    ///
+    /// # Errors
+    /// As [`Client::send`](crate::Client::send); [`Error::ConnectionLost`] while the link
+    /// is down or being reconnected (inputs are not queued for a later link: they would
+    /// arrive late).
+    pub async fn send<R: InputRecipe + ?Sized>(
+        &self,
+        input: &InputHandle,
+        recipe: &R,
+    ) -> Result<(), Error> {
+        loop {
+            let mut progress = pin!(self.shared.progress.notified());
+            progress.as_mut().enable();
+            {
+                let mut inner = self.shared.inner();
+                if inner.finished || inner.reconnecting {
+                    return Err(Error::ConnectionLost);
+                }
+                if inner.session.poll_transmit().is_none() {
+                    inner.session.send(input, recipe)?;
+                    Shared::wake_task(&mut inner);
+                    return Ok(());
+                }
+            }
+            progress.await;
+        }
+    }
+
+    /// The in-order receiver of every output package, with room for `capacity` packages
+    /// (at least 1); see [`Packages`]. One per connection at a time: take it before
+    /// [`AsyncClient::start`], so that it has the first package too.
+    ///
+    /// # Errors
+    /// [`Error::Misuse`] while another one exists.
+    pub fn packages(&self, capacity: usize) -> Result<Packages, Error> {
+        let mut queue = self.shared.queue();
+        if queue.open {
+            return Err(Error::Misuse(
+                "a connection has one in-order receiver; drop the other `Packages` first",
+            ));
+        }
+        queue.open(capacity);
+        drop(queue);
+        Ok(Packages::new(self.shared.clone()))
+    }
+
+    /// A watch of the newest output package; see [`Latest`].
+    #[must_use]
+    pub fn latest(&self) -> Latest {
+        Latest::new(self.shared.clone())
+    }
+
+    /// What the connection is doing now.
+    #[must_use]
+    pub fn state(&self) -> State {
+        self.shared.inner().session.state()
+    }
+
+    /// The counters over every link, with [`Stats::overflowed`] from the in-order queue.
+    #[must_use]
+    pub fn stats(&self) -> Stats {
+        self.shared.stats()
+    }
+
+    /// The events since the last call, oldest first (shared by every clone).
+    #[must_use]
+    pub fn events(&self) -> Vec<Event> {
+        self.shared.inner().session.events().collect()
+    }
+
+    /// The text messages received since the last call, oldest first (shared by every
+    /// clone).
+    #[must_use]
+    pub fn text_messages(&self) -> Vec<ControllerText> {
+        self.shared.inner().session.text_messages().collect()
+    }
+
+    /// The protocol version in use.
+    #[must_use]
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.shared.inner().session.protocol_version()
+    }
+
+    /// The controller's software version, as it reported it.
+    #[must_use]
+    pub fn controller_version(&self) -> ControllerVersion {
+        self.shared.inner().session.controller_version()
+    }
+
+    /// Reads the session this connection drives, under its lock (keep `f` short: the
+    /// connection task waits for it).
+    pub fn with_session<T>(&self, f: impl FnOnce(&Session) -> T) -> T {
+        f(&self.shared.inner().session)
+    }
+
+    /// Pauses if streaming, then ends the connection: the [`Connection`](super::Connection)
+    /// future returns `Ok(())`, and every handle sees [`Error::ConnectionLost`] after the
+    /// packages already queued.
+    ///
+    /// # Errors
+    /// The pause's error, if any (the connection ends all the same).
+    pub async fn close(&self) -> Result<(), Error> {
+        let paused = self.command(|s, now| s.close(now)).await.map(|_| ());
+        {
+            let mut inner = self.shared.inner();
+            inner.closing = true;
+            Shared::wake_task(&mut inner);
+        }
+        self.wait(|inner| inner.finished.then_some(())).await;
+        match paused {
+            Err(Error::ConnectionLost) => Ok(()),
+            other => other,
+        }
+    }
+
+    /// Runs a session command once no request is in flight, then waits for what it
+    /// finishes as: `Ok(None)` when nothing was sent.
+    async fn command(
+        &self,
+        command: impl FnOnce(&mut Session, Instant) -> Result<Issued, Error>,
+    ) -> Result<Option<Done>, Error> {
+        let _turn = self.shared.commands.lock().await;
+        let mut command = Some(command);
+        let issued = self
+            .wait(|inner| {
+                if inner.finished {
+                    return Some(Err(Error::ConnectionLost));
+                }
+                if inner.reconnecting || inner.session.is_busy() {
+                    return None;
+                }
+                let command = command.take()?;
+                inner.result = None;
+                let issued = command(&mut inner.session, Instant::now());
+                if matches!(issued, Ok(true)) {
+                    inner.awaiting = true;
+                    Shared::wake_task(inner);
+                }
+                Some(issued)
+            })
+            .await;
+        match issued {
+            Ok(true) => {}
+            Ok(false) => return Ok(None),
+            Err(e) => return Err(self.settle(e)),
+        }
+        // Dropped from here on, the command leaves its result to the next one to clear.
+        let awaiting = Awaiting(&self.shared);
+        let result = self
+            .wait(|inner| match inner.result.take() {
+                Some(result) => Some(result),
+                None if inner.finished => Some(Err(Error::ConnectionLost)),
+                None => None,
+            })
+            .await;
+        drop(awaiting);
+        result.map(Some).map_err(|e| self.settle(e))
+    }
+
+    /// A failure on a lost link that nothing reconnects makes the state
+    /// [`State::Closed`] (the session's rule).
+    fn settle(&self, error: Error) -> Error {
+        let mut inner = self.shared.inner();
+        if inner.reconnecting {
+            return error;
+        }
+        match inner.session.settle::<()>(Err(error)) {
+            Err(e) => e,
+            Ok(()) => Error::ConnectionLost,
+        }
+    }
+
+    /// Waits until `ready` (called under the session's lock) returns `Some`. Cancel-safe:
+    /// `ready` runs only inside a poll, and nothing else happens here.
+    async fn wait<T>(&self, mut ready: impl FnMut(&mut Inner) -> Option<T>) -> T {
+        loop {
+            let mut progress = pin!(self.shared.progress.notified());
+            progress.as_mut().enable();
+            if let Some(value) = ready(&mut self.shared.inner()) {
+                return value;
+            }
+            progress.await;
+        }
+    }
+}
+
+/// Clears [`Inner::awaiting`] when the command waiting stops, finished or dropped.
+struct Awaiting<'a>(&'a Shared);
+
+impl Drop for Awaiting<'_> {
+    fn drop(&mut self) {
+        self.0.inner().awaiting = false;
+    }
+}

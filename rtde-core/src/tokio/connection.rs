@@ -1,0 +1,420 @@
+//! The connection task: the session's loop of read → handle → poll → write → wait over an
+//! `AsyncRead + AsyncWrite`, and a reconnection's attempts, as one future.
+
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+use ::tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use ::tokio::time::Sleep;
+
+use super::shared::{Inner, Shared};
+use crate::error::Error;
+use crate::session::{Done, Ready};
+
+/// How many reads one pass of the task makes before it yields to the runtime, so an
+/// unpaced controller cannot starve the tasks that consume its packages.
+const READS_PER_PASS: usize = 16;
+
+/// Opens a new transport for a reconnection attempt.
+pub(super) type Connector<IO> = Box<dyn FnMut() -> Opening<IO> + Send>;
+
+/// A transport being opened.
+pub(super) type Opening<IO> = Pin<Box<dyn Future<Output = Result<IO, Error>> + Send>>;
+
+/// The half of a connection that does the work: a future that owns the transport and
+/// drives the session, to be spawned (`tokio::spawn(connection)`) or polled next to the
+/// handles. It ends with `Ok(())` after [`AsyncClient::close`](super::AsyncClient::close)
+/// or once every handle is dropped, and with the error that lost the link when nothing
+/// (or no attempt left) reconnects it; the handles see the same error.
+///
+/// Cancellation: dropping it drops the link (without a PAUSE); the handles then see
+/// [`Error::ConnectionLost`].
+#[must_use = "the connection does nothing unless polled: spawn it"]
+pub struct Connection<IO> {
+    shared: Arc<Shared>,
+    io: Option<IO>,
+    timer: Pin<Box<Sleep>>,
+    timer_at: Option<Instant>,
+    connector: Option<Connector<IO>>,
+    phase: Phase<IO>,
+}
+
+impl<IO> std::fmt::Debug for Connection<IO> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection")
+            .field("session", &self.shared.inner().session)
+            .finish_non_exhaustive()
+    }
+}
+
+enum Phase<IO> {
+    /// A working link, serving the handles.
+    Serving,
+    /// A reconnection attempt opens its transport.
+    Opening(Opening<IO>),
+    /// A reconnection attempt's handshake and replay.
+    Replaying,
+    /// Waiting out the backoff before the next attempt.
+    Backoff,
+    /// Ended.
+    Ended,
+}
+
+/// Why a pass over the link stopped.
+pub(super) enum Stop {
+    /// A request chain finished (only when driving until one does).
+    Done(Result<Done, Error>),
+    /// The link is lost.
+    Lost(Error),
+    /// Closed on purpose: every handle is gone, or `close` finished.
+    Closed,
+}
+
+impl<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static> Connection<IO> {
+    pub(super) fn new(shared: Arc<Shared>, io: IO, connector: Option<Connector<IO>>) -> Self {
+        Connection {
+            shared,
+            io: Some(io),
+            timer: Box::pin(::tokio::time::sleep(std::time::Duration::ZERO)),
+            timer_at: None,
+            connector,
+            phase: Phase::Serving,
+        }
+    }
+
+    /// Drives the link until the request chain in flight (the handshake) is done.
+    pub(super) async fn handshake(&mut self) -> Result<Done, Error> {
+        let stop = std::future::poll_fn(|cx| self.poll_link(cx, true)).await;
+        let mut inner = self.shared.inner();
+        let result = match stop {
+            Stop::Done(result) => result,
+            Stop::Lost(e) => Err(e),
+            Stop::Closed => Err(Error::ConnectionLost),
+        };
+        inner.session.settle(result)
+    }
+
+    /// One pass: read what the transport has into the session, hand out what the session
+    /// has (packages to the queue and the latest slot, results to the commands), write what
+    /// it has to transmit, and arm the timer. `until_done` returns the first finished
+    /// request chain instead of handing it to a command.
+    fn poll_link(&mut self, cx: &mut Context<'_>, until_done: bool) -> Poll<Stop> {
+        let shared = Arc::clone(&self.shared);
+        let mut inner = shared.inner();
+        match &inner.task {
+            Some(w) if w.will_wake(cx.waker()) => {}
+            _ => inner.task = Some(cx.waker().clone()),
+        }
+        if shared.abandoned() {
+            // Every handle is gone: nobody can read or send any more.
+            return Poll::Ready(Stop::Closed);
+        }
+        let Some(io) = self.io.as_mut() else {
+            return Poll::Ready(Stop::Lost(Error::ConnectionLost));
+        };
+        let mut reads = 0;
+        loop {
+            // read
+            let mut read_pending = false;
+            let mut lost = None;
+            {
+                let session = &mut inner.session;
+                let mid_frame = session.mid_frame();
+                let spare = session.receive_buffer();
+                // Empty only when whole packages fill the buffer: poll them first.
+                if !spare.is_empty() {
+                    let mut buf = ReadBuf::new(spare);
+                    match Pin::new(&mut *io).poll_read(cx, &mut buf) {
+                        Poll::Ready(Ok(())) => {
+                            let n = buf.filled().len();
+                            if n == 0 {
+                                lost = Some(Error::Closed { mid_frame });
+                            } else {
+                                session.handle_received(n, Instant::now());
+                            }
+                        }
+                        Poll::Ready(Err(source)) => {
+                            lost = Some(Error::Io { source, mid_frame });
+                        }
+                        Poll::Pending => read_pending = true,
+                    }
+                }
+            }
+            // poll
+            let mut done = None;
+            let (delivered, broken) = deliver(&shared, &mut inner, until_done, &mut done);
+            if delivered {
+                shared.wake_consumer();
+                shared.latest_seq.send_modify(|seq| *seq += 1);
+            }
+            if let Some(result) = done {
+                // What the reply queued (nothing, at the end of a chain) goes out first.
+                if let Err(e) = write(&shared, &mut inner, io, cx) {
+                    return Poll::Ready(Stop::Lost(e));
+                }
+                return Poll::Ready(Stop::Done(result));
+            }
+            if let Some(e) = lost.or(broken) {
+                inner.session.handle_link_lost(Instant::now());
+                return Poll::Ready(Stop::Lost(e));
+            }
+            if inner.session.is_lost() {
+                // A reply that failed took the link with it; its command has the error.
+                return Poll::Ready(Stop::Lost(Error::ConnectionLost));
+            }
+            // write
+            if let Err(e) = write(&shared, &mut inner, io, cx) {
+                return Poll::Ready(Stop::Lost(e));
+            }
+            if inner.closing && !inner.session.is_busy() {
+                match Pin::new(&mut *io).poll_shutdown(cx) {
+                    Poll::Pending => return Poll::Pending,
+                    Poll::Ready(_) => return Poll::Ready(Stop::Closed),
+                }
+            }
+            // wait
+            let deadline = inner.session.poll_timeout();
+            if let Some(deadline) = deadline {
+                if self.timer_at != Some(deadline) {
+                    self.timer
+                        .as_mut()
+                        .reset(::tokio::time::Instant::from_std(deadline));
+                    self.timer_at = Some(deadline);
+                }
+                if self.timer.as_mut().poll(cx).is_ready() {
+                    self.timer_at = None;
+                    inner.session.handle_timeout(Instant::now());
+                    continue;
+                }
+            }
+            if read_pending {
+                return Poll::Pending;
+            }
+            reads += 1;
+            if reads >= READS_PER_PASS {
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
+        }
+    }
+
+    /// The link is lost: a reconnection round begins when the options ask for one (and
+    /// this connection can open transports), else the connection ends with `error`.
+    fn lost(&mut self, error: Error) -> Option<Error> {
+        self.io = None;
+        let mut inner = self.shared.inner();
+        if inner.awaiting && inner.result.is_none() {
+            // The request in flight went with the link.
+            inner.result = Some(Err(Error::ConnectionLost));
+            self.shared.progress.notify_waiters();
+        }
+        let policy = inner.session.reconnect_policy();
+        match (policy, self.connector.is_some()) {
+            (Some(policy), true) => {
+                inner
+                    .session
+                    .begin_reconnect(policy, Some(error), Instant::now());
+                inner.reconnecting = true;
+                drop(inner);
+                self.attempt();
+                None
+            }
+            _ => inner.session.settle::<()>(Err(error)).err(),
+        }
+    }
+
+    /// The next attempt of the round: open a transport.
+    fn attempt(&mut self) {
+        self.shared.inner().session.reconnect_attempt();
+        if let Some(connector) = &mut self.connector {
+            self.phase = Phase::Opening(connector());
+        }
+    }
+
+    /// An attempt failed: back off and try again, or end the round (and the connection)
+    /// with the error.
+    fn attempt_failed(&mut self, error: Error) -> Option<Error> {
+        self.io = None;
+        let mut inner = self.shared.inner();
+        match inner.session.attempt_failed(error, Instant::now()) {
+            Ok(wait) => {
+                let at = Instant::now() + wait;
+                self.timer
+                    .as_mut()
+                    .reset(::tokio::time::Instant::from_std(at));
+                self.timer_at = None;
+                self.phase = Phase::Backoff;
+                None
+            }
+            Err(e) => inner.session.settle::<()>(Err(e)).err(),
+        }
+    }
+
+    fn end(&mut self, error: Option<Error>) -> Poll<Result<(), Error>> {
+        self.phase = Phase::Ended;
+        self.io = None;
+        // The handles get their own copy of what ended the connection.
+        let theirs = error.as_ref().map(|_| Error::ConnectionLost);
+        self.shared.finish(theirs);
+        Poll::Ready(error.map_or(Ok(()), Err))
+    }
+}
+
+impl<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static> Future for Connection<IO> {
+    type Output = Result<(), Error>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.get_mut();
+        loop {
+            if !matches!(this.phase, Phase::Serving | Phase::Ended) && this.shared.inner().closing {
+                // Closed while reconnecting: nothing to pause.
+                return this.end(None);
+            }
+            match &mut this.phase {
+                Phase::Ended => return Poll::Ready(Ok(())),
+                Phase::Serving => match this.poll_link(cx, false) {
+                    Poll::Pending => return Poll::Pending,
+                    Poll::Ready(Stop::Closed) => return this.end(None),
+                    Poll::Ready(Stop::Lost(e) | Stop::Done(Err(e))) => {
+                        if let Some(e) = this.lost(e) {
+                            return this.end(Some(e));
+                        }
+                    }
+                    Poll::Ready(Stop::Done(Ok(_))) => {}
+                },
+                Phase::Opening(open) => match open.as_mut().poll(cx) {
+                    Poll::Pending => return Poll::Pending,
+                    Poll::Ready(Ok(io)) => {
+                        this.io = Some(io);
+                        this.shared.inner().session.handle_connected(Instant::now());
+                        this.phase = Phase::Replaying;
+                    }
+                    Poll::Ready(Err(e)) => {
+                        if let Some(e) = this.attempt_failed(e) {
+                            return this.end(Some(e));
+                        }
+                    }
+                },
+                Phase::Replaying => match this.poll_link(cx, true) {
+                    Poll::Pending => return Poll::Pending,
+                    Poll::Ready(Stop::Closed) => return this.end(None),
+                    Poll::Ready(Stop::Done(Ok(_))) => {
+                        this.phase = Phase::Serving;
+                        this.shared.inner().reconnecting = false;
+                        this.shared.progress.notify_waiters();
+                    }
+                    Poll::Ready(Stop::Done(Err(e)) | Stop::Lost(e)) => {
+                        if let Some(e) = this.attempt_failed(e) {
+                            return this.end(Some(e));
+                        }
+                    }
+                },
+                Phase::Backoff => {
+                    if this.shared.abandoned() {
+                        return this.end(None);
+                    }
+                    match this.timer.as_mut().poll(cx) {
+                        Poll::Pending => {
+                            let mut inner = this.shared.inner();
+                            match &inner.task {
+                                Some(w) if w.will_wake(cx.waker()) => {}
+                                _ => inner.task = Some(cx.waker().clone()),
+                            }
+                            return Poll::Pending;
+                        }
+                        Poll::Ready(()) => this.attempt(),
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Hands out everything the session has ready: whether a package (or an error for the
+/// consumer) was queued, and the error of a broken stream. While the task serves the
+/// handles a finished request goes to the command waiting for it; `until_done` puts it in
+/// `done` instead and stops there.
+fn deliver(
+    shared: &Shared,
+    inner: &mut Inner,
+    until_done: bool,
+    done: &mut Option<Result<Done, Error>>,
+) -> (bool, Option<Error>) {
+    let mut delivered = false;
+    let mut queue = None;
+    while let Some(ready) = inner.session.poll_event() {
+        match ready {
+            Ready::Data => {
+                let values = inner.session.data();
+                queue
+                    .get_or_insert_with(|| shared.queue())
+                    .push_data(values);
+                let mut latest = shared.latest();
+                latest.values.clear();
+                latest.values.extend_from_slice(values);
+                latest.seq += 1;
+                delivered = true;
+            }
+            Ready::Done(result) => {
+                if until_done {
+                    *done = Some(result);
+                    break;
+                }
+                inner.result = Some(result);
+                shared.progress.notify_waiters();
+            }
+            Ready::Rejected(e) => {
+                queue.get_or_insert_with(|| shared.queue()).push_error(e);
+                delivered = true;
+            }
+            // The session is lost now.
+            Ready::Broken(e) => return (delivered, Some(e)),
+            // Staleness is reported by the background driver; this one sets no limit.
+            _ => {}
+        }
+    }
+    (delivered, None)
+}
+
+/// Writes what the session has to transmit, until the transport would block.
+fn write<IO: AsyncWrite + Unpin>(
+    shared: &Shared,
+    inner: &mut Inner,
+    io: &mut IO,
+    cx: &mut Context<'_>,
+) -> Result<(), Error> {
+    let mut wrote = false;
+    while let Some(bytes) = inner.session.poll_transmit() {
+        match Pin::new(&mut *io).poll_write(cx, bytes) {
+            Poll::Ready(Ok(0)) => return Err(link_failed(inner, io::ErrorKind::WriteZero.into())),
+            Poll::Ready(Ok(n)) => {
+                inner.session.transmitted(n);
+                wrote = true;
+            }
+            // Part of the package may have gone out: the stream is out of step.
+            Poll::Ready(Err(e)) => return Err(link_failed(inner, e)),
+            Poll::Pending => return Ok(()),
+        }
+    }
+    if wrote {
+        match Pin::new(&mut *io).poll_flush(cx) {
+            Poll::Ready(Err(e)) => return Err(link_failed(inner, e)),
+            Poll::Ready(Ok(())) | Poll::Pending => {}
+        }
+        // The buffer drained: a `send` waiting for room may queue its package.
+        shared.progress.notify_waiters();
+    }
+    Ok(())
+}
+
+fn link_failed(inner: &mut Inner, source: io::Error) -> Error {
+    inner.session.handle_link_lost(Instant::now());
+    Error::Io {
+        source,
+        mid_frame: false,
+    }
+}

@@ -1,0 +1,306 @@
+//! The application's two ways to read: every package in order ([`Packages`], and
+//! [`PackageStream`] over it), or the latest ([`Latest`]).
+
+use std::marker::PhantomData;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use ::tokio::sync::watch;
+use futures_core::Stream;
+
+use super::queue::Entry;
+use super::shared::Handle;
+use crate::error::Error;
+use crate::recipe::{FromPayload, OutputRecipe, RecipeSpec};
+
+/// Every output package, in order, from a bounded queue that the connection task fills;
+/// from [`AsyncClient::packages`](super::AsyncClient::packages).
+///
+/// The task never waits for this receiver: when the queue is full it drops the oldest
+/// package and counts it in [`Stats::overflowed`](crate::Stats::overflowed), so a slow
+/// consumer cannot make the controller drop the connection, and no package goes
+/// uncounted. A package that does not fit the recipe comes as its error, in order
+/// ([`Error::WrongRecipeId`], [`Error::WrongLength`]); the connection stays.
+///
+/// Each package's values are swapped into a buffer this receiver holds: receiving copies
+/// nothing more and, once the buffers have the recipe's size (the first lap of the queue
+/// after a setup), allocates nothing.
+///
+/// **Cancellation safety.** Every receive method is cancel-safe: a package is taken from
+/// the queue only in the poll that returns it, so a receive dropped at its `.await` (a
+/// `tokio::select!` branch that lost, a `tokio::time::timeout` that fired) takes nothing,
+/// and the next receive returns that package. Half a frame read from the socket stays in
+/// the session's buffer, owned by the connection task, not by the receive.
+#[derive(Debug)]
+pub struct Packages {
+    shared: Handle,
+    held: Box<[u8]>,
+}
+
+impl Packages {
+    pub(super) fn new(shared: Handle) -> Packages {
+        Packages {
+            shared,
+            held: Box::default(),
+        }
+    }
+
+    /// Takes the next entry into `held` when there is one; registers the waker otherwise.
+    fn poll_entry(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
+        let mut queue = self.shared.queue();
+        match queue.pop() {
+            Some(Entry::Data(buf)) => {
+                let old = std::mem::replace(&mut self.held, buf);
+                queue.recycle(old);
+                Poll::Ready(Ok(()))
+            }
+            Some(Entry::Failed(e)) => Poll::Ready(Err(e)),
+            None if queue.finished => Poll::Ready(Err(Error::ConnectionLost)),
+            None => {
+                match &queue.consumer {
+                    Some(w) if w.will_wake(cx.waker()) => {}
+                    _ => queue.consumer = Some(cx.waker().clone()),
+                }
+                Poll::Pending
+            }
+        }
+    }
+
+    /// The values of the next output package, in recipe order, big-endian, borrowed from
+    /// this receiver until the next call. Cancel-safe.
+    ///
+    /// # Errors
+    /// A package that does not fit the recipe ([`Error::WrongRecipeId`],
+    /// [`Error::WrongLength`]; the next call goes on); [`Error::ConnectionLost`] once the
+    /// connection has ended and every package before the end was received.
+    pub async fn recv(&mut self) -> Result<&[u8], Error> {
+        std::future::poll_fn(|cx| self.poll_entry(cx)).await?;
+        Ok(&self.held)
+    }
+
+    /// The next package, if one is queued, without waiting.
+    pub fn try_recv(&mut self) -> Option<Result<&[u8], Error>> {
+        let waker = std::task::Waker::noop();
+        match self.poll_entry(&mut Context::from_waker(waker)) {
+            Poll::Ready(Ok(())) => Some(Ok(&self.held)),
+            Poll::Ready(Err(e)) => Some(Err(e)),
+            Poll::Pending => {
+                self.shared.queue().consumer = None;
+                None
+            }
+        }
+    }
+
+    /// Receives the next package into `recipe`, which must be the output recipe set up
+    /// (checked first, so a wrong recipe loses no package). Cancel-safe.
+    ///
+    /// # Errors
+    /// As [`Packages::recv`]; [`Error::Misuse`] for another recipe; [`Error::Payload`].
+    pub async fn recv_into<R: OutputRecipe + ?Sized>(
+        &mut self,
+        recipe: &mut R,
+    ) -> Result<(), Error> {
+        self.check(&recipe.spec())?;
+        let values = self.recv().await?;
+        recipe.decode_into(values).map_err(Error::Payload)
+    }
+
+    /// Receives the next package as a `T`, whose spec must be the output recipe set up.
+    /// Cancel-safe.
+    ///
+    /// # Errors
+    /// As [`Packages::recv_into`].
+    pub async fn recv_as<T: FromPayload>(&mut self) -> Result<T, Error> {
+        self.check(&T::SPEC)?;
+        let values = self.recv().await?;
+        T::from_payload(values).map_err(Error::Payload)
+    }
+
+    /// A [`Stream`] of every package decoded as a `T`. It ends after the connection does.
+    #[must_use]
+    pub fn stream<T: FromPayload>(self) -> PackageStream<T> {
+        PackageStream {
+            packages: self,
+            checked: false,
+            ended: false,
+            _recipe: PhantomData,
+        }
+    }
+
+    fn check(&self, spec: &RecipeSpec<'_>) -> Result<(), Error> {
+        self.shared.inner().session.check_output_spec(spec)
+    }
+}
+
+impl Drop for Packages {
+    fn drop(&mut self) {
+        self.shared.queue().close();
+    }
+}
+
+/// Every output package decoded as a `T`, as a [`Stream`]; from [`Packages::stream`].
+///
+/// Each item is one package (or the error of one that did not fit the recipe); after the
+/// connection ends, the items queued before the end, then `None`. `T` is checked against
+/// the output recipe at the first package: another recipe yields [`Error::Misuse`] and
+/// ends the stream. Cancel-safe, as [`Packages`]; decoding allocates only what `T` does
+/// (nothing, for a derived recipe).
+///
+/// ```no_run
+/// # async fn f(client: rtde_core::tokio::AsyncClient) -> Result<(), rtde_core::Error> {
+/// use rtde_core::{FromPayload, RtdeRecipe};
+/// use futures_core::Stream;
+///
+/// #[derive(RtdeRecipe)]
+/// struct Telemetry { timestamp: f64, actual_q: [f64; 6] }
+///
+/// let stream = client.packages(1024)?.stream::<Telemetry>();
+/// # let _ = stream;
+/// # Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct PackageStream<T> {
+    packages: Packages,
+    checked: bool,
+    ended: bool,
+    _recipe: PhantomData<fn() -> T>,
+}
+
+impl<T> PackageStream<T> {
+    /// The receiver back.
+    #[must_use]
+    pub fn into_inner(self) -> Packages {
+        self.packages
+    }
+}
+
+impl<T: FromPayload> Stream for PackageStream<T> {
+    type Item = Result<T, Error>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        if this.ended {
+            return Poll::Ready(None);
+        }
+        if !this.checked {
+            if let Err(e) = this.packages.check(&T::SPEC) {
+                // Before setup, nothing can arrive yet; a wrong recipe stays wrong.
+                if this
+                    .packages
+                    .shared
+                    .inner()
+                    .session
+                    .payload_size()
+                    .is_some()
+                {
+                    this.ended = true;
+                    return Poll::Ready(Some(Err(e)));
+                }
+            } else {
+                this.checked = true;
+            }
+        }
+        match this.packages.poll_entry(cx) {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(Ok(())) => Poll::Ready(Some(
+                T::from_payload(&this.packages.held).map_err(Error::Payload),
+            )),
+            Poll::Ready(Err(Error::ConnectionLost)) if this.packages.shared.queue().finished => {
+                this.ended = true;
+                Poll::Ready(None)
+            }
+            Poll::Ready(Err(e)) => Poll::Ready(Some(Err(e))),
+        }
+    }
+}
+
+/// The newest output package, as a watch: from
+/// [`AsyncClient::latest`](super::AsyncClient::latest). Any number may exist; each reads
+/// on its own.
+///
+/// The connection task copies every package into one slot; reading copies the slot into
+/// a buffer this handle holds, under a lock held for that copy only (no decode under it).
+/// Packages that came and went between two reads were replaced here, not lost: the
+/// in-order [`Packages`] (if any) still has each of them.
+#[derive(Debug)]
+pub struct Latest {
+    shared: Handle,
+    changes: watch::Receiver<u64>,
+    held: Vec<u8>,
+    seen: u64,
+}
+
+impl Latest {
+    pub(super) fn new(shared: Handle) -> Latest {
+        let changes = shared.latest_seq.subscribe();
+        Latest {
+            shared,
+            changes,
+            held: Vec::new(),
+            seen: 0,
+        }
+    }
+
+    /// The newest package received so far, without waiting; `None` before the first.
+    /// No allocation once the recipe is set up.
+    pub fn get(&mut self) -> Option<&[u8]> {
+        self.take_newer();
+        (self.seen > 0).then_some(self.held.as_slice())
+    }
+
+    /// The newest package into `recipe`; `Ok(false)` before the first package.
+    ///
+    /// # Errors
+    /// [`Error::Misuse`] for a recipe other than the one set up; [`Error::Payload`].
+    pub fn get_into<R: OutputRecipe + ?Sized>(&mut self, recipe: &mut R) -> Result<bool, Error> {
+        self.shared
+            .inner()
+            .session
+            .check_output_spec(&recipe.spec())?;
+        match self.get() {
+            Some(values) => recipe
+                .decode_into(values)
+                .map(|()| true)
+                .map_err(Error::Payload),
+            None => Ok(false),
+        }
+    }
+
+    /// The newest package, waiting until one newer than the last this handle returned has
+    /// arrived. Cancel-safe: it takes nothing but a copy.
+    ///
+    /// # Errors
+    /// [`Error::ConnectionLost`] once the connection has ended.
+    pub async fn changed(&mut self) -> Result<&[u8], Error> {
+        loop {
+            if self.take_newer() {
+                return Ok(&self.held);
+            }
+            if self.shared.queue().finished {
+                return Err(Error::ConnectionLost);
+            }
+            if self.changes.changed().await.is_err() {
+                return Err(Error::ConnectionLost);
+            }
+        }
+    }
+
+    /// Copies the slot when it holds a newer package than the last one taken.
+    fn take_newer(&mut self) -> bool {
+        self.changes.mark_unchanged();
+        let slot = self.shared.latest();
+        if slot.seq == self.seen {
+            return false;
+        }
+        self.held.clear();
+        self.held.extend_from_slice(&slot.values);
+        self.seen = slot.seq;
+        true
+    }
+}
+
+impl Clone for Latest {
+    fn clone(&self) -> Self {
+        Latest::new(self.shared.clone())
+    }
+}

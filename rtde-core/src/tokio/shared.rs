@@ -1,0 +1,175 @@
+//! What the connection task and the handles share: the session behind a short lock, the
+//! package queue, the latest package, and the wake-ups between them.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::Waker;
+
+use ::tokio::sync::{Notify, watch};
+
+use super::queue::PackageQueue;
+use crate::error::Error;
+use crate::session::{Done, Session, Stats};
+
+/// Shared by the task and every handle. No lock is held across an `.await`: the task holds
+/// `inner` for one synchronous pass (read → handle → poll → write), a handle for one
+/// session call.
+#[derive(Debug)]
+pub(super) struct Shared {
+    pub(super) inner: Mutex<Inner>,
+    pub(super) queue: Mutex<PackageQueue>,
+    /// A command finished, the transmit buffer drained, or the task ended.
+    pub(super) progress: Notify,
+    pub(super) latest: Mutex<LatestSlot>,
+    /// The number of the latest package; bumped once per pass of the task.
+    pub(super) latest_seq: watch::Sender<u64>,
+    /// One command in flight at a time, as the protocol has it; clones queue here.
+    pub(super) commands: ::tokio::sync::Mutex<()>,
+    /// The handles alive ([`Handle`]s): none left ends the connection.
+    handles: AtomicUsize,
+}
+
+/// A counted reference from a handle to the shared state: the last one dropped wakes the
+/// connection task, which then ends.
+#[derive(Debug)]
+pub(super) struct Handle(Arc<Shared>);
+
+impl Handle {
+    pub(super) fn new(shared: &Arc<Shared>) -> Handle {
+        shared.handles.fetch_add(1, Ordering::Relaxed);
+        Handle(Arc::clone(shared))
+    }
+}
+
+impl Clone for Handle {
+    fn clone(&self) -> Self {
+        Handle::new(&self.0)
+    }
+}
+
+impl std::ops::Deref for Handle {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        // Counted down before the wake-up, so the task sees it.
+        self.0.handles.fetch_sub(1, Ordering::AcqRel);
+        Shared::wake_task(&mut self.0.inner());
+    }
+}
+
+/// The newest package's values.
+#[derive(Debug, Default)]
+pub(super) struct LatestSlot {
+    pub(super) seq: u64,
+    pub(super) values: Vec<u8>,
+}
+
+#[derive(Debug)]
+pub(super) struct Inner {
+    pub(super) session: Session,
+    /// The connection task, to wake when a handle gave the session something to send.
+    pub(super) task: Option<Waker>,
+    /// What the last command came to, for the command that waits on it.
+    pub(super) result: Option<Result<Done, Error>>,
+    /// A command waits for `result`.
+    pub(super) awaiting: bool,
+    /// A reconnection round is under way: commands wait, sends fail.
+    pub(super) reconnecting: bool,
+    /// [`AsyncClient::close`](super::AsyncClient::close) asked for the end.
+    pub(super) closing: bool,
+    /// The task has ended: nothing will answer a command any more.
+    pub(super) finished: bool,
+}
+
+impl Shared {
+    pub(super) fn new(session: Session) -> Shared {
+        Shared {
+            inner: Mutex::new(Inner {
+                session,
+                task: None,
+                result: None,
+                awaiting: false,
+                reconnecting: false,
+                closing: false,
+                finished: false,
+            }),
+            queue: Mutex::new(PackageQueue::new()),
+            progress: Notify::new(),
+            latest: Mutex::new(LatestSlot::default()),
+            latest_seq: watch::Sender::new(0),
+            commands: ::tokio::sync::Mutex::new(()),
+            handles: AtomicUsize::new(0),
+        }
+    }
+
+    /// Whether every handle is gone.
+    pub(super) fn abandoned(&self) -> bool {
+        self.handles.load(Ordering::Acquire) == 0
+    }
+
+    /// The session and what goes with it. A panic elsewhere while it was held leaves
+    /// nothing half-done that matters here (each session call is complete or not made), so
+    /// a poisoned lock is taken over.
+    pub(super) fn inner(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(super) fn queue(&self) -> MutexGuard<'_, PackageQueue> {
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(super) fn latest(&self) -> MutexGuard<'_, LatestSlot> {
+        self.latest.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The session's counters, with the in-order queue's overflow.
+    pub(super) fn stats(&self) -> Stats {
+        let stats = self.inner().session.stats();
+        Stats {
+            overflowed: self.queue().overflowed,
+            ..stats
+        }
+    }
+
+    /// Wakes the connection task (a handle queued bytes, or went away).
+    pub(super) fn wake_task(inner: &mut Inner) {
+        if let Some(waker) = &inner.task {
+            waker.wake_by_ref();
+        }
+    }
+
+    /// Wakes the in-order consumer: a package (or an error, or the end) was queued.
+    pub(super) fn wake_consumer(&self) {
+        let waker = self.queue().consumer.take();
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+
+    /// The task ended: every waiter learns it.
+    pub(super) fn finish(&self, error: Option<Error>) {
+        {
+            let mut inner = self.inner();
+            inner.finished = true;
+            inner.reconnecting = false;
+            inner.task = None;
+        }
+        {
+            let mut queue = self.queue();
+            if let Some(e) = error {
+                queue.push_error(e);
+            }
+            queue.finished = true;
+        }
+        self.wake_consumer();
+        self.progress.notify_waiters();
+        // Receivers of the latest see the end as a change.
+        self.latest_seq.send_modify(|_| {});
+    }
+}
