@@ -161,7 +161,9 @@ impl Bridge {
     /// [`Error::BrokerUnreachable`]; [`Error::Start`].
     pub fn start(config: Config, options: StartOptions) -> Result<Bridge, Error> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
+            // One worker: the publishers and the MQTT event loop hand requests to each
+            // other without waking a second thread.
+            .worker_threads(1)
             .thread_name("rtde-bridge-mqtt")
             .enable_all()
             .build()
@@ -252,6 +254,7 @@ impl Bridge {
                 config.payload.batch_packages,
                 config.payload.batch_time,
                 config.payload.queue_packages,
+                Duration::from_secs_f64(1.0 / robot.frequency),
             ));
             publishers.push(runtime.spawn(publish(
                 Arc::clone(&queue),

@@ -18,7 +18,7 @@
 //! [payload]
 //! format = "json"                   # "json" or "binary" (raw-capture frames) [default: json]
 //! batch_packages = 50               # a batch closes at this many packages... [default: 50]
-//! batch_ms = 10                     # ...or this long after its first [default: 10]
+//! batch_ms = 10                     # ...or before a package would wait longer [default: 10]
 //! queue_packages = 10000            # per robot, while the broker is slow or down [default: 10000]
 //!
 //! [[robots]]
@@ -160,7 +160,8 @@ pub struct Payload {
     pub format: Format,
     /// A batch is published once it holds this many packages...
     pub batch_packages: usize,
-    /// ...or this long after its first package arrived.
+    /// ...or when the robot's next package would arrive more than this long after the
+    /// batch's first: no package waits in a batch longer than this.
     pub batch_time: Duration,
     /// Packages each robot may have waiting for the broker; past it the oldest batch is
     /// dropped, and counted.

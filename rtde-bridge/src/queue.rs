@@ -72,6 +72,9 @@ pub(crate) struct RobotQueue {
     pub(crate) session: u64,
     batch_packages: usize,
     batch_time: Duration,
+    /// The robot's output period: a batch closes when the next package would arrive
+    /// past its batch time, so no package waits longer than the batch time.
+    period: Duration,
     bound: usize,
     inner: Mutex<Inner>,
     /// Wakes the publisher when something is ready.
@@ -85,12 +88,14 @@ impl RobotQueue {
         batch_packages: usize,
         batch_time: Duration,
         bound: usize,
+        period: Duration,
     ) -> Self {
         RobotQueue {
             name,
             session,
             batch_packages: batch_packages.max(1),
             batch_time,
+            period,
             bound: bound.max(batch_packages.max(1)),
             inner: Mutex::new(Inner {
                 stream: None,
@@ -186,7 +191,8 @@ impl RobotQueue {
         open.count += 1;
         q.next_package += 1;
         q.queued += 1;
-        let full = open.count >= self.batch_packages;
+        let full = open.count >= self.batch_packages
+            || now.duration_since(open.started) + self.period > self.batch_time;
         if full {
             self.close_open(q);
         }
@@ -317,7 +323,14 @@ mod tests {
 
     #[test]
     fn batches_close_by_count_and_past_the_bound_the_oldest_are_dropped_and_counted() {
-        let q = RobotQueue::new("a".into(), 1, 4, Duration::from_secs(60), 10);
+        let q = RobotQueue::new(
+            "a".into(),
+            1,
+            4,
+            Duration::from_secs(60),
+            10,
+            Duration::from_millis(2),
+        );
         q.online(stream());
         for i in 0..30u32 {
             q.push(&f64::from(i).to_be_bytes(), 1, 0, 0);
@@ -340,8 +353,37 @@ mod tests {
     }
 
     #[test]
+    fn a_batch_closes_before_a_package_would_wait_longer_than_the_batch_time() {
+        // The period is longer than the batch time: the next package always comes too late.
+        let q = RobotQueue::new(
+            "a".into(),
+            1,
+            50,
+            Duration::from_millis(8),
+            1000,
+            Duration::from_millis(9),
+        );
+        q.online(stream());
+        for i in 0..3u32 {
+            q.push(&f64::from(i).to_be_bytes(), 1, 0, 0);
+        }
+        let got = batches(&q);
+        assert_eq!(
+            got.iter().map(|b| (b.first, b.count())).collect::<Vec<_>>(),
+            [(0, 1), (1, 1), (2, 1)]
+        );
+    }
+
+    #[test]
     fn status_changes_keep_their_place_and_are_never_dropped() {
-        let q = RobotQueue::new("a".into(), 1, 2, Duration::from_secs(60), 2);
+        let q = RobotQueue::new(
+            "a".into(),
+            1,
+            2,
+            Duration::from_secs(60),
+            2,
+            Duration::from_millis(2),
+        );
         q.offline("not yet reachable".into());
         q.online(stream());
         for i in 0..3u32 {

@@ -1,0 +1,472 @@
+//! The MQTT bridge at fleet size, through Mosquitto on loopback, to a subscriber that
+//! checks every sequence number. Three processes and this one: `rtde sim --robots N`
+//! (the fleet), `rtde bridge` (measured: CPU from /proc, resident memory), Mosquitto
+//! (resident memory), and the subscriber here (delivery, latency).
+//!
+//! ```text
+//! cargo bench -p rtde-cli --bench mqtt_fleet -- --robots 100 --frequency 125 --seconds 60
+//! cargo bench -p rtde-cli --bench mqtt_fleet -- --robots 100 --frequency 500 --seconds 60
+//! cargo bench -p rtde-cli --bench mqtt_fleet -- --curve --seconds 20   # 10, 50, 100, 200 robots at 125 Hz; writes docs/bridge-cpu.svg
+//! ```
+//!
+//! Needs `mosquitto` (Debian: `apt-get install -y mosquitto`).
+//!
+//! - delivered / sent: distinct packages the subscriber received over the packages the
+//!   bridge read from the robots, over the whole run; the bridge's drop count beside it.
+//! - bridge CPU per package: the bridge process's user + system time over the steady
+//!   window (after every robot's first batch arrived, until the bridge is told to stop),
+//!   divided by the packages it read in that window. It includes the RTDE reading threads
+//!   (the blocking client, one per robot), JSON encoding and the MQTT client.
+//! - latency: subscriber's clock when a batch arrived minus the package's host time
+//!   `t0 + (Tn − T0)` (t0: when the bridge received the robot's first package), for every
+//!   package of the window; with `batch_ms = 10` a package waits up to 10 ms in its batch.
+//! - memory: VmRSS and VmHWM (peak) from /proc for the bridge and for Mosquitto.
+
+#[path = "../../rtde-bridge/tests/common/mod.rs"]
+mod mosquitto;
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read};
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use rtde_bridge::{Message, SequenceCheck, Subscriber, Verdict};
+
+struct Args {
+    robots: u16,
+    frequency: f64,
+    seconds: u64,
+    format: String,
+    curve: bool,
+}
+
+fn args() -> Args {
+    let mut a = Args {
+        robots: 100,
+        frequency: 125.0,
+        seconds: 60,
+        format: "json".into(),
+        curve: false,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        let mut value = || it.next().unwrap_or_else(|| panic!("{arg} needs a value"));
+        match arg.as_str() {
+            "--robots" => a.robots = value().parse().expect("--robots N"),
+            "--frequency" => a.frequency = value().parse().expect("--frequency HZ"),
+            "--seconds" => a.seconds = value().parse().expect("--seconds S"),
+            "--format" => a.format = value(),
+            "--curve" => a.curve = true,
+            "--bench" => {}
+            other => panic!("unknown argument {other}"),
+        }
+    }
+    a
+}
+
+fn unix_us() -> i64 {
+    let d = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
+    i64::try_from(d.as_micros()).unwrap()
+}
+
+/// utime + stime of a process, in seconds.
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = f.get(11).and_then(|v| v.parse().ok()).unwrap_or(0)
+        + f.get(12).and_then(|v| v.parse().ok()).unwrap_or(0);
+    // USER_HZ is 100 on Linux.
+    ticks as f64 / 100.0
+}
+
+/// (VmRSS, VmHWM) of a process, in MiB.
+fn memory_mib(pid: u32) -> (f64, f64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let kb = |key: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(key))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    (kb("VmRSS:") / 1024.0, kb("VmHWM:") / 1024.0)
+}
+
+/// A child whose stderr is collected; killed if still running when dropped.
+struct Proc {
+    child: Child,
+    stderr: Option<std::thread::JoinHandle<String>>,
+}
+
+impl Proc {
+    fn spawn(mut cmd: Command) -> (Proc, mpsc::Receiver<String>) {
+        let mut child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start rtde");
+        let out = child.stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut err = child.stderr.take().unwrap();
+        let stderr = std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = err.read_to_string(&mut s);
+            s
+        });
+        (
+            Proc {
+                child,
+                stderr: Some(stderr),
+            },
+            rx,
+        )
+    }
+
+    fn interrupt_and_wait(&mut self, timeout: Duration) -> String {
+        let _ = Command::new("kill")
+            .args(["-INT", &self.child.id().to_string()])
+            .status();
+        let deadline = Instant::now() + timeout;
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.stderr
+            .take()
+            .map(|h| h.join().unwrap_or_default())
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One run's figures.
+struct Figures {
+    robots: u16,
+    frequency: f64,
+    read: u64,
+    delivered: u64,
+    dropped: u64,
+    unexplained: u64,
+    window_packages: u64,
+    window_seconds: f64,
+    bridge_cpu: f64,
+    latency_us: Vec<i64>,
+    bridge_mem: (f64, f64),
+    broker_mem: (f64, f64),
+}
+
+impl Figures {
+    fn cpu_per_package_us(&self) -> f64 {
+        self.bridge_cpu / self.window_packages.max(1) as f64 * 1e6
+    }
+
+    fn percentile_ms(&self, p: f64) -> f64 {
+        if self.latency_us.is_empty() {
+            return f64::NAN;
+        }
+        let mut v = self.latency_us.clone();
+        v.sort_unstable();
+        // p is within 0..=1, so the index is within the vector.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let i = ((v.len() - 1) as f64 * p).round() as usize;
+        v[i] as f64 / 1000.0
+    }
+}
+
+fn run(robots: u16, frequency: f64, seconds: u64, format: &str) -> Option<Figures> {
+    let broker = mosquitto::Broker::start(&format!("bench-{robots}-{frequency}"))?;
+    let rtde = env!("CARGO_BIN_EXE_rtde");
+    let mut sim_cmd = Command::new(rtde);
+    sim_cmd.args([
+        "sim",
+        "--robots",
+        &robots.to_string(),
+        "--port",
+        "0",
+        "--deterministic",
+    ]);
+    let (_sim, sim_out) = Proc::spawn(sim_cmd);
+    let addrs: Vec<SocketAddr> = (0..robots)
+        .map(|_| {
+            let line = sim_out
+                .recv_timeout(Duration::from_secs(30))
+                .expect("sim address");
+            line.rsplit_once("listening on ")
+                .unwrap()
+                .1
+                .parse()
+                .unwrap()
+        })
+        .collect();
+    let named: Vec<(String, SocketAddr)> = addrs
+        .iter()
+        .enumerate()
+        .map(|(i, a)| (format!("r{i:03}"), *a))
+        .collect();
+    let dir = broker.dir().to_owned();
+    let config = dir.join("fleet.toml");
+    std::fs::write(
+        &config,
+        mosquitto::config(
+            &broker.url(),
+            &named,
+            &format!("format = \"{format}\"\nbatch_ms = 10\nbatch_packages = 1000\nqueue_packages = 100000"),
+            frequency,
+        ),
+    )
+    .unwrap();
+    let sub = Subscriber::connect(
+        "127.0.0.1",
+        broker.port,
+        "bench-sub",
+        &["rtde/+/data".to_owned()],
+        Duration::from_secs(5),
+    )
+    .expect("subscribe");
+    let mut bridge_cmd = Command::new(rtde);
+    bridge_cmd.arg("bridge").arg(&config);
+    let (mut bridge, _) = Proc::spawn(bridge_cmd);
+    let pid = bridge.child.id();
+
+    let mut check = SequenceCheck::default();
+    let mut latencies = Vec::new();
+    let mut seen: HashMap<String, ()> = HashMap::new();
+    let mut window: Option<(Instant, f64, u64)> = None;
+    let mut window_end: Option<(Instant, f64, u64)> = None;
+    let mut delivered = 0u64;
+    let started = Instant::now();
+    let total = Duration::from_secs(seconds);
+    let bridge_mem;
+    loop {
+        let elapsed = started.elapsed();
+        if window_end.is_none() && elapsed >= total {
+            bridge_mem = memory_mib(pid);
+            window_end = Some((Instant::now(), cpu_seconds(pid), delivered));
+            break;
+        }
+        let Some(Message::Batch { batch, .. }) = sub.recv_timeout(Duration::from_millis(100))
+        else {
+            continue;
+        };
+        let now = unix_us();
+        if check.check(&batch) == Verdict::Duplicate {
+            continue;
+        }
+        delivered += batch.count() as u64;
+        if window.is_some() {
+            for i in 0..batch.count() {
+                if let Some(h) = batch.host_time_us(i) {
+                    latencies.push(now - h);
+                }
+            }
+        } else {
+            seen.insert(batch.robot.clone(), ());
+            if seen.len() == usize::from(robots) {
+                window = Some((Instant::now(), cpu_seconds(pid), delivered));
+            }
+        }
+    }
+    let broker_mem = memory_mib(broker.pid().unwrap_or(0));
+    let stderr = bridge.interrupt_and_wait(Duration::from_secs(30));
+    // The bridge's summary: "NAME: R packages read, P published in B batches, D dropped".
+    let (mut read, mut published, mut dropped) = (0u64, 0u64, 0u64);
+    for line in stderr.lines() {
+        let Some((_, rest)) = line.rsplit_once(": ") else {
+            continue;
+        };
+        let nums: Vec<u64> = rest
+            .split(|c: char| !c.is_ascii_digit())
+            .filter_map(|t| t.parse().ok())
+            .collect();
+        if rest.contains("packages read,") && nums.len() == 4 {
+            read += nums[0];
+            published += nums[1];
+            dropped += nums[3];
+        }
+    }
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while delivered < published && Instant::now() < deadline {
+        if let Some(Message::Batch { batch, .. }) = sub.recv_timeout(Duration::from_millis(200))
+            && check.check(&batch) != Verdict::Duplicate
+        {
+            delivered += batch.count() as u64;
+        }
+    }
+    sub.close();
+    let (w0, c0, d0) = window.expect("every robot's first batch arrived");
+    let (w1, c1, d1) = window_end.expect("the window ended");
+    Some(Figures {
+        robots,
+        frequency,
+        read,
+        delivered,
+        dropped,
+        unexplained: check.unexplained(),
+        window_packages: d1 - d0,
+        window_seconds: (w1 - w0).as_secs_f64(),
+        bridge_cpu: c1 - c0,
+        latency_us: latencies,
+        bridge_mem,
+        broker_mem,
+    })
+}
+
+fn print(f: &Figures) {
+    println!(
+        "{robots} robots at {hz} Hz: delivered / sent {d} / {r} = {pct:.4} %, dropped {dr}, unexplained gaps {u}",
+        robots = f.robots,
+        hz = f.frequency,
+        d = f.delivered,
+        r = f.read,
+        pct = f.delivered as f64 / f.read.max(1) as f64 * 100.0,
+        dr = f.dropped,
+        u = f.unexplained,
+    );
+    println!(
+        "  bridge CPU per package {:.2} µs ({:.1} s of CPU for {} packages in {:.1} s: {:.0} % of one core)",
+        f.cpu_per_package_us(),
+        f.bridge_cpu,
+        f.window_packages,
+        f.window_seconds,
+        f.bridge_cpu / f.window_seconds * 100.0,
+    );
+    println!(
+        "  latency, controller time to subscriber: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms ({} packages)",
+        f.percentile_ms(0.5),
+        f.percentile_ms(0.99),
+        f.percentile_ms(1.0),
+        f.latency_us.len()
+    );
+    println!(
+        "  resident memory: bridge {:.1} MiB (peak {:.1}), mosquitto {:.1} MiB (peak {:.1})",
+        f.bridge_mem.0, f.bridge_mem.1, f.broker_mem.0, f.broker_mem.1
+    );
+}
+
+/// The CPU-per-package curve as an SVG line chart (no fonts needed to write it).
+fn svg(points: &[(u16, f64)]) -> String {
+    let (w, h, m) = (640.0, 400.0, 60.0);
+    let max_y = points.iter().map(|p| p.1).fold(5.0f64, f64::max) * 1.2;
+    let x = |n: f64| m + n / 200.0 * (w - 2.0 * m);
+    let y = |v: f64| h - m - v / max_y * (h - 2.0 * m);
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"13\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+    );
+    s += &format!(
+        "<text x=\"{}\" y=\"24\" text-anchor=\"middle\" font-size=\"15\">rtde bridge: CPU per package (125 Hz per robot, JSON, 10 ms batches)</text>\n",
+        w / 2.0
+    );
+    s += &format!(
+        "<line x1=\"{m}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>\n",
+        h - m,
+        w - m,
+        h - m
+    );
+    s += &format!(
+        "<line x1=\"{m}\" y1=\"{m}\" x2=\"{m}\" y2=\"{}\" stroke=\"black\"/>\n",
+        h - m
+    );
+    for n in [0, 50, 100, 150, 200] {
+        let px = x(f64::from(n));
+        s += &format!(
+            "<text x=\"{px}\" y=\"{}\" text-anchor=\"middle\">{n}</text>\n",
+            h - m + 20.0
+        );
+    }
+    s += &format!(
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">robots</text>\n",
+        w / 2.0,
+        h - 15.0
+    );
+    let step = if max_y > 20.0 { 5.0 } else { 1.0 };
+    let mut v = 0.0;
+    while v <= max_y {
+        s += &format!(
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{v}</text><line x1=\"{m}\" y1=\"{py}\" x2=\"{}\" y2=\"{py}\" stroke=\"#ddd\"/>\n",
+            m - 8.0,
+            y(v) + 4.0,
+            w - m,
+            py = y(v)
+        );
+        v += step;
+    }
+    s += &format!(
+        "<text x=\"18\" y=\"{}\" transform=\"rotate(-90 18 {})\" text-anchor=\"middle\">µs of bridge CPU per package</text>\n",
+        h / 2.0,
+        h / 2.0
+    );
+    s += &format!(
+        "<line x1=\"{m}\" y1=\"{t}\" x2=\"{}\" y2=\"{t}\" stroke=\"#c33\" stroke-dasharray=\"6 4\"/><text x=\"{}\" y=\"{}\" fill=\"#c33\" text-anchor=\"end\">target 5 µs</text>\n",
+        w - m,
+        w - m,
+        y(5.0) - 6.0,
+        t = y(5.0)
+    );
+    let path: Vec<String> = points
+        .iter()
+        .map(|(n, c)| format!("{:.1},{:.1}", x(f64::from(*n)), y(*c)))
+        .collect();
+    s += &format!(
+        "<polyline points=\"{}\" fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"2\"/>\n",
+        path.join(" ")
+    );
+    for (n, c) in points {
+        s += &format!(
+            "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"4\" fill=\"#1f77b4\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{c:.1}</text>\n",
+            x(f64::from(*n)),
+            y(*c),
+            x(f64::from(*n)),
+            y(*c) - 10.0
+        );
+    }
+    s + "</svg>\n"
+}
+
+fn main() {
+    let a = args();
+    if !a.curve {
+        match run(a.robots, a.frequency, a.seconds, &a.format) {
+            Some(f) => print(&f),
+            None => eprintln!("mqtt_fleet: skipped (no mosquitto)"),
+        }
+        return;
+    }
+    let mut points = Vec::new();
+    for robots in [10u16, 50, 100, 200] {
+        let Some(f) = run(robots, 125.0, a.seconds, &a.format) else {
+            eprintln!("mqtt_fleet: skipped (no mosquitto)");
+            return;
+        };
+        print(&f);
+        points.push((robots, f.cpu_per_package_us()));
+    }
+    println!("robots, bridge CPU per package (µs):");
+    for (n, c) in &points {
+        println!("  {n:>3}  {c:.2}");
+    }
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/bridge-cpu.svg");
+    std::fs::write(path, svg(&points)).expect("write the plot");
+    println!("plot: docs/bridge-cpu.svg");
+}
