@@ -1,8 +1,8 @@
 //! One fault suite, every driver: each scenario is written once, against [`Driver`], and
-//! run by `every_driver!` for the blocking [`Client`] and the background driver
-//! ([`Client::spawn`]). The behaviour is the session's, so the scenarios are the same; only
-//! who waits differs. An async driver plugs in as one more `impl Driver` and one more line
-//! in the macro.
+//! run by `every_driver!` for the blocking [`Client`], the background driver
+//! ([`Client::spawn`]) and the async driver (`rtde_core::tokio::from_client`, its
+//! connection task on a tokio runtime of its own). The behaviour is the session's, so the
+//! scenarios are the same; only who waits differs.
 //!
 //! Scenarios against rtde-sim's faults and against the scripted peer of
 //! `rtde-core/tests/support` (shared, not copied). The blocking client's own API
@@ -164,6 +164,91 @@ impl Driver for Threaded {
     }
 }
 
+/// The async driver: the connection task on a one-worker runtime, so it reads on while the
+/// test thread does something else; each call blocks on the handle's future.
+struct Asynchronous {
+    runtime: tokio::runtime::Runtime,
+    client: rtde_core::tokio::AsyncClient,
+    packages: rtde_core::tokio::Packages,
+    rejected: Vec<Error>,
+    wait: Duration,
+}
+
+impl Driver for Asynchronous {
+    fn take(client: Client) -> Self {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let (client, packages) = runtime.block_on(async {
+            let (client, connection) = rtde_core::tokio::from_client(client).unwrap();
+            let packages = client.packages(1024).unwrap();
+            tokio::spawn(connection);
+            (client, packages)
+        });
+        Asynchronous {
+            runtime,
+            client,
+            packages,
+            rejected: Vec::new(),
+            wait: WAIT,
+        }
+    }
+
+    fn recv_into(&mut self, recipe: &mut DynamicRecipe) -> Result<(), Error> {
+        loop {
+            let (wait, packages) = (self.wait, &mut self.packages);
+            let received = self
+                .runtime
+                .block_on(async { tokio::time::timeout(wait, packages.recv_into(recipe)).await });
+            match received {
+                Err(_) => {
+                    return Err(Error::Timeout {
+                        after: self.wait,
+                        waiting_for: rtde_core::protocol::package_type::DATA_PACKAGE,
+                        mid_frame: self.client.with_session(rtde_core::Session::mid_frame),
+                    });
+                }
+                Ok(Err(e @ (Error::WrongRecipeId { .. } | Error::WrongLength { .. }))) => {
+                    self.rejected.push(e);
+                }
+                Ok(other) => return other,
+            }
+        }
+    }
+
+    fn set_wait(&mut self, wait: Duration) {
+        self.wait = wait;
+    }
+
+    fn rejected(&mut self) -> Vec<Error> {
+        std::mem::take(&mut self.rejected)
+    }
+
+    fn send(&mut self, input: &InputHandle, recipe: &DynamicRecipe) -> Result<(), Error> {
+        self.runtime.block_on(self.client.send(input, recipe))
+    }
+
+    fn stats(&self) -> Stats {
+        self.client.stats()
+    }
+
+    fn state(&self) -> State {
+        self.client.state()
+    }
+
+    fn events(&mut self) -> Vec<Event> {
+        self.client.events()
+    }
+
+    fn finish(self) {
+        drop(self.client);
+        drop(self.packages);
+        self.runtime.shutdown_timeout(WAIT);
+    }
+}
+
 /// Runs each scenario against every driver.
 macro_rules! every_driver {
     ($($scenario:ident),* $(,)?) => {
@@ -172,6 +257,9 @@ macro_rules! every_driver {
         }
         mod background {
             $(#[test] fn $scenario() { super::$scenario::<super::Threaded>() })*
+        }
+        mod asynchronous {
+            $(#[test] fn $scenario() { super::$scenario::<super::Asynchronous>() })*
         }
     };
 }

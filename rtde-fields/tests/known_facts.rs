@@ -411,10 +411,7 @@ fn units_and_frames_where_universal_robots_documents_them() {
     let frame = force.frame().unwrap();
     assert!(frame.starts_with("base axes"), "{frame}");
     assert!(frame.contains("flange") && frame.contains("CB3"), "{frame}");
-    for f in fields(Output)
-        .iter()
-        .chain(fields(Input))
-    {
+    for f in fields(Output).iter().chain(fields(Input)) {
         assert_eq!(
             f.unit_source().is_some(),
             f.unit().is_some() || f.frame().is_some(),

@@ -173,6 +173,15 @@ pub struct Client {
     session: Session,
 }
 
+impl Client {
+    /// The socket, the addresses to reconnect to, the options and the session, for a
+    /// driver that takes the connection over (the async one).
+    #[cfg(feature = "tokio")]
+    pub(crate) fn into_parts(self) -> (TcpStream, Vec<SocketAddr>, ConnectOptions, Session) {
+        (self.stream, self.addrs, self.options, self.session)
+    }
+}
+
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Client")

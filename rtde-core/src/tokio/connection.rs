@@ -28,8 +28,10 @@ pub(super) type Opening<IO> = Pin<Box<dyn Future<Output = Result<IO, Error>> + S
 /// The half of a connection that does the work: a future that owns the transport and
 /// drives the session, to be spawned (`tokio::spawn(connection)`) or polled next to the
 /// handles. It ends with `Ok(())` after [`AsyncClient::close`](super::AsyncClient::close)
-/// or once every handle is dropped, and with the error that lost the link when nothing
-/// (or no attempt left) reconnects it; the handles see the same error.
+/// or once every handle is dropped, and with an error when the link is lost and nothing
+/// (or no attempt left) reconnects it: the error that lost it goes to the in-order
+/// [`Packages`](super::Packages) when one exists (this future then returns
+/// [`Error::ConnectionLost`]), else this future returns it.
 ///
 /// Cancellation: dropping it drops the link (without a PAUSE); the handles then see
 /// [`Error::ConnectionLost`].
@@ -254,12 +256,22 @@ impl<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static> Connection<IO> {
         }
     }
 
+    /// Ends the connection. What ended it goes to the in-order receiver when there is one
+    /// (after the packages before it, as the other drivers report it), and this future
+    /// returns [`Error::ConnectionLost`]; without a receiver, this future returns it.
     fn end(&mut self, error: Option<Error>) -> Poll<Result<(), Error>> {
         self.phase = Phase::Ended;
         self.io = None;
-        // The handles get their own copy of what ended the connection.
-        let theirs = error.as_ref().map(|_| Error::ConnectionLost);
-        self.shared.finish(theirs);
+        let error = match error {
+            Some(e) if self.shared.queue().open => {
+                self.shared.finish(Some(e));
+                Some(Error::ConnectionLost)
+            }
+            other => {
+                self.shared.finish(None);
+                other
+            }
+        };
         Poll::Ready(error.map_or(Ok(()), Err))
     }
 }

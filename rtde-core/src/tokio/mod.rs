@@ -154,15 +154,7 @@ pub async fn connect<A: ToSocketAddrs>(
         .map_err(|source| Error::Resolve { source })?
         .collect();
     let stream = open(Arc::clone(&addrs), options.clone()).await?;
-    let connector = {
-        let options = options.clone();
-        let connector: connection::Connector<TcpStream> = Box::new(move || {
-            let open: connection::Opening<TcpStream> =
-                Box::pin(open(Arc::clone(&addrs), options.clone()));
-            open
-        });
-        connector
-    };
+    let connector = connector(addrs, options.clone());
     start(stream, &options, Some(connector)).await
 }
 
@@ -194,6 +186,46 @@ where
     IO: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     start(io, &options, None).await
+}
+
+/// Takes over a blocking [`Client`](crate::Client) whose recipes are set up (and
+/// started, or not): its socket, its session and everything negotiated on it, as
+/// [`Client::spawn`](crate::Client::spawn) does for a thread. Packages the client had not
+/// read yet are the first [`Packages`] gets. Reconnection follows the client's options.
+/// Call it inside a tokio runtime (the socket joins its reactor).
+///
+/// # Errors
+/// [`Error::Misuse`] outside a runtime; a link error moving the socket.
+pub fn from_client(client: crate::Client) -> Result<(AsyncClient, Connection<TcpStream>), Error> {
+    if ::tokio::runtime::Handle::try_current().is_err() {
+        return Err(Error::Misuse(
+            "`rtde_core::tokio::from_client` needs a tokio runtime: call it inside one",
+        ));
+    }
+    let (stream, addrs, options, session) = client.into_parts();
+    let link = |source| Error::Io {
+        source,
+        mid_frame: false,
+    };
+    stream.set_read_timeout(None).map_err(link)?;
+    stream.set_nonblocking(true).map_err(link)?;
+    let stream = TcpStream::from_std(stream).map_err(link)?;
+    let shared = Arc::new(Shared::new(session));
+    let client = AsyncClient::new(&shared);
+    let connection = Connection::new(shared, stream, Some(connector(addrs.into(), options)));
+    Ok((client, connection))
+}
+
+/// Opens a new link to the same addresses for each reconnection attempt.
+fn connector(
+    addrs: Arc<[SocketAddr]>,
+    options: ConnectOptions,
+) -> connection::Connector<TcpStream> {
+    Box::new(move || {
+        let open: connection::Opening<TcpStream> =
+            Box::pin(open(Arc::clone(&addrs), options.clone()));
+        open
+    })
 }
 
 async fn start<IO>(
