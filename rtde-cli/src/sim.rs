@@ -23,7 +23,10 @@ takes effect. It is the library `rtde_sim::Sim`, which tests embed in-process.",
   rtde sim --deterministic
       no measurement noise: values follow the motion law documented in rtde_sim::Motion
   rtde sim --robots 100 --port 40000
-      a fleet: 100 controllers on ports 40000 to 40099, streamed by one clock thread"
+      a fleet: 100 controllers on ports 40000 to 40099, streamed by one clock thread
+  rtde sim --program servo
+      run the behaviour of urscript/rtde_servo.script: the arm follows the waypoints of
+      rtde_core::control (watchdog, handshake, speed slider)"
 )]
 pub(crate) struct SimArgs {
     /// The controller software version to play: 3.x (CB3), 5.x (e-Series), 10.x (PolyScope X).
@@ -70,6 +73,11 @@ pub(crate) struct SimArgs {
     /// i gets noise seed SEED + i. One line per robot gives its address.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
     robots: u16,
+    /// Run a robot program's behaviour, as if started on the pendant: `servo`, the
+    /// repository's urscript/rtde_servo.script (waypoints from registers, watchdog,
+    /// handshake).
+    #[arg(long, value_name = "PROGRAM", value_parser = ["servo"])]
+    program: Option<String>,
 }
 
 fn fault(spec: &str) -> Result<Fault, String> {
@@ -114,6 +122,9 @@ pub(crate) fn run(args: &SimArgs) -> Result<(), String> {
     }
     for fault in &args.faults {
         builder = builder.fault(fault.clone());
+    }
+    if args.program.as_deref() == Some("servo") {
+        builder = builder.servo_program();
     }
     if args.robots > 1 {
         let fleet = builder

@@ -137,3 +137,27 @@ fn refuse_unrecorded_answers_not_found_for_fields_of_unrecorded_version() {
         ["tool_digital_output_mask", "tool_digital_output"]
     );
 }
+
+#[test]
+fn program_servo_runs_the_servo_programs_behaviour() {
+    let mut cmd = rtde();
+    cmd.args([
+        "sim",
+        "--port",
+        "0",
+        "--deterministic",
+        "--program",
+        "servo",
+    ]);
+    let mut sim = Spawned::new(cmd);
+    let addr = sim.listening_on();
+    let options = ConnectOptions::new().read_timeout(Some(Duration::from_secs(5)));
+    let mut client = Client::connect(addr, options).unwrap();
+    let mut recipe = DynamicRecipe::outputs(["runtime_state", "output_int_register_25"]).unwrap();
+    client.setup_outputs(recipe.spec(), 500.0).unwrap();
+    client.start().unwrap();
+    client.recv_into(&mut recipe).unwrap();
+    // PLAYING, waiting for the first waypoint: the program runs.
+    assert_eq!(recipe.get("runtime_state"), Some(&Value::Uint32(2)));
+    assert_eq!(recipe.get("output_int_register_25"), Some(&Value::Int32(0)));
+}

@@ -38,6 +38,7 @@ OPTIONS:
     --refuse-unrecorded
                        answer NOT_FOUND for fields whose first version no source records
                        (default: served as if every version of the generation had them)
+    --program servo    run urscript/rtde_servo.script's behaviour (waypoints, watchdog, handshake)
     -h, --help         print this help
 
 Serves until interrupted (Ctrl-C).";
@@ -124,6 +125,10 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<SimBuilder>, S
                 builder = builder.fault(fault);
             }
             "--refuse-unrecorded" => builder = builder.refuse_unrecorded_fields(),
+            "--program" => match value("--program")?.as_str() {
+                "servo" => builder = builder.servo_program(),
+                other => return Err(format!("unknown program `{other}`: use servo")),
+            },
             other => return Err(format!("unknown argument `{other}`")),
         }
     }

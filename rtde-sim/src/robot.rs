@@ -206,6 +206,9 @@ impl SimulatedRobot {
         if let Some(v) = self.fixed.get(field.name()) {
             return Some(*v);
         }
+        if let Some(v) = io.program().and_then(|p| p.output(field.name())) {
+            return Some(v);
+        }
         if field.is_read_back() {
             return io.input(field.name()).copied();
         }
@@ -294,7 +297,7 @@ impl OutputSource for SimulatedRobot {
         io: &IoState,
         out: &mut [Value],
     ) -> Sample {
-        let state = State::new(self, tick);
+        let state = State::new(self, tick, io);
         for (field, slot) in fields.iter().zip(out.iter_mut()) {
             *slot = fit(self.value(field, &state, io), field.wire_type());
         }
@@ -343,16 +346,25 @@ const INERTIA: [f64; 6] = [2.0, 2.0, 0.6, 0.05, 0.05, 0.02];
 const TORQUE_PER_AMP: [f64; 6] = [13.0, 13.0, 13.0, 9.0, 9.0, 9.0];
 
 impl<'a> State<'a> {
-    fn new(robot: &'a SimulatedRobot, tick: Tick) -> Self {
+    fn new(robot: &'a SimulatedRobot, tick: Tick, io: &IoState) -> Self {
         let t = tick.seconds();
-        let q = robot.motion.position(t);
-        let qd = robot.motion.velocity(t);
+        // A running program moves the joints; otherwise the motion law does.
+        let (q, qd, qdd, actual) = match io.program() {
+            Some(p) => (p.setpoint(), p.qd(), [0.0; 6], Some((p.q(), p.qd()))),
+            None => (
+                robot.motion.position(t),
+                robot.motion.velocity(t),
+                robot.motion.acceleration(t),
+                None,
+            ),
+        };
+        let (aq, aqd) = actual.unwrap_or((q, qd));
         let mut state = State {
             robot,
             tick,
             q,
             qd,
-            qdd: robot.motion.acceleration(t),
+            qdd,
             actual_q: q,
             actual_qd: qd,
             moment: OnceCell::new(),
@@ -362,8 +374,8 @@ impl<'a> State<'a> {
             actual_speed: OnceCell::new(),
             target_speed: OnceCell::new(),
         };
-        state.actual_q = state.noisy(channel::ACTUAL_Q, 2e-5, q);
-        state.actual_qd = state.noisy(channel::ACTUAL_QD, 1e-4, qd);
+        state.actual_q = state.noisy(channel::ACTUAL_Q, 2e-5, aq);
+        state.actual_qd = state.noisy(channel::ACTUAL_QD, 1e-4, aqd);
         state
     }
 
@@ -461,7 +473,7 @@ mod tests {
     #[test]
     fn every_modelled_field_has_its_registry_type() {
         let robot = SimulatedRobot::new(Arm::UR5E, Motion::DEFAULT);
-        let state = State::new(&robot, Tick::new(1234, 500));
+        let state = State::new(&robot, Tick::new(1234, 500), &IoState::default());
         let io = IoState::default();
         for f in fields(Direction::Output) {
             if let Some(v) = robot.value(f, &state, &io) {

@@ -336,6 +336,8 @@ struct Connection {
     clock_started: bool,
     /// Output data packages sent so far.
     data_index: u64,
+    /// The robot program's messages this connection has sent.
+    program_messages: usize,
     /// Reused buffers for encoding a data package.
     payload: Vec<u8>,
     package: Vec<u8>,
@@ -356,6 +358,7 @@ impl Connection {
             unpaced_tick: Some(0),
             clock_started: false,
             data_index: 0,
+            program_messages: 0,
             payload: Vec::new(),
             package: Vec::new(),
             ended: None,
@@ -589,15 +592,34 @@ impl Connection {
         if self.faults.skips(tick, recipe.every) {
             return Ok(());
         }
-        let sample = {
-            let controller = shared.controller();
-            shared.config.source.sample(
+        let (sample, said) = {
+            let mut controller = shared.controller();
+            controller.io.advance_program(tick, shared.config.loop_rate);
+            let sample = shared.config.source.sample(
                 Tick::new(tick, shared.config.loop_rate),
                 &recipe.fields,
                 &controller.io,
                 &mut recipe.values,
-            )
+            );
+            // What the program said since this connection last looked: why it stopped.
+            let said: Vec<String> = controller
+                .io
+                .program()
+                .map(|p| {
+                    p.messages()
+                        .get(self.program_messages..)
+                        .unwrap_or_default()
+                        .to_vec()
+                })
+                .unwrap_or_default();
+            (sample, said)
         };
+        self.program_messages += said.len();
+        for message in said {
+            if let Some(bytes) = encode_text(MessageLevel::Error, &message, TEXT_SOURCE, version) {
+                self.out.extend_from_slice(&bytes);
+            }
+        }
         match sample {
             Sample::Send => {}
             Sample::Skip => return Ok(()),

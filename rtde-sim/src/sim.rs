@@ -15,6 +15,7 @@ use crate::controller::{Config, Controller, Shared};
 use crate::fault::Fault;
 use crate::fleet::Fleet;
 use crate::kinematics::Arm;
+use crate::program::ServoProgram;
 use crate::robot::{Motion, SimulatedRobot};
 use crate::server::{Clock, accept_loop};
 use crate::source::{IoState, OutputSource};
@@ -300,6 +301,7 @@ pub struct SimBuilder {
     noise: bool,
     fixed: Vec<(String, Value)>,
     source: Option<Arc<dyn OutputSource>>,
+    servo_program: bool,
 }
 
 impl Default for SimBuilder {
@@ -321,6 +323,7 @@ impl Default for SimBuilder {
             noise: true,
             fixed: Vec::new(),
             source: None,
+            servo_program: false,
         }
     }
 }
@@ -487,6 +490,29 @@ impl SimBuilder {
         self
     }
 
+    /// Runs the behaviour of the repository's URScript template `urscript/rtde_servo.script`
+    /// on the simulated robot, as if it were started on the pendant: the joints follow
+    /// the waypoints of [`rtde_core::control`]'s handshake (targets in
+    /// `input_double_register_24..=29`), within velocity and acceleration limits and
+    /// stretched by the speed slider; the program stops the robot when the watchdog
+    /// register stops changing or a waypoint id skips, says why in a text message, and
+    /// reports it in `runtime_state` and `output_int_register_25`. See [`ServoProgram`](crate::ServoProgram).
+    ///
+    /// The program runs on the ticks the simulator streams (with a client receiving
+    /// outputs), on the shared clock: leave pacing on.
+    ///
+    /// ```
+    /// use rtde_sim::Sim;
+    ///
+    /// let sim = Sim::builder().servo_program().start().unwrap();
+    /// assert!(sim.io().program().is_some());
+    /// ```
+    #[must_use]
+    pub fn servo_program(mut self) -> Self {
+        self.servo_program = true;
+        self
+    }
+
     /// Binds the listener and starts serving.
     ///
     /// # Errors
@@ -638,10 +664,12 @@ impl SimBuilder {
         let addr = listener
             .local_addr()
             .map_err(|source| Error::Bind { addr: bind, source })?;
-        let shared = Arc::new(Shared::new(
-            config,
-            Controller::with_fieldbus(self.fieldbus),
-        ));
+        let mut controller = Controller::with_fieldbus(self.fieldbus);
+        if self.servo_program {
+            let start = self.motion.position(0.0);
+            controller.io.install_program(ServoProgram::new(start));
+        }
+        let shared = Arc::new(Shared::new(config, controller));
         let connections = Arc::new(Mutex::new(Vec::new()));
         let (alive_tx, alive_rx) = mpsc::channel();
         let acceptor = {

@@ -7,6 +7,8 @@ use std::fmt;
 use rtde_core::Value;
 use rtde_core::fields::Field;
 
+use crate::program::ServoProgram;
+
 /// One cycle of the controller's control loop: its index since the simulator started
 /// (or, unpaced or with [`SimBuilder::clock_per_connection`](crate::SimBuilder::clock_per_connection),
 /// since the connection started streaming) and the loop rate.
@@ -135,9 +137,48 @@ pub struct IoState {
     inputs: HashMap<&'static str, Value>,
     /// Each masked value as the controller applied it, by the value's name.
     applied: HashMap<&'static str, Value>,
+    /// The robot program, when the simulator runs one, and the last tick it ran.
+    program: Option<ServoProgram>,
+    program_tick: Option<u64>,
 }
 
+/// The most ticks a program catches up in one go: a clock that jumped (a paused process)
+/// restarts the program's count rather than stalling the connection.
+const MAX_CATCH_UP_TICKS: u64 = 1000;
+
 impl IoState {
+    /// The robot program the simulator runs ([`SimBuilder::servo_program`](crate::SimBuilder::servo_program)),
+    /// if any.
+    #[must_use]
+    pub fn program(&self) -> Option<&ServoProgram> {
+        self.program.as_ref()
+    }
+
+    pub(crate) fn install_program(&mut self, program: ServoProgram) {
+        self.program = Some(program);
+    }
+
+    /// Runs the program through every tick up to `tick`, once each.
+    pub(crate) fn advance_program(&mut self, tick: u64, rate: u32) {
+        let Some(mut program) = self.program.take() else {
+            return;
+        };
+        let first = match self.program_tick {
+            Some(last) if tick <= last => {
+                self.program = Some(program);
+                return;
+            }
+            Some(last) if tick - last <= MAX_CATCH_UP_TICKS => last + 1,
+            _ => tick,
+        };
+        let dt = 1.0 / f64::from(rate.max(1));
+        for _ in first..=tick {
+            program.step(self, dt);
+        }
+        self.program_tick = Some(tick);
+        self.program = Some(program);
+    }
+
     /// The last value written to the input variable `name`, if any client wrote it.
     #[must_use]
     pub fn input(&self, name: &str) -> Option<&Value> {

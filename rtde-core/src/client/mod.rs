@@ -412,6 +412,18 @@ impl Client {
         recipe.decode_into(payload).map_err(Error::Payload)
     }
 
+    /// Whether bytes of another package have already arrived, looked at without blocking:
+    /// what a control loop asks right after sending its command, to tell a command that
+    /// went out before the next package from one that went out after it (a missed
+    /// deadline). It reads what the socket holds into the client's buffer; nothing is lost.
+    pub fn package_waiting(&mut self) -> bool {
+        if self.session.mid_frame() {
+            return true;
+        }
+        self.read_available();
+        self.session.mid_frame()
+    }
+
     /// Receives the next output package as a `T`, whose spec must be the recipe set up.
     ///
     /// # Errors

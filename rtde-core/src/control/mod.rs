@@ -1,0 +1,31 @@
+//! A control loop that closes through the robot: per output package, the user's function
+//! gets the decoded state and returns the command, which is sent in the same cycle, with
+//! a watchdog the robot program checks and a waypoint handshake it answers.
+//!
+//! The robot side is the URScript program `urscript/rtde_servo.script` of this
+//! repository (its steps to install on the pendant are in its header); the simulator runs
+//! the same behaviour with `Sim::builder().servo_program()`. Both use the registers of
+//! [`layout`]:
+//!
+//! | register | written by | meaning |
+//! | --- | --- | --- |
+//! | `input_int_register_24` | client | watchdog: a counter the client changes every cycle |
+//! | `input_int_register_25` | client | the id of the waypoint in the target registers |
+//! | your command recipe (e.g. `input_double_register_24..=29`) | client | the waypoint |
+//! | `output_int_register_24` | robot | the id of the last waypoint the robot finished |
+//! | `output_int_register_25` | robot | the program's [`ProgramStatus`] |
+//!
+//! The handshake: the client hands the robot waypoint `k + 1` only once the robot reports
+//! waypoint `k` finished. Registers hold one value and no queue, and the speed slider
+//! stretches each `servoj`, so without it a slowed robot would miss waypoints the client
+//! overwrote; with it the trajectory slows down instead. [`Handshake::advance`] refuses to move
+//! on before the robot has finished the current waypoint, so no code path can skip one.
+//!
+//! Deadline accounting: a cycle whose command left after the next package had already
+//! arrived is a miss, counted in [`LoopStats::misses`] and reported as
+//! [`LoopEvent::DeadlineMiss`].
+
+pub mod layout;
+mod run;
+
+pub use run::{ControlLoop, CycleReport, Handshake, LoopEvent, LoopStats, ProgramStatus};

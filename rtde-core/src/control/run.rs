@@ -1,0 +1,442 @@
+//! The loop over the blocking client: receive, decide, send, account.
+
+use std::collections::VecDeque;
+use std::marker::PhantomData;
+use std::time::{Duration, Instant};
+
+use rtde_fields::{Direction, WireType};
+
+use crate::client::{Client, InputHandle};
+use crate::control::layout;
+use crate::error::Error;
+use crate::recipe::{
+    FromPayload, InputRecipe, PayloadError, Recipe, RecipeSpec, StaticRecipe, ToPayload,
+};
+
+/// What the robot program reports in `output_int_register_25`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ProgramStatus {
+    /// Started, waiting for the first waypoint.
+    Waiting,
+    /// Following the waypoints.
+    Running,
+    /// Stopped: the watchdog register did not change in time.
+    WatchdogStopped,
+    /// Stopped: a waypoint id was neither the current one nor the next.
+    HandshakeStopped,
+    /// A value no program of this kit writes (no program running, say).
+    Unknown(i32),
+}
+
+impl ProgramStatus {
+    /// The status of a register value.
+    #[must_use]
+    pub const fn from_register(value: i32) -> Self {
+        match value {
+            0 => ProgramStatus::Waiting,
+            1 => ProgramStatus::Running,
+            2 => ProgramStatus::WatchdogStopped,
+            3 => ProgramStatus::HandshakeStopped,
+            other => ProgramStatus::Unknown(other),
+        }
+    }
+
+    /// The register value of a status.
+    #[must_use]
+    pub const fn to_register(self) -> i32 {
+        match self {
+            ProgramStatus::Waiting => 0,
+            ProgramStatus::Running => 1,
+            ProgramStatus::WatchdogStopped => 2,
+            ProgramStatus::HandshakeStopped => 3,
+            ProgramStatus::Unknown(v) => v,
+        }
+    }
+
+    /// Whether the program stopped the robot.
+    #[must_use]
+    pub const fn is_stopped(self) -> bool {
+        matches!(
+            self,
+            ProgramStatus::WatchdogStopped | ProgramStatus::HandshakeStopped
+        )
+    }
+}
+
+/// The waypoint handshake as the user's function sees it in one cycle.
+///
+/// ```
+/// use rtde_core::control::Handshake;
+///
+/// let mut h = Handshake::default();
+/// assert!(h.advance());             // waypoint 1 is the first
+/// assert_eq!(h.current(), 1);
+/// assert!(!h.advance());            // the robot has not finished waypoint 1
+/// h.acknowledge(1);
+/// assert!(h.advance());
+/// assert_eq!(h.current(), 2);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Handshake {
+    current: i32,
+    acked: i32,
+}
+
+impl Handshake {
+    /// The id of the waypoint being sent (0 before the first).
+    #[must_use]
+    pub fn current(&self) -> i32 {
+        self.current
+    }
+
+    /// The id of the last waypoint the robot reported finished.
+    #[must_use]
+    pub fn acked(&self) -> i32 {
+        self.acked
+    }
+
+    /// Whether the robot has finished the current waypoint, so that the next may go.
+    #[must_use]
+    pub fn ready(&self) -> bool {
+        self.acked == self.current
+    }
+
+    /// Moves on to the next waypoint if the robot has finished the current one; returns
+    /// whether it did. When it did, the command returned this cycle is the new waypoint;
+    /// otherwise return the current waypoint again.
+    pub fn advance(&mut self) -> bool {
+        if !self.ready() {
+            return false;
+        }
+        self.current = self.current.wrapping_add(1);
+        true
+    }
+
+    /// Records the robot's acknowledgement (the kit does this from each package).
+    pub fn acknowledge(&mut self, acked: i32) {
+        self.acked = acked;
+    }
+}
+
+/// What happened in one cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CycleReport {
+    /// From the package's arrival in user space to the command sent.
+    pub response: Duration,
+    /// The next package had already arrived when the command went out.
+    pub missed: bool,
+    /// The program's status in this package.
+    pub status: ProgramStatus,
+}
+
+/// Counts over the loop's life.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct LoopStats {
+    /// Cycles run: packages received and answered.
+    pub cycles: u64,
+    /// Cycles whose command went out after the next package had arrived.
+    pub misses: u64,
+    /// The longest response.
+    pub max_response: Duration,
+    /// Events dropped because the queue was full (see [`ControlLoop::events`]).
+    pub events_dropped: u64,
+}
+
+/// Something the loop reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LoopEvent {
+    /// A cycle's command went out after the next package had arrived.
+    DeadlineMiss {
+        /// The cycle (0-based).
+        cycle: u64,
+        /// Its response time.
+        response: Duration,
+    },
+    /// The robot program's status changed.
+    Status {
+        /// The cycle it was first seen in.
+        cycle: u64,
+        /// The new status.
+        status: ProgramStatus,
+    },
+}
+
+/// Events kept until read; further ones are counted in [`LoopStats::events_dropped`].
+const EVENT_CAPACITY: usize = 256;
+
+/// The composed recipes: the user's fields, then the kit's registers.
+#[derive(Debug)]
+struct Composed {
+    names: Vec<&'static str>,
+    types: Vec<WireType>,
+    direction: Direction,
+}
+
+impl Composed {
+    fn new(spec: RecipeSpec<'_>, extra: [&'static str; 2]) -> Self {
+        let mut names = spec.names().to_vec();
+        names.extend(extra);
+        let mut types = spec.types().to_vec();
+        types.extend([WireType::Int32; 2]);
+        Composed {
+            names,
+            types,
+            direction: spec.direction(),
+        }
+    }
+
+    fn spec(&self) -> RecipeSpec<'_> {
+        RecipeSpec::new(self.direction, &self.names, &self.types)
+    }
+}
+
+/// The command package: the user's command, then watchdog and waypoint id.
+struct Outgoing<'a, C> {
+    spec: &'a Composed,
+    command: &'a C,
+    watchdog: i32,
+    waypoint: i32,
+}
+
+impl<C: ToPayload> Recipe for Outgoing<'_, C> {
+    fn spec(&self) -> RecipeSpec<'_> {
+        self.spec.spec()
+    }
+}
+
+impl<C: ToPayload> InputRecipe for Outgoing<'_, C> {
+    fn encode_into(&self, out: &mut [u8]) -> Result<usize, PayloadError> {
+        let payload = self.command.to_payload();
+        let payload = payload.as_ref();
+        let size = payload.len() + 8;
+        let Some(out) = out.get_mut(..size) else {
+            return Err(PayloadError::BufferTooSmall {
+                needed: size,
+                available: out.len(),
+            });
+        };
+        let (user, kit) = out.split_at_mut(payload.len());
+        user.copy_from_slice(payload);
+        kit[..4].copy_from_slice(&self.watchdog.to_be_bytes());
+        kit[4..].copy_from_slice(&self.waypoint.to_be_bytes());
+        Ok(size)
+    }
+}
+
+/// A control loop over a [`Client`]: output recipe `S` (the state the user's function
+/// reads) and input recipe `C` (the command it returns), each extended by the kit's
+/// registers of [`layout`].
+///
+/// ```
+/// use rtde_core::control::ControlLoop;
+/// use rtde_core::RtdeRecipe;
+///
+/// #[derive(RtdeRecipe)]
+/// struct State {
+///     actual_q: [f64; 6],
+/// }
+///
+/// #[derive(RtdeRecipe)]
+/// #[rtde(input)]
+/// struct Target {
+///     #[rtde(registers = "input_double_register_24..=29")]
+///     q: [f64; 6],
+/// }
+///
+/// fn follow(client: &mut rtde_core::Client) -> Result<(), rtde_core::Error> {
+///     let mut control = ControlLoop::<State, Target>::setup(client, 500.0)?;
+///     client.start()?;
+///     let mut q = [0.0; 6];
+///     for _ in 0..500 {
+///         control.cycle(client, |state, handshake| {
+///             if handshake.advance() {
+///                 q[0] += 0.001; // the next waypoint
+///             }
+///             let _ = state.actual_q;
+///             Target { q }
+///         })?;
+///     }
+///     assert_eq!(control.stats().misses, 0);
+///     Ok(())
+/// }
+/// ```
+#[derive(Debug)]
+pub struct ControlLoop<S, C> {
+    outputs: Composed,
+    inputs: Composed,
+    input: InputHandle,
+    state_size: usize,
+    watchdog: i32,
+    handshake: Handshake,
+    status: Option<ProgramStatus>,
+    stats: LoopStats,
+    events: VecDeque<LoopEvent>,
+    types: PhantomData<fn(&S) -> C>,
+}
+
+impl<S, C> ControlLoop<S, C>
+where
+    S: FromPayload + StaticRecipe,
+    C: ToPayload + StaticRecipe,
+{
+    /// Sets up the output recipe (`S`'s fields, then the acknowledgement and status
+    /// registers) at `frequency`, and the input recipe (`C`'s fields, then the watchdog
+    /// and waypoint registers). Start the client afterwards.
+    ///
+    /// # Errors
+    /// As [`Client::setup_outputs`] and [`Client::setup_inputs`]; a recipe that names a
+    /// register of the kit itself is refused as a duplicate.
+    pub fn setup(client: &mut Client, frequency: f64) -> Result<Self, Error> {
+        let outputs = Composed::new(S::SPEC, layout::OUTPUT_NAMES);
+        let inputs = Composed::new(C::SPEC, layout::INPUT_NAMES);
+        client.setup_outputs(outputs.spec(), frequency)?;
+        let input = client.setup_inputs(inputs.spec())?;
+        Ok(ControlLoop {
+            outputs,
+            inputs,
+            input,
+            state_size: S::PAYLOAD_SIZE,
+            watchdog: 0,
+            handshake: Handshake::default(),
+            status: None,
+            stats: LoopStats::default(),
+            events: VecDeque::new(),
+            types: PhantomData,
+        })
+    }
+
+    /// One cycle: receives the next package, decodes `S`, calls `f` with it and the
+    /// handshake, and sends the command it returns with the next watchdog value and the
+    /// current waypoint id, then checks whether the next package had already arrived.
+    ///
+    /// # Errors
+    /// A client error (link, timeout); a payload `S` cannot decode.
+    pub fn cycle<F>(&mut self, client: &mut Client, f: F) -> Result<CycleReport, Error>
+    where
+        F: FnOnce(&S, &mut Handshake) -> C,
+    {
+        let payload = client.recv()?;
+        let arrived = Instant::now();
+        let (state, kit) = payload
+            .split_at_checked(self.state_size)
+            .ok_or(Error::Payload(PayloadError::WrongLength {
+                expected: self.state_size + 8,
+                found: payload.len(),
+            }))?;
+        let state = S::from_payload(state).map_err(Error::Payload)?;
+        let register = |at: usize| {
+            kit.get(at..at + 4)
+                .and_then(|b| b.try_into().ok())
+                .map_or(0, i32::from_be_bytes)
+        };
+        let (acked, status) = (register(0), ProgramStatus::from_register(register(4)));
+        self.handshake.acknowledge(acked);
+        let command = f(&state, &mut self.handshake);
+        self.watchdog = self.watchdog.wrapping_add(1);
+        let outgoing = Outgoing {
+            spec: &self.inputs,
+            command: &command,
+            watchdog: self.watchdog,
+            waypoint: self.handshake.current(),
+        };
+        client.send(&self.input, &outgoing)?;
+        let response = arrived.elapsed();
+        let missed = client.package_waiting();
+        let cycle = self.stats.cycles;
+        self.stats.cycles += 1;
+        self.stats.max_response = self.stats.max_response.max(response);
+        if missed {
+            self.stats.misses += 1;
+            self.push(LoopEvent::DeadlineMiss { cycle, response });
+        }
+        if self.status != Some(status) {
+            self.status = Some(status);
+            self.push(LoopEvent::Status { cycle, status });
+        }
+        Ok(CycleReport {
+            response,
+            missed,
+            status,
+        })
+    }
+
+    fn push(&mut self, event: LoopEvent) {
+        if self.events.len() == EVENT_CAPACITY {
+            self.events.pop_front();
+            self.stats.events_dropped += 1;
+        }
+        self.events.push_back(event);
+    }
+
+    /// The counts so far.
+    #[must_use]
+    pub fn stats(&self) -> LoopStats {
+        self.stats
+    }
+
+    /// The events since the last call, oldest first (the last 256 are kept; older ones
+    /// are counted in [`LoopStats::events_dropped`]).
+    pub fn events(&mut self) -> impl Iterator<Item = LoopEvent> + '_ {
+        self.events.drain(..)
+    }
+
+    /// The handshake's state after the last cycle.
+    #[must_use]
+    pub fn handshake(&self) -> Handshake {
+        self.handshake
+    }
+
+    /// The robot program's status in the last package.
+    #[must_use]
+    pub fn status(&self) -> Option<ProgramStatus> {
+        self.status
+    }
+
+    /// The output recipe set up: `S`'s fields, then the kit's registers.
+    #[must_use]
+    pub fn output_spec(&self) -> RecipeSpec<'_> {
+        self.outputs.spec()
+    }
+
+    /// The input recipe set up: `C`'s fields, then the kit's registers.
+    #[must_use]
+    pub fn input_spec(&self) -> RecipeSpec<'_> {
+        self.inputs.spec()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn handshake_moves_on_only_after_the_robot() {
+        let mut h = Handshake::default();
+        assert!(h.ready());
+        assert!(h.advance());
+        for _ in 0..3 {
+            assert!(!h.advance());
+        }
+        h.acknowledge(1);
+        assert!(h.advance());
+        assert_eq!((h.current(), h.acked()), (2, 1));
+    }
+
+    #[test]
+    fn statuses_round_trip_through_their_register() {
+        for s in [
+            ProgramStatus::Waiting,
+            ProgramStatus::Running,
+            ProgramStatus::WatchdogStopped,
+            ProgramStatus::HandshakeStopped,
+            ProgramStatus::Unknown(9),
+        ] {
+            assert_eq!(ProgramStatus::from_register(s.to_register()), s);
+        }
+        assert!(ProgramStatus::WatchdogStopped.is_stopped());
+        assert!(!ProgramStatus::Running.is_stopped());
+    }
+}

@@ -1,0 +1,287 @@
+//! The control-loop kit against the simulator running the servo program: the handshake
+//! never skips a waypoint at 30 % speed, the watchdog stops the robot within the
+//! documented number of cycles, and a client that skips the handshake is stopped.
+
+use std::time::Duration;
+
+use rtde_core::control::{ControlLoop, LoopEvent, ProgramStatus, layout};
+use rtde_core::writer::{IoConfig, IoWriter};
+use rtde_core::{Client, ConnectOptions, DynamicRecipe, Recipe, RtdeRecipe, Value};
+use rtde_sim::{MAX_JOINT_ACCELERATION, MAX_JOINT_SPEED, Motion, Sim};
+
+#[derive(RtdeRecipe, Debug, Clone, Copy)]
+struct State {
+    timestamp: f64,
+    actual_q: [f64; 6],
+    actual_qd: [f64; 6],
+    target_q: [f64; 6],
+    runtime_state: u32,
+}
+
+#[derive(RtdeRecipe, Debug, Clone, Copy)]
+#[rtde(input)]
+struct Target {
+    #[rtde(registers = "input_double_register_24..=29")]
+    q: [f64; 6],
+}
+
+fn start() -> (Sim, Client) {
+    let sim = Sim::builder()
+        .servo_program()
+        .motion(Motion::still([0.0; 6]))
+        .deterministic()
+        .start()
+        .unwrap();
+    let options = ConnectOptions::new().read_timeout(Some(Duration::from_secs(5)));
+    let client = Client::connect(sim.addr(), options).unwrap();
+    (sim, client)
+}
+
+/// Waypoint `k` of a smooth move of joint 0 to 0.2 rad over `n` waypoints.
+fn waypoint(k: i32, n: i32) -> [f64; 6] {
+    let s = f64::from(k.min(n)) / f64::from(n);
+    let mut q = [0.0; 6];
+    q[0] = 0.2 * (0.5 - 0.5 * (std::f64::consts::PI * s).cos());
+    q
+}
+
+#[test]
+fn handshake_never_skips_a_waypoint_at_30_percent_speed() {
+    const N: i32 = 120;
+    let (sim, mut client) = start();
+    let io = IoWriter::setup(&mut client, &IoConfig::new().speed_slider()).unwrap();
+    let mut control = ControlLoop::<State, Target>::setup(&mut client, 500.0).unwrap();
+    client.start().unwrap();
+    io.speed_slider(&mut client, 0.3).unwrap();
+
+    let mut acks = Vec::new();
+    let mut cycles = 0;
+    while control.handshake().acked() < N {
+        assert!(cycles < 20 * N, "the robot never finished the waypoints");
+        cycles += 1;
+        let report = control
+            .cycle(&mut client, |_, handshake| {
+                acks.push(handshake.acked());
+                if handshake.current() < N {
+                    handshake.advance();
+                }
+                Target {
+                    q: waypoint(handshake.current(), N),
+                }
+            })
+            .unwrap();
+        assert!(!report.status.is_stopped(), "{report:?}");
+    }
+    // Every waypoint was acknowledged, in order, none skipped.
+    assert!(
+        acks.windows(2).all(|w| w[1] == w[0] || w[1] == w[0] + 1),
+        "{acks:?}"
+    );
+    for k in 1..=N {
+        assert!(
+            acks.contains(&k) || k == N,
+            "waypoint {k} was never acknowledged"
+        );
+    }
+    // At 30 % each waypoint took three to four cycles: the slider slowed the trajectory
+    // down instead of dropping waypoints.
+    assert!(cycles >= 3 * N, "{cycles} cycles");
+    let program = sim.io().program().cloned().unwrap();
+    assert_eq!(program.status(), ProgramStatus::Running);
+    assert_eq!(program.acked(), N);
+    assert!(program.messages().is_empty(), "{:?}", program.messages());
+    assert_eq!(program.setpoint(), waypoint(N, N));
+    client.close().unwrap();
+    sim.shutdown().unwrap();
+}
+
+#[test]
+fn watchdog_stops_the_robot_within_the_documented_cycles() {
+    let (sim, mut client) = start();
+    let mut control = ControlLoop::<State, Target>::setup(&mut client, 500.0).unwrap();
+    client.start().unwrap();
+    // Stream a fast move for a while, then stop answering (a hung client).
+    let mut last = None;
+    for _ in 0..100 {
+        control
+            .cycle(&mut client, |state, handshake| {
+                last = Some(*state);
+                handshake.advance();
+                Target {
+                    q: waypoint(handshake.current(), 100),
+                }
+            })
+            .unwrap();
+    }
+    let last_command = last.unwrap().timestamp;
+    let period = 1.0 / 500.0;
+    let spec = control.output_spec();
+    let names: Vec<&str> = spec.names().to_vec();
+    let mut state = DynamicRecipe::outputs(&names).unwrap();
+    let mut stopped_at = None;
+    let mut rest_at = None;
+    for _ in 0..1000 {
+        client.recv_into(&mut state).unwrap();
+        let t = state.get("timestamp").and_then(Value::as_f64).unwrap();
+        let status = match state.get("output_int_register_25") {
+            Some(Value::Int32(v)) => ProgramStatus::from_register(*v),
+            other => panic!("{other:?}"),
+        };
+        if status == ProgramStatus::WatchdogStopped && stopped_at.is_none() {
+            stopped_at = Some(t);
+            assert_eq!(
+                state.get("runtime_state"),
+                Some(&Value::Uint32(1)),
+                "STOPPED"
+            );
+        }
+        if stopped_at.is_some()
+            && let Some(Value::Vector6d(qd)) = state.get("actual_qd")
+            && qd.iter().all(|v| *v == 0.0)
+        {
+            rest_at = Some(t);
+            break;
+        }
+    }
+    let stopped_at = stopped_at.expect("the watchdog never stopped the robot");
+    // The last command reached the controller within one cycle of the package it
+    // answered; the program stops WATCHDOG_TIMEOUT_CYCLES cycles after that change.
+    let cycles = ((stopped_at - last_command) / period).round();
+    let limit = f64::from(layout::WATCHDOG_TIMEOUT_CYCLES) + 2.0;
+    eprintln!("watchdog stop {cycles} cycles after the last command");
+    assert!(
+        cycles >= f64::from(layout::WATCHDOG_TIMEOUT_CYCLES) && cycles <= limit,
+        "stopped {cycles} cycles after the last command"
+    );
+    // And the arm halts, braking at the acceleration limit.
+    let rest_at = rest_at.expect("the arm never came to rest");
+    let braking = MAX_JOINT_SPEED / MAX_JOINT_ACCELERATION / period;
+    assert!((rest_at - stopped_at) / period <= braking + 1.0);
+    let texts: Vec<String> = client
+        .text_messages()
+        .map(|t| t.message.to_string())
+        .collect();
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains("watchdog") && t.contains("input_int_register_24")),
+        "{texts:?}"
+    );
+    client.close().unwrap();
+    sim.shutdown().unwrap();
+}
+
+#[test]
+fn a_client_that_ignores_the_handshake_is_stopped() {
+    let (sim, mut client) = start();
+    let outputs = DynamicRecipe::outputs(["timestamp", "output_int_register_25"]).unwrap();
+    client.setup_outputs(outputs.spec(), 500.0).unwrap();
+    let mut inputs = DynamicRecipe::inputs(layout::INPUT_NAMES.iter().copied().chain([
+        "input_double_register_24",
+        "speed_slider_mask",
+        "speed_slider_fraction",
+    ]))
+    .unwrap();
+    let handle = client.setup_inputs(inputs.spec()).unwrap();
+    client.start().unwrap();
+    inputs.set("speed_slider_mask", Value::Uint32(1)).unwrap();
+    inputs
+        .set("speed_slider_fraction", Value::Double(0.3))
+        .unwrap();
+    let mut status = ProgramStatus::Waiting;
+    // A new waypoint every cycle, whatever the robot says: at 30 % it cannot keep up.
+    for k in 1..200 {
+        inputs
+            .set("input_int_register_24", Value::Int32(k))
+            .unwrap();
+        inputs
+            .set("input_int_register_25", Value::Int32(k))
+            .unwrap();
+        inputs
+            .set(
+                "input_double_register_24",
+                Value::Double(f64::from(k) * 1e-3),
+            )
+            .unwrap();
+        client.send(&handle, &inputs).unwrap();
+        let payload = client.recv().unwrap();
+        status =
+            ProgramStatus::from_register(i32::from_be_bytes(payload[8..12].try_into().unwrap()));
+        if status.is_stopped() {
+            break;
+        }
+    }
+    assert_eq!(status, ProgramStatus::HandshakeStopped);
+    let program = sim.io().program().cloned().unwrap();
+    assert!(
+        program.messages()[0].contains("handshake"),
+        "{:?}",
+        program.messages()
+    );
+    client.close().unwrap();
+    sim.shutdown().unwrap();
+}
+
+#[test]
+fn loop_reports_no_missed_deadline_with_a_trivial_function() {
+    let (sim, mut client) = start();
+    let mut control = ControlLoop::<State, Target>::setup(&mut client, 500.0).unwrap();
+    assert_eq!(
+        control.input_spec().names()[6..],
+        ["input_int_register_24", "input_int_register_25"]
+    );
+    client.start().unwrap();
+    for _ in 0..50 {
+        control
+            .cycle(&mut client, |_, h| {
+                h.advance();
+                Target { q: [0.0; 6] }
+            })
+            .unwrap();
+    }
+    let stats = control.stats();
+    assert_eq!(stats.cycles, 50);
+    // Misses depend on the machine's load; each is an event with its cycle.
+    let misses = control
+        .events()
+        .filter(|e| matches!(e, LoopEvent::DeadlineMiss { .. }))
+        .count();
+    assert_eq!(u64::try_from(misses).unwrap(), stats.misses);
+    assert_eq!(control.status(), Some(ProgramStatus::Running));
+    client.close().unwrap();
+    sim.shutdown().unwrap();
+}
+
+#[test]
+fn the_urscript_template_uses_the_kits_registers() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../urscript/rtde_servo.script");
+    let script = std::fs::read_to_string(path).unwrap();
+    let mut needles = vec![
+        format!("read_input_integer_register({})", layout::WATCHDOG_REGISTER),
+        format!("read_input_integer_register({})", layout::WAYPOINT_REGISTER),
+        format!(
+            "write_output_integer_register({}, acked)",
+            layout::ACK_REGISTER
+        ),
+        format!(
+            "write_output_integer_register({}, status)",
+            layout::STATUS_REGISTER
+        ),
+        format!(
+            "WATCHDOG_TIMEOUT_CYCLES = {}",
+            layout::WATCHDOG_TIMEOUT_CYCLES
+        ),
+    ];
+    needles.extend(layout::TARGET_REGISTERS.map(|r| format!("read_input_float_register({r})")));
+    for needle in needles {
+        assert!(script.contains(&needle), "the template lacks `{needle}`");
+    }
+    // Status values as the kit reads them.
+    for (status, text) in [
+        (ProgramStatus::WatchdogStopped, "stop_safely(2,"),
+        (ProgramStatus::HandshakeStopped, "stop_safely(3,"),
+    ] {
+        assert!(script.contains(text), "{status:?}");
+        assert_eq!(text[12..13].parse::<i32>().unwrap(), status.to_register());
+    }
+}
