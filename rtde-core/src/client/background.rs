@@ -716,7 +716,7 @@ impl Receiver {
     /// As [`Receiver::recv_into`].
     pub fn recv_as<T: FromPayload>(&mut self, timeout: Option<Duration>) -> Result<T, Error> {
         let values = self.recv(timeout)?;
-        T::from_payload(values).map_err(Error::Payload)
+        T::from_payload_as(values)
     }
 
     /// The sequence number of the package last returned (from 1; 0 before the first): a
