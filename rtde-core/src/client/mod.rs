@@ -412,6 +412,14 @@ impl Client {
         recipe.decode_into(payload).map_err(Error::Payload)
     }
 
+    /// Whether bytes of another package are already in the client's buffer (read together
+    /// with the last one), without a system call: a package that arrived bunched with the
+    /// previous one, or while the caller was late to receive.
+    #[must_use]
+    pub fn package_buffered(&self) -> bool {
+        self.session.mid_frame()
+    }
+
     /// Whether bytes of another package have already arrived, looked at without blocking:
     /// what a control loop asks right after sending its command, to tell a command that
     /// went out before the next package from one that went out after it (a missed

@@ -126,6 +126,10 @@ pub struct CycleReport {
     pub response: Duration,
     /// The next package had already arrived when the command went out.
     pub missed: bool,
+    /// The next package was already buffered when the cycle began (it arrived bunched
+    /// with this one, or the loop was late to receive): a miss this cycle's work did
+    /// not cause.
+    pub behind: bool,
     /// The program's status in this package.
     pub status: ProgramStatus,
 }
@@ -138,6 +142,10 @@ pub struct LoopStats {
     pub cycles: u64,
     /// Cycles whose command went out after the next package had arrived.
     pub misses: u64,
+    /// Of the misses, those whose next package was already there when the cycle began:
+    /// packages delivered bunched (a controller, or a simulator on a busy machine, that
+    /// woke late), or a loop late to receive.
+    pub misses_behind: u64,
     /// The longest response.
     pub max_response: Duration,
     /// Events dropped because the queue was full (see [`ControlLoop::events`]).
@@ -154,6 +162,8 @@ pub enum LoopEvent {
         cycle: u64,
         /// Its response time.
         response: Duration,
+        /// The next package was already there when the cycle began.
+        behind: bool,
     },
     /// The robot program's status changed.
     Status {
@@ -333,6 +343,7 @@ where
                 .map_or(0, i32::from_be_bytes)
         };
         let (acked, status) = (register(0), ProgramStatus::from_register(register(4)));
+        let behind = client.package_buffered();
         self.handshake.acknowledge(acked);
         let command = f(&state, &mut self.handshake);
         self.watchdog = self.watchdog.wrapping_add(1);
@@ -350,7 +361,12 @@ where
         self.stats.max_response = self.stats.max_response.max(response);
         if missed {
             self.stats.misses += 1;
-            self.push(LoopEvent::DeadlineMiss { cycle, response });
+            self.stats.misses_behind += u64::from(behind);
+            self.push(LoopEvent::DeadlineMiss {
+                cycle,
+                response,
+                behind,
+            });
         }
         if self.status != Some(status) {
             self.status = Some(status);
@@ -359,6 +375,7 @@ where
         Ok(CycleReport {
             response,
             missed,
+            behind,
             status,
         })
     }
