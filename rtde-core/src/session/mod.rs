@@ -32,6 +32,33 @@
 //! bytes already read live in the session's buffer, a driver that stops between two steps
 //! (a future dropped at an `.await`) loses neither a half-read frame nor a package.
 //!
+//! # Writing a driver
+//!
+//! The blocking [`Client`](crate::Client) (`client/mod.rs`, `client/transport.rs`,
+//! `client/reconnect.rs`) is the reference; an async driver over tokio is the same steps:
+//!
+//! 1. `Session::new(&options, now)`, open the transport, [`Session::handle_connected`], then
+//!    drive (below) until [`Ready::Done`]`(Ok(`[`Done::Connected`]`))`.
+//! 2. A command (say [`Session::start`]) queues its request; drive until its [`Ready::Done`].
+//!    [`Session::send`] only queues bytes: write them, nothing comes back.
+//! 3. Drive: write everything [`Session::poll_transmit`] returns (then
+//!    [`Session::transmitted`]); take [`Session::poll_event`] until `None` (a reply may queue
+//!    the next request of a chain: write again); then wait for bytes (read into
+//!    [`Session::receive_buffer`], then [`Session::handle_received`]) or for
+//!    [`Session::poll_timeout`] (then [`Session::handle_timeout`]). End of stream or an I/O
+//!    error: [`Session::handle_link_lost`], and the driver's own error to its caller.
+//! 4. [`Ready::Broken`], or any error with [`Session::is_lost`]: drop the transport. To
+//!    reconnect: [`Session::begin_reconnect`], then per attempt
+//!    [`Session::reconnect_attempt`], a new transport, [`Session::handle_connected`], drive
+//!    until [`Done::Reconnected`]; a failed attempt goes to [`Session::attempt_failed`],
+//!    which says how long to back off or that the round is over. Finish every call with
+//!    [`Session::settle`] so that a link nobody brings back reads [`State::Closed`].
+//!
+//! Cancel safety comes from the buffer living here: a future dropped while awaiting a read
+//! has either committed its bytes with `handle_received` or read nothing, so neither a
+//! half-read frame nor a package is lost (tokio's `AsyncReadExt::read` into
+//! `receive_buffer()` is cancel-safe in this sense; `read_exact` is not).
+//!
 //! ```
 //! use std::time::{Duration, Instant};
 //! use rtde_core::protocol::{ControllerMessage as M, ProtocolVersion::V2};

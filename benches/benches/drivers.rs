@@ -1,0 +1,478 @@
+//! The drivers side by side, against rtde-sim on loopback with the reference recipe:
+//!
+//! - unpaced: the highest sustained rate of each driver with every package received and
+//!   decoded in order, none skipped (gaps from `timestamp`, and the background driver's
+//!   queue overflow);
+//! - 500 Hz for `--seconds` (30), the blocking client, the background driver and the
+//!   bare-socket floor **at the same time**, so they share the machine's noise: CPU per
+//!   package of every thread each uses (the background driver: its reader thread and the
+//!   consumer), latency from the simulator's send to the decoded value (p50, p99), the
+//!   latency the background thread adds (its p50 less the blocking client's, same run),
+//!   packages lost;
+//! - allocations per package after setup, counted by a global allocator over a window of
+//!   each driver alone with its simulator (everything in the process is counted, the
+//!   simulator included: the blocking client's figure is the baseline).
+//!
+//! `cargo bench -p rtde-bench --bench drivers [-- --seconds 30 --rate-seconds 3]`
+
+// A global allocator is an unsafe trait to implement; this one only forwards to `System`
+// and counts, as `rtde-core/tests/zero_alloc.rs` does. Nothing else here is unsafe.
+#![allow(unsafe_code)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::hint::black_box;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use rtde_bench::Reference;
+use rtde_bench::interleave::quantile;
+use rtde_bench::live::{Stamping, nanos_since, thread_cpu_time, tick_of};
+use rtde_core::client::{Background, SpawnOptions};
+use rtde_core::{Client, ConnectOptions, StaticRecipe};
+use rtde_sim::Sim;
+
+static COUNTING: AtomicBool = AtomicBool::new(false);
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+struct CountingAllocator;
+
+// SAFETY: every method forwards to `System` with the caller's arguments unchanged.
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        // SAFETY: forwarded as received.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        // SAFETY: forwarded as received.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        // SAFETY: forwarded as received.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded as received.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
+
+/// The targets.
+const MAX_CPU_RATIO: f64 = 1.15;
+const MAX_ADDED_US: f64 = 5.0;
+const MIN_RATE: f64 = 1_000_000.0;
+const READER: &str = "rtde-bench-reader";
+
+fn arg(flag: &str, default: u64) -> u64 {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == flag)
+        .and_then(|i| args.get(i + 1))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
+fn verdict(pass: bool) -> &'static str {
+    if pass { "PASS" } else { "MISS" }
+}
+
+#[allow(clippy::cast_precision_loss)] // counts and nanoseconds far below 2^53
+fn per_us(d: Duration, n: u64) -> f64 {
+    d.as_nanos() as f64 / n.max(1) as f64 / 1e3
+}
+
+fn connect(addr: SocketAddr) -> Client {
+    let mut client =
+        Client::connect(addr, ConnectOptions::new()).expect("connect to the simulator");
+    client
+        .setup_outputs(Reference::SPEC, 500.0)
+        .expect("set up the reference recipe");
+    client.start().expect("start");
+    client
+}
+
+fn spawn(client: Client, queue: usize) -> Background {
+    client
+        .spawn(SpawnOptions::new().name(READER).queue_capacity(queue))
+        .expect("spawn the background driver")
+}
+
+/// The CPU time of this process's thread named `name`.
+fn named_thread_cpu(name: &str) -> Option<Duration> {
+    for task in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
+        let comm = std::fs::read_to_string(task.path().join("comm")).ok()?;
+        if comm.trim() == name {
+            let stat = std::fs::read_to_string(task.path().join("schedstat")).ok()?;
+            return Some(Duration::from_nanos(
+                stat.split_whitespace().next()?.parse().ok()?,
+            ));
+        }
+    }
+    None
+}
+
+/// Packages missing between consecutive timestamps.
+#[derive(Default)]
+struct Gaps {
+    last: Option<i64>,
+    missing: u64,
+}
+
+impl Gaps {
+    fn observe(&mut self, timestamp: f64) {
+        let tick = tick_of(timestamp);
+        if let Some(last) = self.last {
+            assert!(tick > last, "package {tick} after {last}");
+            self.missing += u64::try_from(tick - last - 1).unwrap_or(0);
+        }
+        self.last = Some(tick);
+    }
+}
+
+/// Unpaced, `seconds`: packages per second and packages skipped.
+fn max_rate(epoch: Instant, seconds: u64, background: bool) -> (f64, u64) {
+    let sim = Sim::builder()
+        .unpaced()
+        .source(Stamping::new(epoch))
+        .start()
+        .expect("start the simulator");
+    let client = connect(sim.addr());
+    let mut gaps = Gaps::default();
+    let mut n = 0u64;
+    let duration = Duration::from_secs(seconds);
+    let (rate, skipped) = if background {
+        let driver = spawn(client, 1 << 16);
+        let mut receiver = driver.receiver();
+        for _ in 0..10_000 {
+            black_box(receiver.recv_as::<Reference>(None).expect("a package"));
+        }
+        let start = Instant::now();
+        while start.elapsed() < duration {
+            for _ in 0..1024 {
+                let r: Reference = receiver.recv_as(None).expect("a package");
+                gaps.observe(r.timestamp);
+                n += 1;
+            }
+        }
+        let elapsed = start.elapsed();
+        let stats = driver.stats();
+        drop(driver);
+        (
+            n as f64 / elapsed.as_secs_f64(),
+            gaps.missing + stats.skipped + stats.overflowed,
+        )
+    } else {
+        let mut client = client;
+        for _ in 0..10_000 {
+            black_box(client.recv_as::<Reference>().expect("a package"));
+        }
+        let start = Instant::now();
+        while start.elapsed() < duration {
+            for _ in 0..1024 {
+                let r: Reference = client.recv_as().expect("a package");
+                gaps.observe(r.timestamp);
+                n += 1;
+            }
+        }
+        let elapsed = start.elapsed();
+        let skipped = client.stats().skipped;
+        drop(client);
+        (n as f64 / elapsed.as_secs_f64(), gaps.missing + skipped)
+    };
+    let _ = sim.shutdown();
+    (rate, skipped)
+}
+
+/// What one driver measured at 500 Hz.
+struct Run {
+    packages: u64,
+    cpu: Option<Duration>,
+    latencies: Vec<f64>,
+    lost: u64,
+}
+
+impl Run {
+    fn cpu_us(&self) -> Option<f64> {
+        self.cpu.map(|c| per_us(c, self.packages))
+    }
+}
+
+fn latency_us(epoch: Instant, stamp: u64) -> f64 {
+    #[allow(clippy::cast_precision_loss)] // nanoseconds of a run, far below 2^53
+    let us = nanos_since(epoch, Instant::now()).saturating_sub(stamp) as f64 / 1e3;
+    us
+}
+
+fn blocking_500(epoch: Instant, sim: &Sim, seconds: u64) -> Run {
+    let mut client = connect(sim.addr());
+    for _ in 0..250 {
+        black_box(client.recv_as::<Reference>().expect("a package"));
+    }
+    let mut latencies = Vec::with_capacity(usize::try_from(seconds * 500 + 500).unwrap_or(0));
+    let mut gaps = Gaps::default();
+    let cpu0 = thread_cpu_time();
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(seconds) {
+        let r: Reference = client.recv_as().expect("a package");
+        latencies.push(latency_us(epoch, r.actual_digital_output_bits));
+        gaps.observe(r.timestamp);
+    }
+    let cpu = thread_cpu_time().zip(cpu0).map(|(b, a)| b - a);
+    let lost = gaps.missing + client.stats().skipped;
+    let _ = client.close();
+    Run {
+        packages: latencies.len() as u64,
+        cpu,
+        latencies,
+        lost,
+    }
+}
+
+fn background_500(epoch: Instant, sim: &Sim, seconds: u64) -> Run {
+    let driver = spawn(connect(sim.addr()), 1024);
+    let mut receiver = driver.receiver();
+    for _ in 0..250 {
+        black_box(receiver.recv_as::<Reference>(None).expect("a package"));
+    }
+    let mut latencies = Vec::with_capacity(usize::try_from(seconds * 500 + 500).unwrap_or(0));
+    let mut gaps = Gaps::default();
+    let cpu0 = thread_cpu_time();
+    let reader0 = named_thread_cpu(READER);
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(seconds) {
+        let r: Reference = receiver.recv_as(None).expect("a package");
+        latencies.push(latency_us(epoch, r.actual_digital_output_bits));
+        gaps.observe(r.timestamp);
+    }
+    let consumer = thread_cpu_time().zip(cpu0).map(|(b, a)| b - a);
+    let reader = named_thread_cpu(READER).zip(reader0).map(|(b, a)| b - a);
+    let stats = driver.stats();
+    let _ = driver.close();
+    Run {
+        packages: latencies.len() as u64,
+        cpu: consumer.zip(reader).map(|(a, b)| a + b),
+        latencies,
+        lost: gaps.missing + stats.skipped + stats.overflowed,
+    }
+    .with_reader(reader)
+}
+
+impl Run {
+    fn with_reader(self, reader: Option<Duration>) -> Run {
+        if let Some(r) = reader {
+            println!(
+                "    background reader thread alone: {:.2} µs CPU per package",
+                per_us(r, self.packages)
+            );
+        }
+        self
+    }
+}
+
+/// The floor: 276-byte writes at 500 Hz into a bare loopback `TcpStream`, `read_exact`.
+fn floor_500(epoch: Instant, seconds: u64) -> Run {
+    const LEN: usize = 3 + 1 + Reference::PAYLOAD_SIZE;
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("an address");
+    let total = seconds * 500 + 250;
+    let sender = std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().expect("accept");
+        stream.set_nodelay(true).expect("TCP_NODELAY");
+        let start = Instant::now();
+        let mut package = [0u8; LEN];
+        for i in 0..total {
+            let due = start + Duration::from_micros(2_000 * i);
+            std::thread::sleep(due.saturating_duration_since(Instant::now()));
+            package[..8].copy_from_slice(&nanos_since(epoch, Instant::now()).to_ne_bytes());
+            if stream.write_all(&package).is_err() {
+                return;
+            }
+        }
+    });
+    let mut stream = TcpStream::connect(addr).expect("connect");
+    stream.set_nodelay(true).expect("TCP_NODELAY");
+    let mut package = [0u8; LEN];
+    for _ in 0..250 {
+        stream.read_exact(&mut package).expect("a package");
+    }
+    let mut latencies = Vec::with_capacity(usize::try_from(total).unwrap_or(0));
+    let cpu0 = thread_cpu_time();
+    for _ in 250..total {
+        stream.read_exact(&mut package).expect("a package");
+        let mut stamp = [0u8; 8];
+        stamp.copy_from_slice(&package[..8]);
+        latencies.push(latency_us(epoch, u64::from_ne_bytes(stamp)));
+    }
+    let cpu = thread_cpu_time().zip(cpu0).map(|(b, a)| b - a);
+    let _ = sender.join();
+    Run {
+        packages: latencies.len() as u64,
+        cpu,
+        latencies,
+        lost: 0,
+    }
+}
+
+/// Allocations per package over `seconds` of one driver alone with its simulator.
+fn allocations(epoch: Instant, seconds: u64, background: bool) -> f64 {
+    let sim = Sim::builder()
+        .source(Stamping::new(epoch))
+        .start()
+        .expect("start the simulator");
+    let client = connect(sim.addr());
+    let n;
+    let count;
+    if background {
+        let driver = spawn(client, 1024);
+        let mut receiver = driver.receiver();
+        for _ in 0..250 {
+            black_box(receiver.recv_as::<Reference>(None).expect("a package"));
+        }
+        let before = driver.stats().received;
+        ALLOCATIONS.store(0, Ordering::Relaxed);
+        COUNTING.store(true, Ordering::Relaxed);
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(seconds) {
+            black_box(receiver.recv_as::<Reference>(None).expect("a package"));
+        }
+        COUNTING.store(false, Ordering::Relaxed);
+        count = ALLOCATIONS.load(Ordering::Relaxed);
+        n = driver.stats().received - before;
+        let _ = driver.close();
+    } else {
+        let mut client = client;
+        for _ in 0..250 {
+            black_box(client.recv_as::<Reference>().expect("a package"));
+        }
+        let before = client.stats().received;
+        ALLOCATIONS.store(0, Ordering::Relaxed);
+        COUNTING.store(true, Ordering::Relaxed);
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(seconds) {
+            black_box(client.recv_as::<Reference>().expect("a package"));
+        }
+        COUNTING.store(false, Ordering::Relaxed);
+        count = ALLOCATIONS.load(Ordering::Relaxed);
+        n = client.stats().received - before;
+        let _ = client.close();
+    }
+    let _ = sim.shutdown();
+    #[allow(clippy::cast_precision_loss)] // counts far below 2^53
+    let per = count as f64 / n.max(1) as f64;
+    println!(
+        "    {:<10} {count} allocations over {n} packages: {per:.3} per package (process-wide, the simulator included)",
+        if background { "background" } else { "blocking" }
+    );
+    per
+}
+
+fn main() {
+    let seconds = arg("--seconds", 30);
+    let rate_seconds = arg("--rate-seconds", 3);
+    let epoch = Instant::now();
+    println!(
+        "reference recipe ({}-byte packages), rtde-sim in process on loopback",
+        3 + 1 + Reference::PAYLOAD_SIZE
+    );
+
+    println!(
+        "(a) unpaced simulator, {rate_seconds} s each: every package received, decoded, in order"
+    );
+    for background in [false, true] {
+        let (rate, skipped) = max_rate(epoch, rate_seconds, background);
+        println!(
+            "    {:<10} {rate:>12.0} packages/s, {skipped} skipped    target ≥ {MIN_RATE:.0}/s, none skipped: {}",
+            if background { "background" } else { "blocking" },
+            verdict(rate >= MIN_RATE && skipped == 0)
+        );
+    }
+
+    println!("(b) 500 Hz for {seconds} s, the three at the same time:");
+    let sim_a = Sim::builder()
+        .source(Stamping::new(epoch))
+        .start()
+        .expect("start the simulator");
+    let sim_b = Sim::builder()
+        .source(Stamping::new(epoch))
+        .start()
+        .expect("start the simulator");
+    let (blocking, background, floor) = std::thread::scope(|s| {
+        let a = s.spawn(|| blocking_500(epoch, &sim_a, seconds));
+        let b = s.spawn(|| background_500(epoch, &sim_b, seconds));
+        let f = s.spawn(|| floor_500(epoch, seconds));
+        (
+            a.join().expect("blocking run"),
+            b.join().expect("background run"),
+            f.join().expect("floor run"),
+        )
+    });
+    let _ = sim_a.shutdown();
+    let _ = sim_b.shutdown();
+    let floor_cpu = floor.cpu_us();
+    let p50 = |r: &Run| quantile(r.latencies.clone(), 0.50);
+    let p99 = |r: &Run| quantile(r.latencies.clone(), 0.99);
+    for (name, run, is_floor) in [
+        ("floor", &floor, true),
+        ("blocking", &blocking, false),
+        ("background", &background, false),
+    ] {
+        let cpu = run.cpu_us();
+        let ratio = cpu.zip(floor_cpu).map(|(c, f)| c / f);
+        let verdict_text = match (is_floor, ratio) {
+            (true, _) => String::new(),
+            (false, Some(r)) => format!(
+                "{r:.2}× the floor    target ≤ {MAX_CPU_RATIO}×: {}",
+                verdict(r <= MAX_CPU_RATIO)
+            ),
+            (false, None) => "CPU time unavailable".into(),
+        };
+        println!(
+            "    {name:<10} {} packages, {} lost; CPU per package {} µs {verdict_text}",
+            run.packages,
+            run.lost,
+            cpu.map_or("?".into(), |c| format!("{c:.2}")),
+        );
+        println!(
+            "               latency p50 {:.1} µs, p99 {:.1} µs",
+            p50(run),
+            p99(run)
+        );
+    }
+    let added = p50(&background) - p50(&blocking);
+    println!(
+        "    the background thread adds {added:.1} µs at p50 (its p50 less the blocking client's)    target ≤ {MAX_ADDED_US} µs: {}",
+        verdict(added <= MAX_ADDED_US)
+    );
+    println!(
+        "    packages lost: blocking {}, background {}    target 0: {}",
+        blocking.lost,
+        background.lost,
+        verdict(blocking.lost == 0 && background.lost == 0)
+    );
+
+    let window = (seconds / 6).max(2);
+    println!("(c) allocations after setup, {window} s at 500 Hz each:");
+    let a = allocations(epoch, window, false);
+    let b = allocations(epoch, window, true);
+    println!(
+        "    background beyond the blocking baseline: {:.3} per package    target 0: {}",
+        b - a,
+        verdict(b - a <= 0.0)
+    );
+}
