@@ -254,7 +254,6 @@ impl Shared {
             self.overflowed.fetch_add(1, Ordering::Relaxed);
         }
         self.stale.store(false, Ordering::Relaxed);
-        self.arrived.notify_one();
     }
 }
 
@@ -480,6 +479,16 @@ fn run(
 
 /// Hands what the session has ready to the handles; the error that loses the link, if any.
 fn dispatch(shared: &Shared, client: &mut Client, seq: &mut u64) -> Option<Error> {
+    let first = *seq;
+    let lost = dispatch_all(shared, client, seq);
+    // One wake-up per read, not per package: a read of an unpaced stream holds hundreds.
+    if *seq != first {
+        shared.arrived.notify_all();
+    }
+    lost
+}
+
+fn dispatch_all(shared: &Shared, client: &mut Client, seq: &mut u64) -> Option<Error> {
     while let Some(ready) = client.session.poll_event() {
         match ready {
             Ready::Data => {
