@@ -37,6 +37,12 @@ pub fn masks_path() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../rtde-fields/data/masks.tsv")
 }
 
+/// Where the object-dictionary indices live.
+#[must_use]
+pub fn dictionary_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../rtde-fields/data/dictionary.tsv")
+}
+
 /// Where the generated table goes.
 #[must_use]
 pub fn generated_path() -> PathBuf {
@@ -84,6 +90,8 @@ pub struct Row {
     pub description: String,
     /// `(bank, kind, index)` for a general-purpose register.
     register: Option<(&'static str, &'static str, u8)>,
+    /// The object-dictionary index, from `dictionary.tsv` ([`assign_indices`]).
+    pub index: u16,
 }
 
 /// Parses and checks the data file; on failure, every problem found, each as `line: message`.
@@ -191,17 +199,11 @@ fn parse_line(line: usize, cols: &[&str], rows: &mut Vec<Row>) -> Result<(), Str
             source: (*source).to_owned(),
             description: (*description).to_owned(),
             register,
+            index: 0,
         });
     }
     Ok(())
 }
-
-/// The first RTDE version of each generation, standing in for `?` cells.
-const BASELINES: [ControllerVersion; 3] = [
-    ControllerVersion::new(3, 4, 0, 0),
-    ControllerVersion::new(5, 0, 0, 0),
-    ControllerVersion::new(10, 7, 0, 0),
-];
 
 fn parse_since(
     text: &str,
@@ -211,7 +213,8 @@ fn parse_since(
     match text {
         "-" => return Ok(None),
         "?" => {
-            let baseline = BASELINES.iter().find(|b| b.major == major).copied();
+            // The generation's first RTDE version stands in for `?` cells.
+            let baseline = version::Generation::from_major(major).map(|g| g.first_rtde_version());
             return Ok(baseline.map(|b| (b, false)));
         }
         _ => {}
@@ -475,6 +478,79 @@ fn parse_mask_line(cols: &[&str], rows: &[Row]) -> Result<MaskRow, String> {
     })
 }
 
+/// The columns of the dictionary file, in order.
+pub const DICTIONARY_COLUMNS: [&str; 3] = ["direction", "name", "index"];
+
+/// The object-dictionary area of each direction: outputs, then inputs.
+pub const INDEX_AREAS: [(bool, u16, u16); 2] = [(true, 0x2000, 0x3FFF), (false, 0x4000, 0x5FFF)];
+
+/// Reads the checked-in indices of the dictionary file into `rows`. Every field needs
+/// exactly one, in its direction's area, used by no other field; an entry for no field is
+/// an error too, so a removed field's index is not silently reused.
+///
+/// # Errors
+/// A list of `line: message` strings; a field without an index names the next free one.
+pub fn assign_indices(text: &str, rows: &mut [Row]) -> Result<(), Vec<String>> {
+    let mut errors = Vec::new();
+    let mut seen: Vec<(u16, String)> = Vec::new();
+    for (line, cols) in data_lines(text, &DICTIONARY_COLUMNS, &mut errors) {
+        let [direction, name, index] = cols[..] else {
+            errors.push(format!(
+                "{line}: expected {} tab-separated columns",
+                DICTIONARY_COLUMNS.len()
+            ));
+            continue;
+        };
+        let output = direction == "out";
+        let parsed = index
+            .strip_prefix("0x")
+            .and_then(|hex| u16::from_str_radix(hex, 16).ok());
+        let Some(index) = parsed else {
+            errors.push(format!("{line}: index `{index}` is not 0x followed by hex"));
+            continue;
+        };
+        let area = INDEX_AREAS.iter().find(|a| a.0 == output);
+        if !area.is_some_and(|&(_, lo, hi)| (lo..=hi).contains(&index)) {
+            errors.push(format!(
+                "{line}: index 0x{index:04X} of `{name}` is outside the {direction} area"
+            ));
+            continue;
+        }
+        if let Some((_, other)) = seen.iter().find(|(i, _)| *i == index) {
+            errors.push(format!("{line}: index 0x{index:04X} is taken by `{other}`"));
+            continue;
+        }
+        seen.push((index, name.to_owned()));
+        match rows
+            .iter_mut()
+            .find(|r| r.output == output && r.name == name)
+        {
+            Some(r) if r.index != 0 => errors.push(format!("{line}: `{name}` has two indices")),
+            Some(r) => r.index = index,
+            None => errors.push(format!("{line}: `{name}` is no {direction} field")),
+        }
+    }
+    for (output, lo, _) in INDEX_AREAS {
+        let next = seen
+            .iter()
+            .map(|(i, _)| *i)
+            .filter(|i| (lo..lo.saturating_add(0x2000)).contains(i))
+            .max()
+            .map_or(lo, |i| i + 1);
+        for r in rows.iter().filter(|r| r.output == output && r.index == 0) {
+            errors.push(format!(
+                "{}: `{}` has no index in dictionary.tsv; append it with the next free one, 0x{next:04X}",
+                r.line, r.name
+            ));
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
 /// Renders the Rust module for the parsed rows, renames and masks.
 #[must_use]
 pub fn render(rows: &[Row], renames: &[Rename], masks: &[MaskRow]) -> String {
@@ -581,13 +657,15 @@ fn render_field(out: &mut String, r: &Row) {
          unit_source: {unit_source},\n        \
          description: {description:?},\n        \
          source: {source:?},\n        \
-         register: {register},\n    \
+         register: {register},\n        \
+         index: 0x{index:04X},\n    \
          }},\n",
         name = r.name,
         since = since.join(", "),
         recorded = recorded.join(", "),
         description = r.description,
         source = r.source,
+        index = r.index,
     );
 }
 
@@ -638,6 +716,56 @@ mod tests {
         ] {
             let errors = parse_one(line).unwrap_err();
             assert!(errors[0].contains(needle), "{line}: {errors:?}");
+        }
+    }
+
+    /// The checked-in data and dictionary, parsed.
+    fn checked_in(extra_field: &str, extra_index: &str) -> Result<Vec<Row>, Vec<String>> {
+        let data = std::fs::read_to_string(data_path()).unwrap() + extra_field;
+        let mut rows = parse(&data)?;
+        let dictionary = std::fs::read_to_string(dictionary_path()).unwrap() + extra_index;
+        assign_indices(&dictionary, &mut rows)?;
+        Ok(rows)
+    }
+
+    #[test]
+    fn a_new_field_moves_no_index_and_needs_one_of_its_own() {
+        let before = checked_in("", "").unwrap();
+        // Before `timestamp` in the data file, where sorting by position would shift all.
+        let field = "out\tadded_field\tDOUBLE\t-\t5.30.0\t-\t-\t-\t-\tpeer: test\tAdded\n";
+        let errors = checked_in(field, "").unwrap_err();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(
+            errors[0].contains("`added_field` has no index in dictionary.tsv")
+                && errors[0].contains("0x2196"),
+            "{errors:?}"
+        );
+        let after = checked_in(field, "out\tadded_field\t0x2196\n").unwrap();
+        for old in &before {
+            let new = after
+                .iter()
+                .find(|r| r.output == old.output && r.name == old.name)
+                .unwrap();
+            assert_eq!(new.index, old.index, "{} moved", old.name);
+        }
+        let added = after.iter().find(|r| r.name == "added_field").unwrap();
+        assert_eq!(added.index, 0x2196);
+    }
+
+    #[test]
+    fn dictionary_mistakes_are_errors() {
+        for (extra, needle) in [
+            ("out\tnot_a_field\t0x3000\n", "is no out field"),
+            ("out\ttimestamp\t0x3000\n", "two indices"),
+            ("out\tactual_q\t0x2000\n", "taken by"),
+            ("in\tspeed_slider_mask\t0x2FFF\n", "outside the in area"),
+            ("out\ttimestamp\t2000\n", "not 0x"),
+        ] {
+            let errors = checked_in("", extra).unwrap_err();
+            assert!(
+                errors.iter().any(|e| e.contains(needle)),
+                "{extra}: {errors:?}"
+            );
         }
     }
 
@@ -791,7 +919,9 @@ mod tests {
     #[test]
     fn checked_in_table_is_what_the_data_file_generates() {
         let text = std::fs::read_to_string(data_path()).unwrap();
-        let rows = parse(&text).unwrap_or_else(|e| panic!("data file errors: {e:#?}"));
+        let mut rows = parse(&text).unwrap_or_else(|e| panic!("data file errors: {e:#?}"));
+        let text = std::fs::read_to_string(dictionary_path()).unwrap();
+        assign_indices(&text, &mut rows).unwrap_or_else(|e| panic!("dictionary errors: {e:#?}"));
         let text = std::fs::read_to_string(renamed_path()).unwrap();
         let renames =
             parse_renamed(&text, &rows).unwrap_or_else(|e| panic!("renamed file errors: {e:#?}"));

@@ -16,7 +16,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let rows = match rtde_codegen::parse(&text) {
+    let mut rows = match rtde_codegen::parse(&text) {
         Ok(rows) => rows,
         Err(errors) => {
             for e in errors {
@@ -25,6 +25,20 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let dictionary = rtde_codegen::dictionary_path();
+    let text = match std::fs::read_to_string(&dictionary) {
+        Ok(text) => text,
+        Err(e) => {
+            eprintln!("error: cannot read {}: {e}", dictionary.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Err(errors) = rtde_codegen::assign_indices(&text, &mut rows) {
+        for e in errors {
+            eprintln!("error: {}:{e}", dictionary.display());
+        }
+        return ExitCode::FAILURE;
+    }
     let renamed = rtde_codegen::renamed_path();
     let text = match std::fs::read_to_string(&renamed) {
         Ok(text) => text,

@@ -14,7 +14,9 @@ use rtde_fields::{
 #[command(after_help = "Examples:
   rtde fields tcp                       every field with \"tcp\" in its name
   rtde fields actual_tcp_pos            suggests actual_TCP_pose
-  rtde fields --controller 3.15 --direction input register_24")]
+  rtde fields --controller 3.15 --direction input register_24
+  rtde fields --dictionary --csv        the object dictionary (GB/T 32197-2015 shape) as CSV
+  rtde fields --pdo timestamp,actual_q  an output recipe as its TPDO mapping")]
 pub(crate) struct FieldsArgs {
     /// Part of a field name; all fields when omitted.
     pattern: Option<String>,
@@ -24,6 +26,17 @@ pub(crate) struct FieldsArgs {
     /// Show only outputs (controller to client) or inputs (client to controller).
     #[arg(long, value_enum)]
     direction: Option<DirectionArg>,
+    /// Print the fields as an object dictionary in the shape of GB/T 32197-2015 (index,
+    /// subindex, object code, data type, access, M/O per generation, PDO mapping, unit,
+    /// range, default): an export view; the 2015 edition is replaced by a 2025 one.
+    #[arg(long)]
+    dictionary: bool,
+    /// With --dictionary: CSV instead of a table.
+    #[arg(long, requires = "dictionary")]
+    csv: bool,
+    /// Print a recipe (comma-separated names) as its TPDO (outputs) or RPDO (inputs) mapping.
+    #[arg(long, value_name = "NAMES", conflicts_with = "dictionary")]
+    pdo: Option<String>,
 }
 
 /// Say for each field whether a controller version has it and, if not, from which version.
@@ -65,6 +78,25 @@ pub(crate) fn fields(out: &mut impl Write, args: &FieldsArgs) -> io::Result<Exit
     let controller = args.controller;
     let direction = args.direction.map(Direction::from);
     let needle = pattern.map(str::to_ascii_lowercase);
+    if let Some(names) = &args.pdo {
+        return Ok(match crate::dictionary::print_pdo(out, names, direction) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        });
+    }
+    if args.dictionary {
+        crate::dictionary::print(out, args.csv, |f| {
+            direction.is_none_or(|d| f.direction() == d)
+                && controller.is_none_or(|v| f.is_available_on(v))
+                && needle
+                    .as_deref()
+                    .is_none_or(|n| f.name().to_ascii_lowercase().contains(n))
+        })?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let matches: Vec<&Field> = all_fields()
         .filter(|f| direction.is_none_or(|d| f.direction() == d))
         .filter(|f| controller.is_none_or(|v| f.is_available_on(v)))

@@ -13,6 +13,7 @@ use clap::{Parser, Subcommand};
 
 mod args;
 mod bridge;
+mod dictionary;
 mod lookup;
 mod outfile;
 mod plot;

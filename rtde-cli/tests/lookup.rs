@@ -151,3 +151,38 @@ fn check_reports_unknown_fields_and_bad_versions() {
             .starts_with("error: 4.1.0 is no known controller generation")
     );
 }
+
+#[test]
+fn fields_prints_the_object_dictionary_as_a_table_and_as_csv() {
+    let text = stdout(&rtde(&["fields", "--dictionary", "actual_q"]));
+    assert!(text.contains("GB/T 32197-2015"), "{text}");
+    assert!(text.contains("2025"), "{text}");
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("2006h  01h"))
+        .unwrap_or_else(|| panic!("{text}"));
+    for cell in ["actual_q[0]", "REAL64", "ro", "yes", "rad"] {
+        assert!(row.contains(cell), "{row}");
+    }
+    let csv = stdout(&rtde(&["fields", "--dictionary", "--csv"]));
+    let rows = rtde_fields::dictionary::from_csv(&csv).unwrap();
+    assert_eq!(rows, rtde_fields::dictionary::rows());
+}
+
+#[test]
+fn fields_prints_a_recipe_as_its_pdo_mapping() {
+    let text = stdout(&rtde(&["fields", "--pdo", "timestamp,actual_q"]));
+    assert!(text.starts_with("TPDO"), "{text}");
+    assert!(
+        text.contains("2006h:01h  64    0x20060140  actual_q[0]"),
+        "{text}"
+    );
+    let text = stdout(&rtde(&[
+        "fields",
+        "--pdo",
+        "speed_slider_mask,speed_slider_fraction",
+    ]));
+    assert!(text.starts_with("RPDO"), "{text}");
+    let o = rtde(&["fields", "--pdo", "actual_q,speed_slider_mask"]);
+    assert!(!o.status.success());
+}

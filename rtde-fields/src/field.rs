@@ -26,6 +26,7 @@ pub struct Field {
     pub(crate) description: &'static str,
     pub(crate) source: &'static str,
     pub(crate) register: Option<Register>,
+    pub(crate) index: u16,
 }
 
 impl Field {

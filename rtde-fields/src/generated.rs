@@ -20,6 +20,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Time since controller start",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x2000,
     },
     Field {
         name: "target_q",
@@ -33,6 +34,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Target joint positions",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x2001,
     },
     Field {
         name: "target_qd",
@@ -46,6 +48,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Target joint velocities",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x2002,
     },
     Field {
         name: "target_qdd",
@@ -59,6 +62,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Target joint accelerations",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x2003,
     },
     Field {
         name: "target_current",
@@ -72,6 +76,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Target joint currents",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x2004,
     },
     Field {
         name: "target_moment",
@@ -85,6 +90,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Target joint moments (torques)",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x2005,
     },
     Field {
         name: "actual_q",
@@ -98,6 +104,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Actual joint positions",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x2006,
     },
     Field {
         name: "actual_qd",
@@ -111,6 +118,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Actual joint velocities",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x2007,
     },
     Field {
         name: "actual_current",
@@ -124,6 +132,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Actual joint currents",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x2008,
     },
     Field {
         name: "actual_current_window",
@@ -137,6 +146,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Allowed per-joint deviation between actual and target current",
         source: "guide blank (per URCL 2024 transcription); absent from ~2022 guide copy - unverified min; psx-baseline",
         register: None,
+        index: 0x2009,
     },
     Field {
         name: "actual_current_as_torque",
@@ -150,6 +160,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Actual joint currents converted to joint torques (peers: Nm)",
         source: "peer: URCL metadata test + ROS2 driver PR#1551/#1918 (UR maintainers)",
         register: None,
+        index: 0x200A,
     },
     Field {
         name: "joint_control_output",
@@ -163,6 +174,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Joint control currents",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x200B,
     },
     Field {
         name: "actual_TCP_pose",
@@ -176,6 +188,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Actual TCP pose (x,y,z,rx,ry,rz), orientation as rotation vector",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x200C,
     },
     Field {
         name: "actual_TCP_speed",
@@ -189,6 +202,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Actual TCP speed: linear part m/s, angular part rad/s",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x200D,
     },
     Field {
         name: "actual_TCP_force",
@@ -202,6 +216,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Generalized TCP forces, compensated for payload",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x200E,
     },
     Field {
         name: "target_TCP_pose",
@@ -215,6 +230,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Target TCP pose (x,y,z,rx,ry,rz), orientation as rotation vector",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x200F,
     },
     Field {
         name: "target_TCP_speed",
@@ -228,6 +244,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Target TCP speed: linear part m/s, angular part rad/s",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x2010,
     },
     Field {
         name: "tcp_offset",
@@ -241,6 +258,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Active TCP offset from tool flange (x,y,z,rx,ry,rz)",
         source: "peer: URCL PR#110 (UR dev); guide version cell not recovered; URCL docs table later says 3.12.3",
         register: None,
+        index: 0x2011,
     },
     Field {
         name: "actual_TCP_acceleration",
@@ -254,6 +272,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Actual TCP acceleration (linear + angular)",
         source: "unrecorded: in the current guide (UR Client Library docs-sync list), version cell not recovered",
         register: None,
+        index: 0x2012,
     },
     Field {
         name: "target_TCP_acceleration",
@@ -267,6 +286,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Target TCP acceleration (linear + angular)",
         source: "unrecorded: in the current guide (UR Client Library docs-sync list), version cell not recovered",
         register: None,
+        index: 0x2013,
     },
     Field {
         name: "actual_digital_input_bits",
@@ -280,6 +300,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Digital input states; bits 0-7 standard, 8-15 configurable, 16-17 tool",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x2014,
     },
     Field {
         name: "actual_configurable_digital_input_bits",
@@ -293,6 +314,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "State of configurable digital inputs",
         source: "unrecorded: in the current guide (UR Client Library docs-sync list), version cell not recovered",
         register: None,
+        index: 0x2015,
     },
     Field {
         name: "joint_temperatures",
@@ -306,6 +328,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Temperature of each joint",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x2016,
     },
     Field {
         name: "actual_execution_time",
@@ -319,6 +342,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Execution time of the controller real-time thread (ms per secondary copy)",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x2017,
     },
     Field {
         name: "target_execution_time",
@@ -332,6 +356,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Target/budgeted execution time of the controller real-time thread",
         source: "unrecorded: in the current guide (UR Client Library docs-sync list), version cell not recovered",
         register: None,
+        index: 0x2018,
     },
     Field {
         name: "robot_mode",
@@ -345,6 +370,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Robot mode",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x2019,
     },
     Field {
         name: "joint_mode",
@@ -358,6 +384,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Joint control modes",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x201A,
     },
     Field {
         name: "safety_mode",
@@ -371,6 +398,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Safety mode (legacy; prefer safety_status)",
         source: "guide-baseline; psx-baseline; peers call it deprecated in favour of safety_status",
         register: None,
+        index: 0x201B,
     },
     Field {
         name: "safety_status",
@@ -384,6 +412,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Safety status",
         source: "guide (3.10.0 / 5.4.0); psx-baseline",
         register: None,
+        index: 0x201C,
     },
     Field {
         name: "actual_tool_accelerometer",
@@ -397,6 +426,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Tool accelerometer x, y, z",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x201D,
     },
     Field {
         name: "speed_scaling",
@@ -410,6 +440,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Speed scaling applied by the trajectory limiter",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x201E,
     },
     Field {
         name: "target_speed_fraction",
@@ -423,6 +454,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Target speed fraction (speed slider)",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x201F,
     },
     Field {
         name: "actual_momentum",
@@ -436,6 +468,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Norm of Cartesian linear momentum",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x2020,
     },
     Field {
         name: "actual_main_voltage",
@@ -449,6 +482,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Safety Control Board main voltage",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x2021,
     },
     Field {
         name: "actual_robot_voltage",
@@ -462,6 +496,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Safety Control Board robot voltage (48 V)",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x2022,
     },
     Field {
         name: "actual_robot_current",
@@ -475,6 +510,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Safety Control Board robot current",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x2023,
     },
     Field {
         name: "actual_joint_voltage",
@@ -488,6 +524,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Actual joint voltages",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x2024,
     },
     Field {
         name: "actual_digital_output_bits",
@@ -501,6 +538,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Digital output states; bits 0-7 standard, 8-15 configurable, 16-17 tool",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x2025,
     },
     Field {
         name: "actual_configurable_digital_output_bits",
@@ -514,6 +552,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "State of configurable digital outputs",
         source: "unrecorded: in the current guide (UR Client Library docs-sync list), version cell not recovered",
         register: None,
+        index: 0x2026,
     },
     Field {
         name: "runtime_state",
@@ -527,6 +566,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Program (runtime) state",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x2027,
     },
     Field {
         name: "elbow_position",
@@ -540,6 +580,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Elbow position in base frame",
         source: "guide (3.5.0 / 5.0.0); psx-baseline",
         register: None,
+        index: 0x2028,
     },
     Field {
         name: "elbow_velocity",
@@ -553,6 +594,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Elbow velocity in base frame",
         source: "guide (3.5.0 / 5.0.0); psx-baseline",
         register: None,
+        index: 0x2029,
     },
     Field {
         name: "robot_status_bits",
@@ -566,6 +608,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Bits 0-3: power on, program running, teach button, power button",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x202A,
     },
     Field {
         name: "safety_status_bits",
@@ -579,6 +622,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Bits 0-10 safety flags (normal, reduced, protective stop, ...); bit 11 3PE active",
         source: "guide-baseline; psx-baseline; bit 11 '3PE input active' from 5.25.0 / 10.12.0 (guide note per URCL generator)",
         register: None,
+        index: 0x202B,
     },
     Field {
         name: "analog_io_types",
@@ -592,6 +636,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Bits 0-3: domain of analog in0/in1/out0/out1 (0 = current, 1 = voltage)",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x202C,
     },
     Field {
         name: "standard_analog_input0",
@@ -605,6 +650,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Standard analog input 0",
         source: "guide-baseline; psx-baseline; pre-2020 guide said A or V",
         register: None,
+        index: 0x202D,
     },
     Field {
         name: "standard_analog_input1",
@@ -618,6 +664,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Standard analog input 1",
         source: "guide-baseline; psx-baseline; pre-2020 guide said A or V",
         register: None,
+        index: 0x202E,
     },
     Field {
         name: "standard_analog_output0",
@@ -631,6 +678,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Standard analog output 0 (read-back)",
         source: "guide-baseline; psx-baseline; pre-2020 guide said A or V",
         register: None,
+        index: 0x202F,
     },
     Field {
         name: "standard_analog_output1",
@@ -644,6 +692,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Standard analog output 1 (read-back)",
         source: "guide-baseline; psx-baseline; pre-2020 guide said A or V",
         register: None,
+        index: 0x2030,
     },
     Field {
         name: "io_current",
@@ -657,6 +706,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "I/O current",
         source: "guide-baseline; psx-baseline; pre-2020 guide said A",
         register: None,
+        index: 0x2031,
     },
     Field {
         name: "output_bit_registers0_to_31",
@@ -670,6 +720,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Packed output bit registers 0-31 (lower range, fieldbus/PLC side)",
         source: "guide-baseline; psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::BitWord, index: 0 }),
+        index: 0x2032,
     },
     Field {
         name: "output_bit_registers32_to_63",
@@ -683,6 +734,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Packed output bit registers 32-63 (lower range, fieldbus/PLC side)",
         source: "guide-baseline; psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::BitWord, index: 32 }),
+        index: 0x2033,
     },
     Field {
         name: "output_bit_register_64",
@@ -696,6 +748,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 64 }),
+        index: 0x2034,
     },
     Field {
         name: "output_bit_register_65",
@@ -709,6 +762,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 65 }),
+        index: 0x2035,
     },
     Field {
         name: "output_bit_register_66",
@@ -722,6 +776,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 66 }),
+        index: 0x2036,
     },
     Field {
         name: "output_bit_register_67",
@@ -735,6 +790,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 67 }),
+        index: 0x2037,
     },
     Field {
         name: "output_bit_register_68",
@@ -748,6 +804,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 68 }),
+        index: 0x2038,
     },
     Field {
         name: "output_bit_register_69",
@@ -761,6 +818,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 69 }),
+        index: 0x2039,
     },
     Field {
         name: "output_bit_register_70",
@@ -774,6 +832,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 70 }),
+        index: 0x203A,
     },
     Field {
         name: "output_bit_register_71",
@@ -787,6 +846,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 71 }),
+        index: 0x203B,
     },
     Field {
         name: "output_bit_register_72",
@@ -800,6 +860,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 72 }),
+        index: 0x203C,
     },
     Field {
         name: "output_bit_register_73",
@@ -813,6 +874,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 73 }),
+        index: 0x203D,
     },
     Field {
         name: "output_bit_register_74",
@@ -826,6 +888,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 74 }),
+        index: 0x203E,
     },
     Field {
         name: "output_bit_register_75",
@@ -839,6 +902,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 75 }),
+        index: 0x203F,
     },
     Field {
         name: "output_bit_register_76",
@@ -852,6 +916,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 76 }),
+        index: 0x2040,
     },
     Field {
         name: "output_bit_register_77",
@@ -865,6 +930,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 77 }),
+        index: 0x2041,
     },
     Field {
         name: "output_bit_register_78",
@@ -878,6 +944,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 78 }),
+        index: 0x2042,
     },
     Field {
         name: "output_bit_register_79",
@@ -891,6 +958,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 79 }),
+        index: 0x2043,
     },
     Field {
         name: "output_bit_register_80",
@@ -904,6 +972,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 80 }),
+        index: 0x2044,
     },
     Field {
         name: "output_bit_register_81",
@@ -917,6 +986,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 81 }),
+        index: 0x2045,
     },
     Field {
         name: "output_bit_register_82",
@@ -930,6 +1000,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 82 }),
+        index: 0x2046,
     },
     Field {
         name: "output_bit_register_83",
@@ -943,6 +1014,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 83 }),
+        index: 0x2047,
     },
     Field {
         name: "output_bit_register_84",
@@ -956,6 +1028,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 84 }),
+        index: 0x2048,
     },
     Field {
         name: "output_bit_register_85",
@@ -969,6 +1042,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 85 }),
+        index: 0x2049,
     },
     Field {
         name: "output_bit_register_86",
@@ -982,6 +1056,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 86 }),
+        index: 0x204A,
     },
     Field {
         name: "output_bit_register_87",
@@ -995,6 +1070,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 87 }),
+        index: 0x204B,
     },
     Field {
         name: "output_bit_register_88",
@@ -1008,6 +1084,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 88 }),
+        index: 0x204C,
     },
     Field {
         name: "output_bit_register_89",
@@ -1021,6 +1098,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 89 }),
+        index: 0x204D,
     },
     Field {
         name: "output_bit_register_90",
@@ -1034,6 +1112,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 90 }),
+        index: 0x204E,
     },
     Field {
         name: "output_bit_register_91",
@@ -1047,6 +1126,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 91 }),
+        index: 0x204F,
     },
     Field {
         name: "output_bit_register_92",
@@ -1060,6 +1140,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 92 }),
+        index: 0x2050,
     },
     Field {
         name: "output_bit_register_93",
@@ -1073,6 +1154,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 93 }),
+        index: 0x2051,
     },
     Field {
         name: "output_bit_register_94",
@@ -1086,6 +1168,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 94 }),
+        index: 0x2052,
     },
     Field {
         name: "output_bit_register_95",
@@ -1099,6 +1182,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 95 }),
+        index: 0x2053,
     },
     Field {
         name: "output_bit_register_96",
@@ -1112,6 +1196,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 96 }),
+        index: 0x2054,
     },
     Field {
         name: "output_bit_register_97",
@@ -1125,6 +1210,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 97 }),
+        index: 0x2055,
     },
     Field {
         name: "output_bit_register_98",
@@ -1138,6 +1224,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 98 }),
+        index: 0x2056,
     },
     Field {
         name: "output_bit_register_99",
@@ -1151,6 +1238,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 99 }),
+        index: 0x2057,
     },
     Field {
         name: "output_bit_register_100",
@@ -1164,6 +1252,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 100 }),
+        index: 0x2058,
     },
     Field {
         name: "output_bit_register_101",
@@ -1177,6 +1266,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 101 }),
+        index: 0x2059,
     },
     Field {
         name: "output_bit_register_102",
@@ -1190,6 +1280,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 102 }),
+        index: 0x205A,
     },
     Field {
         name: "output_bit_register_103",
@@ -1203,6 +1294,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 103 }),
+        index: 0x205B,
     },
     Field {
         name: "output_bit_register_104",
@@ -1216,6 +1308,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 104 }),
+        index: 0x205C,
     },
     Field {
         name: "output_bit_register_105",
@@ -1229,6 +1322,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 105 }),
+        index: 0x205D,
     },
     Field {
         name: "output_bit_register_106",
@@ -1242,6 +1336,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 106 }),
+        index: 0x205E,
     },
     Field {
         name: "output_bit_register_107",
@@ -1255,6 +1350,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 107 }),
+        index: 0x205F,
     },
     Field {
         name: "output_bit_register_108",
@@ -1268,6 +1364,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 108 }),
+        index: 0x2060,
     },
     Field {
         name: "output_bit_register_109",
@@ -1281,6 +1378,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 109 }),
+        index: 0x2061,
     },
     Field {
         name: "output_bit_register_110",
@@ -1294,6 +1392,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 110 }),
+        index: 0x2062,
     },
     Field {
         name: "output_bit_register_111",
@@ -1307,6 +1406,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 111 }),
+        index: 0x2063,
     },
     Field {
         name: "output_bit_register_112",
@@ -1320,6 +1420,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 112 }),
+        index: 0x2064,
     },
     Field {
         name: "output_bit_register_113",
@@ -1333,6 +1434,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 113 }),
+        index: 0x2065,
     },
     Field {
         name: "output_bit_register_114",
@@ -1346,6 +1448,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 114 }),
+        index: 0x2066,
     },
     Field {
         name: "output_bit_register_115",
@@ -1359,6 +1462,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 115 }),
+        index: 0x2067,
     },
     Field {
         name: "output_bit_register_116",
@@ -1372,6 +1476,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 116 }),
+        index: 0x2068,
     },
     Field {
         name: "output_bit_register_117",
@@ -1385,6 +1490,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 117 }),
+        index: 0x2069,
     },
     Field {
         name: "output_bit_register_118",
@@ -1398,6 +1504,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 118 }),
+        index: 0x206A,
     },
     Field {
         name: "output_bit_register_119",
@@ -1411,6 +1518,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 119 }),
+        index: 0x206B,
     },
     Field {
         name: "output_bit_register_120",
@@ -1424,6 +1532,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 120 }),
+        index: 0x206C,
     },
     Field {
         name: "output_bit_register_121",
@@ -1437,6 +1546,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 121 }),
+        index: 0x206D,
     },
     Field {
         name: "output_bit_register_122",
@@ -1450,6 +1560,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 122 }),
+        index: 0x206E,
     },
     Field {
         name: "output_bit_register_123",
@@ -1463,6 +1574,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 123 }),
+        index: 0x206F,
     },
     Field {
         name: "output_bit_register_124",
@@ -1476,6 +1588,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 124 }),
+        index: 0x2070,
     },
     Field {
         name: "output_bit_register_125",
@@ -1489,6 +1602,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 125 }),
+        index: 0x2071,
     },
     Field {
         name: "output_bit_register_126",
@@ -1502,6 +1616,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 126 }),
+        index: 0x2072,
     },
     Field {
         name: "output_bit_register_127",
@@ -1515,6 +1630,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Individual output bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Bit, index: 127 }),
+        index: 0x2073,
     },
     Field {
         name: "output_int_register_0",
@@ -1528,6 +1644,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 0 }),
+        index: 0x2074,
     },
     Field {
         name: "output_int_register_1",
@@ -1541,6 +1658,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 1 }),
+        index: 0x2075,
     },
     Field {
         name: "output_int_register_2",
@@ -1554,6 +1672,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 2 }),
+        index: 0x2076,
     },
     Field {
         name: "output_int_register_3",
@@ -1567,6 +1686,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 3 }),
+        index: 0x2077,
     },
     Field {
         name: "output_int_register_4",
@@ -1580,6 +1700,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 4 }),
+        index: 0x2078,
     },
     Field {
         name: "output_int_register_5",
@@ -1593,6 +1714,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 5 }),
+        index: 0x2079,
     },
     Field {
         name: "output_int_register_6",
@@ -1606,6 +1728,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 6 }),
+        index: 0x207A,
     },
     Field {
         name: "output_int_register_7",
@@ -1619,6 +1742,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 7 }),
+        index: 0x207B,
     },
     Field {
         name: "output_int_register_8",
@@ -1632,6 +1756,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 8 }),
+        index: 0x207C,
     },
     Field {
         name: "output_int_register_9",
@@ -1645,6 +1770,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 9 }),
+        index: 0x207D,
     },
     Field {
         name: "output_int_register_10",
@@ -1658,6 +1784,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 10 }),
+        index: 0x207E,
     },
     Field {
         name: "output_int_register_11",
@@ -1671,6 +1798,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 11 }),
+        index: 0x207F,
     },
     Field {
         name: "output_int_register_12",
@@ -1684,6 +1812,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 12 }),
+        index: 0x2080,
     },
     Field {
         name: "output_int_register_13",
@@ -1697,6 +1826,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 13 }),
+        index: 0x2081,
     },
     Field {
         name: "output_int_register_14",
@@ -1710,6 +1840,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 14 }),
+        index: 0x2082,
     },
     Field {
         name: "output_int_register_15",
@@ -1723,6 +1854,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 15 }),
+        index: 0x2083,
     },
     Field {
         name: "output_int_register_16",
@@ -1736,6 +1868,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 16 }),
+        index: 0x2084,
     },
     Field {
         name: "output_int_register_17",
@@ -1749,6 +1882,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 17 }),
+        index: 0x2085,
     },
     Field {
         name: "output_int_register_18",
@@ -1762,6 +1896,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 18 }),
+        index: 0x2086,
     },
     Field {
         name: "output_int_register_19",
@@ -1775,6 +1910,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 19 }),
+        index: 0x2087,
     },
     Field {
         name: "output_int_register_20",
@@ -1788,6 +1924,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 20 }),
+        index: 0x2088,
     },
     Field {
         name: "output_int_register_21",
@@ -1801,6 +1938,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 21 }),
+        index: 0x2089,
     },
     Field {
         name: "output_int_register_22",
@@ -1814,6 +1952,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 22 }),
+        index: 0x208A,
     },
     Field {
         name: "output_int_register_23",
@@ -1827,6 +1966,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 23 }),
+        index: 0x208B,
     },
     Field {
         name: "output_int_register_24",
@@ -1840,6 +1980,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 24 }),
+        index: 0x208C,
     },
     Field {
         name: "output_int_register_25",
@@ -1853,6 +1994,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 25 }),
+        index: 0x208D,
     },
     Field {
         name: "output_int_register_26",
@@ -1866,6 +2008,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 26 }),
+        index: 0x208E,
     },
     Field {
         name: "output_int_register_27",
@@ -1879,6 +2022,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 27 }),
+        index: 0x208F,
     },
     Field {
         name: "output_int_register_28",
@@ -1892,6 +2036,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 28 }),
+        index: 0x2090,
     },
     Field {
         name: "output_int_register_29",
@@ -1905,6 +2050,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 29 }),
+        index: 0x2091,
     },
     Field {
         name: "output_int_register_30",
@@ -1918,6 +2064,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 30 }),
+        index: 0x2092,
     },
     Field {
         name: "output_int_register_31",
@@ -1931,6 +2078,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 31 }),
+        index: 0x2093,
     },
     Field {
         name: "output_int_register_32",
@@ -1944,6 +2092,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 32 }),
+        index: 0x2094,
     },
     Field {
         name: "output_int_register_33",
@@ -1957,6 +2106,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 33 }),
+        index: 0x2095,
     },
     Field {
         name: "output_int_register_34",
@@ -1970,6 +2120,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 34 }),
+        index: 0x2096,
     },
     Field {
         name: "output_int_register_35",
@@ -1983,6 +2134,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 35 }),
+        index: 0x2097,
     },
     Field {
         name: "output_int_register_36",
@@ -1996,6 +2148,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 36 }),
+        index: 0x2098,
     },
     Field {
         name: "output_int_register_37",
@@ -2009,6 +2162,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 37 }),
+        index: 0x2099,
     },
     Field {
         name: "output_int_register_38",
@@ -2022,6 +2176,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 38 }),
+        index: 0x209A,
     },
     Field {
         name: "output_int_register_39",
@@ -2035,6 +2190,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 39 }),
+        index: 0x209B,
     },
     Field {
         name: "output_int_register_40",
@@ -2048,6 +2204,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 40 }),
+        index: 0x209C,
     },
     Field {
         name: "output_int_register_41",
@@ -2061,6 +2218,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 41 }),
+        index: 0x209D,
     },
     Field {
         name: "output_int_register_42",
@@ -2074,6 +2232,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 42 }),
+        index: 0x209E,
     },
     Field {
         name: "output_int_register_43",
@@ -2087,6 +2246,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 43 }),
+        index: 0x209F,
     },
     Field {
         name: "output_int_register_44",
@@ -2100,6 +2260,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 44 }),
+        index: 0x20A0,
     },
     Field {
         name: "output_int_register_45",
@@ -2113,6 +2274,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 45 }),
+        index: 0x20A1,
     },
     Field {
         name: "output_int_register_46",
@@ -2126,6 +2288,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 46 }),
+        index: 0x20A2,
     },
     Field {
         name: "output_int_register_47",
@@ -2139,6 +2302,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Int, index: 47 }),
+        index: 0x20A3,
     },
     Field {
         name: "output_double_register_0",
@@ -2152,6 +2316,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 0 }),
+        index: 0x20A4,
     },
     Field {
         name: "output_double_register_1",
@@ -2165,6 +2330,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 1 }),
+        index: 0x20A5,
     },
     Field {
         name: "output_double_register_2",
@@ -2178,6 +2344,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 2 }),
+        index: 0x20A6,
     },
     Field {
         name: "output_double_register_3",
@@ -2191,6 +2358,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 3 }),
+        index: 0x20A7,
     },
     Field {
         name: "output_double_register_4",
@@ -2204,6 +2372,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 4 }),
+        index: 0x20A8,
     },
     Field {
         name: "output_double_register_5",
@@ -2217,6 +2386,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 5 }),
+        index: 0x20A9,
     },
     Field {
         name: "output_double_register_6",
@@ -2230,6 +2400,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 6 }),
+        index: 0x20AA,
     },
     Field {
         name: "output_double_register_7",
@@ -2243,6 +2414,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 7 }),
+        index: 0x20AB,
     },
     Field {
         name: "output_double_register_8",
@@ -2256,6 +2428,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 8 }),
+        index: 0x20AC,
     },
     Field {
         name: "output_double_register_9",
@@ -2269,6 +2442,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 9 }),
+        index: 0x20AD,
     },
     Field {
         name: "output_double_register_10",
@@ -2282,6 +2456,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 10 }),
+        index: 0x20AE,
     },
     Field {
         name: "output_double_register_11",
@@ -2295,6 +2470,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 11 }),
+        index: 0x20AF,
     },
     Field {
         name: "output_double_register_12",
@@ -2308,6 +2484,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 12 }),
+        index: 0x20B0,
     },
     Field {
         name: "output_double_register_13",
@@ -2321,6 +2498,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 13 }),
+        index: 0x20B1,
     },
     Field {
         name: "output_double_register_14",
@@ -2334,6 +2512,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 14 }),
+        index: 0x20B2,
     },
     Field {
         name: "output_double_register_15",
@@ -2347,6 +2526,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 15 }),
+        index: 0x20B3,
     },
     Field {
         name: "output_double_register_16",
@@ -2360,6 +2540,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 16 }),
+        index: 0x20B4,
     },
     Field {
         name: "output_double_register_17",
@@ -2373,6 +2554,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 17 }),
+        index: 0x20B5,
     },
     Field {
         name: "output_double_register_18",
@@ -2386,6 +2568,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 18 }),
+        index: 0x20B6,
     },
     Field {
         name: "output_double_register_19",
@@ -2399,6 +2582,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 19 }),
+        index: 0x20B7,
     },
     Field {
         name: "output_double_register_20",
@@ -2412,6 +2596,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 20 }),
+        index: 0x20B8,
     },
     Field {
         name: "output_double_register_21",
@@ -2425,6 +2610,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 21 }),
+        index: 0x20B9,
     },
     Field {
         name: "output_double_register_22",
@@ -2438,6 +2624,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 22 }),
+        index: 0x20BA,
     },
     Field {
         name: "output_double_register_23",
@@ -2451,6 +2638,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 23 }),
+        index: 0x20BB,
     },
     Field {
         name: "output_double_register_24",
@@ -2464,6 +2652,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 24 }),
+        index: 0x20BC,
     },
     Field {
         name: "output_double_register_25",
@@ -2477,6 +2666,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 25 }),
+        index: 0x20BD,
     },
     Field {
         name: "output_double_register_26",
@@ -2490,6 +2680,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 26 }),
+        index: 0x20BE,
     },
     Field {
         name: "output_double_register_27",
@@ -2503,6 +2694,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 27 }),
+        index: 0x20BF,
     },
     Field {
         name: "output_double_register_28",
@@ -2516,6 +2708,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 28 }),
+        index: 0x20C0,
     },
     Field {
         name: "output_double_register_29",
@@ -2529,6 +2722,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 29 }),
+        index: 0x20C1,
     },
     Field {
         name: "output_double_register_30",
@@ -2542,6 +2736,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 30 }),
+        index: 0x20C2,
     },
     Field {
         name: "output_double_register_31",
@@ -2555,6 +2750,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 31 }),
+        index: 0x20C3,
     },
     Field {
         name: "output_double_register_32",
@@ -2568,6 +2764,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 32 }),
+        index: 0x20C4,
     },
     Field {
         name: "output_double_register_33",
@@ -2581,6 +2778,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 33 }),
+        index: 0x20C5,
     },
     Field {
         name: "output_double_register_34",
@@ -2594,6 +2792,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 34 }),
+        index: 0x20C6,
     },
     Field {
         name: "output_double_register_35",
@@ -2607,6 +2806,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 35 }),
+        index: 0x20C7,
     },
     Field {
         name: "output_double_register_36",
@@ -2620,6 +2820,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 36 }),
+        index: 0x20C8,
     },
     Field {
         name: "output_double_register_37",
@@ -2633,6 +2834,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 37 }),
+        index: 0x20C9,
     },
     Field {
         name: "output_double_register_38",
@@ -2646,6 +2848,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 38 }),
+        index: 0x20CA,
     },
     Field {
         name: "output_double_register_39",
@@ -2659,6 +2862,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 39 }),
+        index: 0x20CB,
     },
     Field {
         name: "output_double_register_40",
@@ -2672,6 +2876,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 40 }),
+        index: 0x20CC,
     },
     Field {
         name: "output_double_register_41",
@@ -2685,6 +2890,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 41 }),
+        index: 0x20CD,
     },
     Field {
         name: "output_double_register_42",
@@ -2698,6 +2904,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 42 }),
+        index: 0x20CE,
     },
     Field {
         name: "output_double_register_43",
@@ -2711,6 +2918,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 43 }),
+        index: 0x20CF,
     },
     Field {
         name: "output_double_register_44",
@@ -2724,6 +2932,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 44 }),
+        index: 0x20D0,
     },
     Field {
         name: "output_double_register_45",
@@ -2737,6 +2946,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 45 }),
+        index: 0x20D1,
     },
     Field {
         name: "output_double_register_46",
@@ -2750,6 +2960,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 46 }),
+        index: 0x20D2,
     },
     Field {
         name: "output_double_register_47",
@@ -2763,6 +2974,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Output double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Output, kind: RegisterKind::Double, index: 47 }),
+        index: 0x20D3,
     },
     Field {
         name: "input_bit_registers0_to_31",
@@ -2776,6 +2988,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 0-31 (fieldbus/PLC range)",
         source: "guide (3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::BitWord, index: 0 }),
+        index: 0x20D4,
     },
     Field {
         name: "input_bit_registers32_to_63",
@@ -2789,6 +3002,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 32-63 (fieldbus/PLC range)",
         source: "guide (3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::BitWord, index: 32 }),
+        index: 0x20D5,
     },
     Field {
         name: "input_bit_register_64",
@@ -2802,6 +3016,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 64 }),
+        index: 0x20D6,
     },
     Field {
         name: "input_bit_register_65",
@@ -2815,6 +3030,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 65 }),
+        index: 0x20D7,
     },
     Field {
         name: "input_bit_register_66",
@@ -2828,6 +3044,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 66 }),
+        index: 0x20D8,
     },
     Field {
         name: "input_bit_register_67",
@@ -2841,6 +3058,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 67 }),
+        index: 0x20D9,
     },
     Field {
         name: "input_bit_register_68",
@@ -2854,6 +3072,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 68 }),
+        index: 0x20DA,
     },
     Field {
         name: "input_bit_register_69",
@@ -2867,6 +3086,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 69 }),
+        index: 0x20DB,
     },
     Field {
         name: "input_bit_register_70",
@@ -2880,6 +3100,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 70 }),
+        index: 0x20DC,
     },
     Field {
         name: "input_bit_register_71",
@@ -2893,6 +3114,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 71 }),
+        index: 0x20DD,
     },
     Field {
         name: "input_bit_register_72",
@@ -2906,6 +3128,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 72 }),
+        index: 0x20DE,
     },
     Field {
         name: "input_bit_register_73",
@@ -2919,6 +3142,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 73 }),
+        index: 0x20DF,
     },
     Field {
         name: "input_bit_register_74",
@@ -2932,6 +3156,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 74 }),
+        index: 0x20E0,
     },
     Field {
         name: "input_bit_register_75",
@@ -2945,6 +3170,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 75 }),
+        index: 0x20E1,
     },
     Field {
         name: "input_bit_register_76",
@@ -2958,6 +3184,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 76 }),
+        index: 0x20E2,
     },
     Field {
         name: "input_bit_register_77",
@@ -2971,6 +3198,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 77 }),
+        index: 0x20E3,
     },
     Field {
         name: "input_bit_register_78",
@@ -2984,6 +3212,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 78 }),
+        index: 0x20E4,
     },
     Field {
         name: "input_bit_register_79",
@@ -2997,6 +3226,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 79 }),
+        index: 0x20E5,
     },
     Field {
         name: "input_bit_register_80",
@@ -3010,6 +3240,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 80 }),
+        index: 0x20E6,
     },
     Field {
         name: "input_bit_register_81",
@@ -3023,6 +3254,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 81 }),
+        index: 0x20E7,
     },
     Field {
         name: "input_bit_register_82",
@@ -3036,6 +3268,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 82 }),
+        index: 0x20E8,
     },
     Field {
         name: "input_bit_register_83",
@@ -3049,6 +3282,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 83 }),
+        index: 0x20E9,
     },
     Field {
         name: "input_bit_register_84",
@@ -3062,6 +3296,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 84 }),
+        index: 0x20EA,
     },
     Field {
         name: "input_bit_register_85",
@@ -3075,6 +3310,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 85 }),
+        index: 0x20EB,
     },
     Field {
         name: "input_bit_register_86",
@@ -3088,6 +3324,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 86 }),
+        index: 0x20EC,
     },
     Field {
         name: "input_bit_register_87",
@@ -3101,6 +3338,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 87 }),
+        index: 0x20ED,
     },
     Field {
         name: "input_bit_register_88",
@@ -3114,6 +3352,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 88 }),
+        index: 0x20EE,
     },
     Field {
         name: "input_bit_register_89",
@@ -3127,6 +3366,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 89 }),
+        index: 0x20EF,
     },
     Field {
         name: "input_bit_register_90",
@@ -3140,6 +3380,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 90 }),
+        index: 0x20F0,
     },
     Field {
         name: "input_bit_register_91",
@@ -3153,6 +3394,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 91 }),
+        index: 0x20F1,
     },
     Field {
         name: "input_bit_register_92",
@@ -3166,6 +3408,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 92 }),
+        index: 0x20F2,
     },
     Field {
         name: "input_bit_register_93",
@@ -3179,6 +3422,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 93 }),
+        index: 0x20F3,
     },
     Field {
         name: "input_bit_register_94",
@@ -3192,6 +3436,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 94 }),
+        index: 0x20F4,
     },
     Field {
         name: "input_bit_register_95",
@@ -3205,6 +3450,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 95 }),
+        index: 0x20F5,
     },
     Field {
         name: "input_bit_register_96",
@@ -3218,6 +3464,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 96 }),
+        index: 0x20F6,
     },
     Field {
         name: "input_bit_register_97",
@@ -3231,6 +3478,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 97 }),
+        index: 0x20F7,
     },
     Field {
         name: "input_bit_register_98",
@@ -3244,6 +3492,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 98 }),
+        index: 0x20F8,
     },
     Field {
         name: "input_bit_register_99",
@@ -3257,6 +3506,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 99 }),
+        index: 0x20F9,
     },
     Field {
         name: "input_bit_register_100",
@@ -3270,6 +3520,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 100 }),
+        index: 0x20FA,
     },
     Field {
         name: "input_bit_register_101",
@@ -3283,6 +3534,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 101 }),
+        index: 0x20FB,
     },
     Field {
         name: "input_bit_register_102",
@@ -3296,6 +3548,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 102 }),
+        index: 0x20FC,
     },
     Field {
         name: "input_bit_register_103",
@@ -3309,6 +3562,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 103 }),
+        index: 0x20FD,
     },
     Field {
         name: "input_bit_register_104",
@@ -3322,6 +3576,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 104 }),
+        index: 0x20FE,
     },
     Field {
         name: "input_bit_register_105",
@@ -3335,6 +3590,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 105 }),
+        index: 0x20FF,
     },
     Field {
         name: "input_bit_register_106",
@@ -3348,6 +3604,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 106 }),
+        index: 0x2100,
     },
     Field {
         name: "input_bit_register_107",
@@ -3361,6 +3618,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 107 }),
+        index: 0x2101,
     },
     Field {
         name: "input_bit_register_108",
@@ -3374,6 +3632,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 108 }),
+        index: 0x2102,
     },
     Field {
         name: "input_bit_register_109",
@@ -3387,6 +3646,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 109 }),
+        index: 0x2103,
     },
     Field {
         name: "input_bit_register_110",
@@ -3400,6 +3660,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 110 }),
+        index: 0x2104,
     },
     Field {
         name: "input_bit_register_111",
@@ -3413,6 +3674,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 111 }),
+        index: 0x2105,
     },
     Field {
         name: "input_bit_register_112",
@@ -3426,6 +3688,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 112 }),
+        index: 0x2106,
     },
     Field {
         name: "input_bit_register_113",
@@ -3439,6 +3702,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 113 }),
+        index: 0x2107,
     },
     Field {
         name: "input_bit_register_114",
@@ -3452,6 +3716,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 114 }),
+        index: 0x2108,
     },
     Field {
         name: "input_bit_register_115",
@@ -3465,6 +3730,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 115 }),
+        index: 0x2109,
     },
     Field {
         name: "input_bit_register_116",
@@ -3478,6 +3744,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 116 }),
+        index: 0x210A,
     },
     Field {
         name: "input_bit_register_117",
@@ -3491,6 +3758,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 117 }),
+        index: 0x210B,
     },
     Field {
         name: "input_bit_register_118",
@@ -3504,6 +3772,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 118 }),
+        index: 0x210C,
     },
     Field {
         name: "input_bit_register_119",
@@ -3517,6 +3786,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 119 }),
+        index: 0x210D,
     },
     Field {
         name: "input_bit_register_120",
@@ -3530,6 +3800,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 120 }),
+        index: 0x210E,
     },
     Field {
         name: "input_bit_register_121",
@@ -3543,6 +3814,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 121 }),
+        index: 0x210F,
     },
     Field {
         name: "input_bit_register_122",
@@ -3556,6 +3828,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 122 }),
+        index: 0x2110,
     },
     Field {
         name: "input_bit_register_123",
@@ -3569,6 +3842,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 123 }),
+        index: 0x2111,
     },
     Field {
         name: "input_bit_register_124",
@@ -3582,6 +3856,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 124 }),
+        index: 0x2112,
     },
     Field {
         name: "input_bit_register_125",
@@ -3595,6 +3870,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 125 }),
+        index: 0x2113,
     },
     Field {
         name: "input_bit_register_126",
@@ -3608,6 +3884,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 126 }),
+        index: 0x2114,
     },
     Field {
         name: "input_bit_register_127",
@@ -3621,6 +3898,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input bit registers 64-127",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 127 }),
+        index: 0x2115,
     },
     Field {
         name: "input_int_register_0",
@@ -3634,6 +3912,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 0 }),
+        index: 0x2116,
     },
     Field {
         name: "input_int_register_1",
@@ -3647,6 +3926,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 1 }),
+        index: 0x2117,
     },
     Field {
         name: "input_int_register_2",
@@ -3660,6 +3940,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 2 }),
+        index: 0x2118,
     },
     Field {
         name: "input_int_register_3",
@@ -3673,6 +3954,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 3 }),
+        index: 0x2119,
     },
     Field {
         name: "input_int_register_4",
@@ -3686,6 +3968,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 4 }),
+        index: 0x211A,
     },
     Field {
         name: "input_int_register_5",
@@ -3699,6 +3982,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 5 }),
+        index: 0x211B,
     },
     Field {
         name: "input_int_register_6",
@@ -3712,6 +3996,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 6 }),
+        index: 0x211C,
     },
     Field {
         name: "input_int_register_7",
@@ -3725,6 +4010,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 7 }),
+        index: 0x211D,
     },
     Field {
         name: "input_int_register_8",
@@ -3738,6 +4024,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 8 }),
+        index: 0x211E,
     },
     Field {
         name: "input_int_register_9",
@@ -3751,6 +4038,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 9 }),
+        index: 0x211F,
     },
     Field {
         name: "input_int_register_10",
@@ -3764,6 +4052,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 10 }),
+        index: 0x2120,
     },
     Field {
         name: "input_int_register_11",
@@ -3777,6 +4066,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 11 }),
+        index: 0x2121,
     },
     Field {
         name: "input_int_register_12",
@@ -3790,6 +4080,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 12 }),
+        index: 0x2122,
     },
     Field {
         name: "input_int_register_13",
@@ -3803,6 +4094,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 13 }),
+        index: 0x2123,
     },
     Field {
         name: "input_int_register_14",
@@ -3816,6 +4108,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 14 }),
+        index: 0x2124,
     },
     Field {
         name: "input_int_register_15",
@@ -3829,6 +4122,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 15 }),
+        index: 0x2125,
     },
     Field {
         name: "input_int_register_16",
@@ -3842,6 +4136,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 16 }),
+        index: 0x2126,
     },
     Field {
         name: "input_int_register_17",
@@ -3855,6 +4150,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 17 }),
+        index: 0x2127,
     },
     Field {
         name: "input_int_register_18",
@@ -3868,6 +4164,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 18 }),
+        index: 0x2128,
     },
     Field {
         name: "input_int_register_19",
@@ -3881,6 +4178,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 19 }),
+        index: 0x2129,
     },
     Field {
         name: "input_int_register_20",
@@ -3894,6 +4192,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 20 }),
+        index: 0x212A,
     },
     Field {
         name: "input_int_register_21",
@@ -3907,6 +4206,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 21 }),
+        index: 0x212B,
     },
     Field {
         name: "input_int_register_22",
@@ -3920,6 +4220,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 22 }),
+        index: 0x212C,
     },
     Field {
         name: "input_int_register_23",
@@ -3933,6 +4234,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 23 }),
+        index: 0x212D,
     },
     Field {
         name: "input_int_register_24",
@@ -3946,6 +4248,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 24 }),
+        index: 0x212E,
     },
     Field {
         name: "input_int_register_25",
@@ -3959,6 +4262,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 25 }),
+        index: 0x212F,
     },
     Field {
         name: "input_int_register_26",
@@ -3972,6 +4276,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 26 }),
+        index: 0x2130,
     },
     Field {
         name: "input_int_register_27",
@@ -3985,6 +4290,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 27 }),
+        index: 0x2131,
     },
     Field {
         name: "input_int_register_28",
@@ -3998,6 +4304,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 28 }),
+        index: 0x2132,
     },
     Field {
         name: "input_int_register_29",
@@ -4011,6 +4318,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 29 }),
+        index: 0x2133,
     },
     Field {
         name: "input_int_register_30",
@@ -4024,6 +4332,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 30 }),
+        index: 0x2134,
     },
     Field {
         name: "input_int_register_31",
@@ -4037,6 +4346,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 31 }),
+        index: 0x2135,
     },
     Field {
         name: "input_int_register_32",
@@ -4050,6 +4360,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 32 }),
+        index: 0x2136,
     },
     Field {
         name: "input_int_register_33",
@@ -4063,6 +4374,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 33 }),
+        index: 0x2137,
     },
     Field {
         name: "input_int_register_34",
@@ -4076,6 +4388,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 34 }),
+        index: 0x2138,
     },
     Field {
         name: "input_int_register_35",
@@ -4089,6 +4402,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 35 }),
+        index: 0x2139,
     },
     Field {
         name: "input_int_register_36",
@@ -4102,6 +4416,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 36 }),
+        index: 0x213A,
     },
     Field {
         name: "input_int_register_37",
@@ -4115,6 +4430,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 37 }),
+        index: 0x213B,
     },
     Field {
         name: "input_int_register_38",
@@ -4128,6 +4444,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 38 }),
+        index: 0x213C,
     },
     Field {
         name: "input_int_register_39",
@@ -4141,6 +4458,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 39 }),
+        index: 0x213D,
     },
     Field {
         name: "input_int_register_40",
@@ -4154,6 +4472,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 40 }),
+        index: 0x213E,
     },
     Field {
         name: "input_int_register_41",
@@ -4167,6 +4486,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 41 }),
+        index: 0x213F,
     },
     Field {
         name: "input_int_register_42",
@@ -4180,6 +4500,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 42 }),
+        index: 0x2140,
     },
     Field {
         name: "input_int_register_43",
@@ -4193,6 +4514,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 43 }),
+        index: 0x2141,
     },
     Field {
         name: "input_int_register_44",
@@ -4206,6 +4528,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 44 }),
+        index: 0x2142,
     },
     Field {
         name: "input_int_register_45",
@@ -4219,6 +4542,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 45 }),
+        index: 0x2143,
     },
     Field {
         name: "input_int_register_46",
@@ -4232,6 +4556,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 46 }),
+        index: 0x2144,
     },
     Field {
         name: "input_int_register_47",
@@ -4245,6 +4570,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input int registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 47 }),
+        index: 0x2145,
     },
     Field {
         name: "input_double_register_0",
@@ -4258,6 +4584,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 0 }),
+        index: 0x2146,
     },
     Field {
         name: "input_double_register_1",
@@ -4271,6 +4598,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 1 }),
+        index: 0x2147,
     },
     Field {
         name: "input_double_register_2",
@@ -4284,6 +4612,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 2 }),
+        index: 0x2148,
     },
     Field {
         name: "input_double_register_3",
@@ -4297,6 +4626,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 3 }),
+        index: 0x2149,
     },
     Field {
         name: "input_double_register_4",
@@ -4310,6 +4640,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 4 }),
+        index: 0x214A,
     },
     Field {
         name: "input_double_register_5",
@@ -4323,6 +4654,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 5 }),
+        index: 0x214B,
     },
     Field {
         name: "input_double_register_6",
@@ -4336,6 +4668,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 6 }),
+        index: 0x214C,
     },
     Field {
         name: "input_double_register_7",
@@ -4349,6 +4682,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 7 }),
+        index: 0x214D,
     },
     Field {
         name: "input_double_register_8",
@@ -4362,6 +4696,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 8 }),
+        index: 0x214E,
     },
     Field {
         name: "input_double_register_9",
@@ -4375,6 +4710,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 9 }),
+        index: 0x214F,
     },
     Field {
         name: "input_double_register_10",
@@ -4388,6 +4724,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 10 }),
+        index: 0x2150,
     },
     Field {
         name: "input_double_register_11",
@@ -4401,6 +4738,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 11 }),
+        index: 0x2151,
     },
     Field {
         name: "input_double_register_12",
@@ -4414,6 +4752,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 12 }),
+        index: 0x2152,
     },
     Field {
         name: "input_double_register_13",
@@ -4427,6 +4766,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 13 }),
+        index: 0x2153,
     },
     Field {
         name: "input_double_register_14",
@@ -4440,6 +4780,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 14 }),
+        index: 0x2154,
     },
     Field {
         name: "input_double_register_15",
@@ -4453,6 +4794,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 15 }),
+        index: 0x2155,
     },
     Field {
         name: "input_double_register_16",
@@ -4466,6 +4808,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 16 }),
+        index: 0x2156,
     },
     Field {
         name: "input_double_register_17",
@@ -4479,6 +4822,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 17 }),
+        index: 0x2157,
     },
     Field {
         name: "input_double_register_18",
@@ -4492,6 +4836,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 18 }),
+        index: 0x2158,
     },
     Field {
         name: "input_double_register_19",
@@ -4505,6 +4850,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 19 }),
+        index: 0x2159,
     },
     Field {
         name: "input_double_register_20",
@@ -4518,6 +4864,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 20 }),
+        index: 0x215A,
     },
     Field {
         name: "input_double_register_21",
@@ -4531,6 +4878,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 21 }),
+        index: 0x215B,
     },
     Field {
         name: "input_double_register_22",
@@ -4544,6 +4892,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 22 }),
+        index: 0x215C,
     },
     Field {
         name: "input_double_register_23",
@@ -4557,6 +4906,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 0-23",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 23 }),
+        index: 0x215D,
     },
     Field {
         name: "input_double_register_24",
@@ -4570,6 +4920,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 24 }),
+        index: 0x215E,
     },
     Field {
         name: "input_double_register_25",
@@ -4583,6 +4934,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 25 }),
+        index: 0x215F,
     },
     Field {
         name: "input_double_register_26",
@@ -4596,6 +4948,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 26 }),
+        index: 0x2160,
     },
     Field {
         name: "input_double_register_27",
@@ -4609,6 +4962,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 27 }),
+        index: 0x2161,
     },
     Field {
         name: "input_double_register_28",
@@ -4622,6 +4976,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 28 }),
+        index: 0x2162,
     },
     Field {
         name: "input_double_register_29",
@@ -4635,6 +4990,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 29 }),
+        index: 0x2163,
     },
     Field {
         name: "input_double_register_30",
@@ -4648,6 +5004,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 30 }),
+        index: 0x2164,
     },
     Field {
         name: "input_double_register_31",
@@ -4661,6 +5018,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 31 }),
+        index: 0x2165,
     },
     Field {
         name: "input_double_register_32",
@@ -4674,6 +5032,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 32 }),
+        index: 0x2166,
     },
     Field {
         name: "input_double_register_33",
@@ -4687,6 +5046,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 33 }),
+        index: 0x2167,
     },
     Field {
         name: "input_double_register_34",
@@ -4700,6 +5060,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 34 }),
+        index: 0x2168,
     },
     Field {
         name: "input_double_register_35",
@@ -4713,6 +5074,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 35 }),
+        index: 0x2169,
     },
     Field {
         name: "input_double_register_36",
@@ -4726,6 +5088,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 36 }),
+        index: 0x216A,
     },
     Field {
         name: "input_double_register_37",
@@ -4739,6 +5102,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 37 }),
+        index: 0x216B,
     },
     Field {
         name: "input_double_register_38",
@@ -4752,6 +5116,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 38 }),
+        index: 0x216C,
     },
     Field {
         name: "input_double_register_39",
@@ -4765,6 +5130,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 39 }),
+        index: 0x216D,
     },
     Field {
         name: "input_double_register_40",
@@ -4778,6 +5144,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 40 }),
+        index: 0x216E,
     },
     Field {
         name: "input_double_register_41",
@@ -4791,6 +5158,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 41 }),
+        index: 0x216F,
     },
     Field {
         name: "input_double_register_42",
@@ -4804,6 +5172,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 42 }),
+        index: 0x2170,
     },
     Field {
         name: "input_double_register_43",
@@ -4817,6 +5186,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 43 }),
+        index: 0x2171,
     },
     Field {
         name: "input_double_register_44",
@@ -4830,6 +5200,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 44 }),
+        index: 0x2172,
     },
     Field {
         name: "input_double_register_45",
@@ -4843,6 +5214,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 45 }),
+        index: 0x2173,
     },
     Field {
         name: "input_double_register_46",
@@ -4856,6 +5228,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 46 }),
+        index: 0x2174,
     },
     Field {
         name: "input_double_register_47",
@@ -4869,6 +5242,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Read-back of input double registers 24-47",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 47 }),
+        index: 0x2175,
     },
     Field {
         name: "actual_robot_energy_consumed",
@@ -4882,6 +5256,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Energy consumed by the robot",
         source: "peer: URCL test comment 'added in 5.23.0 / 10.11.0' (UR maintainers)",
         register: None,
+        index: 0x2176,
     },
     Field {
         name: "actual_robot_braking_energy_dissipated",
@@ -4895,6 +5270,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Energy dissipated while braking",
         source: "inferred: added with actual_robot_energy_consumed; unverified",
         register: None,
+        index: 0x2177,
     },
     Field {
         name: "encoder0_raw",
@@ -4908,6 +5284,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Raw tick count of conveyor/pulse encoder 0",
         source: "unrecorded: in the current guide (UR Client Library docs-sync list), version cell not recovered",
         register: None,
+        index: 0x2178,
     },
     Field {
         name: "encoder1_raw",
@@ -4921,6 +5298,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Raw tick count of conveyor/pulse encoder 1",
         source: "unrecorded: in the current guide (UR Client Library docs-sync list), version cell not recovered",
         register: None,
+        index: 0x2179,
     },
     Field {
         name: "euromap67_input_bits",
@@ -4934,6 +5312,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Euromap67 input bits",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x217A,
     },
     Field {
         name: "euromap67_output_bits",
@@ -4947,6 +5326,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Euromap67 output bits",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x217B,
     },
     Field {
         name: "euromap67_24V_voltage",
@@ -4960,6 +5340,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Euromap67 24 V supply voltage",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x217C,
     },
     Field {
         name: "euromap67_24V_current",
@@ -4973,6 +5354,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Euromap67 24 V supply current",
         source: "guide-baseline; psx-baseline; pre-2020 guide said A",
         register: None,
+        index: 0x217D,
     },
     Field {
         name: "tool_mode",
@@ -4986,6 +5368,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Tool mode",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x217E,
     },
     Field {
         name: "tool_analog_input_types",
@@ -4999,6 +5382,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Bits 0-1: domain of tool analog in0/in1 (0 = current, 1 = voltage)",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x217F,
     },
     Field {
         name: "tool_analog_input0",
@@ -5012,6 +5396,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Tool analog input 0",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x2180,
     },
     Field {
         name: "tool_analog_input1",
@@ -5025,6 +5410,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Tool analog input 1",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x2181,
     },
     Field {
         name: "tool_output_voltage",
@@ -5038,6 +5424,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Tool output voltage",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x2182,
     },
     Field {
         name: "tool_output_current",
@@ -5051,6 +5438,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Tool output current",
         source: "guide-baseline; psx-baseline; pre-2020 guide said A",
         register: None,
+        index: 0x2183,
     },
     Field {
         name: "tool_temperature",
@@ -5064,6 +5452,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Tool temperature",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x2184,
     },
     Field {
         name: "tool_output_mode",
@@ -5077,6 +5466,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Current tool output mode",
         source: "guide-baseline; psx-baseline; one older transcription says 5.2.0 (e-Series only)",
         register: None,
+        index: 0x2185,
     },
     Field {
         name: "tool_digital_output0_mode",
@@ -5090,6 +5480,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Current mode of tool digital output 0",
         source: "guide-baseline; psx-baseline; one older transcription says 5.2.0 (e-Series only)",
         register: None,
+        index: 0x2186,
     },
     Field {
         name: "tool_digital_output1_mode",
@@ -5103,6 +5494,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Current mode of tool digital output 1",
         source: "guide-baseline; psx-baseline; one older transcription says 5.2.0 (e-Series only)",
         register: None,
+        index: 0x2187,
     },
     Field {
         name: "tcp_force_scalar",
@@ -5116,6 +5508,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Scalar magnitude of TCP force",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x2188,
     },
     Field {
         name: "joint_position_deviation_ratio",
@@ -5129,6 +5522,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Closeness to C153/C159 joint-position-deviation stop; stop at >= 1.0",
         source: "guide blank (per URCL 2024 transcription); absent from ~2022 guide copy - unverified min; psx-baseline",
         register: None,
+        index: 0x2189,
     },
     Field {
         name: "collision_detection_ratio",
@@ -5142,6 +5536,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Closeness to C157/C158 collision-detection stop; stop at >= 1.0",
         source: "guide 5.15.0 (as transcribed by URCL, Oct 2024); psx-baseline",
         register: None,
+        index: 0x218A,
     },
     Field {
         name: "ft_raw_wrench",
@@ -5155,6 +5550,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Raw F/T sensor wrench, not payload-compensated",
         source: "guide (5.9.0); psx-baseline",
         register: None,
+        index: 0x218B,
     },
     Field {
         name: "wrench_calc_from_currents",
@@ -5168,6 +5564,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "TCP wrench estimated from joint currents",
         source: "unrecorded: in the current guide (UR Client Library docs-sync list), version cell not recovered",
         register: None,
+        index: 0x218C,
     },
     Field {
         name: "payload",
@@ -5181,6 +5578,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Payload mass",
         source: "guide (3.11.0 / 5.5.1); psx-baseline",
         register: None,
+        index: 0x218D,
     },
     Field {
         name: "payload_cog",
@@ -5194,6 +5592,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Payload centre of gravity (CoGx, CoGy, CoGz)",
         source: "guide (3.11.0 / 5.5.1); psx-baseline",
         register: None,
+        index: 0x218E,
     },
     Field {
         name: "payload_inertia",
@@ -5207,6 +5606,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Payload inertia (Ixx, Iyy, Izz, Ixy, Ixz, Iyz)",
         source: "guide ('3.15 / 5.11'; current guide may list 5.11.0 only); psx-baseline",
         register: None,
+        index: 0x218F,
     },
     Field {
         name: "script_control_line",
@@ -5220,6 +5620,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Script line of the thread controlling the robot; 0 if none",
         source: "guide (3.14.0 / 5.9.0); psx-baseline",
         register: None,
+        index: 0x2190,
     },
     Field {
         name: "time_scale_source",
@@ -5233,6 +5634,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Enum: reason/source of current speed scaling (-1 other, 0 not running, 1 none, ...)",
         source: "guide 5.17.0 (as transcribed by URCL, Oct 2024); psx-baseline",
         register: None,
+        index: 0x2191,
     },
     Field {
         name: "target_gravity",
@@ -5246,6 +5648,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Gravity vector used by the controller",
         source: "peer: URCL PR#420 + metadata test (guide annotation '10.12.0 / 5.26.0')",
         register: None,
+        index: 0x2192,
     },
     Field {
         name: "target_base_acceleration",
@@ -5259,6 +5662,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Target acceleration of the robot base",
         source: "peer: URCL PR#420 (UR maintainer)",
         register: None,
+        index: 0x2193,
     },
     Field {
         name: "control_step",
@@ -5272,6 +5676,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Controller control-cycle step counter",
         source: "peer: URCL PR#529 (verified on 10.13.0); guide first said controller_step",
         register: None,
+        index: 0x2194,
     },
     Field {
         name: "target_base_wrench",
@@ -5285,6 +5690,7 @@ pub(crate) static OUTPUTS: [Field; 406] = [
         description: "Target wrench at the robot base",
         source: "URCL PR#576 fixtures ('10.14/5.26'); URCL PR#539 text says 10.13 - disputed",
         register: None,
+        index: 0x2195,
     },
 ];
 
@@ -5359,6 +5765,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "1 = apply speed_slider_fraction to the speed slider; 0 = leave slider unchanged",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x4000,
     },
     Field {
         name: "speed_slider_fraction",
@@ -5372,6 +5779,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "New speed slider value (fraction 0..1)",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x4001,
     },
     Field {
         name: "standard_digital_output_mask",
@@ -5385,6 +5793,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Bit mask selecting which standard digital outputs to write",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x4002,
     },
     Field {
         name: "standard_digital_output",
@@ -5398,6 +5807,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Standard digital output values (applied where mask bit is set)",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x4003,
     },
     Field {
         name: "configurable_digital_output_mask",
@@ -5411,6 +5821,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Bit mask selecting which configurable digital outputs to write",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x4004,
     },
     Field {
         name: "configurable_digital_output",
@@ -5424,6 +5835,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Configurable digital output values (applied where mask bit is set)",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x4005,
     },
     Field {
         name: "tool_digital_output_mask",
@@ -5437,6 +5849,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Bit mask selecting which tool digital outputs to write",
         source: "unrecorded: not in the guide table; UR Python client example and UR Client Library type list",
         register: None,
+        index: 0x4006,
     },
     Field {
         name: "tool_digital_output",
@@ -5450,6 +5863,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Tool digital output values (applied where mask bit is set)",
         source: "unrecorded: not in the guide table; UR Python client example and UR Client Library type list",
         register: None,
+        index: 0x4007,
     },
     Field {
         name: "standard_analog_output_mask",
@@ -5463,6 +5877,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Bits 0-1 select standard analog output 0 / 1 for update",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x4008,
     },
     Field {
         name: "standard_analog_output_type",
@@ -5476,6 +5891,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Bits 0-1: domain of analog out 0/1 (0 = current mA, 1 = voltage V)",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x4009,
     },
     Field {
         name: "standard_analog_output_0",
@@ -5489,6 +5905,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Standard analog output 0 as a fraction of its range",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x400A,
     },
     Field {
         name: "standard_analog_output_1",
@@ -5502,6 +5919,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Standard analog output 1 as a fraction of its range",
         source: "guide-baseline; psx-baseline",
         register: None,
+        index: 0x400B,
     },
     Field {
         name: "input_bit_registers0_to_31",
@@ -5515,6 +5933,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Packed input bit registers 0-31; reserved for fieldbus/PLC adapters",
         source: "guide-baseline; psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::BitWord, index: 0 }),
+        index: 0x400C,
     },
     Field {
         name: "input_bit_registers32_to_63",
@@ -5528,6 +5947,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Packed input bit registers 32-63; reserved for fieldbus/PLC adapters",
         source: "guide-baseline; psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::BitWord, index: 32 }),
+        index: 0x400D,
     },
     Field {
         name: "input_bit_register_64",
@@ -5541,6 +5961,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 64 }),
+        index: 0x400E,
     },
     Field {
         name: "input_bit_register_65",
@@ -5554,6 +5975,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 65 }),
+        index: 0x400F,
     },
     Field {
         name: "input_bit_register_66",
@@ -5567,6 +5989,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 66 }),
+        index: 0x4010,
     },
     Field {
         name: "input_bit_register_67",
@@ -5580,6 +6003,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 67 }),
+        index: 0x4011,
     },
     Field {
         name: "input_bit_register_68",
@@ -5593,6 +6017,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 68 }),
+        index: 0x4012,
     },
     Field {
         name: "input_bit_register_69",
@@ -5606,6 +6031,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 69 }),
+        index: 0x4013,
     },
     Field {
         name: "input_bit_register_70",
@@ -5619,6 +6045,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 70 }),
+        index: 0x4014,
     },
     Field {
         name: "input_bit_register_71",
@@ -5632,6 +6059,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 71 }),
+        index: 0x4015,
     },
     Field {
         name: "input_bit_register_72",
@@ -5645,6 +6073,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 72 }),
+        index: 0x4016,
     },
     Field {
         name: "input_bit_register_73",
@@ -5658,6 +6087,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 73 }),
+        index: 0x4017,
     },
     Field {
         name: "input_bit_register_74",
@@ -5671,6 +6101,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 74 }),
+        index: 0x4018,
     },
     Field {
         name: "input_bit_register_75",
@@ -5684,6 +6115,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 75 }),
+        index: 0x4019,
     },
     Field {
         name: "input_bit_register_76",
@@ -5697,6 +6129,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 76 }),
+        index: 0x401A,
     },
     Field {
         name: "input_bit_register_77",
@@ -5710,6 +6143,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 77 }),
+        index: 0x401B,
     },
     Field {
         name: "input_bit_register_78",
@@ -5723,6 +6157,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 78 }),
+        index: 0x401C,
     },
     Field {
         name: "input_bit_register_79",
@@ -5736,6 +6171,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 79 }),
+        index: 0x401D,
     },
     Field {
         name: "input_bit_register_80",
@@ -5749,6 +6185,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 80 }),
+        index: 0x401E,
     },
     Field {
         name: "input_bit_register_81",
@@ -5762,6 +6199,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 81 }),
+        index: 0x401F,
     },
     Field {
         name: "input_bit_register_82",
@@ -5775,6 +6213,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 82 }),
+        index: 0x4020,
     },
     Field {
         name: "input_bit_register_83",
@@ -5788,6 +6227,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 83 }),
+        index: 0x4021,
     },
     Field {
         name: "input_bit_register_84",
@@ -5801,6 +6241,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 84 }),
+        index: 0x4022,
     },
     Field {
         name: "input_bit_register_85",
@@ -5814,6 +6255,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 85 }),
+        index: 0x4023,
     },
     Field {
         name: "input_bit_register_86",
@@ -5827,6 +6269,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 86 }),
+        index: 0x4024,
     },
     Field {
         name: "input_bit_register_87",
@@ -5840,6 +6283,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 87 }),
+        index: 0x4025,
     },
     Field {
         name: "input_bit_register_88",
@@ -5853,6 +6297,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 88 }),
+        index: 0x4026,
     },
     Field {
         name: "input_bit_register_89",
@@ -5866,6 +6311,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 89 }),
+        index: 0x4027,
     },
     Field {
         name: "input_bit_register_90",
@@ -5879,6 +6325,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 90 }),
+        index: 0x4028,
     },
     Field {
         name: "input_bit_register_91",
@@ -5892,6 +6339,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 91 }),
+        index: 0x4029,
     },
     Field {
         name: "input_bit_register_92",
@@ -5905,6 +6353,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 92 }),
+        index: 0x402A,
     },
     Field {
         name: "input_bit_register_93",
@@ -5918,6 +6367,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 93 }),
+        index: 0x402B,
     },
     Field {
         name: "input_bit_register_94",
@@ -5931,6 +6381,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 94 }),
+        index: 0x402C,
     },
     Field {
         name: "input_bit_register_95",
@@ -5944,6 +6395,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 95 }),
+        index: 0x402D,
     },
     Field {
         name: "input_bit_register_96",
@@ -5957,6 +6409,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 96 }),
+        index: 0x402E,
     },
     Field {
         name: "input_bit_register_97",
@@ -5970,6 +6423,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 97 }),
+        index: 0x402F,
     },
     Field {
         name: "input_bit_register_98",
@@ -5983,6 +6437,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 98 }),
+        index: 0x4030,
     },
     Field {
         name: "input_bit_register_99",
@@ -5996,6 +6451,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 99 }),
+        index: 0x4031,
     },
     Field {
         name: "input_bit_register_100",
@@ -6009,6 +6465,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 100 }),
+        index: 0x4032,
     },
     Field {
         name: "input_bit_register_101",
@@ -6022,6 +6479,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 101 }),
+        index: 0x4033,
     },
     Field {
         name: "input_bit_register_102",
@@ -6035,6 +6493,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 102 }),
+        index: 0x4034,
     },
     Field {
         name: "input_bit_register_103",
@@ -6048,6 +6507,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 103 }),
+        index: 0x4035,
     },
     Field {
         name: "input_bit_register_104",
@@ -6061,6 +6521,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 104 }),
+        index: 0x4036,
     },
     Field {
         name: "input_bit_register_105",
@@ -6074,6 +6535,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 105 }),
+        index: 0x4037,
     },
     Field {
         name: "input_bit_register_106",
@@ -6087,6 +6549,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 106 }),
+        index: 0x4038,
     },
     Field {
         name: "input_bit_register_107",
@@ -6100,6 +6563,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 107 }),
+        index: 0x4039,
     },
     Field {
         name: "input_bit_register_108",
@@ -6113,6 +6577,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 108 }),
+        index: 0x403A,
     },
     Field {
         name: "input_bit_register_109",
@@ -6126,6 +6591,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 109 }),
+        index: 0x403B,
     },
     Field {
         name: "input_bit_register_110",
@@ -6139,6 +6605,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 110 }),
+        index: 0x403C,
     },
     Field {
         name: "input_bit_register_111",
@@ -6152,6 +6619,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 111 }),
+        index: 0x403D,
     },
     Field {
         name: "input_bit_register_112",
@@ -6165,6 +6633,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 112 }),
+        index: 0x403E,
     },
     Field {
         name: "input_bit_register_113",
@@ -6178,6 +6647,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 113 }),
+        index: 0x403F,
     },
     Field {
         name: "input_bit_register_114",
@@ -6191,6 +6661,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 114 }),
+        index: 0x4040,
     },
     Field {
         name: "input_bit_register_115",
@@ -6204,6 +6675,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 115 }),
+        index: 0x4041,
     },
     Field {
         name: "input_bit_register_116",
@@ -6217,6 +6689,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 116 }),
+        index: 0x4042,
     },
     Field {
         name: "input_bit_register_117",
@@ -6230,6 +6703,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 117 }),
+        index: 0x4043,
     },
     Field {
         name: "input_bit_register_118",
@@ -6243,6 +6717,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 118 }),
+        index: 0x4044,
     },
     Field {
         name: "input_bit_register_119",
@@ -6256,6 +6731,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 119 }),
+        index: 0x4045,
     },
     Field {
         name: "input_bit_register_120",
@@ -6269,6 +6745,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 120 }),
+        index: 0x4046,
     },
     Field {
         name: "input_bit_register_121",
@@ -6282,6 +6759,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 121 }),
+        index: 0x4047,
     },
     Field {
         name: "input_bit_register_122",
@@ -6295,6 +6773,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 122 }),
+        index: 0x4048,
     },
     Field {
         name: "input_bit_register_123",
@@ -6308,6 +6787,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 123 }),
+        index: 0x4049,
     },
     Field {
         name: "input_bit_register_124",
@@ -6321,6 +6801,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 124 }),
+        index: 0x404A,
     },
     Field {
         name: "input_bit_register_125",
@@ -6334,6 +6815,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 125 }),
+        index: 0x404B,
     },
     Field {
         name: "input_bit_register_126",
@@ -6347,6 +6829,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 126 }),
+        index: 0x404C,
     },
     Field {
         name: "input_bit_register_127",
@@ -6360,6 +6843,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Individual input bit registers 64-127, free for external RTDE clients",
         source: "guide (3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Bit, index: 127 }),
+        index: 0x404D,
     },
     Field {
         name: "input_int_register_0",
@@ -6373,6 +6857,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 0 }),
+        index: 0x404E,
     },
     Field {
         name: "input_int_register_1",
@@ -6386,6 +6871,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 1 }),
+        index: 0x404F,
     },
     Field {
         name: "input_int_register_2",
@@ -6399,6 +6885,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 2 }),
+        index: 0x4050,
     },
     Field {
         name: "input_int_register_3",
@@ -6412,6 +6899,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 3 }),
+        index: 0x4051,
     },
     Field {
         name: "input_int_register_4",
@@ -6425,6 +6913,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 4 }),
+        index: 0x4052,
     },
     Field {
         name: "input_int_register_5",
@@ -6438,6 +6927,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 5 }),
+        index: 0x4053,
     },
     Field {
         name: "input_int_register_6",
@@ -6451,6 +6941,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 6 }),
+        index: 0x4054,
     },
     Field {
         name: "input_int_register_7",
@@ -6464,6 +6955,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 7 }),
+        index: 0x4055,
     },
     Field {
         name: "input_int_register_8",
@@ -6477,6 +6969,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 8 }),
+        index: 0x4056,
     },
     Field {
         name: "input_int_register_9",
@@ -6490,6 +6983,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 9 }),
+        index: 0x4057,
     },
     Field {
         name: "input_int_register_10",
@@ -6503,6 +6997,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 10 }),
+        index: 0x4058,
     },
     Field {
         name: "input_int_register_11",
@@ -6516,6 +7011,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 11 }),
+        index: 0x4059,
     },
     Field {
         name: "input_int_register_12",
@@ -6529,6 +7025,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 12 }),
+        index: 0x405A,
     },
     Field {
         name: "input_int_register_13",
@@ -6542,6 +7039,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 13 }),
+        index: 0x405B,
     },
     Field {
         name: "input_int_register_14",
@@ -6555,6 +7053,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 14 }),
+        index: 0x405C,
     },
     Field {
         name: "input_int_register_15",
@@ -6568,6 +7067,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 15 }),
+        index: 0x405D,
     },
     Field {
         name: "input_int_register_16",
@@ -6581,6 +7081,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 16 }),
+        index: 0x405E,
     },
     Field {
         name: "input_int_register_17",
@@ -6594,6 +7095,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 17 }),
+        index: 0x405F,
     },
     Field {
         name: "input_int_register_18",
@@ -6607,6 +7109,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 18 }),
+        index: 0x4060,
     },
     Field {
         name: "input_int_register_19",
@@ -6620,6 +7123,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 19 }),
+        index: 0x4061,
     },
     Field {
         name: "input_int_register_20",
@@ -6633,6 +7137,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 20 }),
+        index: 0x4062,
     },
     Field {
         name: "input_int_register_21",
@@ -6646,6 +7151,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 21 }),
+        index: 0x4063,
     },
     Field {
         name: "input_int_register_22",
@@ -6659,6 +7165,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 22 }),
+        index: 0x4064,
     },
     Field {
         name: "input_int_register_23",
@@ -6672,6 +7179,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 23 }),
+        index: 0x4065,
     },
     Field {
         name: "input_int_register_24",
@@ -6685,6 +7193,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 24 }),
+        index: 0x4066,
     },
     Field {
         name: "input_int_register_25",
@@ -6698,6 +7207,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 25 }),
+        index: 0x4067,
     },
     Field {
         name: "input_int_register_26",
@@ -6711,6 +7221,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 26 }),
+        index: 0x4068,
     },
     Field {
         name: "input_int_register_27",
@@ -6724,6 +7235,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 27 }),
+        index: 0x4069,
     },
     Field {
         name: "input_int_register_28",
@@ -6737,6 +7249,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 28 }),
+        index: 0x406A,
     },
     Field {
         name: "input_int_register_29",
@@ -6750,6 +7263,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 29 }),
+        index: 0x406B,
     },
     Field {
         name: "input_int_register_30",
@@ -6763,6 +7277,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 30 }),
+        index: 0x406C,
     },
     Field {
         name: "input_int_register_31",
@@ -6776,6 +7291,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 31 }),
+        index: 0x406D,
     },
     Field {
         name: "input_int_register_32",
@@ -6789,6 +7305,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 32 }),
+        index: 0x406E,
     },
     Field {
         name: "input_int_register_33",
@@ -6802,6 +7319,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 33 }),
+        index: 0x406F,
     },
     Field {
         name: "input_int_register_34",
@@ -6815,6 +7333,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 34 }),
+        index: 0x4070,
     },
     Field {
         name: "input_int_register_35",
@@ -6828,6 +7347,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 35 }),
+        index: 0x4071,
     },
     Field {
         name: "input_int_register_36",
@@ -6841,6 +7361,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 36 }),
+        index: 0x4072,
     },
     Field {
         name: "input_int_register_37",
@@ -6854,6 +7375,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 37 }),
+        index: 0x4073,
     },
     Field {
         name: "input_int_register_38",
@@ -6867,6 +7389,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 38 }),
+        index: 0x4074,
     },
     Field {
         name: "input_int_register_39",
@@ -6880,6 +7403,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 39 }),
+        index: 0x4075,
     },
     Field {
         name: "input_int_register_40",
@@ -6893,6 +7417,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 40 }),
+        index: 0x4076,
     },
     Field {
         name: "input_int_register_41",
@@ -6906,6 +7431,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 41 }),
+        index: 0x4077,
     },
     Field {
         name: "input_int_register_42",
@@ -6919,6 +7445,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 42 }),
+        index: 0x4078,
     },
     Field {
         name: "input_int_register_43",
@@ -6932,6 +7459,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 43 }),
+        index: 0x4079,
     },
     Field {
         name: "input_int_register_44",
@@ -6945,6 +7473,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 44 }),
+        index: 0x407A,
     },
     Field {
         name: "input_int_register_45",
@@ -6958,6 +7487,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 45 }),
+        index: 0x407B,
     },
     Field {
         name: "input_int_register_46",
@@ -6971,6 +7501,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 46 }),
+        index: 0x407C,
     },
     Field {
         name: "input_int_register_47",
@@ -6984,6 +7515,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input int registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Int, index: 47 }),
+        index: 0x407D,
     },
     Field {
         name: "input_double_register_0",
@@ -6997,6 +7529,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 0 }),
+        index: 0x407E,
     },
     Field {
         name: "input_double_register_1",
@@ -7010,6 +7543,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 1 }),
+        index: 0x407F,
     },
     Field {
         name: "input_double_register_2",
@@ -7023,6 +7557,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 2 }),
+        index: 0x4080,
     },
     Field {
         name: "input_double_register_3",
@@ -7036,6 +7571,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 3 }),
+        index: 0x4081,
     },
     Field {
         name: "input_double_register_4",
@@ -7049,6 +7585,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 4 }),
+        index: 0x4082,
     },
     Field {
         name: "input_double_register_5",
@@ -7062,6 +7599,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 5 }),
+        index: 0x4083,
     },
     Field {
         name: "input_double_register_6",
@@ -7075,6 +7613,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 6 }),
+        index: 0x4084,
     },
     Field {
         name: "input_double_register_7",
@@ -7088,6 +7627,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 7 }),
+        index: 0x4085,
     },
     Field {
         name: "input_double_register_8",
@@ -7101,6 +7641,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 8 }),
+        index: 0x4086,
     },
     Field {
         name: "input_double_register_9",
@@ -7114,6 +7655,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 9 }),
+        index: 0x4087,
     },
     Field {
         name: "input_double_register_10",
@@ -7127,6 +7669,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 10 }),
+        index: 0x4088,
     },
     Field {
         name: "input_double_register_11",
@@ -7140,6 +7683,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 11 }),
+        index: 0x4089,
     },
     Field {
         name: "input_double_register_12",
@@ -7153,6 +7697,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 12 }),
+        index: 0x408A,
     },
     Field {
         name: "input_double_register_13",
@@ -7166,6 +7711,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 13 }),
+        index: 0x408B,
     },
     Field {
         name: "input_double_register_14",
@@ -7179,6 +7725,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 14 }),
+        index: 0x408C,
     },
     Field {
         name: "input_double_register_15",
@@ -7192,6 +7739,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 15 }),
+        index: 0x408D,
     },
     Field {
         name: "input_double_register_16",
@@ -7205,6 +7753,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 16 }),
+        index: 0x408E,
     },
     Field {
         name: "input_double_register_17",
@@ -7218,6 +7767,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 17 }),
+        index: 0x408F,
     },
     Field {
         name: "input_double_register_18",
@@ -7231,6 +7781,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 18 }),
+        index: 0x4090,
     },
     Field {
         name: "input_double_register_19",
@@ -7244,6 +7795,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 19 }),
+        index: 0x4091,
     },
     Field {
         name: "input_double_register_20",
@@ -7257,6 +7809,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 20 }),
+        index: 0x4092,
     },
     Field {
         name: "input_double_register_21",
@@ -7270,6 +7823,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 21 }),
+        index: 0x4093,
     },
     Field {
         name: "input_double_register_22",
@@ -7283,6 +7837,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 22 }),
+        index: 0x4094,
     },
     Field {
         name: "input_double_register_23",
@@ -7296,6 +7851,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 0-23; reserved for fieldbus/PLC adapters",
         source: "guide ([0..23] 3.4.0; e-Series baseline); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 23 }),
+        index: 0x4095,
     },
     Field {
         name: "input_double_register_24",
@@ -7309,6 +7865,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 24 }),
+        index: 0x4096,
     },
     Field {
         name: "input_double_register_25",
@@ -7322,6 +7879,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 25 }),
+        index: 0x4097,
     },
     Field {
         name: "input_double_register_26",
@@ -7335,6 +7893,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 26 }),
+        index: 0x4098,
     },
     Field {
         name: "input_double_register_27",
@@ -7348,6 +7907,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 27 }),
+        index: 0x4099,
     },
     Field {
         name: "input_double_register_28",
@@ -7361,6 +7921,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 28 }),
+        index: 0x409A,
     },
     Field {
         name: "input_double_register_29",
@@ -7374,6 +7935,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 29 }),
+        index: 0x409B,
     },
     Field {
         name: "input_double_register_30",
@@ -7387,6 +7949,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 30 }),
+        index: 0x409C,
     },
     Field {
         name: "input_double_register_31",
@@ -7400,6 +7963,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 31 }),
+        index: 0x409D,
     },
     Field {
         name: "input_double_register_32",
@@ -7413,6 +7977,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 32 }),
+        index: 0x409E,
     },
     Field {
         name: "input_double_register_33",
@@ -7426,6 +7991,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 33 }),
+        index: 0x409F,
     },
     Field {
         name: "input_double_register_34",
@@ -7439,6 +8005,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 34 }),
+        index: 0x40A0,
     },
     Field {
         name: "input_double_register_35",
@@ -7452,6 +8019,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 35 }),
+        index: 0x40A1,
     },
     Field {
         name: "input_double_register_36",
@@ -7465,6 +8033,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 36 }),
+        index: 0x40A2,
     },
     Field {
         name: "input_double_register_37",
@@ -7478,6 +8047,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 37 }),
+        index: 0x40A3,
     },
     Field {
         name: "input_double_register_38",
@@ -7491,6 +8061,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 38 }),
+        index: 0x40A4,
     },
     Field {
         name: "input_double_register_39",
@@ -7504,6 +8075,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 39 }),
+        index: 0x40A5,
     },
     Field {
         name: "input_double_register_40",
@@ -7517,6 +8089,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 40 }),
+        index: 0x40A6,
     },
     Field {
         name: "input_double_register_41",
@@ -7530,6 +8103,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 41 }),
+        index: 0x40A7,
     },
     Field {
         name: "input_double_register_42",
@@ -7543,6 +8117,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 42 }),
+        index: 0x40A8,
     },
     Field {
         name: "input_double_register_43",
@@ -7556,6 +8131,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 43 }),
+        index: 0x40A9,
     },
     Field {
         name: "input_double_register_44",
@@ -7569,6 +8145,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 44 }),
+        index: 0x40AA,
     },
     Field {
         name: "input_double_register_45",
@@ -7582,6 +8159,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 45 }),
+        index: 0x40AB,
     },
     Field {
         name: "input_double_register_46",
@@ -7595,6 +8173,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 46 }),
+        index: 0x40AC,
     },
     Field {
         name: "input_double_register_47",
@@ -7608,6 +8187,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "Input double registers 24-47, free for external RTDE clients",
         source: "guide ([24..47] 3.9.0 / 5.3.0); psx-baseline",
         register: Some(Register { bank: RegisterBank::Input, kind: RegisterKind::Double, index: 47 }),
+        index: 0x40AD,
     },
     Field {
         name: "external_force_torque",
@@ -7621,6 +8201,7 @@ pub(crate) static INPUTS: [Field; 175] = [
         description: "External F/T wrench fed to controller; active when ft_rtde_input_enable() is on",
         source: "guide says '3.3' (predates documented RTDE start 3.4); e-Series blank; psx-baseline",
         register: None,
+        index: 0x40AE,
     },
 ];
 

@@ -242,6 +242,17 @@ impl Generation {
         }
     }
 
+    /// The first software version of this generation with RTDE (3.4.0, 5.0.0, 10.7.0): a
+    /// field that exists since it exists on every version of the generation.
+    #[must_use]
+    pub const fn first_rtde_version(self) -> ControllerVersion {
+        match self {
+            Generation::Cb3 => ControllerVersion::new(3, 4, 0, 0),
+            Generation::ESeries => ControllerVersion::new(5, 0, 0, 0),
+            Generation::PolyScopeX => ControllerVersion::new(10, 7, 0, 0),
+        }
+    }
+
     /// The highest output frequency the controller accepts in SETUP_OUTPUTS, in hertz:
     /// its control loop runs at 125 Hz on CB3 and 500 Hz on later generations.
     #[must_use]
