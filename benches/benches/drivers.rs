@@ -7,7 +7,8 @@
 //!   bare-socket floor **at the same time**, so they share the machine's noise: CPU per
 //!   package of every thread each uses (the background driver: its reader thread and the
 //!   consumer), latency from the simulator's send to the decoded value (p50, p99), the
-//!   latency the background thread adds (its p50 less the blocking client's, same run),
+//!   latency the background thread adds (from the reader thread's read to the consumer's
+//!   decoded value, per package: `Receiver::received_at`),
 //!   packages lost;
 //! - allocations per package after setup, counted by a global allocator over a window of
 //!   each driver alone with its simulator (everything in the process is counted, the
@@ -202,6 +203,8 @@ fn max_rate(epoch: Instant, seconds: u64, background: bool) -> (f64, u64) {
 
 /// What one driver measured at 500 Hz.
 struct Run {
+    /// Socket to handle, µs: the background driver's hand-off, measured per package.
+    handoff: Vec<f64>,
     packages: u64,
     cpu: Option<Duration>,
     latencies: Vec<f64>,
@@ -238,6 +241,7 @@ fn blocking_500(epoch: Instant, sim: &Sim, seconds: u64) -> Run {
     let lost = gaps.missing + client.stats().skipped;
     let _ = client.close();
     Run {
+        handoff: Vec::new(),
         packages: latencies.len() as u64,
         cpu,
         latencies,
@@ -252,6 +256,7 @@ fn background_500(epoch: Instant, sim: &Sim, seconds: u64) -> Run {
         black_box(receiver.recv_as::<Reference>(None).expect("a package"));
     }
     let mut latencies = Vec::with_capacity(usize::try_from(seconds * 500 + 500).unwrap_or(0));
+    let mut handoff = Vec::with_capacity(latencies.capacity());
     let mut gaps = Gaps::default();
     let cpu0 = thread_cpu_time();
     let reader0 = named_thread_cpu(READER);
@@ -259,6 +264,9 @@ fn background_500(epoch: Instant, sim: &Sim, seconds: u64) -> Run {
     while start.elapsed() < Duration::from_secs(seconds) {
         let r: Reference = receiver.recv_as(None).expect("a package");
         latencies.push(latency_us(epoch, r.actual_digital_output_bits));
+        if let Some(at) = receiver.received_at() {
+            handoff.push(at.elapsed().as_secs_f64() * 1e6);
+        }
         gaps.observe(r.timestamp);
     }
     let consumer = thread_cpu_time().zip(cpu0).map(|(b, a)| b - a);
@@ -269,6 +277,7 @@ fn background_500(epoch: Instant, sim: &Sim, seconds: u64) -> Run {
         packages: latencies.len() as u64,
         cpu: consumer.zip(reader).map(|(a, b)| a + b),
         latencies,
+        handoff,
         lost: gaps.missing + stats.skipped + stats.overflowed,
     }
     .with_reader(reader)
@@ -323,6 +332,7 @@ fn floor_500(epoch: Instant, seconds: u64) -> Run {
     let cpu = thread_cpu_time().zip(cpu0).map(|(b, a)| b - a);
     let _ = sender.join();
     Run {
+        handoff: Vec::new(),
         packages: latencies.len() as u64,
         cpu,
         latencies,
@@ -455,10 +465,15 @@ fn main() {
             p99(run)
         );
     }
-    let added = p50(&background) - p50(&blocking);
+    let added = quantile(background.handoff.clone(), 0.50);
     println!(
-        "    the background thread adds {added:.1} µs at p50 (its p50 less the blocking client's)    target ≤ {MAX_ADDED_US} µs: {}",
+        "    the background thread adds, socket read to the consumer's decoded value: p50 {added:.1} µs, p99 {:.1} µs    target p50 ≤ {MAX_ADDED_US} µs: {}",
+        quantile(background.handoff.clone(), 0.99),
         verdict(added <= MAX_ADDED_US)
+    );
+    println!(
+        "    (p50 of the background driver less the blocking client's, two simulators: {:.1} µs)",
+        p50(&background) - p50(&blocking)
     );
     println!(
         "    packages lost: blocking {}, background {}    target 0: {}",

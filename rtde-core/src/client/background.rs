@@ -160,6 +160,7 @@ impl SpawnOptions {
 #[derive(Debug)]
 struct Latest {
     seq: u64,
+    at: Option<Instant>,
     values: Vec<u8>,
 }
 
@@ -168,6 +169,7 @@ struct Latest {
 struct Queue {
     slots: Box<[u8]>,
     seqs: Box<[u64]>,
+    times: Box<[Option<Instant>]>,
     size: usize,
     head: usize,
     len: usize,
@@ -179,7 +181,7 @@ impl Queue {
     }
 
     /// Appends; `true` when the oldest had to go.
-    fn push(&mut self, seq: u64, values: &[u8]) -> bool {
+    fn push(&mut self, seq: u64, at: Instant, values: &[u8]) -> bool {
         let cap = self.capacity();
         if cap == 0 || values.len() != self.size {
             return false;
@@ -189,14 +191,15 @@ impl Queue {
             self.head = (self.head + 1) % cap;
             self.len -= 1;
         }
-        let at = (self.head + self.len) % cap;
-        self.slots[at * self.size..(at + 1) * self.size].copy_from_slice(values);
-        self.seqs[at] = seq;
+        let slot = (self.head + self.len) % cap;
+        self.slots[slot * self.size..(slot + 1) * self.size].copy_from_slice(values);
+        self.seqs[slot] = seq;
+        self.times[slot] = Some(at);
         self.len += 1;
         overflow
     }
 
-    fn pop_into(&mut self, out: &mut Vec<u8>) -> Option<u64> {
+    fn pop_into(&mut self, out: &mut Vec<u8>) -> Option<(u64, Option<Instant>)> {
         if self.len == 0 {
             return None;
         }
@@ -205,7 +208,7 @@ impl Queue {
         out.extend_from_slice(&self.slots[at * self.size..(at + 1) * self.size]);
         self.head = (self.head + 1) % self.capacity();
         self.len -= 1;
-        Some(self.seqs[at])
+        Some((self.seqs[at], self.times[at]))
     }
 }
 
@@ -243,14 +246,15 @@ impl Shared {
         lock(&self.ended_by).take().unwrap_or(Error::ConnectionLost)
     }
 
-    fn publish(&self, seq: u64, values: &[u8]) {
+    fn publish(&self, seq: u64, at: Instant, values: &[u8]) {
         {
             let mut latest = lock(&self.latest);
             latest.seq = seq;
+            latest.at = Some(at);
             latest.values.clear();
             latest.values.extend_from_slice(values);
         }
-        if lock(&self.queue).push(seq, values) {
+        if lock(&self.queue).push(seq, at, values) {
             self.overflowed.fetch_add(1, Ordering::Relaxed);
         }
         self.stale.store(false, Ordering::Relaxed);
@@ -273,6 +277,7 @@ pub struct Receiver {
     shared: Arc<Shared>,
     values: Vec<u8>,
     seq: u64,
+    at: Option<Instant>,
 }
 
 /// Sends input packages on a background driver's connection, from any thread:
@@ -308,11 +313,13 @@ impl Client {
             client: Mutex::new(self),
             latest: Mutex::new(Latest {
                 seq: 0,
+                at: None,
                 values: Vec::with_capacity(size),
             }),
             queue: Mutex::new(Queue {
                 slots: vec![0; cap * size].into_boxed_slice(),
                 seqs: vec![0; cap].into_boxed_slice(),
+                times: vec![None; cap].into_boxed_slice(),
                 size,
                 head: 0,
                 len: 0,
@@ -385,7 +392,7 @@ fn run(
     // What the client received before the thread took over (a package that came with the
     // START reply, say) is delivered before anything is read.
     let mut client = shared.client();
-    if let Some(cause) = dispatch(shared, &mut client, &mut seq) {
+    if let Some(cause) = dispatch(shared, &mut client, &mut seq, Instant::now()) {
         client.session.handle_link_lost(Instant::now());
         let result = client.session.settle(Err(cause));
         client.shut_down();
@@ -415,7 +422,7 @@ fn run(
                 while !rest.is_empty() && lost.is_none() {
                     let taken = client.session.handle_bytes(rest, now);
                     rest = &rest[taken..];
-                    lost = dispatch(shared, &mut client, &mut seq);
+                    lost = dispatch(shared, &mut client, &mut seq, now);
                     if taken == 0 && lost.is_none() {
                         break;
                     }
@@ -429,7 +436,7 @@ fn run(
                 ) =>
             {
                 client.session.handle_timeout(now);
-                dispatch(shared, &mut client, &mut seq)
+                dispatch(shared, &mut client, &mut seq, now)
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => None,
             Err(source) => Some(Error::Io {
@@ -478,9 +485,9 @@ fn run(
 }
 
 /// Hands what the session has ready to the handles; the error that loses the link, if any.
-fn dispatch(shared: &Shared, client: &mut Client, seq: &mut u64) -> Option<Error> {
+fn dispatch(shared: &Shared, client: &mut Client, seq: &mut u64, now: Instant) -> Option<Error> {
     let first = *seq;
-    let lost = dispatch_all(shared, client, seq);
+    let lost = dispatch_all(shared, client, seq, now);
     // One wake-up per read, not per package: a read of an unpaced stream holds hundreds.
     if *seq != first {
         shared.arrived.notify_all();
@@ -488,12 +495,17 @@ fn dispatch(shared: &Shared, client: &mut Client, seq: &mut u64) -> Option<Error
     lost
 }
 
-fn dispatch_all(shared: &Shared, client: &mut Client, seq: &mut u64) -> Option<Error> {
+fn dispatch_all(
+    shared: &Shared,
+    client: &mut Client,
+    seq: &mut u64,
+    now: Instant,
+) -> Option<Error> {
     while let Some(ready) = client.session.poll_event() {
         match ready {
             Ready::Data => {
                 *seq += 1;
-                shared.publish(*seq, client.session.data());
+                shared.publish(*seq, now, client.session.data());
             }
             Ready::Stale { .. } => shared.stale.store(true, Ordering::Relaxed),
             Ready::Rejected(e) => client.session.record(Event::Rejected(e)),
@@ -528,6 +540,7 @@ impl Background {
             shared: Arc::clone(&self.shared),
             values: Vec::with_capacity(self.shared.payload_size),
             seq: 0,
+            at: None,
         }
     }
 
@@ -642,6 +655,7 @@ impl Receiver {
         self.values.clear();
         self.values.extend_from_slice(&latest.values);
         self.seq = latest.seq;
+        self.at = latest.at;
         drop(latest);
         Ok(Some(&self.values))
     }
@@ -673,8 +687,9 @@ impl Receiver {
             ));
         }
         loop {
-            if let Some(seq) = queue.pop_into(&mut self.values) {
+            if let Some((seq, at)) = queue.pop_into(&mut self.values) {
                 self.seq = seq;
+                self.at = at;
                 return Ok(&self.values);
             }
             if self.shared.closed.load(Ordering::Relaxed) {
@@ -734,6 +749,13 @@ impl Receiver {
     pub fn seq(&self) -> u64 {
         self.seq
     }
+
+    /// When the reader thread took the package last returned from the socket: its age is
+    /// `received_at().elapsed()`, and the hand-off to this thread costs the rest.
+    #[must_use]
+    pub fn received_at(&self) -> Option<Instant> {
+        self.at
+    }
 }
 
 impl Clone for Receiver {
@@ -742,6 +764,7 @@ impl Clone for Receiver {
             shared: Arc::clone(&self.shared),
             values: Vec::with_capacity(self.shared.payload_size),
             seq: 0,
+            at: None,
         }
     }
 }
