@@ -285,3 +285,48 @@ fn the_urscript_template_uses_the_kits_registers() {
         assert_eq!(text[12..13].parse::<i32>().unwrap(), status.to_register());
     }
 }
+
+#[test]
+fn the_loop_runs_over_the_background_driver_too() {
+    const N: i32 = 200;
+    let (sim, mut client) = start();
+    let mut control = ControlLoop::<State, Target>::setup(&mut client, 500.0).unwrap();
+    client.start().unwrap();
+    let driver = client.spawn(rtde_core::client::SpawnOptions::new()).unwrap();
+    let (mut receiver, sender) = (driver.receiver(), driver.sender());
+    let mut acks = Vec::new();
+    let mut cycles = 0;
+    while control.handshake().acked() < N {
+        assert!(cycles < 20 * N, "the robot never finished the waypoints");
+        cycles += 1;
+        let report = control
+            .cycle_background(
+                &mut receiver,
+                &sender,
+                Some(Duration::from_secs(5)),
+                |_, h| {
+                    acks.push(h.acked());
+                    if h.current() < N {
+                        h.advance();
+                    }
+                    Target {
+                        q: waypoint(h.current(), N),
+                    }
+                },
+            )
+            .unwrap();
+        assert!(!report.status.is_stopped(), "{report:?}");
+    }
+    assert!(
+        acks.windows(2).all(|w| w[1] == w[0] || w[1] == w[0] + 1),
+        "{acks:?}"
+    );
+    assert_eq!(control.stats().cycles, u64::try_from(cycles).unwrap());
+    let program = sim.io().program().cloned().unwrap();
+    assert_eq!(
+        (program.acked(), program.status()),
+        (N, ProgramStatus::Running)
+    );
+    driver.close().unwrap();
+    sim.shutdown().unwrap();
+}

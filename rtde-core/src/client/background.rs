@@ -743,6 +743,14 @@ impl Receiver {
         T::from_payload_as(values)
     }
 
+    /// Whether another package already waits in the in-order queue: what a control loop
+    /// asks right after sending its command, to count a command that went out after the
+    /// next package had arrived.
+    #[must_use]
+    pub fn pending(&self) -> bool {
+        lock(&self.shared.queue).len > 0
+    }
+
     /// The sequence number of the package last returned (from 1; 0 before the first): a
     /// hole between two `recv`s is an overflow.
     #[must_use]

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use rtde_fields::{Direction, WireType};
 
-use crate::client::{Client, InputHandle};
+use crate::client::{Client, InputHandle, Receiver, Sender};
 use crate::control::layout;
 use crate::error::Error;
 use crate::recipe::{
@@ -330,6 +330,51 @@ where
     {
         let payload = client.recv()?;
         let arrived = Instant::now();
+        let (state, status) = self.decode(payload)?;
+        let behind = client.package_buffered();
+        let command = f(&state, &mut self.handshake);
+        self.watchdog = self.watchdog.wrapping_add(1);
+        client.send(&self.input, &self.outgoing(&command))?;
+        let response = arrived.elapsed();
+        let missed = client.package_waiting();
+        Ok(self.account(response, missed, behind, status))
+    }
+
+    /// One cycle over the background driver: as [`ControlLoop::cycle`], with the packages
+    /// from `receiver`'s in-order queue (waiting up to `timeout`) and the command sent
+    /// through `sender`. The response counts from the reader thread's read of the package
+    /// ([`Receiver::received_at`]), so the hand-off between the threads is in it.
+    ///
+    /// Set the loop up on the [`Client`] before [`Client::spawn`]; the input handle stays
+    /// valid on the driver.
+    ///
+    /// # Errors
+    /// As [`Receiver::recv`] and [`Sender::send`]; a payload `S` cannot decode.
+    pub fn cycle_background<F>(
+        &mut self,
+        receiver: &mut Receiver,
+        sender: &Sender,
+        timeout: Option<Duration>,
+        f: F,
+    ) -> Result<CycleReport, Error>
+    where
+        F: FnOnce(&S, &mut Handshake) -> C,
+    {
+        let payload = receiver.recv(timeout)?;
+        let (state, status) = self.decode(payload)?;
+        let arrived = receiver.received_at().unwrap_or_else(Instant::now);
+        let behind = receiver.pending();
+        let command = f(&state, &mut self.handshake);
+        self.watchdog = self.watchdog.wrapping_add(1);
+        sender.send(&self.input, &self.outgoing(&command))?;
+        let response = arrived.elapsed();
+        let missed = receiver.pending();
+        Ok(self.account(response, missed, behind, status))
+    }
+
+    /// The user's state and the program's status from a package; records the
+    /// acknowledgement.
+    fn decode(&mut self, payload: &[u8]) -> Result<(S, ProgramStatus), Error> {
         let (state, kit) = payload
             .split_at_checked(self.state_size)
             .ok_or(Error::Payload(PayloadError::WrongLength {
@@ -343,19 +388,27 @@ where
                 .map_or(0, i32::from_be_bytes)
         };
         let (acked, status) = (register(0), ProgramStatus::from_register(register(4)));
-        let behind = client.package_buffered();
         self.handshake.acknowledge(acked);
-        let command = f(&state, &mut self.handshake);
-        self.watchdog = self.watchdog.wrapping_add(1);
-        let outgoing = Outgoing {
+        Ok((state, status))
+    }
+
+    fn outgoing<'a>(&'a self, command: &'a C) -> Outgoing<'a, C> {
+        Outgoing {
             spec: &self.inputs,
-            command: &command,
+            command,
             watchdog: self.watchdog,
             waypoint: self.handshake.current(),
-        };
-        client.send(&self.input, &outgoing)?;
-        let response = arrived.elapsed();
-        let missed = client.package_waiting();
+        }
+    }
+
+    /// Counts a finished cycle.
+    fn account(
+        &mut self,
+        response: Duration,
+        missed: bool,
+        behind: bool,
+        status: ProgramStatus,
+    ) -> CycleReport {
         let cycle = self.stats.cycles;
         self.stats.cycles += 1;
         self.stats.max_response = self.stats.max_response.max(response);
@@ -372,12 +425,12 @@ where
             self.status = Some(status);
             self.push(LoopEvent::Status { cycle, status });
         }
-        Ok(CycleReport {
+        CycleReport {
             response,
             missed,
             behind,
             status,
-        })
+        }
     }
 
     fn push(&mut self, event: LoopEvent) {
