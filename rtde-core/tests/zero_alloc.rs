@@ -220,3 +220,79 @@ fn receiving_decoding_and_sending_after_setup_allocate_nothing() {
         assert_eq!((*recipe_id, values), (5, &expected));
     }
 }
+
+/// The background driver's handles on the application's threads: `Receiver::recv`,
+/// `Receiver::latest` and `Sender::send` allocate nothing after setup. (The reader thread
+/// is not this thread, so its allocations are not counted here; `benches/drivers` counts
+/// the whole process, reader thread included, and finds none either.)
+#[test]
+fn the_background_drivers_handles_allocate_nothing_after_setup() {
+    use rtde_core::client::SpawnOptions;
+
+    const N: u32 = 5_000;
+    let mut data = Vec::new();
+    for k in 0..N {
+        data.extend(data_v2(
+            1,
+            &timestamp_and_q(f64::from(k) * 0.002, f64::from(k)),
+        ));
+    }
+    let peer = FakePeer::start(
+        Script::new()
+            .handshake_v2("5.21.0")
+            .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
+            .expect(ClientMessage::SetupInputs {
+                names: "input_int_register_24",
+            })
+            .reply(ControllerMessage::SetupInputsReply {
+                recipe_id: 5,
+                types: "INT32",
+            })
+            .start()
+            .stream(data, N as usize)
+            .pause()
+            .expect_eof(),
+    );
+    let options = ConnectOptions::new().read_timeout(Some(Duration::from_secs(10)));
+    let mut client = Client::connect(peer.addr, options).unwrap();
+    let mut outputs = DynamicRecipe::outputs(["timestamp", "actual_q"]).unwrap();
+    let mut inputs = DynamicRecipe::inputs(["input_int_register_24"]).unwrap();
+    client.setup_outputs(outputs.spec(), 500.0).unwrap();
+    let handle = client.setup_inputs(inputs.spec()).unwrap();
+    client.start().unwrap();
+    // Room for every package: the peer sends them all at once.
+    let background = client
+        .spawn(SpawnOptions::new().queue_capacity(N as usize))
+        .unwrap();
+    let mut receiver = background.receiver();
+    let sender = background.sender();
+
+    let (allocated, latest_seen) = allocations(|| {
+        for i in 0..N {
+            receiver
+                .recv_into(&mut outputs, Some(Duration::from_secs(10)))
+                .unwrap();
+            assert_eq!(outputs.value(0), Some(&Value::Double(f64::from(i) * 0.002)));
+            inputs
+                .set(
+                    "input_int_register_24",
+                    Value::Int32(i32::try_from(i).unwrap()),
+                )
+                .unwrap();
+            sender.send(&handle, &inputs).unwrap();
+        }
+        let mut latest_seen = 0;
+        for _ in 0..N {
+            if receiver.latest().unwrap().is_some() {
+                latest_seen += 1;
+            }
+        }
+        latest_seen
+    });
+    assert_eq!(allocated, 0, "heap allocations after setup");
+    assert_eq!(latest_seen, N);
+    assert_eq!(background.stats().overflowed, 0);
+    background.close().unwrap();
+    let transcript = peer.finish();
+    assert_eq!(transcript.inputs.len(), N as usize);
+}
