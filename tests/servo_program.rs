@@ -292,7 +292,9 @@ fn the_loop_runs_over_the_background_driver_too() {
     let (sim, mut client) = start();
     let mut control = ControlLoop::<State, Target>::setup(&mut client, 500.0).unwrap();
     client.start().unwrap();
-    let driver = client.spawn(rtde_core::client::SpawnOptions::new()).unwrap();
+    let driver = client
+        .spawn(rtde_core::client::SpawnOptions::new())
+        .unwrap();
     let (mut receiver, sender) = (driver.receiver(), driver.sender());
     let mut acks = Vec::new();
     let mut cycles = 0;
