@@ -83,36 +83,15 @@ impl Value {
     /// Reads nothing and returns `false` when `bytes` is shorter than the type; a `BOOL` is
     /// true for any non-zero byte, as the controller treats it.
     pub fn read_be(&mut self, wire_type: WireType, bytes: &[u8]) -> bool {
-        fn arr<const N: usize>(b: &[u8], i: usize) -> [u8; N] {
-            let mut out = [0u8; N];
-            out.copy_from_slice(&b[i * N..(i + 1) * N]);
-            out
-        }
+        // Through `read_own_type_be`, hence `WireKind`: one big-endian codec for both
+        // recipe kinds.
         if bytes.len() < wire_type.size() {
             return false;
         }
-        let b = bytes;
-        *self = match wire_type {
-            WireType::Bool => Value::Bool(b[0] != 0),
-            WireType::Uint8 => Value::Uint8(b[0]),
-            WireType::Uint32 => Value::Uint32(u32::from_be_bytes(arr(b, 0))),
-            WireType::Uint64 => Value::Uint64(u64::from_be_bytes(arr(b, 0))),
-            WireType::Int32 => Value::Int32(i32::from_be_bytes(arr(b, 0))),
-            WireType::Double => Value::Double(f64::from_be_bytes(arr(b, 0))),
-            WireType::Vector3d => {
-                Value::Vector3d(std::array::from_fn(|i| f64::from_be_bytes(arr(b, i))))
-            }
-            WireType::Vector6d => {
-                Value::Vector6d(std::array::from_fn(|i| f64::from_be_bytes(arr(b, i))))
-            }
-            WireType::Vector6Int32 => {
-                Value::Vector6Int32(std::array::from_fn(|i| i32::from_be_bytes(arr(b, i))))
-            }
-            WireType::Vector6Uint32 => {
-                Value::Vector6Uint32(std::array::from_fn(|i| u32::from_be_bytes(arr(b, i))))
-            }
-        };
-        true
+        if self.wire_type() != wire_type {
+            *self = Value::zero(wire_type);
+        }
+        self.read_own_type_be(bytes)
     }
 
     /// Overwrites the value with one of its own wire type, read big-endian from the front of
@@ -150,36 +129,26 @@ impl Value {
     /// Writes the value big-endian into the front of `out`; returns the bytes written, or
     /// `None` (writing nothing) when `out` is too short.
     pub fn write_be(&self, out: &mut [u8]) -> Option<usize> {
-        let size = self.wire_type().size();
-        let out = out.get_mut(..size)?;
-        fn put<const N: usize>(out: &mut [u8], i: usize, bytes: [u8; N]) {
-            out[i * N..(i + 1) * N].copy_from_slice(&bytes);
+        // The one big-endian codec: each wire kind's `encode`, as derived recipes use.
+        fn put<W: WireKind<Bytes = [u8; N]>, const N: usize>(
+            value: W::Repr,
+            out: &mut [u8],
+        ) -> Option<usize> {
+            out.first_chunk_mut::<N>()?.copy_from_slice(&W::encode(value));
+            Some(N)
         }
         match *self {
-            Value::Bool(v) => out[0] = u8::from(v),
-            Value::Uint8(v) => out[0] = v,
-            Value::Uint32(v) => put(out, 0, v.to_be_bytes()),
-            Value::Uint64(v) => put(out, 0, v.to_be_bytes()),
-            Value::Int32(v) => put(out, 0, v.to_be_bytes()),
-            Value::Double(v) => put(out, 0, v.to_be_bytes()),
-            Value::Vector3d(v) => v
-                .iter()
-                .enumerate()
-                .for_each(|(i, x)| put(out, i, x.to_be_bytes())),
-            Value::Vector6d(v) => v
-                .iter()
-                .enumerate()
-                .for_each(|(i, x)| put(out, i, x.to_be_bytes())),
-            Value::Vector6Int32(v) => v
-                .iter()
-                .enumerate()
-                .for_each(|(i, x)| put(out, i, x.to_be_bytes())),
-            Value::Vector6Uint32(v) => v
-                .iter()
-                .enumerate()
-                .for_each(|(i, x)| put(out, i, x.to_be_bytes())),
+            Value::Bool(v) => put::<wire::BOOL, 1>(v, out),
+            Value::Uint8(v) => put::<wire::UINT8, 1>(v, out),
+            Value::Uint32(v) => put::<wire::UINT32, 4>(v, out),
+            Value::Uint64(v) => put::<wire::UINT64, 8>(v, out),
+            Value::Int32(v) => put::<wire::INT32, 4>(v, out),
+            Value::Double(v) => put::<wire::DOUBLE, 8>(v, out),
+            Value::Vector3d(v) => put::<wire::VECTOR3D, 24>(v, out),
+            Value::Vector6d(v) => put::<wire::VECTOR6D, 48>(v, out),
+            Value::Vector6Int32(v) => put::<wire::VECTOR6INT32, 24>(v, out),
+            Value::Vector6Uint32(v) => put::<wire::VECTOR6UINT32, 24>(v, out),
         }
-        Some(size)
     }
 
     /// The value as an `f64`, for `DOUBLE` and the integer types that fit one exactly.
@@ -264,5 +233,20 @@ mod tests {
         assert_eq!(buf, [0x40, 0x7f, 0x40, 0, 0, 0, 0, 0]);
         Value::Uint32(0x0102_0304).write_be(&mut buf);
         assert_eq!(buf[..4], [1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn read_be_takes_the_wire_type_given_and_a_short_read_changes_nothing() {
+        // A slot of another type takes the type read, as a controller's reply dictates.
+        let mut v = Value::Double(1.5);
+        assert!(v.read_be(WireType::Int32, &[0xff, 0xff, 0xff, 0xfe]));
+        assert_eq!(v, Value::Int32(-2));
+        assert!(!v.read_be(WireType::Vector6d, &[0; 47]));
+        assert_eq!(v, Value::Int32(-2), "nothing read, nothing changed");
+        // BOOL: any non-zero byte is true, written back as 1 (the wire kind's rule).
+        assert!(v.read_be(WireType::Bool, &[7]));
+        let mut out = [9u8; 1];
+        assert_eq!(v.write_be(&mut out), Some(1));
+        assert_eq!(out, [1]);
     }
 }
