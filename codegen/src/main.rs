@@ -1,6 +1,7 @@
 //! `cargo run -p rtde-codegen`: regenerates `rtde-fields/src/generated.rs` from
 //! `rtde-fields/data/fields.tsv`,
-//! `renamed.tsv` and `masks.tsv`.
+//! `renamed.tsv`, `masks.tsv` and `dictionary.tsv`, and `rtde-core/src/wire_field.rs` (the
+//! field markers) from the same rows.
 
 #![forbid(unsafe_code)]
 
@@ -78,5 +79,20 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     println!("wrote {} ({} entries)", out.display(), rows.len());
+    let markers = rtde_codegen::markers_path();
+    let text = match rtde_codegen::render_markers(&rows) {
+        Ok(text) => text,
+        Err(errors) => {
+            for e in errors {
+                eprintln!("error: {}:{e}", data.display());
+            }
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Err(e) = std::fs::write(&markers, text) {
+        eprintln!("error: cannot write {}: {e}", markers.display());
+        return ExitCode::FAILURE;
+    }
+    println!("wrote {}", markers.display());
     ExitCode::SUCCESS
 }

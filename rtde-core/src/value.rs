@@ -134,7 +134,8 @@ impl Value {
             value: W::Repr,
             out: &mut [u8],
         ) -> Option<usize> {
-            out.first_chunk_mut::<N>()?.copy_from_slice(&W::encode(value));
+            out.first_chunk_mut::<N>()?
+                .copy_from_slice(&W::encode(value));
             Some(N)
         }
         match *self {
