@@ -488,8 +488,10 @@ impl Client {
     /// Sends the values of `recipe` as a data package of the input recipe `input` was set up
     /// with (same fields and types). Encodes into a fixed buffer: no heap allocation.
     ///
-    /// Controllers act on input packages while synchronisation is started: send after
-    /// [`Client::start`]. With [`ConnectOptions::reconnect`], a link that fails is
+    /// Controllers apply input packages whether or not outputs stream (START and PAUSE
+    /// start and pause output updates only; ur_rtde's IO interface writes a robot's outputs
+    /// without ever sending START), and the simulator does the same. With
+    /// [`ConnectOptions::reconnect`], a link that fails is
     /// reconnected within the call and the package is sent on the new connection.
     ///
     /// # Errors
