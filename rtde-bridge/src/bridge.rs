@@ -50,6 +50,10 @@ pub struct StartOptions {
     pub robot_reconnect: ReconnectPolicy,
     /// How long [`Bridge::shutdown`] waits for the broker to take what is queued.
     pub drain_timeout: Duration,
+    /// Read the robots with the blocking client, one thread each, instead of the async
+    /// driver on the bridge's runtime (what the bridge did before the async driver
+    /// existed; kept to compare the two).
+    pub blocking_readers: bool,
 }
 
 impl Default for StartOptions {
@@ -58,6 +62,7 @@ impl Default for StartOptions {
             broker_timeout: Duration::from_secs(5),
             robot_reconnect: ReconnectPolicy::new(),
             drain_timeout: Duration::from_secs(5),
+            blocking_readers: false,
         }
     }
 }
@@ -135,6 +140,8 @@ pub struct Bridge {
     client: AsyncClient,
     queues: Vec<Arc<RobotQueue>>,
     readers: Vec<JoinHandle<()>>,
+    async_readers: Vec<tokio::task::JoinHandle<()>>,
+    stop_readers: tokio::sync::watch::Sender<bool>,
     publishers: Vec<tokio::task::JoinHandle<()>>,
     driver: tokio::task::JoinHandle<()>,
     broker: Arc<BrokerState>,
@@ -231,6 +238,8 @@ impl Bridge {
         let stop = Arc::new(AtomicBool::new(false));
         let mut queues = Vec::new();
         let mut readers = Vec::new();
+        let mut async_readers = Vec::new();
+        let (stop_readers, stop_rx) = tokio::sync::watch::channel(false);
         let mut publishers = Vec::new();
         {
             let client = client.clone();
@@ -265,15 +274,25 @@ impl Bridge {
                 config.payload.format,
                 qos,
             )));
-            readers.push(
-                robot::spawn(
+            if options.blocking_readers {
+                readers.push(
+                    robot::spawn(
+                        robot.clone(),
+                        Arc::clone(&queue),
+                        Arc::clone(&stop),
+                        options.robot_reconnect,
+                    )
+                    .map_err(Error::Start)?,
+                );
+            } else {
+                let _inside = runtime.enter();
+                async_readers.push(robot::spawn_async(
                     robot.clone(),
                     Arc::clone(&queue),
-                    Arc::clone(&stop),
+                    stop_rx.clone(),
                     options.robot_reconnect,
-                )
-                .map_err(Error::Start)?,
-            );
+                ));
+            }
             queues.push(queue);
         }
         runtime.spawn(sweep(
@@ -286,6 +305,8 @@ impl Bridge {
             client,
             queues,
             readers,
+            async_readers,
+            stop_readers,
             publishers,
             driver,
             broker,
@@ -334,6 +355,14 @@ impl Bridge {
     #[must_use]
     pub fn shutdown(self) -> Counts {
         self.stop.store(true, Ordering::Relaxed);
+        let _ = self.stop_readers.send(true);
+        let async_readers = self.async_readers;
+        self.runtime.block_on(async move {
+            for r in async_readers {
+                // A reader that panicked has closed nothing; its queue is closed below.
+                let _ = tokio::time::timeout(Duration::from_secs(5), r).await;
+            }
+        });
         for r in self.readers {
             // A reader that panicked has closed nothing; its queue is closed below.
             let _ = r.join();

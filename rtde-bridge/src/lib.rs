@@ -27,10 +27,11 @@
 //!
 //! # Reading the robots
 //!
-//! rtde-core has only a blocking client so far, so each robot is read by a
-//! [`rtde_core::Client`] on a thread of its own (the `robot` module); publishing runs on
-//! one tokio runtime. The reading side only fills the robots' queues, so an async driver
-//! can replace it without a change to the publishing side.
+//! Each robot is read by rtde-core's async driver ([`rtde_core::tokio`]) as a task on the
+//! bridge's one tokio runtime, next to the publishers: one runtime, not a thread per
+//! robot. The reading side only fills the robots' queues; [`StartOptions::blocking_readers`]
+//! swaps in the blocking [`rtde_core::Client`] on a thread per robot (what the bridge used
+//! before the async driver landed) without a change to the publishing side.
 //!
 //! ```no_run
 //! use rtde_bridge::{Bridge, Config, StartOptions};

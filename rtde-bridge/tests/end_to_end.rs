@@ -110,8 +110,8 @@ fn robots(fleet: &rtde_sim::Fleet) -> Vec<(String, std::net::SocketAddr)> {
 }
 
 /// Every package of three robots arrives once, in order, with the motion law's values.
-fn three_robots_every_package_arrives(format: &str) {
-    let Some(broker) = Broker::start(&format!("e2e-{format}")) else {
+fn three_robots_every_package_arrives(format: &str, blocking_readers: bool) {
+    let Some(broker) = Broker::start(&format!("e2e-{format}-{blocking_readers}")) else {
         return;
     };
     let fleet = Sim::builder().deterministic().start_fleet(3).unwrap();
@@ -187,12 +187,18 @@ fn three_robots_every_package_arrives(format: &str) {
 
 #[test]
 fn three_robots_every_package_arrives_as_json() {
-    three_robots_every_package_arrives("json");
+    three_robots_every_package_arrives("json", false);
+}
+
+/// The same through the blocking client's reader threads, the other side of the seam.
+#[test]
+fn three_robots_every_package_arrives_read_by_blocking_clients() {
+    three_robots_every_package_arrives("json", true);
 }
 
 #[test]
 fn three_robots_every_package_arrives_as_binary() {
-    three_robots_every_package_arrives("binary");
+    three_robots_every_package_arrives("binary", false);
 }
 
 /// The broker goes away for a second: the bridge keeps the newest `queue_packages`

@@ -9,14 +9,17 @@
 //! cargo bench -p rtde-cli --bench mqtt_fleet -- --curve --seconds 20   # 10, 50, 100, 200 robots at 125 Hz; writes docs/bridge-cpu.svg
 //! ```
 //!
+//! `--blocking-readers` reads the robots with the blocking client, a thread each, instead
+//! of the async driver; `--format binary` publishes binary batches.
+//!
 //! Needs `mosquitto` (Debian: `apt-get install -y mosquitto`).
 //!
 //! - delivered / sent: distinct packages the subscriber received over the packages the
 //!   bridge read from the robots, over the whole run; the bridge's drop count beside it.
 //! - bridge CPU per package: the bridge process's user + system time over the steady
 //!   window (after every robot's first batch arrived, until the bridge is told to stop),
-//!   divided by the packages it read in that window. It includes the RTDE reading threads
-//!   (the blocking client, one per robot), JSON encoding and the MQTT client.
+//!   divided by the packages delivered in that window. It includes reading RTDE (the
+//!   async driver's tasks, or the blocking readers' threads), encoding and the MQTT client.
 //! - latency: subscriber's clock when a batch arrived minus the package's host time
 //!   `t0 + (Tn − T0)` (t0: when the bridge received the robot's first package), for every
 //!   package of the window; with `batch_ms = 10` a package waits up to 10 ms in its batch.
@@ -40,6 +43,7 @@ struct Args {
     seconds: u64,
     format: String,
     curve: bool,
+    blocking: bool,
 }
 
 fn args() -> Args {
@@ -49,6 +53,7 @@ fn args() -> Args {
         seconds: 60,
         format: "json".into(),
         curve: false,
+        blocking: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -59,6 +64,7 @@ fn args() -> Args {
             "--seconds" => a.seconds = value().parse().expect("--seconds S"),
             "--format" => a.format = value(),
             "--curve" => a.curve = true,
+            "--blocking-readers" => a.blocking = true,
             "--bench" => {}
             other => panic!("unknown argument {other}"),
         }
@@ -195,7 +201,7 @@ impl Figures {
     }
 }
 
-fn run(robots: u16, frequency: f64, seconds: u64, format: &str) -> Option<Figures> {
+fn run(robots: u16, frequency: f64, seconds: u64, format: &str, blocking: bool) -> Option<Figures> {
     let broker = mosquitto::Broker::start(&format!("bench-{robots}-{frequency}"))?;
     let rtde = env!("CARGO_BIN_EXE_rtde");
     let mut sim_cmd = Command::new(rtde);
@@ -247,6 +253,9 @@ fn run(robots: u16, frequency: f64, seconds: u64, format: &str) -> Option<Figure
     .expect("subscribe");
     let mut bridge_cmd = Command::new(rtde);
     bridge_cmd.arg("bridge").arg(&config);
+    if blocking {
+        bridge_cmd.arg("--blocking-readers");
+    }
     let (mut bridge, _) = Proc::spawn(bridge_cmd);
     let pid = bridge.child.id();
 
@@ -300,7 +309,8 @@ fn run(robots: u16, frequency: f64, seconds: u64, format: &str) -> Option<Figure
             .split(|c: char| !c.is_ascii_digit())
             .filter_map(|t| t.parse().ok())
             .collect();
-        if rest.contains("packages read,") && nums.len() == 4 {
+        // Only the final per-robot lines name batches (the periodic ones do not).
+        if rest.contains("packages read,") && rest.contains("batches") && nums.len() == 4 {
             read += nums[0];
             published += nums[1];
             dropped += nums[3];
@@ -447,7 +457,7 @@ fn svg(points: &[(u16, f64)]) -> String {
 fn main() {
     let a = args();
     if !a.curve {
-        match run(a.robots, a.frequency, a.seconds, &a.format) {
+        match run(a.robots, a.frequency, a.seconds, &a.format, a.blocking) {
             Some(f) => print(&f),
             None => eprintln!("mqtt_fleet: skipped (no mosquitto)"),
         }
@@ -455,7 +465,7 @@ fn main() {
     }
     let mut points = Vec::new();
     for robots in [10u16, 50, 100, 200] {
-        let Some(f) = run(robots, 125.0, a.seconds, &a.format) else {
+        let Some(f) = run(robots, 125.0, a.seconds, &a.format, a.blocking) else {
             eprintln!("mqtt_fleet: skipped (no mosquitto)");
             return;
         };
