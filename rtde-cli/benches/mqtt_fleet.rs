@@ -20,9 +20,10 @@
 //!   window (after every robot's first batch arrived, until the bridge is told to stop),
 //!   divided by the packages delivered in that window. It includes reading RTDE (the
 //!   async driver's tasks, or the blocking readers' threads), encoding and the MQTT client.
-//! - latency: subscriber's clock when a batch arrived minus the package's host time
-//!   `t0 + (Tn − T0)` (t0: when the bridge received the robot's first package), for every
-//!   package of the window; with `batch_ms = 10` a package waits up to 10 ms in its batch.
+//! - latency: the subscriber's clock when a batch arrived minus when its package left the
+//!   simulator (the fleet's clock started with the run, so package `T` left at
+//!   `start + T`), for every package of the window; with `batch_ms = 10` a package waits up
+//!   to 10 ms in its batch.
 //! - memory: VmRSS and VmHWM (peak) from /proc for the bridge and for Mosquitto.
 
 #[path = "../../rtde-bridge/tests/common/mod.rs"]
@@ -181,6 +182,7 @@ struct Figures {
     latency_us: Vec<i64>,
     bridge_mem: (f64, f64),
     broker_mem: (f64, f64),
+    broker_cpu: f64,
 }
 
 impl Figures {
@@ -204,28 +206,14 @@ impl Figures {
 fn run(robots: u16, frequency: f64, seconds: u64, format: &str, blocking: bool) -> Option<Figures> {
     let broker = mosquitto::Broker::start(&format!("bench-{robots}-{frequency}"))?;
     let rtde = env!("CARGO_BIN_EXE_rtde");
-    let mut sim_cmd = Command::new(rtde);
-    sim_cmd.args([
-        "sim",
-        "--robots",
-        &robots.to_string(),
-        "--port",
-        "0",
-        "--deterministic",
-    ]);
-    let (_sim, sim_out) = Proc::spawn(sim_cmd);
-    let addrs: Vec<SocketAddr> = (0..robots)
-        .map(|_| {
-            let line = sim_out
-                .recv_timeout(Duration::from_secs(30))
-                .expect("sim address");
-            line.rsplit_once("listening on ")
-                .unwrap()
-                .1
-                .parse()
-                .unwrap()
-        })
-        .collect();
+    // The fleet runs here, so that its clock's start is known: a package stamped T left
+    // the simulator at `epoch + T`, and latency is measured from there.
+    let epoch_us = unix_us();
+    let fleet = rtde_sim::Sim::builder()
+        .deterministic()
+        .start_fleet(robots)
+        .expect("start the fleet");
+    let addrs: Vec<SocketAddr> = fleet.addrs().collect();
     let named: Vec<(String, SocketAddr)> = addrs
         .iter()
         .enumerate()
@@ -265,6 +253,7 @@ fn run(robots: u16, frequency: f64, seconds: u64, format: &str, blocking: bool) 
     let mut window: Option<(Instant, f64, u64)> = None;
     let mut window_end: Option<(Instant, f64, u64)> = None;
     let mut delivered = 0u64;
+    let mut broker_cpu0 = 0.0;
     let started = Instant::now();
     let total = Duration::from_secs(seconds);
     let bridge_mem;
@@ -286,18 +275,23 @@ fn run(robots: u16, frequency: f64, seconds: u64, format: &str, blocking: bool) 
         delivered += batch.count() as u64;
         if window.is_some() {
             for i in 0..batch.count() {
-                if let Some(h) = batch.host_time_us(i) {
-                    latencies.push(now - h);
+                if let Some(t) = batch.timestamp(i) {
+                    // Whole microseconds of a simulated clock that started with the run.
+                    #[allow(clippy::cast_possible_truncation)]
+                    let sent = epoch_us + (t * 1e6).round() as i64;
+                    latencies.push(now - sent);
                 }
             }
         } else {
             seen.insert(batch.robot.clone(), ());
             if seen.len() == usize::from(robots) {
                 window = Some((Instant::now(), cpu_seconds(pid), delivered));
+                broker_cpu0 = cpu_seconds(broker.pid().unwrap_or(0));
             }
         }
     }
     let broker_mem = memory_mib(broker.pid().unwrap_or(0));
+    let broker_cpu = cpu_seconds(broker.pid().unwrap_or(0)) - broker_cpu0;
     let stderr = bridge.interrupt_and_wait(Duration::from_secs(30));
     // The bridge's summary: "NAME: R packages read, P published in B batches, D dropped".
     let (mut read, mut published, mut dropped) = (0u64, 0u64, 0u64);
@@ -325,6 +319,7 @@ fn run(robots: u16, frequency: f64, seconds: u64, format: &str, blocking: bool) 
         }
     }
     sub.close();
+    drop(fleet);
     let (w0, c0, d0) = window.expect("every robot's first batch arrived");
     let (w1, c1, d1) = window_end.expect("the window ended");
     Some(Figures {
@@ -340,6 +335,7 @@ fn run(robots: u16, frequency: f64, seconds: u64, format: &str, blocking: bool) 
         latency_us: latencies,
         bridge_mem,
         broker_mem,
+        broker_cpu,
     })
 }
 
@@ -361,6 +357,11 @@ fn print(f: &Figures) {
         f.window_packages,
         f.window_seconds,
         f.bridge_cpu / f.window_seconds * 100.0,
+    );
+    println!(
+        "  mosquitto CPU per package {:.2} µs ({:.0} % of one core)",
+        f.broker_cpu / f.window_packages.max(1) as f64 * 1e6,
+        f.broker_cpu / f.window_seconds * 100.0,
     );
     println!(
         "  latency, controller time to subscriber: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms ({} packages)",
