@@ -296,3 +296,96 @@ fn the_background_drivers_handles_allocate_nothing_after_setup() {
     let transcript = peer.finish();
     assert_eq!(transcript.inputs.len(), N as usize);
 }
+
+/// The async driver on a current-thread runtime, so that the connection task, the
+/// receiver and the sender all run on this thread and are all counted: after setup and a
+/// warm-up (the first package sizes the queue's buffers, the first receive the
+/// receiver's), receiving every package, reading the latest and sending an input after
+/// each allocate nothing.
+#[cfg(feature = "tokio")]
+#[test]
+fn the_async_driver_receives_watches_and_sends_without_allocating() {
+    const WARM: u32 = 1_000;
+    const N: u32 = 10_000;
+    let mut data = Vec::new();
+    for k in 0..WARM + N {
+        data.extend(data_v2(
+            1,
+            &timestamp_and_q(f64::from(k) * 0.002, f64::from(k)),
+        ));
+    }
+    let peer = FakePeer::start(
+        Script::new()
+            .handshake_v2("5.21.0")
+            .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
+            .expect(ClientMessage::SetupInputs {
+                names: "input_int_register_24",
+            })
+            .reply(ControllerMessage::SetupInputsReply {
+                recipe_id: 5,
+                types: "INT32",
+            })
+            .start()
+            .stream(data, (WARM + N) as usize)
+            .pause()
+            .expect_eof(),
+    );
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let options = ConnectOptions::new().read_timeout(Some(Duration::from_secs(10)));
+    let (client, mut packages, mut latest, handle, task) = runtime.block_on(async {
+        let (client, connection) = rtde_core::tokio::connect(peer.addr, options).await.unwrap();
+        let task = tokio::spawn(connection);
+        let outputs = DynamicRecipe::outputs(["timestamp", "actual_q"]).unwrap();
+        client.setup_outputs(outputs.spec(), 500.0).await.unwrap();
+        let inputs = DynamicRecipe::inputs(["input_int_register_24"]).unwrap();
+        let handle = client.setup_inputs(inputs.spec()).await.unwrap();
+        // Room for the whole stream: the peer writes it as fast as loopback goes.
+        let packages = client.packages(16_384).unwrap();
+        let latest = client.latest();
+        client.start().await.unwrap();
+        (client, packages, latest, handle, task)
+    });
+    let mut outputs = DynamicRecipe::outputs(["timestamp", "actual_q"]).unwrap();
+    let mut inputs = DynamicRecipe::inputs(["input_int_register_24"]).unwrap();
+    let mut lap = |from: u32, to: u32| {
+        runtime.block_on(async {
+            let mut newest = 0.0_f64;
+            for i in from..to {
+                packages.recv_into(&mut outputs).await.unwrap();
+                assert_eq!(outputs.value(0), Some(&Value::Double(f64::from(i) * 0.002)));
+                let values = latest.get().unwrap();
+                newest = newest.max(f64::from_be_bytes(values[..8].try_into().unwrap()));
+                inputs
+                    .set(
+                        "input_int_register_24",
+                        Value::Int32(i32::try_from(i).unwrap()),
+                    )
+                    .unwrap();
+                client.send(&handle, &inputs).await.unwrap();
+            }
+            newest
+        })
+    };
+    lap(0, WARM);
+    let (allocated, newest) = allocations(|| lap(WARM, WARM + N));
+    assert_eq!(allocated, 0, "heap allocations after setup");
+    assert!(newest >= f64::from(WARM + N - 1) * 0.002);
+    let stats = client.stats();
+    assert_eq!(
+        (stats.received, stats.overflowed, stats.skipped),
+        (u64::from(WARM + N), 0, 0)
+    );
+    runtime.block_on(async {
+        client.close().await.unwrap();
+        task.await.unwrap().unwrap();
+    });
+    let transcript = peer.finish();
+    assert_eq!(transcript.inputs.len(), (WARM + N) as usize);
+    assert_eq!(
+        transcript.inputs[9_999],
+        (5, 9_999i32.to_be_bytes().to_vec())
+    );
+}

@@ -16,8 +16,9 @@ pub(super) enum Entry {
 }
 
 /// A bounded queue of packages whose buffers go round: the task fills a free one, the
-/// consumer swaps it for the one it held, and that one is free again. Once each buffer has
-/// the recipe's size (the first lap after a setup), pushing and popping allocate nothing.
+/// consumer swaps it for the one it held, and that one is free again. Every buffer takes
+/// the recipe's size at the first package after a setup (the consumer's own at its first
+/// receive); from then on pushing and popping allocate nothing.
 #[derive(Debug)]
 pub(super) struct PackageQueue {
     entries: VecDeque<Entry>,
@@ -76,7 +77,13 @@ impl PackageQueue {
             _ => self.free.pop().unwrap_or_default(),
         };
         if buf.len() != values.len() {
-            // The first lap after a setup: the buffer takes the recipe's size once.
+            // The first package after a setup: every buffer takes the recipe's size now,
+            // so no burst later meets one that has not.
+            for free in &mut self.free {
+                if free.len() != values.len() {
+                    *free = vec![0; values.len()].into_boxed_slice();
+                }
+            }
             buf = values.into();
         } else {
             buf.copy_from_slice(values);

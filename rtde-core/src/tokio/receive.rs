@@ -23,8 +23,8 @@ use crate::recipe::{FromPayload, OutputRecipe, RecipeSpec};
 /// ([`Error::WrongRecipeId`], [`Error::WrongLength`]); the connection stays.
 ///
 /// Each package's values are swapped into a buffer this receiver holds: receiving copies
-/// nothing more and, once the buffers have the recipe's size (the first lap of the queue
-/// after a setup), allocates nothing.
+/// nothing more and, once the buffers have the recipe's size (at the first package after
+/// a setup), allocates nothing.
 ///
 /// **Cancellation safety.** Every receive method is cancel-safe: a package is taken from
 /// the queue only in the poll that returns it, so a receive dropped at its `.await` (a
