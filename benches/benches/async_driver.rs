@@ -1,36 +1,21 @@
-//! The async driver (`rtde_core::tokio`) against rtde-sim on loopback, with the reference
-//! recipe:
+//! Many async connections on one small runtime: `--fleet` (200) connections at 125 Hz
+//! to a simulated fleet in this process, for `--fleet-seconds` (10), on one 2-thread
+//! tokio runtime, with the reference recipe: the two workers' total CPU (per package and
+//! as a share of one core) and the packages lost. The async driver's unpaced rate, its CPU
+//! and latency at 500 Hz next to the bare-socket floor, and its allocations are in the
+//! drivers bench (`--bench drivers`), beside the other drivers.
 //!
-//! - (a) unpaced, `--rate-seconds` (3): the highest sustained rate with every package
-//!   received in order through the driver's queue and decoded, none skipped (gaps from
-//!   `timestamp`, and the queue's overflow);
-//! - (b) 500 Hz for `--seconds` (30), the async driver and the bare-socket floor **at the
-//!   same time**, so they share the machine's noise: CPU per package of the runtime's one
-//!   thread (a current-thread runtime, so the connection task and the consumer are both
-//!   on it), latency from the simulator's send to the decoded value (p50, p99), packages
-//!   lost;
-//! - (c) `--fleet` (200) connections at 125 Hz to a simulated fleet, for `--fleet-seconds`
-//!   (10), on one 2-thread runtime: the two workers' total CPU, per package and as a share
-//!   of one core, and the packages lost.
-//!
-//! Allocations after setup are counted by `rtde-core/tests/zero_alloc.rs` (0).
-//!
-//! `cargo bench -p rtde-bench --bench async_driver [-- --seconds 30 --rate-seconds 3 --fleet 200 --fleet-seconds 10]`
+//! `cargo bench -p rtde-bench --bench async_driver [-- --fleet 200 --fleet-seconds 10]`
 
-use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use rtde_bench::Reference;
-use rtde_bench::interleave::quantile;
-use rtde_bench::live::{Gaps, Stamping, floor_500, latency_us, thread_cpu_time};
+use rtde_bench::live::{Gaps, Stamping};
 use rtde_core::tokio::{AsyncClient, Connection, Packages};
 use rtde_core::{ConnectOptions, StaticRecipe};
 use rtde_sim::Sim;
 use tokio::net::TcpStream;
 
-/// The targets.
-const MAX_CPU_RATIO: f64 = 1.5;
-const MIN_RATE: f64 = 1_000_000.0;
 /// At most 15 bytes: Linux truncates thread names.
 const WORKER: &str = "rtde-async-wk";
 
@@ -69,105 +54,6 @@ async fn start(client: &AsyncClient, frequency: f64) {
         .await
         .expect("set up the reference recipe");
     client.start().await.expect("start");
-}
-
-/// Runs `f` as a task of the runtime and waits for it.
-async fn spawned<T: Send + 'static>(f: impl Future<Output = T> + Send + 'static) -> T {
-    tokio::spawn(f).await.expect("the measuring task")
-}
-
-fn current_thread() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime")
-}
-
-/// (a): unpaced for `seconds`: packages per second, and packages skipped or overflowed.
-fn max_rate(epoch: Instant, seconds: u64) -> (f64, u64) {
-    let sim = Sim::builder()
-        .unpaced()
-        .source(Stamping::new(epoch))
-        .start()
-        .expect("start the simulator");
-    let rt = current_thread();
-    // A spawned task, not the `block_on` future: waking it is a push on the runtime's own
-    // queue, as for any task of an application; waking `block_on` writes an eventfd.
-    let addr = sim.addr();
-    let result = rt.block_on(spawned(async move {
-        let (client, connection, mut packages) = connect(addr, 1 << 16).await;
-        let task = tokio::spawn(connection);
-        start(&client, 500.0).await;
-        for _ in 0..10_000 {
-            black_box(packages.recv_as::<Reference>().await.expect("a package"));
-        }
-        let mut gaps = Gaps::default();
-        let mut n = 0u64;
-        let start = Instant::now();
-        while start.elapsed() < Duration::from_secs(seconds) {
-            for _ in 0..1024 {
-                let r: Reference = packages.recv_as().await.expect("a package");
-                gaps.observe(r.timestamp);
-                n += 1;
-            }
-        }
-        let elapsed = start.elapsed();
-        let stats = client.stats();
-        drop((client, packages));
-        let _ = task.await;
-        #[allow(clippy::cast_precision_loss)] // counts far below 2^53
-        let rate = n as f64 / elapsed.as_secs_f64();
-        (rate, gaps.missing + stats.skipped + stats.overflowed)
-    }));
-    let _ = sim.shutdown();
-    result
-}
-
-/// What the async driver measured at 500 Hz.
-struct Run {
-    packages: u64,
-    cpu: Option<Duration>,
-    latencies: Vec<f64>,
-    lost: u64,
-}
-
-/// (b): 500 Hz for `seconds` on a current-thread runtime on this thread.
-fn async_500(epoch: Instant, seconds: u64) -> Run {
-    let sim = Sim::builder()
-        .source(Stamping::new(epoch))
-        .start()
-        .expect("start the simulator");
-    let rt = current_thread();
-    let addr = sim.addr();
-    let run = rt.block_on(spawned(async move {
-        let (client, connection, mut packages) = connect(addr, 1024).await;
-        let task = tokio::spawn(connection);
-        start(&client, 500.0).await;
-        for _ in 0..250 {
-            black_box(packages.recv_as::<Reference>().await.expect("a package"));
-        }
-        let mut latencies = Vec::with_capacity(usize::try_from(seconds * 500 + 500).unwrap_or(0));
-        let mut gaps = Gaps::default();
-        let cpu0 = thread_cpu_time();
-        let start = Instant::now();
-        while start.elapsed() < Duration::from_secs(seconds) {
-            let r: Reference = packages.recv_as().await.expect("a package");
-            latencies.push(latency_us(epoch, r.actual_digital_output_bits));
-            gaps.observe(r.timestamp);
-        }
-        let cpu = thread_cpu_time().zip(cpu0).map(|(b, a)| b - a);
-        let stats = client.stats();
-        let _ = client.close().await;
-        let _ = task.await;
-        Run {
-            packages: latencies.len() as u64,
-            cpu,
-            latencies,
-            lost: gaps.missing + stats.skipped + stats.overflowed,
-        }
-    }));
-    let _ = sim.shutdown();
-    run
 }
 
 /// The CPU time of every thread of this process named `name`, summed.
@@ -252,7 +138,7 @@ fn fleet(epoch: Instant, robots: u16, seconds: u64) {
     #[allow(clippy::cast_precision_loss)] // counts far below 2^53
     let expected = f64::from(robots) * 125.0 * elapsed.as_secs_f64();
     println!(
-        "(c) {robots} async connections at 125 Hz, one 2-thread runtime, {:.1} s: {packages} packages (≈{expected:.0} due), {lost} lost    target 0 lost: {}",
+        "{robots} async connections at 125 Hz, one 2-thread runtime, {:.1} s: {packages} packages (≈{expected:.0} due), {lost} lost    target 0 lost: {}",
         elapsed.as_secs_f64(),
         verdict(lost == 0)
     );
@@ -268,53 +154,11 @@ fn fleet(epoch: Instant, robots: u16, seconds: u64) {
 }
 
 fn main() {
-    let seconds = arg("--seconds", 30);
-    let rate_seconds = arg("--rate-seconds", 3);
     let robots = u16::try_from(arg("--fleet", 200)).unwrap_or(200);
     let fleet_seconds = arg("--fleet-seconds", 10);
-    let epoch = Instant::now();
     println!(
-        "reference recipe ({}-byte packages), rtde-sim in process on loopback, rtde_core::tokio",
+        "reference recipe ({}-byte packages), rtde-sim fleet in process on loopback, rtde_core::tokio",
         3 + 1 + Reference::PAYLOAD_SIZE
     );
-
-    let (rate, skipped) = max_rate(epoch, rate_seconds);
-    println!(
-        "(a) unpaced, {rate_seconds} s: {rate:>12.0} packages/s, {skipped} skipped or overflowed    target ≥ {MIN_RATE:.0}/s, none skipped: {}",
-        verdict(rate >= MIN_RATE && skipped == 0)
-    );
-
-    println!("(b) 500 Hz for {seconds} s, the async driver and the floor at the same time:");
-    let (run, floor) = std::thread::scope(|s| {
-        let a = s.spawn(|| async_500(epoch, seconds));
-        let f = s.spawn(|| floor_500(epoch, seconds));
-        (a.join().expect("async run"), f.join().expect("floor run"))
-    });
-    let floor_cpu = floor.cpu.map(|c| per_us(c, floor.packages));
-    let cpu = run.cpu.map(|c| per_us(c, run.packages));
-    println!(
-        "    floor      {} packages; CPU per package {} µs; latency p50 {:.1} µs, p99 {:.1} µs",
-        floor.packages,
-        floor_cpu.map_or("?".into(), |c| format!("{c:.2}")),
-        quantile(floor.latencies.clone(), 0.50),
-        quantile(floor.latencies, 0.99),
-    );
-    let ratio = cpu.zip(floor_cpu).map(|(c, f)| c / f);
-    println!(
-        "    async      {} packages, {} lost; CPU per package {} µs, {}    target ≤ {MAX_CPU_RATIO}×: {}",
-        run.packages,
-        run.lost,
-        cpu.map_or("?".into(), |c| format!("{c:.2}")),
-        ratio.map_or("?".into(), |r| format!("{r:.2}× the floor")),
-        ratio.map_or("?", |r| verdict(r <= MAX_CPU_RATIO)),
-    );
-    println!(
-        "               latency p50 {:.1} µs, p99 {:.1} µs; packages lost {}    target 0: {}",
-        quantile(run.latencies.clone(), 0.50),
-        quantile(run.latencies, 0.99),
-        run.lost,
-        verdict(run.lost == 0)
-    );
-
-    fleet(epoch, robots, fleet_seconds);
+    fleet(Instant::now(), robots, fleet_seconds);
 }

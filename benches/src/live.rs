@@ -8,17 +8,13 @@
 //! exact), a field of the reference recipe. No hook in the simulator was needed: its
 //! [`SimBuilder::source`](rtde_sim::SimBuilder::source) is the hook.
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 
 use rtde_core::Value;
 use rtde_core::fields::Field;
 use rtde_sim::{IoState, OutputSource, Sample, Tick};
 
-use rtde_core::StaticRecipe;
-
-use crate::{REFERENCE_NAMES, Reference, sample};
+use crate::{REFERENCE_NAMES, sample};
 
 /// Streams the reference recipe: [`sample`] values at each tick's simulated time, and the
 /// send time in `actual_digital_output_bits`.
@@ -137,74 +133,5 @@ impl Gaps {
             self.missing += u64::try_from((tick - last) / self.every - 1).unwrap_or(0);
         }
         self.last = Some(tick);
-    }
-}
-
-/// Microseconds from a package's send `stamp` (nanoseconds since `epoch`) to now.
-#[must_use]
-pub fn latency_us(epoch: Instant, stamp: u64) -> f64 {
-    #[allow(clippy::cast_precision_loss)] // nanoseconds of a run, far below 2^53
-    let us = nanos_since(epoch, Instant::now()).saturating_sub(stamp) as f64 / 1e3;
-    us
-}
-
-/// What the reading side measured.
-#[derive(Debug)]
-pub struct Measured {
-    /// Packages read in the measured part.
-    pub packages: u64,
-    /// The reading thread's CPU time over them.
-    pub cpu: Option<Duration>,
-    /// Send-to-read latencies, in microseconds.
-    pub latencies: Vec<f64>,
-}
-
-/// The bare-socket floor at 500 Hz for `seconds`: a thread writes a reference-sized
-/// package every 2 ms, stamped like the simulator's, into a loopback `TcpStream`; the
-/// calling thread reads each with `read_exact`. No protocol, no decoding: what the kernel
-/// and the scheduler cost before any RTDE code runs.
-///
-/// # Panics
-/// When loopback fails (the bench cannot run then).
-#[must_use]
-pub fn floor_500(epoch: Instant, seconds: u64) -> Measured {
-    const LEN: usize = 3 + 1 + Reference::PAYLOAD_SIZE;
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let addr = listener.local_addr().expect("an address");
-    let total = seconds * 500 + 250;
-    let sender = std::thread::spawn(move || {
-        let (mut stream, _) = listener.accept().expect("accept");
-        stream.set_nodelay(true).expect("TCP_NODELAY");
-        let start = Instant::now();
-        let mut package = [0u8; LEN];
-        for i in 0..total {
-            let due = start + Duration::from_micros(2_000 * i);
-            std::thread::sleep(due.saturating_duration_since(Instant::now()));
-            package[..8].copy_from_slice(&nanos_since(epoch, Instant::now()).to_ne_bytes());
-            if stream.write_all(&package).is_err() {
-                return;
-            }
-        }
-    });
-    let mut stream = TcpStream::connect(addr).expect("connect");
-    stream.set_nodelay(true).expect("TCP_NODELAY");
-    let mut package = [0u8; LEN];
-    for _ in 0..250 {
-        stream.read_exact(&mut package).expect("a package");
-    }
-    let mut latencies = Vec::with_capacity(usize::try_from(total).unwrap_or(0));
-    let cpu0 = thread_cpu_time();
-    for _ in 250..total {
-        stream.read_exact(&mut package).expect("a package");
-        let mut stamp = [0u8; 8];
-        stamp.copy_from_slice(&package[..8]);
-        latencies.push(latency_us(epoch, u64::from_ne_bytes(stamp)));
-    }
-    let cpu = thread_cpu_time().zip(cpu0).map(|(b, a)| b - a);
-    let _ = sender.join();
-    Measured {
-        packages: latencies.len() as u64,
-        cpu,
-        latencies,
     }
 }
