@@ -120,7 +120,11 @@ fn spawn(client: Client, queue: usize) -> Background {
 /// The CPU time of this process's thread named `name`.
 fn named_thread_cpu(name: &str) -> Option<Duration> {
     for task in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
-        let comm = std::fs::read_to_string(task.path().join("comm")).ok()?;
+        // A thread that ended since the listing (the async runs' runtimes, say) is skipped,
+        // not the end of the search.
+        let Ok(comm) = std::fs::read_to_string(task.path().join("comm")) else {
+            continue;
+        };
         if comm.trim() == name {
             let stat = std::fs::read_to_string(task.path().join("schedstat")).ok()?;
             return Some(Duration::from_nanos(
