@@ -89,6 +89,7 @@ pub(crate) struct Counters {
     pub(crate) accepted: AtomicU64,
     pub(crate) stalled: AtomicU64,
     pub(crate) data_packages: AtomicU64,
+    pub(crate) input_packages: AtomicU64,
     /// Connections open now, with a condition variable signalled at every change.
     open: Mutex<u64>,
     open_changed: Condvar,
@@ -549,6 +550,10 @@ impl Session {
                     values.push((f.name(), v));
                 }
                 shared.controller().io.write(&values);
+                shared
+                    .counters
+                    .input_packages
+                    .fetch_add(1, Ordering::Relaxed);
                 None
             }
         };

@@ -104,6 +104,7 @@ impl Sim {
             connections_open: c.open(),
             stalled_clients_dropped: c.stalled.load(Ordering::Relaxed),
             data_packages_sent: c.data_packages.load(Ordering::Relaxed),
+            input_packages_applied: c.input_packages.load(Ordering::Relaxed),
         }
     }
 
@@ -210,6 +211,10 @@ pub struct Stats {
     pub stalled_clients_dropped: u64,
     /// Output data packages sent, over all connections.
     pub data_packages_sent: u64,
+    /// Input data packages applied, over all connections: each one a client sent for a
+    /// recipe it had set up, with the recipe's size. Two packages within one control tick
+    /// are both counted, though only the later one can be read back in the outputs.
+    pub input_packages_applied: u64,
 }
 
 /// Why a simulator could not start or stop.
