@@ -71,8 +71,9 @@ impl Packages {
     ///
     /// # Errors
     /// A package that does not fit the recipe ([`Error::WrongRecipeId`],
-    /// [`Error::WrongLength`]; the next call goes on); [`Error::ConnectionLost`] once the
-    /// connection has ended and every package before the end was received.
+    /// [`Error::WrongLength`]; the next call goes on); when the link is lost and nothing
+    /// reconnects it, the error that lost it (after every package before it), then
+    /// [`Error::ConnectionLost`] from every later call.
     pub async fn recv(&mut self) -> Result<&[u8], Error> {
         std::future::poll_fn(|cx| self.poll_entry(cx)).await?;
         Ok(&self.held)
