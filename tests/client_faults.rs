@@ -5,48 +5,14 @@
 //! malformed frame, a package of another recipe) are the shared suite in `drivers.rs`; the
 //! scripted-peer versions of these faults are in `rtde-core/tests/faults.rs`.
 
+mod common;
+
 use std::time::{Duration, Instant};
 
+use common::{WAIT, due_between, options, reconnecting, timestamp};
 use rtde_core::protocol::{MessageLevel, ProtocolVersion, package_type};
-use rtde_core::{
-    Client, ConnectOptions, DynamicRecipe, Error, Event, Recipe, ReconnectPolicy, State, Value,
-};
+use rtde_core::{Client, ConnectOptions, DynamicRecipe, Error, Event, Recipe, State};
 use rtde_sim::{Fault, Sim, Trigger};
-
-const WAIT: Duration = Duration::from_secs(5);
-
-fn options() -> ConnectOptions {
-    ConnectOptions::new().read_timeout(Some(WAIT))
-}
-
-/// Automatic reconnection; the backoffs leave the simulator time to release the inputs of
-/// the connection it dropped.
-fn reconnecting() -> ConnectOptions {
-    options().reconnect(
-        ReconnectPolicy::new()
-            .attempts(8)
-            .initial_backoff(Duration::from_millis(5))
-            .max_backoff(Duration::from_millis(50)),
-    )
-}
-
-fn timestamp(recipe: &DynamicRecipe) -> f64 {
-    match recipe.get("timestamp") {
-        Some(Value::Double(t)) => *t,
-        other => panic!("timestamp: {other:?}"),
-    }
-}
-
-/// Output packages due between two timestamps (exclusive) at `frequency` on a `rate` loop.
-fn due_between(before: f64, after: f64, rate: f64, frequency: f64) -> u64 {
-    let ticks = ((after - before) * rate).round();
-    let every = (rate / frequency).round();
-    let periods = (ticks / every).round();
-    assert!(periods >= 1.0, "{before} then {after}");
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // checked >= 1 above
-    let periods = periods as u64;
-    periods - 1
-}
 
 fn started(sim: &Sim, options: ConnectOptions, frequency: f64) -> (Client, DynamicRecipe) {
     let mut client = Client::connect(sim.addr(), options).unwrap();

@@ -9,21 +9,21 @@
 //! (connecting, manual reconnection, the latest-only mode) is tested in
 //! `rtde-core/tests/faults.rs` and `tests/client_faults.rs`.
 
+mod common;
 #[path = "../rtde-core/tests/support/mod.rs"]
 mod support;
 
 use std::time::Duration;
 
+use common::{WAIT, due_between, options, reconnecting, timestamp};
 use rtde_core::client::{Background, Receiver, Sender, SpawnOptions};
 use rtde_core::protocol::{ClientMessage, ControllerMessage};
 use rtde_core::{
-    Client, ConnectOptions, DynamicRecipe, Error, ErrorKind, Event, InputHandle, Recipe,
-    ReconnectPolicy, State, Stats, Value,
+    Client, ConnectOptions, DynamicRecipe, Error, ErrorKind, Event, InputHandle, Recipe, State,
+    Stats, Value,
 };
 use rtde_sim::{Fault, Malformation, Sim, Trigger};
 use support::{FakePeer, Script, data_v2, timestamp_and_q};
-
-const WAIT: Duration = Duration::from_secs(5);
 
 /// What a scenario needs of a driver.
 trait Driver: Sized {
@@ -275,39 +275,6 @@ every_driver!(
 );
 
 // ---- helpers ----
-
-fn options() -> ConnectOptions {
-    ConnectOptions::new().read_timeout(Some(WAIT))
-}
-
-/// Automatic reconnection; the backoffs leave the simulator time to release the inputs of
-/// the connection it dropped.
-fn reconnecting() -> ConnectOptions {
-    options().reconnect(
-        ReconnectPolicy::new()
-            .attempts(8)
-            .initial_backoff(Duration::from_millis(5))
-            .max_backoff(Duration::from_millis(50)),
-    )
-}
-
-fn timestamp(recipe: &DynamicRecipe) -> f64 {
-    match recipe.get("timestamp") {
-        Some(Value::Double(t)) => *t,
-        other => panic!("timestamp: {other:?}"),
-    }
-}
-
-/// Output packages due between two timestamps (exclusive) at `frequency` on a `rate` loop.
-fn due_between(before: f64, after: f64, rate: f64, frequency: f64) -> u64 {
-    let ticks = ((after - before) * rate).round();
-    let every = (rate / frequency).round();
-    let periods = (ticks / every).round();
-    assert!(periods >= 1.0, "{before} then {after}");
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // checked >= 1 above
-    let periods = periods as u64;
-    periods - 1
-}
 
 fn outputs() -> DynamicRecipe {
     DynamicRecipe::outputs(["timestamp", "actual_q"]).unwrap()

@@ -222,6 +222,26 @@ pub enum ErrorKind {
 }
 
 impl Error {
+    /// The error of a connection that none of `addrs` accepted: the last address's error,
+    /// or a resolution error when there was no address to try. Every driver connects
+    /// through this, so they all report a failed connection the same way.
+    pub(crate) fn connect_failed(addrs: &[std::net::SocketAddr], last: Option<io::Error>) -> Self {
+        match last {
+            Some(source) => Error::Connect {
+                addr: addrs
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+                    .into(),
+                source,
+            },
+            None => Error::Resolve {
+                source: io::Error::new(io::ErrorKind::NotFound, "the address resolved to nothing"),
+            },
+        }
+    }
+
     /// The category: link, refused, unsupported, usage or protocol.
     #[must_use]
     pub fn kind(&self) -> ErrorKind {

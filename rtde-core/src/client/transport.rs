@@ -29,20 +29,7 @@ pub(super) fn open(
         }
     }
     let Some((stream, peer)) = connected else {
-        return Err(match last_error {
-            Some(source) => Error::Connect {
-                addr: addrs
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-                    .into(),
-                source,
-            },
-            None => Error::Resolve {
-                source: io::Error::new(io::ErrorKind::NotFound, "the address resolved to nothing"),
-            },
-        });
+        return Err(Error::connect_failed(addrs, last_error));
     };
     let link = |source| Error::Io {
         source,

@@ -265,20 +265,7 @@ async fn open(addrs: Arc<[SocketAddr]>, options: ConnectOptions) -> Result<TcpSt
             Err(_) => last_error = Some(io::ErrorKind::TimedOut.into()),
         }
     }
-    Err(match last_error {
-        Some(source) => Error::Connect {
-            addr: addrs
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-                .into(),
-            source,
-        },
-        None => Error::Resolve {
-            source: io::Error::new(io::ErrorKind::NotFound, "the address resolved to nothing"),
-        },
-    })
+    Err(Error::connect_failed(&addrs, last_error))
 }
 
 /// The handles can be shared between threads and tasks.
