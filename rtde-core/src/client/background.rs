@@ -666,7 +666,7 @@ impl Receiver {
     /// As [`Receiver::latest`]; [`Error::Payload`] when `T` does not fit.
     pub fn latest_as<T: FromPayload>(&mut self) -> Result<Option<T>, Error> {
         match self.latest()? {
-            Some(values) => T::from_payload(values).map(Some).map_err(Error::Payload),
+            Some(values) => Ok(Some(T::from_payload_as::<Error>(values)?)),
             None => Ok(None),
         }
     }

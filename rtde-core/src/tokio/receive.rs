@@ -114,7 +114,7 @@ impl Packages {
     pub async fn recv_as<T: FromPayload>(&mut self) -> Result<T, Error> {
         self.check(&T::SPEC)?;
         let values = self.recv().await?;
-        T::from_payload(values).map_err(Error::Payload)
+        T::from_payload_as(values)
     }
 
     /// A [`Stream`] of every package decoded as a `T`. It ends after the connection does.
@@ -203,9 +203,7 @@ impl<T: FromPayload> Stream for PackageStream<T> {
         }
         match this.packages.poll_entry(cx) {
             Poll::Pending => Poll::Pending,
-            Poll::Ready(Ok(())) => Poll::Ready(Some(
-                T::from_payload(&this.packages.held).map_err(Error::Payload),
-            )),
+            Poll::Ready(Ok(())) => Poll::Ready(Some(T::from_payload_as(&this.packages.held))),
             Poll::Ready(Err(Error::ConnectionLost)) if this.packages.shared.queue().finished => {
                 this.ended = true;
                 Poll::Ready(None)
