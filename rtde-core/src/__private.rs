@@ -11,7 +11,7 @@ pub use core::fmt;
 pub use core::marker::Copy;
 pub use core::option::Option::{self, None, Some};
 pub use core::result::Result::{self, Err, Ok};
-pub use core::{panic, unreachable};
+pub use core::{assert, panic, unreachable};
 
 pub use rtde_fields::{ControllerVersion, Direction, MAX_NAME_LIST_BYTES, WireType};
 
@@ -91,3 +91,205 @@ pub fn write_payload<const N: usize>(
 /// that a field whose Rust type does not fit raises exactly one error, at its type.
 #[inline]
 pub const fn assert_is_wire<T: IsWire<W, F>, W: WireKind, F: ?Sized>() {}
+
+/// A recipe that another recipe can include with `#[rtde(flatten)]`: decoded from, encoded
+/// into and viewed over the `N` bytes of its part of the outer payload. The derive
+/// implements it with `N = PAYLOAD_SIZE`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an RTDE recipe; `#[rtde(flatten)]` includes a struct that derives `RtdeRecipe`",
+    label = "not a recipe",
+    note = "add `#[derive(RtdeRecipe)]` to `{Self}`, or list its RTDE fields in this struct"
+)]
+pub trait Part<const N: usize>: RecipeView {
+    /// The part's values from its bytes.
+    fn decode_part(bytes: &[u8; N]) -> Self;
+    /// Writes the part's values into its bytes.
+    fn encode_part(&self, out: &mut [u8; N]);
+    /// A view of the part's bytes.
+    fn view_part(bytes: &[u8; N]) -> <Self as RecipeView>::View<'_>;
+}
+
+/// The `S` bytes of a flattened part at offset `OFF` of a payload of `N` bytes; bounds
+/// checked at compile time (the fallback is never taken and keeps the decoder panic-free).
+#[inline]
+#[must_use]
+pub fn part_bytes<const OFF: usize, const S: usize, const N: usize>(payload: &[u8; N]) -> &[u8; S] {
+    const { assert!(OFF + S <= N, "part outside the payload") };
+    match payload.split_at_checked(OFF) {
+        Some((_, tail)) => match tail.first_chunk::<S>() {
+            Some(bytes) => bytes,
+            None => const { &[0; S] },
+        },
+        None => const { &[0; S] },
+    }
+}
+
+/// Encodes a flattened part at offset `OFF` of a payload of `N` bytes.
+#[inline]
+pub fn put_part<const OFF: usize, const S: usize, const N: usize, T: Part<S>>(
+    out: &mut [u8; N],
+    part: &T,
+) {
+    const { assert!(OFF + S <= N, "part outside the payload") };
+    if let Some((_, tail)) = out.split_at_mut_checked(OFF)
+        && let Some(slot) = tail.first_chunk_mut::<S>()
+    {
+        part.encode_part(slot);
+    }
+}
+
+/// The parts' lists one after the other, as one array of `N` (the sum of their lengths);
+/// `fill` pads it should `N` be larger.
+#[must_use]
+pub const fn concat<T: Copy, const N: usize>(parts: &[&[T]], fill: T) -> [T; N] {
+    let mut out = [fill; N];
+    let (mut i, mut k) = (0, 0);
+    while i < parts.len() {
+        let mut j = 0;
+        while j < parts[i].len() && k < N {
+            out[k] = parts[i][j];
+            j += 1;
+            k += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The total length of the parts' lists.
+#[must_use]
+pub const fn total_len<T>(parts: &[&[T]]) -> usize {
+    let (mut i, mut n) = (0, 0);
+    while i < parts.len() {
+        n += parts[i].len();
+        i += 1;
+    }
+    n
+}
+
+/// Whether two wire names are equal, byte for byte (a `const fn` `==` on `str`).
+#[must_use]
+pub const fn same_name(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Whether `names` holds `name`.
+#[must_use]
+pub const fn has_name(names: &[&str], name: &str) -> bool {
+    let mut i = 0;
+    while i < names.len() {
+        if same_name(names[i], name) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Whether two lists of wire names share one.
+#[must_use]
+pub const fn share_a_name(a: &[&str], b: &[&str]) -> bool {
+    let mut i = 0;
+    while i < a.len() {
+        if has_name(b, a[i]) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Whether the direction is the one expected (`==` in a `const fn`).
+#[must_use]
+pub const fn is_direction(d: Direction, expected: Direction) -> bool {
+    matches!(
+        (d, expected),
+        (Direction::Output, Direction::Output) | (Direction::Input, Direction::Input)
+    )
+}
+
+const fn later(a: ControllerVersion, b: ControllerVersion) -> ControllerVersion {
+    let ka = [a.major, a.minor, a.bugfix, a.build];
+    let kb = [b.major, b.minor, b.bugfix, b.build];
+    let mut i = 0;
+    while i < 4 {
+        if ka[i] != kb[i] {
+            return if ka[i] > kb[i] { a } else { b };
+        }
+        i += 1;
+    }
+    a
+}
+
+/// The first version of each generation that has every part's fields: the latest of the
+/// parts' versions, `None` where a part lacks the generation.
+#[must_use]
+pub const fn min_controller_of(
+    parts: &[[Option<ControllerVersion>; 3]],
+) -> [Option<ControllerVersion>; 3] {
+    let mut out = [None; 3];
+    let mut g = 0;
+    while g < 3 {
+        let mut acc: Option<ControllerVersion> = None;
+        let mut i = 0;
+        let mut lacking = false;
+        while i < parts.len() {
+            match (parts[i][g], acc) {
+                (None, _) => lacking = true,
+                (Some(v), None) => acc = Some(v),
+                (Some(v), Some(a)) => acc = Some(later(v, a)),
+            }
+            i += 1;
+        }
+        out[g] = if lacking { None } else { acc };
+        g += 1;
+    }
+    out
+}
+
+/// Whether `declared` is at or after the part's first version of its generation `g`.
+#[must_use]
+pub const fn supports(
+    part: [Option<ControllerVersion>; 3],
+    g: usize,
+    declared: ControllerVersion,
+) -> bool {
+    match part[g] {
+        Some(v) => {
+            let l = later(v, declared);
+            l.major == declared.major
+                && l.minor == declared.minor
+                && l.bugfix == declared.bugfix
+                && l.build == declared.build
+        }
+        None => false,
+    }
+}
+
+/// Whether some generation has every field.
+#[must_use]
+pub const fn some_generation(mins: [Option<ControllerVersion>; 3]) -> bool {
+    mins[0].is_some() || mins[1].is_some() || mins[2].is_some()
+}
+
+/// The length of the comma-separated list of `names`.
+#[must_use]
+pub const fn name_list_len(names: &[&str]) -> usize {
+    let (mut i, mut n) = (0, 0);
+    while i < names.len() {
+        n += names[i].len() + if i > 0 { 1 } else { 0 };
+        i += 1;
+    }
+    n
+}

@@ -224,6 +224,11 @@ pub trait InputRecipe: Recipe {
 ///
 /// Its consts, [`FromPayload`], [`ToPayload`] and [`RecipeView`] must agree on the layout:
 /// the derive guarantees it; a hand-written implementation must keep them in step.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an RTDE recipe",
+    label = "not a recipe",
+    note = "derive it with `#[derive(RtdeRecipe)]`; a `#[rtde(flatten)]` field's type must be a recipe too"
+)]
 pub trait StaticRecipe: Sized {
     /// The recipe's names, types and direction: what a client sends in SETUP_OUTPUTS or
     /// SETUP_INPUTS.
@@ -301,6 +306,11 @@ pub trait ToPayload: StaticRecipe {
 
 /// A recipe with a borrowed view type: a data package's payload read one field at a time,
 /// on demand, without copying the payload or decoding the fields not asked for.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an RTDE recipe",
+    label = "not a recipe",
+    note = "derive it with `#[derive(RtdeRecipe)]`; a `#[rtde(flatten)]` field's type must be a recipe too"
+)]
 pub trait RecipeView: StaticRecipe {
     /// The view, `<Name>View<'a>` for a derived recipe `Name`; it has one accessor per field.
     type View<'a>: Copy + AsRef<[u8]>;

@@ -73,6 +73,8 @@ pub(crate) struct Field {
     /// A `registers` key was given, parsed or not: the field names no variable by its
     /// identifier, so an unparsable run adds no "unknown field" error.
     pub(crate) is_run: bool,
+    /// `flatten`: the field's type is a recipe whose fields this one includes.
+    pub(crate) flatten: bool,
     pub(crate) allow_fieldbus_registers: bool,
 }
 
@@ -180,8 +182,12 @@ impl Field {
         let mut registers = Attr::none(cx, symbol::REGISTERS);
         let mut is_run = false;
         let mut allow = Attr::none(cx, symbol::ALLOW_FIELDBUS_REGISTERS);
+        let mut flatten = Attr::none(cx, symbol::FLATTEN);
         for_each_key(cx, attrs, |meta| {
-            if meta.path == symbol::NAME {
+            if meta.path == symbol::FLATTEN {
+                flatten.set(&meta.path, ());
+                no_value(cx, meta)?;
+            } else if meta.path == symbol::NAME {
                 if let Some(lit) = string_value(cx, meta, symbol::NAME)? {
                     name.set(&meta.path, lit);
                 }
@@ -220,11 +226,37 @@ impl Field {
             );
             (name, registers) = (None, None);
         }
+        let mut allow = allow.get_with_tokens();
+        let flatten = match flatten.get_with_tokens() {
+            Some((key, ())) => {
+                // A part brings its own names, registers and opt-ins: a key that would
+                // rename or widen it belongs on the part's own fields.
+                let other = [
+                    name.as_ref().map(|_| symbol::NAME),
+                    is_run.then_some(symbol::REGISTERS),
+                    allow.as_ref().map(|_| symbol::ALLOW_FIELDBUS_REGISTERS),
+                ];
+                for other in other.into_iter().flatten() {
+                    cx.error_spanned_by(
+                        &key,
+                        format!(
+                            "conflicting rtde attributes `flatten` and `{other}`: a flattened \
+                             field includes another recipe as it is; put `{other}` on that \
+                             recipe's fields"
+                        ),
+                    );
+                }
+                (name, registers, is_run, allow) = (None, None, false, None);
+                true
+            }
+            None => false,
+        };
         Field {
             name,
             registers: registers.map(|(_, r)| r),
             is_run,
-            allow_fieldbus_registers: allow.get().is_some(),
+            flatten,
+            allow_fieldbus_registers: allow.is_some(),
         }
     }
 }

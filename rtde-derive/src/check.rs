@@ -71,6 +71,11 @@ fn name_tokens(f: &Field<'_>) -> proc_macro2::TokenStream {
 
 /// A field's entries: its one variable, or each register of its run.
 fn resolve_field(cx: &Ctxt, direction: Direction, f: &Field<'_>) -> Vec<Option<&'static Entry>> {
+    // A flattened part's names are its own recipe's, checked there; those across parts
+    // are compared at compile time by the expansion (the macro cannot see them).
+    if f.attrs.flatten {
+        return Vec::new();
+    }
     if !f.attrs.is_run {
         return vec![resolve_name(cx, direction, f)];
     }
@@ -268,7 +273,8 @@ fn declared_min_controller(cx: &Ctxt, recipe: &Recipe<'_>, resolved: &Resolved) 
 /// Rule: with no `min_controller` declared, at least one controller generation has every field.
 fn some_generation_has_every_field(cx: &Ctxt, recipe: &Recipe<'_>, resolved: &Resolved) {
     let unresolved = recipe.fields.iter().zip(resolved).any(|(f, es)| {
-        es.iter().any(Option::is_none) || (f.attrs.registers.is_none() && es.is_empty())
+        es.iter().any(Option::is_none)
+            || (f.attrs.registers.is_none() && !f.attrs.flatten && es.is_empty())
     });
     if !recipe.attrs.min_controller.is_empty() || unresolved {
         return;

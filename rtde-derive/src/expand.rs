@@ -20,8 +20,39 @@ struct Layout<'a> {
     /// The element of a register run.
     index: Option<usize>,
     entry: &'static Entry,
-    offset: usize,
+    offset: Size,
     size: usize,
+}
+
+/// A flattened field: another recipe's payload at `offset`.
+struct PartLayout<'a> {
+    field: &'a Field<'a>,
+    offset: Size,
+}
+
+/// A byte count known at expansion, plus the sizes of the flattened parts before it, which
+/// only the compiler knows (`<Header as StaticRecipe>::PAYLOAD_SIZE`).
+#[derive(Clone, Default)]
+struct Size {
+    parts: Vec<TokenStream>,
+    bytes: usize,
+}
+
+impl Size {
+    /// A literal when no part precedes, or a const block adding the parts' sizes.
+    fn tokens(&self) -> TokenStream {
+        let bytes = lit(self.bytes);
+        if self.parts.is_empty() {
+            return quote!(#bytes);
+        }
+        let parts = &self.parts;
+        quote!({ #(#parts +)* #bytes })
+    }
+}
+
+/// `{ <T as StaticRecipe>::PAYLOAD_SIZE }`, spanned at the part's type.
+fn part_size(p: &TokenStream, ty: &Type) -> TokenStream {
+    quote_spanned!(ty.span()=> <#ty as #p::StaticRecipe>::PAYLOAD_SIZE)
 }
 
 /// `::rtde_core::__private`, or the same under `crate = "…"`.
@@ -56,17 +87,17 @@ fn is_wire(p: &TokenStream, ty: &Type, entry: &Entry) -> TokenStream {
     quote_spanned!(span=> <#ty as #p::IsWire<#wire, #marker>>)
 }
 
-fn decode(p: &TokenStream, l: &Layout<'_>, n: usize, bytes: &TokenStream) -> TokenStream {
+fn decode(p: &TokenStream, l: &Layout<'_>, n: &TokenStream, bytes: &TokenStream) -> TokenStream {
     let span = l.ty.span();
     let is_wire = is_wire(p, l.ty, l.checked_as);
     let wire = wire_marker(p, l.entry.wire_type(), span);
-    let (offset, size, n) = (lit(l.offset), lit(l.size), lit(n));
+    let (offset, size) = (l.offset.tokens(), lit(l.size));
     quote_spanned! {span=>
         #is_wire::from_wire(<#wire as #p::WireKind>::decode(#p::at::<#offset, #size, #n>(#bytes)))
     }
 }
 
-fn encode(p: &TokenStream, l: &Layout<'_>, n: usize, out: &Ident) -> TokenStream {
+fn encode(p: &TokenStream, l: &Layout<'_>, n: &TokenStream, out: &Ident) -> TokenStream {
     let span = l.ty.span();
     let is_wire = is_wire(p, l.ty, l.checked_as);
     let wire = wire_marker(p, l.entry.wire_type(), span);
@@ -78,14 +109,37 @@ fn encode(p: &TokenStream, l: &Layout<'_>, n: usize, out: &Ident) -> TokenStream
         }
         None => quote!(self.#member),
     };
-    let (offset, size, n) = (lit(l.offset), lit(l.size), lit(n));
+    let (offset, size) = (l.offset.tokens(), lit(l.size));
     quote_spanned! {span=>
-        #p::put::<#offset, #size, #n>(&mut #out, <#wire as #p::WireKind>::encode(#is_wire::to_wire(&#place)))
+        #p::put::<#offset, #size, #n>(#out, <#wire as #p::WireKind>::encode(#is_wire::to_wire(&#place)))
     }
 }
 
-/// A field's value from the payload: its one variable, or the array of its run.
-fn decode_field(p: &TokenStream, ls: &[Layout<'_>], n: usize, bytes: &TokenStream) -> TokenStream {
+/// A flattened part's value, decoded by its own recipe from its bytes.
+fn decode_part(
+    p: &TokenStream,
+    part: &PartLayout<'_>,
+    n: &TokenStream,
+    bytes: &TokenStream,
+) -> TokenStream {
+    let ty = part.field.ty;
+    let size = part_size(p, ty);
+    let offset = part.offset.tokens();
+    quote_spanned! {ty.span()=>
+        <#ty as #p::Part<{ #size }>>::decode_part(#p::part_bytes::<#offset, { #size }, #n>(#bytes))
+    }
+}
+
+/// A field's value from the payload: its one variable, the array of its run, or its part.
+fn decode_field(
+    p: &TokenStream,
+    (ls, part): (&[Layout<'_>], Option<&PartLayout<'_>>),
+    n: &TokenStream,
+    bytes: &TokenStream,
+) -> TokenStream {
+    if let Some(part) = part {
+        return decode_part(p, part, n, bytes);
+    }
     match ls {
         [one] if one.index.is_none() => decode(p, one, n, bytes),
         run => {
@@ -124,11 +178,11 @@ fn from_payload(
     recipe: &Recipe<'_>,
     p: &TokenStream,
     layouts: &[&Layout<'_>],
+    n_lit: &TokenStream,
     members: &[&Ident],
     decodes: &[TokenStream],
 ) -> TokenStream {
     let ident = recipe.ident;
-    let n_lit = lit(layouts.iter().map(|l| l.size).sum());
     let payload = Ident::new("__rtde_payload", Span::mixed_site());
     let values: usize = layouts.iter().map(|l| scalars(l.entry.wire_type())).sum();
     if values <= MAX_INLINE_SCALARS {
@@ -255,9 +309,22 @@ pub(crate) fn expand(recipe: &Recipe<'_>, per_field: &[Vec<&'static Entry>]) -> 
     let vis = recipe.vis;
     let view = view_ident(recipe);
 
-    let mut fields: Vec<(&Field<'_>, Vec<Layout<'_>>)> = Vec::with_capacity(per_field.len());
-    let mut offset = 0;
+    type Placed<'f> = (&'f Field<'f>, Vec<Layout<'f>>, Option<PartLayout<'f>>);
+    let mut fields: Vec<Placed<'_>> = Vec::with_capacity(per_field.len());
+    let mut offset = Size::default();
     for (field, field_entries) in recipe.fields.iter().zip(per_field) {
+        if field.attrs.flatten {
+            fields.push((
+                field,
+                Vec::new(),
+                Some(PartLayout {
+                    field,
+                    offset: offset.clone(),
+                }),
+            ));
+            offset.parts.push(part_size(&p, field.ty));
+            continue;
+        }
         let run = field.attrs.registers.as_ref().and(field.array());
         let mut layouts = Vec::with_capacity(field_entries.len());
         for (i, &entry) in field_entries.iter().enumerate() {
@@ -268,17 +335,18 @@ pub(crate) fn expand(recipe: &Recipe<'_>, per_field: &[Vec<&'static Entry>]) -> 
                 ty: run.map_or(field.ty, |(elem, _)| elem),
                 index: run.map(|_| i),
                 entry,
-                offset,
+                offset: offset.clone(),
                 size,
             });
-            offset += size;
+            offset.bytes += size;
         }
-        fields.push((field, layouts));
+        fields.push((field, layouts, None));
     }
     let entries: Vec<&'static Entry> = per_field.iter().flatten().copied().collect();
-    let layouts: Vec<&Layout<'_>> = fields.iter().flat_map(|(_, ls)| ls).collect();
-    let n = offset;
-    let n_lit = lit(n);
+    let layouts: Vec<&Layout<'_>> = fields.iter().flat_map(|(_, ls, _)| ls).collect();
+    let parts: Vec<&PartLayout<'_>> = fields.iter().filter_map(|(_, _, pl)| pl.as_ref()).collect();
+    let n_lit = offset.tokens();
+    let n = &n_lit;
 
     // Locals get names no user constant is likely to have: a constant in scope would turn a
     // binding of the same name into a pattern, whatever the span's hygiene.
@@ -287,18 +355,28 @@ pub(crate) fn expand(recipe: &Recipe<'_>, per_field: &[Vec<&'static Entry>]) -> 
     let payload_expr = quote!(#payload);
     let view_bytes = quote!(self.bytes);
 
-    let names = entries.iter().map(|e| e.name());
-    let variants = entries.iter().map(|e| wire_variant(e.wire_type()));
-    let direction = direction_variant(recipe.attrs.direction);
     let mins = min_controller(&entries).map(|v| version_tokens(&p, v));
-    let members: Vec<&Ident> = fields.iter().map(|(f, _)| f.member).collect();
+    let members: Vec<&Ident> = fields.iter().map(|(f, _, _)| f.member).collect();
     let decodes: Vec<TokenStream> = fields
         .iter()
-        .map(|(_, ls)| decode_field(&p, ls, n, &payload_expr))
+        .map(|(_, ls, pl)| decode_field(&p, (ls, pl.as_ref()), n, &payload_expr))
         .collect();
-    let encodes = layouts.iter().map(|l| encode(&p, l, n, &out));
+    let encodes: Vec<TokenStream> = fields
+        .iter()
+        .flat_map(|(f, ls, pl)| {
+            let part = pl.as_ref().map(|pl| {
+                let (ty, member) = (f.ty, f.member);
+                let (size, offset) = (part_size(&p, ty), pl.offset.tokens());
+                quote_spanned! {ty.span()=>
+                    #p::put_part::<#offset, { #size }, #n, #ty>(#out, &self.#member)
+                }
+            });
+            ls.iter().map(|l| encode(&p, l, n, &out)).chain(part)
+        })
+        .collect();
+    let static_consts = static_consts(recipe, &p, &fields, &entries, mins, n);
 
-    let from_payload = from_payload(recipe, &p, &layouts, &members, &decodes);
+    let from_payload = from_payload(recipe, &p, &layouts, n, &members, &decodes);
 
     let direction_impl = match recipe.attrs.direction {
         Direction::Output => quote! {
@@ -323,7 +401,27 @@ pub(crate) fn expand(recipe: &Recipe<'_>, per_field: &[Vec<&'static Entry>]) -> 
         },
     };
 
-    let accessors = fields.iter().filter_map(|(field, ls)| {
+    let accessors = fields.iter().filter_map(|(field, ls, pl)| {
+        if let Some(pl) = pl {
+            let (member, ty, field_vis) = (field.member, field.ty, &field.original.vis);
+            let size = part_size(&p, ty);
+            let offset = pl.offset.tokens();
+            let doc = format!(
+                "The flattened `{}` part, as its own view.",
+                quote::ToTokens::to_token_stream(ty)
+            );
+            let view_ty = quote_spanned!(ty.span()=> <#ty as #p::RecipeView>::View<'a>);
+            return Some(quote! {
+                #[doc = #doc]
+                #[inline]
+                #[must_use]
+                #field_vis fn #member(&self) -> #view_ty {
+                    <#ty as #p::Part<{ #size }>>::view_part(
+                        #p::part_bytes::<#offset, { #size }, #n>(self.bytes),
+                    )
+                }
+            });
+        }
         let (first, last) = (ls.first()?, ls.last()?);
         let member = field.member;
         let field_vis = &field.original.vis;
@@ -332,13 +430,20 @@ pub(crate) fn expand(recipe: &Recipe<'_>, per_field: &[Vec<&'static Entry>]) -> 
             Some(_) => format!("{}`..=`{}", first.entry.name(), last.entry.name()),
             None => first.entry.name().to_owned(),
         };
-        let doc = format!(
-            "`{name}` ({}, payload bytes {}..{}), decoded on each call.",
-            first.entry.wire_type(),
-            first.offset,
-            last.offset + last.size
-        );
-        let body = decode_field(&p, ls, n, &view_bytes);
+        let doc = if first.offset.parts.is_empty() {
+            format!(
+                "`{name}` ({}, payload bytes {}..{}), decoded on each call.",
+                first.entry.wire_type(),
+                first.offset.bytes,
+                last.offset.bytes + last.size
+            )
+        } else {
+            format!(
+                "`{name}` ({}), decoded on each call.",
+                first.entry.wire_type()
+            )
+        };
+        let body = decode_field(&p, (ls, None), n, &view_bytes);
         Some(quote! {
             #[doc = #doc]
             #[inline]
@@ -349,10 +454,18 @@ pub(crate) fn expand(recipe: &Recipe<'_>, per_field: &[Vec<&'static Entry>]) -> 
         })
     });
 
-    let view_doc = format!(
-        "A borrowed view of a [`{ident}`] data package: {n} bytes of payload, each field \
-         decoded when its accessor is called. Made by `RecipeView::view`."
-    );
+    let view_doc = if parts.is_empty() {
+        format!(
+            "A borrowed view of a [`{ident}`] data package: {} bytes of payload, each field \
+             decoded when its accessor is called. Made by `RecipeView::view`.",
+            offset.bytes
+        )
+    } else {
+        format!(
+            "A borrowed view of a [`{ident}`] data package: each field decoded when its \
+             accessor is called. Made by `RecipeView::view`."
+        )
+    };
     let view_name = view.to_string();
     let formatter = Ident::new("__rtde_f", Span::mixed_site());
     let allows = allows();
@@ -374,16 +487,7 @@ pub(crate) fn expand(recipe: &Recipe<'_>, per_field: &[Vec<&'static Entry>]) -> 
                 }
             }
 
-            #[automatically_derived]
-            impl #p::StaticRecipe for #ident {
-                const SPEC: #p::RecipeSpec<'static> = #p::RecipeSpec::new(
-                    #p::Direction::#direction,
-                    &[#(#names),*],
-                    &[#(#p::WireType::#variants),*],
-                );
-                const PAYLOAD_SIZE: usize = #n_lit;
-                const MIN_CONTROLLER: [#p::Option<#p::ControllerVersion>; 3] = [#(#mins),*];
-            }
+            #static_consts
 
             #from_payload
 
@@ -393,8 +497,26 @@ pub(crate) fn expand(recipe: &Recipe<'_>, per_field: &[Vec<&'static Entry>]) -> 
                 #[inline]
                 fn to_payload(&self) -> [u8; #n_lit] {
                     let mut #out = [0u8; #n_lit];
-                    #(#encodes;)*
+                    <Self as #p::Part<#n_lit>>::encode_part(self, &mut #out);
                     #out
+                }
+            }
+
+            #[automatically_derived]
+            impl #p::Part<#n_lit> for #ident {
+                #[inline]
+                fn decode_part(#payload: &[u8; #n_lit]) -> Self {
+                    Self {
+                        #(#members: #decodes,)*
+                    }
+                }
+                #[inline]
+                fn encode_part(&self, #out: &mut [u8; #n_lit]) {
+                    #(#encodes;)*
+                }
+                #[inline]
+                fn view_part(#payload: &[u8; #n_lit]) -> #view<'_> {
+                    #view { bytes: #payload }
                 }
             }
 
@@ -442,4 +564,205 @@ pub(crate) fn expand(recipe: &Recipe<'_>, per_field: &[Vec<&'static Entry>]) -> 
             }
         };
     }
+}
+
+/// `impl StaticRecipe`: the names, types and versions as literals, or, with flattened parts,
+/// concatenated at compile time with the parts' own, next to the checks across the parts
+/// that only the compiler can make (the macro cannot see a part's fields).
+fn static_consts(
+    recipe: &Recipe<'_>,
+    p: &TokenStream,
+    fields: &[(&Field<'_>, Vec<Layout<'_>>, Option<PartLayout<'_>>)],
+    entries: &[&'static Entry],
+    mins: [TokenStream; 3],
+    n: &TokenStream,
+) -> TokenStream {
+    let ident = recipe.ident;
+    let direction = direction_variant(recipe.attrs.direction);
+    let parts: Vec<&Field<'_>> = fields
+        .iter()
+        .filter(|(_, _, pl)| pl.is_some())
+        .map(|(f, _, _)| *f)
+        .collect();
+    if parts.is_empty() {
+        let names = entries.iter().map(|e| e.name());
+        let variants = entries.iter().map(|e| wire_variant(e.wire_type()));
+        return quote! {
+            #[automatically_derived]
+            impl #p::StaticRecipe for #ident {
+                const SPEC: #p::RecipeSpec<'static> = #p::RecipeSpec::new(
+                    #p::Direction::#direction,
+                    &[#(#names),*],
+                    &[#(#p::WireType::#variants),*],
+                );
+                const PAYLOAD_SIZE: usize = #n;
+                const MIN_CONTROLLER: [#p::Option<#p::ControllerVersion>; 3] = [#(#mins),*];
+            }
+        };
+    }
+
+    // The lists in field order: a run of own fields, then a part, and so on.
+    let mut name_parts = Vec::new();
+    let mut type_parts = Vec::new();
+    let (mut names, mut types) = (Vec::new(), Vec::new());
+    for (f, ls, pl) in fields {
+        if pl.is_some() {
+            let ty = f.ty;
+            name_parts.push(quote!(&[#(#names),*]));
+            type_parts.push(quote!(&[#(#types),*]));
+            (names, types) = (Vec::new(), Vec::new());
+            name_parts.push(quote_spanned!(ty.span()=> <#ty as #p::StaticRecipe>::SPEC.names()));
+            type_parts.push(quote_spanned!(ty.span()=> <#ty as #p::StaticRecipe>::SPEC.types()));
+        } else {
+            for l in ls {
+                names.push(l.entry.name().to_owned());
+                let v = wire_variant(l.entry.wire_type());
+                types.push(quote!(#p::WireType::#v));
+            }
+        }
+    }
+    name_parts.push(quote!(&[#(#names),*]));
+    type_parts.push(quote!(&[#(#types),*]));
+
+    let mut checks = Vec::new();
+    for (i, part) in parts.iter().enumerate() {
+        let (ty, member) = (part.ty, part.member);
+        let span = member.span();
+        // The failed assertion is reported where its path is: at the field.
+        let p = &respan(p, span);
+        let ty_name = quote::ToTokens::to_token_stream(ty).to_string();
+        // Rule: a part has the recipe's direction (it is set up in the same SETUP_*).
+        let message = format!(
+            "`{member}` flattens `{ty_name}`, a recipe of the other direction; `{ident}` is an {} \
+             recipe, and can include only {} recipes",
+            recipe.attrs.direction, recipe.attrs.direction
+        );
+        checks.push(quote_spanned! {span=>
+            const _: () = #p::assert!(
+                #p::is_direction(<#ty as #p::StaticRecipe>::SPEC.direction(), #p::Direction::#direction),
+                #message
+            );
+        });
+        // Rule: no RTDE field is listed twice across the struct's own fields and its parts.
+        for e in entries {
+            let name = e.name();
+            let message = format!(
+                "`{member}` flattens `{ty_name}`, which lists the RTDE field `{name}` that \
+                 `{ident}` lists too; a recipe lists each field once"
+            );
+            checks.push(quote_spanned! {span=>
+                const _: () = #p::assert!(
+                    !#p::has_name(<#ty as #p::StaticRecipe>::SPEC.names(), #name),
+                    #message
+                );
+            });
+        }
+        for other in &parts[..i] {
+            let (oty, omember) = (other.ty, other.member);
+            let message = format!(
+                "`{omember}` and `{member}` flatten recipes that share an RTDE field; a recipe \
+                 lists each field once"
+            );
+            checks.push(quote_spanned! {span=>
+                const _: () = #p::assert!(
+                    !#p::share_a_name(
+                        <#oty as #p::StaticRecipe>::SPEC.names(),
+                        <#ty as #p::StaticRecipe>::SPEC.names(),
+                    ),
+                    #message
+                );
+            });
+        }
+        // Rule: every part's fields exist on each declared min_controller.
+        for declared in &recipe.attrs.min_controller {
+            let g = declared.generation.index();
+            let v = declared.version;
+            let (a, b, c, d) = (v.major, v.minor, v.bugfix, v.build);
+            let message = format!(
+                "`{member}` flattens `{ty_name}`, which has a field that controller {v} lacks; \
+                 the recipe declares min_controller = \"{}\"",
+                declared.lit.value()
+            );
+            checks.push(quote_spanned! {span=>
+                const _: () = #p::assert!(
+                    #p::supports(
+                        <#ty as #p::StaticRecipe>::MIN_CONTROLLER,
+                        #g,
+                        #p::ControllerVersion::new(#a, #b, #c, #d),
+                    ),
+                    #message
+                );
+            });
+        }
+    }
+    let id_span = ident.span();
+    let p = &respan(p, id_span);
+    if recipe.attrs.min_controller.is_empty() {
+        // Rule: some controller generation has every field, the parts' included.
+        let message = format!(
+            "no controller has every field of `{ident}` and the recipes it flattens: each \
+             generation lacks one of them"
+        );
+        checks.push(quote_spanned! {id_span=>
+            const _: () = #p::assert!(
+                #p::some_generation(<#ident as #p::StaticRecipe>::MIN_CONTROLLER),
+                #message
+            );
+        });
+    }
+    // Rule: the comma-separated names, the parts' included, fit in one setup request.
+    let message = format!(
+        "the field names of `{ident}` and the recipes it flattens take more than the 2048 bytes \
+         the controller accepts in one setup request: split it into two recipes"
+    );
+    checks.push(quote_spanned! {id_span=>
+        const _: () = #p::assert!(
+            #p::name_list_len(&__RTDE_NAMES) <= #p::MAX_NAME_LIST_BYTES,
+            #message
+        );
+    });
+    let part_types = parts.iter().map(|f| {
+        let ty = f.ty;
+        quote_spanned!(ty.span()=> <#ty as #p::StaticRecipe>::MIN_CONTROLLER)
+    });
+
+    quote! {
+        const __RTDE_FIELDS: usize = #p::total_len::<&str>(&[#(#name_parts),*]);
+        const __RTDE_NAMES: [&str; __RTDE_FIELDS] = #p::concat(&[#(#name_parts),*], "");
+        const __RTDE_TYPES: [#p::WireType; __RTDE_FIELDS] =
+            #p::concat(&[#(#type_parts),*], #p::WireType::Bool);
+
+        #[automatically_derived]
+        impl #p::StaticRecipe for #ident {
+            const SPEC: #p::RecipeSpec<'static> = #p::RecipeSpec::new(
+                #p::Direction::#direction,
+                &__RTDE_NAMES,
+                &__RTDE_TYPES,
+            );
+            const PAYLOAD_SIZE: usize = #n;
+            const MIN_CONTROLLER: [#p::Option<#p::ControllerVersion>; 3] =
+                #p::min_controller_of(&[[#(#mins),*], #(#part_types),*]);
+        }
+
+        #(#checks)*
+    }
+}
+
+/// `tokens` with every span set to `span`, so that a compile-time assertion that names them
+/// is reported at `span`.
+fn respan(tokens: &TokenStream, span: Span) -> TokenStream {
+    tokens
+        .clone()
+        .into_iter()
+        .map(|mut tt| {
+            if let proc_macro2::TokenTree::Group(g) = &tt {
+                let mut group = proc_macro2::Group::new(g.delimiter(), respan(&g.stream(), span));
+                group.set_span(span);
+                tt = proc_macro2::TokenTree::Group(group);
+            } else {
+                tt.set_span(span);
+            }
+            tt
+        })
+        .collect()
 }

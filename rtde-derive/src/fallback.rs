@@ -64,6 +64,17 @@ pub(crate) fn expand(recipe: &Recipe<'_>, resolved: &Resolved, errors: &syn::Err
                             #p::unreachable!()
                         }
                     }
+                    impl #p::Part<0> for #ident {
+                        fn decode_part(_: &[u8; 0]) -> Self {
+                            #p::unreachable!()
+                        }
+                        fn encode_part(&self, _: &mut [u8; 0]) {
+                            #p::unreachable!()
+                        }
+                        fn view_part(_: &[u8; 0]) -> #view<'_> {
+                            #p::unreachable!()
+                        }
+                    }
                     impl<'a> #view<'a> {
                         #(#accessors)*
                     }

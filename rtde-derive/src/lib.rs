@@ -60,6 +60,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// | `#[rtde(min_controller = "5.4")]` | struct, once per generation | every field must exist on that version ("3.10", "5.4", "10.11") |
 /// | `#[rtde(name = "actual_TCP_pose")]` | field | the wire name, exactly; otherwise the field's name, ignoring case |
 /// | `#[rtde(registers = "input_double_register_24..=29")]` | array field | one element per register of the run, each checked as a field of its own (exists, direction, fieldbus range, controller version) |
+/// | `#[rtde(flatten)]` | field whose type is a recipe | includes that recipe's fields at this place; duplicates, direction and `min_controller` across the parts are checked at compile time |
 /// | `#[rtde(allow_fieldbus_registers)]` | field or struct | allow writing the registers reserved for fieldbus adapters (int and double 0..=23, bits 0..=63) |
 /// | `#[rtde(crate = "path::to::rtde_core")]` | struct | where rtde-core is, for crates that re-export it |
 ///

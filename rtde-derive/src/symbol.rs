@@ -22,6 +22,8 @@ pub(crate) const NAME: Symbol = Symbol("name");
 pub(crate) const REGISTERS: Symbol = Symbol("registers");
 /// `#[rtde(allow_fieldbus_registers)]` on a field or the struct.
 pub(crate) const ALLOW_FIELDBUS_REGISTERS: Symbol = Symbol("allow_fieldbus_registers");
+/// `#[rtde(flatten)]` on a field whose type is itself a recipe: its fields are included.
+pub(crate) const FLATTEN: Symbol = Symbol("flatten");
 /// `#[rtde(crate = "…")]` on the struct.
 pub(crate) const CRATE: Symbol = Symbol("crate");
 
@@ -34,7 +36,7 @@ pub(crate) const CONTAINER_KEYS: [Symbol; 5] = [
     CRATE,
 ];
 /// The keys accepted on a field.
-pub(crate) const FIELD_KEYS: [Symbol; 3] = [NAME, REGISTERS, ALLOW_FIELDBUS_REGISTERS];
+pub(crate) const FIELD_KEYS: [Symbol; 4] = [NAME, REGISTERS, FLATTEN, ALLOW_FIELDBUS_REGISTERS];
 
 impl PartialEq<Symbol> for Ident {
     fn eq(&self, word: &Symbol) -> bool {

@@ -108,3 +108,21 @@ fn recipe_with_errors() {
         },
     );
 }
+
+/// A recipe with a part: its names, size and versions composed at compile time, with the
+/// checks across the parts as const assertions.
+#[test]
+fn flattened_part() {
+    check(
+        "flatten",
+        quote! {
+            #[rtde(min_controller = "5.4")]
+            struct Telemetry {
+                actual_q: [f64; 6],
+                #[rtde(flatten)]
+                header: Header,
+                robot_mode: RobotMode,
+            }
+        },
+    );
+}

@@ -63,6 +63,17 @@ const _: () = {
             my::rtde::__private::unreachable!()
         }
     }
+    impl my::rtde::__private::Part<0> for Broken {
+        fn decode_part(_: &[u8; 0]) -> Self {
+            my::rtde::__private::unreachable!()
+        }
+        fn encode_part(&self, _: &mut [u8; 0]) {
+            my::rtde::__private::unreachable!()
+        }
+        fn view_part(_: &[u8; 0]) -> BrokenView<'_> {
+            my::rtde::__private::unreachable!()
+        }
+    }
     impl<'a> BrokenView<'a> {
         ///Not generated: the recipe has errors.
         fn actual_q(&self) -> [f64; 6] {

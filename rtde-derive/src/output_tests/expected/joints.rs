@@ -116,12 +116,59 @@ const _: () = {
         #[inline]
         fn to_payload(&self) -> [u8; 128] {
             let mut __rtde_out = [0u8; 128];
+            <Self as ::rtde_core::__private::Part<
+                128,
+            >>::encode_part(self, &mut __rtde_out);
+            __rtde_out
+        }
+    }
+    #[automatically_derived]
+    impl ::rtde_core::__private::Part<128> for Joints {
+        #[inline]
+        fn decode_part(__rtde_payload: &[u8; 128]) -> Self {
+            Self {
+                timestamp: <f64 as ::rtde_core::__private::IsWire<
+                    ::rtde_core::__private::wire::DOUBLE,
+                    ::rtde_core::__private::field::timestamp,
+                >>::from_wire(
+                    <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<0, 8, 128>(__rtde_payload),
+                    ),
+                ),
+                actual_q: <[f64; 6] as ::rtde_core::__private::IsWire<
+                    ::rtde_core::__private::wire::VECTOR6D,
+                    ::rtde_core::__private::field::actual_q,
+                >>::from_wire(
+                    <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<8, 48, 128>(__rtde_payload),
+                    ),
+                ),
+                actual_qd: <[f64; 6] as ::rtde_core::__private::IsWire<
+                    ::rtde_core::__private::wire::VECTOR6D,
+                    ::rtde_core::__private::field::actual_qd,
+                >>::from_wire(
+                    <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<56, 48, 128>(__rtde_payload),
+                    ),
+                ),
+                joint_mode: <[JointMode; 6] as ::rtde_core::__private::IsWire<
+                    ::rtde_core::__private::wire::VECTOR6INT32,
+                    ::rtde_core::__private::field::joint_mode,
+                >>::from_wire(
+                    <::rtde_core::__private::wire::VECTOR6INT32 as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<104, 24, 128>(__rtde_payload),
+                    ),
+                ),
+            }
+        }
+        #[inline]
+        fn encode_part(&self, __rtde_out: &mut [u8; 128]) {
             ::rtde_core::__private::put::<
                 0,
                 8,
                 128,
             >(
-                &mut __rtde_out,
+                __rtde_out,
                 <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::encode(
                     <f64 as ::rtde_core::__private::IsWire<
                         ::rtde_core::__private::wire::DOUBLE,
@@ -134,7 +181,7 @@ const _: () = {
                 48,
                 128,
             >(
-                &mut __rtde_out,
+                __rtde_out,
                 <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::encode(
                     <[f64; 6] as ::rtde_core::__private::IsWire<
                         ::rtde_core::__private::wire::VECTOR6D,
@@ -147,7 +194,7 @@ const _: () = {
                 48,
                 128,
             >(
-                &mut __rtde_out,
+                __rtde_out,
                 <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::encode(
                     <[f64; 6] as ::rtde_core::__private::IsWire<
                         ::rtde_core::__private::wire::VECTOR6D,
@@ -160,7 +207,7 @@ const _: () = {
                 24,
                 128,
             >(
-                &mut __rtde_out,
+                __rtde_out,
                 <::rtde_core::__private::wire::VECTOR6INT32 as ::rtde_core::__private::WireKind>::encode(
                     <[JointMode; 6] as ::rtde_core::__private::IsWire<
                         ::rtde_core::__private::wire::VECTOR6INT32,
@@ -168,7 +215,12 @@ const _: () = {
                     >>::to_wire(&self.joint_mode),
                 ),
             );
-            __rtde_out
+        }
+        #[inline]
+        fn view_part(__rtde_payload: &[u8; 128]) -> JointsView<'_> {
+            JointsView {
+                bytes: __rtde_payload,
+            }
         }
     }
     #[automatically_derived]

@@ -86,12 +86,51 @@ const _: () = {
         #[inline]
         fn to_payload(&self) -> [u8; 6] {
             let mut __rtde_out = [0u8; 6];
+            <Self as ::rtde_core::__private::Part<
+                6,
+            >>::encode_part(self, &mut __rtde_out);
+            __rtde_out
+        }
+    }
+    #[automatically_derived]
+    impl ::rtde_core::__private::Part<6> for Outputs {
+        #[inline]
+        fn decode_part(__rtde_payload: &[u8; 6]) -> Self {
+            Self {
+                standard_digital_output_mask: <u8 as ::rtde_core::__private::IsWire<
+                    ::rtde_core::__private::wire::UINT8,
+                    ::rtde_core::__private::field::standard_digital_output_mask,
+                >>::from_wire(
+                    <::rtde_core::__private::wire::UINT8 as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<0, 1, 6>(__rtde_payload),
+                    ),
+                ),
+                standard_digital_output: <u8 as ::rtde_core::__private::IsWire<
+                    ::rtde_core::__private::wire::UINT8,
+                    ::rtde_core::__private::field::standard_digital_output,
+                >>::from_wire(
+                    <::rtde_core::__private::wire::UINT8 as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<1, 1, 6>(__rtde_payload),
+                    ),
+                ),
+                input_int_register_24: <i32 as ::rtde_core::__private::IsWire<
+                    ::rtde_core::__private::wire::INT32,
+                    ::rtde_core::__private::field::input_int_register_24,
+                >>::from_wire(
+                    <::rtde_core::__private::wire::INT32 as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<2, 4, 6>(__rtde_payload),
+                    ),
+                ),
+            }
+        }
+        #[inline]
+        fn encode_part(&self, __rtde_out: &mut [u8; 6]) {
             ::rtde_core::__private::put::<
                 0,
                 1,
                 6,
             >(
-                &mut __rtde_out,
+                __rtde_out,
                 <::rtde_core::__private::wire::UINT8 as ::rtde_core::__private::WireKind>::encode(
                     <u8 as ::rtde_core::__private::IsWire<
                         ::rtde_core::__private::wire::UINT8,
@@ -104,7 +143,7 @@ const _: () = {
                 1,
                 6,
             >(
-                &mut __rtde_out,
+                __rtde_out,
                 <::rtde_core::__private::wire::UINT8 as ::rtde_core::__private::WireKind>::encode(
                     <u8 as ::rtde_core::__private::IsWire<
                         ::rtde_core::__private::wire::UINT8,
@@ -117,7 +156,7 @@ const _: () = {
                 4,
                 6,
             >(
-                &mut __rtde_out,
+                __rtde_out,
                 <::rtde_core::__private::wire::INT32 as ::rtde_core::__private::WireKind>::encode(
                     <i32 as ::rtde_core::__private::IsWire<
                         ::rtde_core::__private::wire::INT32,
@@ -125,7 +164,12 @@ const _: () = {
                     >>::to_wire(&self.input_int_register_24),
                 ),
             );
-            __rtde_out
+        }
+        #[inline]
+        fn view_part(__rtde_payload: &[u8; 6]) -> OutputsView<'_> {
+            OutputsView {
+                bytes: __rtde_payload,
+            }
         }
     }
     #[automatically_derived]

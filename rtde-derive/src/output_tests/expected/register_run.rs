@@ -98,12 +98,61 @@ const _: () = {
         #[inline]
         fn to_payload(&self) -> [u8; 28] {
             let mut __rtde_out = [0u8; 28];
+            <Self as ::rtde_core::__private::Part<
+                28,
+            >>::encode_part(self, &mut __rtde_out);
+            __rtde_out
+        }
+    }
+    #[automatically_derived]
+    impl ::rtde_core::__private::Part<28> for Setpoint {
+        #[inline]
+        fn decode_part(__rtde_payload: &[u8; 28]) -> Self {
+            Self {
+                q: [
+                    <f64 as ::rtde_core::__private::IsWire<
+                        ::rtde_core::__private::wire::DOUBLE,
+                        ::rtde_core::__private::field::input_double_register_24,
+                    >>::from_wire(
+                        <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
+                            ::rtde_core::__private::at::<0, 8, 28>(__rtde_payload),
+                        ),
+                    ),
+                    <f64 as ::rtde_core::__private::IsWire<
+                        ::rtde_core::__private::wire::DOUBLE,
+                        ::rtde_core::__private::field::input_double_register_24,
+                    >>::from_wire(
+                        <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
+                            ::rtde_core::__private::at::<8, 8, 28>(__rtde_payload),
+                        ),
+                    ),
+                    <f64 as ::rtde_core::__private::IsWire<
+                        ::rtde_core::__private::wire::DOUBLE,
+                        ::rtde_core::__private::field::input_double_register_24,
+                    >>::from_wire(
+                        <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
+                            ::rtde_core::__private::at::<16, 8, 28>(__rtde_payload),
+                        ),
+                    ),
+                ],
+                input_int_register_30: <i32 as ::rtde_core::__private::IsWire<
+                    ::rtde_core::__private::wire::INT32,
+                    ::rtde_core::__private::field::input_int_register_30,
+                >>::from_wire(
+                    <::rtde_core::__private::wire::INT32 as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<24, 4, 28>(__rtde_payload),
+                    ),
+                ),
+            }
+        }
+        #[inline]
+        fn encode_part(&self, __rtde_out: &mut [u8; 28]) {
             ::rtde_core::__private::put::<
                 0,
                 8,
                 28,
             >(
-                &mut __rtde_out,
+                __rtde_out,
                 <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::encode(
                     <f64 as ::rtde_core::__private::IsWire<
                         ::rtde_core::__private::wire::DOUBLE,
@@ -116,7 +165,7 @@ const _: () = {
                 8,
                 28,
             >(
-                &mut __rtde_out,
+                __rtde_out,
                 <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::encode(
                     <f64 as ::rtde_core::__private::IsWire<
                         ::rtde_core::__private::wire::DOUBLE,
@@ -129,7 +178,7 @@ const _: () = {
                 8,
                 28,
             >(
-                &mut __rtde_out,
+                __rtde_out,
                 <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::encode(
                     <f64 as ::rtde_core::__private::IsWire<
                         ::rtde_core::__private::wire::DOUBLE,
@@ -142,7 +191,7 @@ const _: () = {
                 4,
                 28,
             >(
-                &mut __rtde_out,
+                __rtde_out,
                 <::rtde_core::__private::wire::INT32 as ::rtde_core::__private::WireKind>::encode(
                     <i32 as ::rtde_core::__private::IsWire<
                         ::rtde_core::__private::wire::INT32,
@@ -150,7 +199,12 @@ const _: () = {
                     >>::to_wire(&self.input_int_register_30),
                 ),
             );
-            __rtde_out
+        }
+        #[inline]
+        fn view_part(__rtde_payload: &[u8; 28]) -> SetpointView<'_> {
+            SetpointView {
+                bytes: __rtde_payload,
+            }
         }
     }
     #[automatically_derived]

@@ -91,12 +91,59 @@ const _: () = {
         #[inline]
         fn to_payload(&self) -> [u8; 68] {
             let mut __rtde_out = [0u8; 68];
+            <Self as ::rtde_core::__private::Part<
+                68,
+            >>::encode_part(self, &mut __rtde_out);
+            __rtde_out
+        }
+    }
+    #[automatically_derived]
+    impl ::rtde_core::__private::Part<68> for Telemetry {
+        #[inline]
+        fn decode_part(__rtde_payload: &[u8; 68]) -> Self {
+            Self {
+                timestamp: <f64 as ::rtde_core::__private::IsWire<
+                    ::rtde_core::__private::wire::DOUBLE,
+                    ::rtde_core::__private::field::timestamp,
+                >>::from_wire(
+                    <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<0, 8, 68>(__rtde_payload),
+                    ),
+                ),
+                actual_tcp_pose: <Pose as ::rtde_core::__private::IsWire<
+                    ::rtde_core::__private::wire::VECTOR6D,
+                    ::rtde_core::__private::field::actual_TCP_pose,
+                >>::from_wire(
+                    <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<8, 48, 68>(__rtde_payload),
+                    ),
+                ),
+                robot_mode: <RobotMode as ::rtde_core::__private::IsWire<
+                    ::rtde_core::__private::wire::INT32,
+                    ::rtde_core::__private::field::robot_mode,
+                >>::from_wire(
+                    <::rtde_core::__private::wire::INT32 as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<56, 4, 68>(__rtde_payload),
+                    ),
+                ),
+                inputs: <DigitalBits as ::rtde_core::__private::IsWire<
+                    ::rtde_core::__private::wire::UINT64,
+                    ::rtde_core::__private::field::actual_digital_input_bits,
+                >>::from_wire(
+                    <::rtde_core::__private::wire::UINT64 as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<60, 8, 68>(__rtde_payload),
+                    ),
+                ),
+            }
+        }
+        #[inline]
+        fn encode_part(&self, __rtde_out: &mut [u8; 68]) {
             ::rtde_core::__private::put::<
                 0,
                 8,
                 68,
             >(
-                &mut __rtde_out,
+                __rtde_out,
                 <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::encode(
                     <f64 as ::rtde_core::__private::IsWire<
                         ::rtde_core::__private::wire::DOUBLE,
@@ -109,7 +156,7 @@ const _: () = {
                 48,
                 68,
             >(
-                &mut __rtde_out,
+                __rtde_out,
                 <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::encode(
                     <Pose as ::rtde_core::__private::IsWire<
                         ::rtde_core::__private::wire::VECTOR6D,
@@ -122,7 +169,7 @@ const _: () = {
                 4,
                 68,
             >(
-                &mut __rtde_out,
+                __rtde_out,
                 <::rtde_core::__private::wire::INT32 as ::rtde_core::__private::WireKind>::encode(
                     <RobotMode as ::rtde_core::__private::IsWire<
                         ::rtde_core::__private::wire::INT32,
@@ -135,7 +182,7 @@ const _: () = {
                 8,
                 68,
             >(
-                &mut __rtde_out,
+                __rtde_out,
                 <::rtde_core::__private::wire::UINT64 as ::rtde_core::__private::WireKind>::encode(
                     <DigitalBits as ::rtde_core::__private::IsWire<
                         ::rtde_core::__private::wire::UINT64,
@@ -143,7 +190,12 @@ const _: () = {
                     >>::to_wire(&self.inputs),
                 ),
             );
-            __rtde_out
+        }
+        #[inline]
+        fn view_part(__rtde_payload: &[u8; 68]) -> TelemetryView<'_> {
+            TelemetryView {
+                bytes: __rtde_payload,
+            }
         }
     }
     #[automatically_derived]
