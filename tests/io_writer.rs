@@ -321,3 +321,88 @@ fn refused_writes_send_nothing() {
     assert_eq!(rig.relay.data_packages().len(), before + 1);
     rig.finish();
 }
+
+/// The same writer, set up on the client before it is spawned, writes through the
+/// background driver's `Sender`: the same bytes on the wire, the same read-back.
+#[test]
+fn the_writer_sends_through_the_background_driver() {
+    use rtde_core::client::SpawnOptions;
+
+    let config = IoConfig::new()
+        .digital_outputs()
+        .speed_slider()
+        .int_registers(24..=24);
+    let Rig {
+        sim,
+        relay,
+        client,
+        io,
+    } = Rig::start(&config);
+    let background = client.spawn(SpawnOptions::new()).unwrap();
+    let mut sender = background.sender();
+    let mut receiver = background.receiver();
+    let read_until = |receiver: &mut rtde_core::client::Receiver,
+                      ok: &dyn Fn(&Readback) -> bool| {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let r: Readback = receiver.recv_as(Some(Duration::from_secs(5))).unwrap();
+            if ok(&r) {
+                return r;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the outputs never showed the write: {r:?}; sent {:?}",
+                relay.data_packages()
+            );
+        }
+    };
+    let assert_sent = |group: IoGroup, payload: &[u8]| {
+        let id = background
+            .input_recipe_id(io.handle(group).unwrap())
+            .unwrap();
+        assert_eq!(
+            relay.data_packages().last(),
+            Some(&(id, payload.to_vec())),
+            "{group}"
+        );
+    };
+
+    io.standard_digital_output(&mut sender, 3, true).unwrap();
+    read_until(&mut receiver, &|r| {
+        r.actual_digital_output_bits & 0b1000 != 0
+    });
+    assert_sent(IoGroup::StandardDigitalOutputs, &[0b1000, 0b1000]);
+
+    // From another thread: the sender is `Send` and the writer is shared by reference.
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut sender = background.sender();
+            io.speed_slider(&mut sender, 0.3).unwrap();
+        });
+    });
+    read_until(&mut receiver, &|r| r.target_speed_fraction == 0.3);
+    let mut expected = vec![0, 0, 0, 1];
+    expected.extend(f64s(&[0.3]));
+    assert_sent(IoGroup::SpeedSlider, &expected);
+
+    io.int_register(&mut sender, 24, -7).unwrap();
+    let r = read_until(&mut receiver, &|r| r.input_int_register_24 == -7);
+    assert_sent(IoGroup::IntRegister(24), &(-7i32).to_be_bytes());
+    // Each write moved only its own input.
+    assert_eq!(r.actual_digital_output_bits & 0xff, 0b1000);
+    assert_eq!(r.target_speed_fraction, 0.3);
+
+    // A group the writer was not set up with sends nothing, through this driver too.
+    let before = relay.data_packages().len();
+    assert!(matches!(
+        io.double_register(&mut sender, 30, 1.0),
+        Err(WriteError::NotSetUp(IoGroup::DoubleRegister(30)))
+    ));
+    assert_eq!(relay.data_packages().len(), before);
+
+    background.close().unwrap();
+    sim.shutdown().unwrap();
+    for t in relay.threads {
+        t.join().unwrap();
+    }
+}

@@ -7,7 +7,9 @@
 //!   ([`IoGroup`]) it goes through and the encoded values, with the mask set to exactly what
 //!   the call changes. It implements [`InputRecipe`](crate::InputRecipe).
 //! - [`IoWriter`] sets the groups up on a [`Client`](crate::Client) and sends each write
-//!   through its own recipe, so that a call puts on the wire only what it changes.
+//!   through its own recipe, so that a call puts on the wire only what it changes, through
+//!   any [`InputSink`]: the blocking client or the background driver's
+//!   [`Sender`](crate::client::Sender).
 //!
 //! ```
 //! use rtde_core::Recipe;
@@ -44,7 +46,9 @@
 //! ```
 
 mod over_client;
+mod sink;
 mod write;
 
 pub use over_client::{IoConfig, IoWriter, WriteError};
+pub use sink::InputSink;
 pub use write::{AnalogDomain, IoError, IoGroup, IoWrite};

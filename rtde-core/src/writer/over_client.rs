@@ -4,6 +4,7 @@ use std::ops::RangeInclusive;
 
 use crate::client::{Client, InputHandle};
 use crate::error::Error;
+use crate::writer::InputSink;
 use crate::writer::write::{AnalogDomain, IoError, IoGroup, IoWrite};
 
 /// Which groups an [`IoWriter`] sets up: each is one input recipe on the controller, and
@@ -115,7 +116,8 @@ pub enum WriteError {
 /// what it changes, so nothing else on the controller moves.
 ///
 /// Set up before [`Client::start`] (the controller takes setups only while paused), write
-/// after. The handles survive reconnection, as [`Client::send`]'s do.
+/// after, through the [`Client`] or, once it is spawned, a background [`Sender`](crate::client::Sender)
+/// (any [`InputSink`]). The handles survive reconnection, as [`Client::send`]'s do.
 #[derive(Debug)]
 pub struct IoWriter {
     handles: Vec<(IoGroup, InputHandle)>,
@@ -154,11 +156,15 @@ impl IoWriter {
     ///
     /// # Errors
     /// [`WriteError::NotSetUp`] for a group this writer lacks; a client error.
-    pub fn send(&self, client: &mut Client, write: &IoWrite) -> Result<(), WriteError> {
+    pub fn send<S: InputSink + ?Sized>(
+        &self,
+        client: &mut S,
+        write: &IoWrite,
+    ) -> Result<(), WriteError> {
         let handle = self
             .handle(write.group())
             .ok_or(WriteError::NotSetUp(write.group()))?;
-        client.send(handle, write)?;
+        client.send_input(handle, write)?;
         Ok(())
     }
 
@@ -166,9 +172,9 @@ impl IoWriter {
     ///
     /// # Errors
     /// As [`IoWriter::send`], and [`IoError::NoSuchOutput`].
-    pub fn standard_digital_output(
+    pub fn standard_digital_output<S: InputSink + ?Sized>(
         &self,
-        client: &mut Client,
+        client: &mut S,
         index: u8,
         on: bool,
     ) -> Result<(), WriteError> {
@@ -179,9 +185,9 @@ impl IoWriter {
     ///
     /// # Errors
     /// As [`IoWriter::standard_digital_output`].
-    pub fn configurable_digital_output(
+    pub fn configurable_digital_output<S: InputSink + ?Sized>(
         &self,
-        client: &mut Client,
+        client: &mut S,
         index: u8,
         on: bool,
     ) -> Result<(), WriteError> {
@@ -192,9 +198,9 @@ impl IoWriter {
     ///
     /// # Errors
     /// As [`IoWriter::standard_digital_output`].
-    pub fn tool_digital_output(
+    pub fn tool_digital_output<S: InputSink + ?Sized>(
         &self,
-        client: &mut Client,
+        client: &mut S,
         index: u8,
         on: bool,
     ) -> Result<(), WriteError> {
@@ -205,9 +211,9 @@ impl IoWriter {
     ///
     /// # Errors
     /// As [`IoWriter::send`], [`IoError::NoSuchOutput`] and [`IoError::OutOfRange`].
-    pub fn analog_output(
+    pub fn analog_output<S: InputSink + ?Sized>(
         &self,
-        client: &mut Client,
+        client: &mut S,
         index: u8,
         domain: AnalogDomain,
         ratio: f64,
@@ -219,9 +225,9 @@ impl IoWriter {
     ///
     /// # Errors
     /// As [`IoWriter::analog_output`].
-    pub fn analog_output_keep_domain(
+    pub fn analog_output_keep_domain<S: InputSink + ?Sized>(
         &self,
-        client: &mut Client,
+        client: &mut S,
         index: u8,
         ratio: f64,
     ) -> Result<(), WriteError> {
@@ -232,7 +238,11 @@ impl IoWriter {
     ///
     /// # Errors
     /// As [`IoWriter::send`], and [`IoError::OutOfRange`].
-    pub fn speed_slider(&self, client: &mut Client, fraction: f64) -> Result<(), WriteError> {
+    pub fn speed_slider<S: InputSink + ?Sized>(
+        &self,
+        client: &mut S,
+        fraction: f64,
+    ) -> Result<(), WriteError> {
         self.send(client, &IoWrite::speed_slider(fraction)?)
     }
 
@@ -241,9 +251,9 @@ impl IoWriter {
     ///
     /// # Errors
     /// As [`IoWriter::send`], and [`IoError::NotFinite`].
-    pub fn external_force_torque(
+    pub fn external_force_torque<S: InputSink + ?Sized>(
         &self,
-        client: &mut Client,
+        client: &mut S,
         wrench: [f64; 6],
     ) -> Result<(), WriteError> {
         self.send(client, &IoWrite::external_force_torque(wrench)?)
@@ -253,9 +263,9 @@ impl IoWriter {
     ///
     /// # Errors
     /// As [`IoWriter::send`], and [`IoError::NotExternal`].
-    pub fn int_register(
+    pub fn int_register<S: InputSink + ?Sized>(
         &self,
-        client: &mut Client,
+        client: &mut S,
         index: u8,
         value: i32,
     ) -> Result<(), WriteError> {
@@ -266,9 +276,9 @@ impl IoWriter {
     ///
     /// # Errors
     /// As [`IoWriter::int_register`].
-    pub fn double_register(
+    pub fn double_register<S: InputSink + ?Sized>(
         &self,
-        client: &mut Client,
+        client: &mut S,
         index: u8,
         value: f64,
     ) -> Result<(), WriteError> {
@@ -279,7 +289,12 @@ impl IoWriter {
     ///
     /// # Errors
     /// As [`IoWriter::int_register`].
-    pub fn bit_register(&self, client: &mut Client, index: u8, on: bool) -> Result<(), WriteError> {
+    pub fn bit_register<S: InputSink + ?Sized>(
+        &self,
+        client: &mut S,
+        index: u8,
+        on: bool,
+    ) -> Result<(), WriteError> {
         self.send(client, &IoWrite::bit_register(index, on)?)
     }
 }
