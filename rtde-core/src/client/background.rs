@@ -40,7 +40,7 @@
 
 use std::io::{self, Read};
 use std::net::TcpStream;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -219,6 +219,10 @@ struct Shared {
     latest: Mutex<Latest>,
     queue: Mutex<Queue>,
     arrived: Condvar,
+    /// Receivers parked on `arrived`; changed only with `queue` locked, so the reader,
+    /// which pushes under that lock before it reads this, never misses one and makes no
+    /// wake-up call (a futex syscall) while every receiver is busy.
+    waiting: AtomicUsize,
     payload_size: usize,
     stop: AtomicBool,
     /// The reader thread ended: the link is gone for good.
@@ -325,6 +329,7 @@ impl Client {
                 len: 0,
             }),
             arrived: Condvar::new(),
+            waiting: AtomicUsize::new(0),
             payload_size: size,
             stop: AtomicBool::new(false),
             closed: AtomicBool::new(false),
@@ -489,7 +494,7 @@ fn dispatch(shared: &Shared, client: &mut Client, seq: &mut u64, now: Instant) -
     let first = *seq;
     let lost = dispatch_all(shared, client, seq, now);
     // One wake-up per read, not per package: a read of an unpaced stream holds hundreds.
-    if *seq != first {
+    if *seq != first && shared.waiting.load(Ordering::Relaxed) > 0 {
         shared.arrived.notify_all();
     }
     lost
@@ -696,12 +701,8 @@ impl Receiver {
                 drop(queue);
                 return Err(self.shared.ended());
             }
-            queue = match deadline {
-                None => self
-                    .shared
-                    .arrived
-                    .wait(queue)
-                    .unwrap_or_else(PoisonError::into_inner),
+            let left = match deadline {
+                None => None,
                 Some(deadline) => {
                     let left = deadline.saturating_duration_since(Instant::now());
                     if left.is_zero() {
@@ -711,6 +712,17 @@ impl Receiver {
                             mid_frame: false,
                         });
                     }
+                    Some(left)
+                }
+            };
+            self.shared.waiting.fetch_add(1, Ordering::Relaxed);
+            queue = match left {
+                None => self
+                    .shared
+                    .arrived
+                    .wait(queue)
+                    .unwrap_or_else(PoisonError::into_inner),
+                Some(left) => {
                     self.shared
                         .arrived
                         .wait_timeout(queue, left)
@@ -718,6 +730,8 @@ impl Receiver {
                         .0
                 }
             };
+            // Back under the lock (even from a poisoned wait), so the count stays exact.
+            self.shared.waiting.fetch_sub(1, Ordering::Relaxed);
         }
     }
 
