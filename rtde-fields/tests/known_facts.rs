@@ -393,7 +393,17 @@ fn units_and_frames_where_universal_robots_documents_them() {
         ("tcp_force_scalar", Some("N"), None),
         ("actual_execution_time", Some("ms"), None),
         ("payload", Some("kg"), None),
+        ("payload_cog", Some("m"), Some("flange")),
+        (
+            "actual_tool_accelerometer",
+            Some("m/s^2"),
+            Some("tool axes"),
+        ),
+        ("target_gravity", Some("m/s^2"), Some("base")),
         ("robot_mode", None, None),
+        // No Universal Robots text gives these a unit; the registry must not invent one.
+        ("target_current", None, None),
+        ("actual_main_voltage", None, None),
     ] {
         let f = out(name);
         assert_eq!((f.unit(), f.frame()), (unit, frame), "{name}");
@@ -411,6 +421,18 @@ fn units_and_frames_where_universal_robots_documents_them() {
     let frame = force.frame().unwrap();
     assert!(frame.starts_with("base axes"), "{frame}");
     assert!(frame.contains("flange") && frame.contains("CB3"), "{frame}");
+    // Inputs carry units too: the wrench a client feeds in and the speed slider it sets.
+    for (name, unit) in [
+        ("external_force_torque", "N, Nm"),
+        ("speed_slider_fraction", "ratio [0..1]"),
+    ] {
+        let f = lookup(Input, name).unwrap();
+        assert_eq!(f.unit(), Some(unit), "{name}");
+        assert!(
+            f.unit_source().unwrap().contains("UR Client Library"),
+            "{name}"
+        );
+    }
     for f in fields(Output).iter().chain(fields(Input)) {
         assert_eq!(
             f.unit_source().is_some(),
