@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use rtde_bench::Reference;
 use rtde_bench::live::{Gaps, Stamping};
+use rtde_bench::report::{arg, per_us, verdict};
 use rtde_core::tokio::{AsyncClient, Connection, Packages};
 use rtde_core::{ConnectOptions, StaticRecipe};
 use rtde_sim::Sim;
@@ -18,24 +19,6 @@ use tokio::net::TcpStream;
 
 /// At most 15 bytes: Linux truncates thread names.
 const WORKER: &str = "rtde-async-wk";
-
-fn arg(flag: &str, default: u64) -> u64 {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == flag)
-        .and_then(|i| args.get(i + 1))
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default)
-}
-
-fn verdict(pass: bool) -> &'static str {
-    if pass { "PASS" } else { "MISS" }
-}
-
-#[allow(clippy::cast_precision_loss)] // counts and nanoseconds far below 2^53
-fn per_us(d: Duration, n: u64) -> f64 {
-    d.as_nanos() as f64 / n.max(1) as f64 / 1e3
-}
 
 async fn connect(
     addr: std::net::SocketAddr,

@@ -31,6 +31,7 @@ use std::time::{Duration, Instant};
 use rtde_bench::Reference;
 use rtde_bench::interleave::quantile;
 use rtde_bench::live::{Stamping, nanos_since, thread_cpu_time, tick_of};
+use rtde_bench::report::{arg, per_us, verdict};
 use rtde_core::client::{Background, SpawnOptions};
 use rtde_core::{Client, ConnectOptions, StaticRecipe};
 use rtde_sim::Sim;
@@ -82,24 +83,6 @@ const MAX_ADDED_US: f64 = 5.0;
 const MIN_RATE: f64 = 1_000_000.0;
 // At most 15 bytes: Linux keeps no more of a thread name.
 const READER: &str = "rtde-bench-rx";
-
-fn arg(flag: &str, default: u64) -> u64 {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == flag)
-        .and_then(|i| args.get(i + 1))
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default)
-}
-
-fn verdict(pass: bool) -> &'static str {
-    if pass { "PASS" } else { "MISS" }
-}
-
-#[allow(clippy::cast_precision_loss)] // counts and nanoseconds far below 2^53
-fn per_us(d: Duration, n: u64) -> f64 {
-    d.as_nanos() as f64 / n.max(1) as f64 / 1e3
-}
 
 fn connect(addr: SocketAddr) -> Client {
     let mut client =

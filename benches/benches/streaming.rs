@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 
 use rtde_bench::interleave::quantile;
 use rtde_bench::live::{Stamping, nanos_since, thread_cpu_time, tick_of};
+use rtde_bench::report::verdict;
 use rtde_bench::{REFERENCE_NAMES, Reference};
 use rtde_core::{Client, ConnectOptions, StaticRecipe};
 use rtde_sim::Sim;
@@ -88,10 +89,6 @@ impl Gaps {
 #[allow(clippy::cast_precision_loss)] // counts and nanoseconds far below 2^53
 fn per(d: Duration, n: u64) -> f64 {
     d.as_nanos() as f64 / n as f64
-}
-
-fn verdict(pass: bool) -> &'static str {
-    if pass { "PASS" } else { "MISS" }
 }
 
 /// (a): as many packages as the simulator can send, for `seconds`.

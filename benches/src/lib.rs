@@ -18,6 +18,7 @@ pub mod asm;
 pub mod floor;
 pub mod interleave;
 pub mod live;
+pub mod report;
 pub mod stream;
 
 use rtde_core::{DigitalBits, Pose, RobotMode, RtdeRecipe, SafetyStatus};

@@ -167,22 +167,7 @@ pub const fn total_len<T>(parts: &[&[T]]) -> usize {
     n
 }
 
-/// Whether two wire names are equal, byte for byte (a `const fn` `==` on `str`).
-#[must_use]
-pub const fn same_name(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
+pub use rtde_fields::same_name;
 
 /// Whether `names` holds `name`.
 #[must_use]

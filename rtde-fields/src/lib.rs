@@ -65,7 +65,7 @@ pub use mask::{Gate, Mask, ReadBack, is_mask, mask_of, masked_by, masks};
 pub use register::{Register, RegisterBank, RegisterKind};
 pub use registry::{Renamed, all_fields, fields, lookup, lookup_ignore_case, renamed, suggest};
 pub use version::{ControllerVersion, Generation, ParseVersionError, VersionErrorKind};
-pub use wire_type::{ParseWireTypeError, WireType};
+pub use wire_type::{ParseWireTypeError, WireType, same_name};
 
 /// The longest variable-name list a SETUP_OUTPUTS or SETUP_INPUTS request may carry, in bytes
 /// (names joined by commas).

@@ -117,7 +117,7 @@ impl WireType {
         let mut i = 0;
         while i < WireType::ALL.len() {
             let t = WireType::ALL[i];
-            if const_str_eq(t.as_str(), name) {
+            if same_name(t.as_str(), name) {
                 return Some(t);
             }
             i += 1;
@@ -126,7 +126,16 @@ impl WireType {
     }
 }
 
-const fn const_str_eq(a: &str, b: &str) -> bool {
+/// Whether two names are equal, byte for byte: `==` on `str` where only a `const fn` will
+/// do. The derive's compile-time checks across flattened recipes use it too.
+///
+/// ```
+/// const SAME: bool = rtde_fields::same_name("actual_TCP_pose", "actual_TCP_pose");
+/// assert!(SAME);
+/// assert!(!rtde_fields::same_name("actual_TCP_pose", "actual_tcp_pose"));
+/// ```
+#[must_use]
+pub const fn same_name(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;

@@ -1,0 +1,28 @@
+//! What the streaming benchmarks share to read their flags and print their figures.
+
+use std::time::Duration;
+
+/// The number after `flag` on the command line (`--seconds 30`), or `default` when the flag
+/// is absent or its value is not a number.
+#[must_use]
+pub fn arg(flag: &str, default: u64) -> u64 {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == flag)
+        .and_then(|i| args.get(i + 1))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
+/// How a figure is printed against its target.
+#[must_use]
+pub fn verdict(pass: bool) -> &'static str {
+    if pass { "PASS" } else { "MISS" }
+}
+
+/// `d` shared over `n` packages, in microseconds each (none counts as one).
+#[must_use]
+#[allow(clippy::cast_precision_loss)] // counts and nanoseconds far below 2^53
+pub fn per_us(d: Duration, n: u64) -> f64 {
+    d.as_nanos() as f64 / n.max(1) as f64 / 1e3
+}
