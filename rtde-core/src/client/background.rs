@@ -217,6 +217,8 @@ impl Queue {
 struct Shared {
     client: Mutex<Client>,
     latest: Mutex<Latest>,
+    /// `latest.seq`, readable without the lock: set once the copy is in place.
+    newest: AtomicU64,
     queue: Mutex<Queue>,
     arrived: Condvar,
     /// Receivers parked on `arrived`; changed only with `queue` locked, so the reader,
@@ -258,6 +260,7 @@ impl Shared {
             latest.values.clear();
             latest.values.extend_from_slice(values);
         }
+        self.newest.store(seq, Ordering::Release);
         if lock(&self.queue).push(seq, at, values) {
             self.overflowed.fetch_add(1, Ordering::Relaxed);
         }
@@ -320,6 +323,7 @@ impl Client {
                 at: None,
                 values: Vec::with_capacity(size),
             }),
+            newest: AtomicU64::new(0),
             queue: Mutex::new(Queue {
                 slots: vec![0; cap * size].into_boxed_slice(),
                 seqs: vec![0; cap].into_boxed_slice(),
@@ -663,6 +667,22 @@ impl Receiver {
         self.at = latest.at;
         drop(latest);
         Ok(Some(&self.values))
+    }
+
+    /// The sequence number of the newest package received (0 before the first), without
+    /// taking a lock or copying: a loop that polls [`Receiver::latest`] asks this first, and
+    /// copies only when it is past [`Receiver::seq`].
+    ///
+    /// ```no_run
+    /// # fn poll(receiver: &mut rtde_core::client::Receiver) -> Result<(), rtde_core::Error> {
+    /// if receiver.newest_seq() > receiver.seq() {
+    ///     let values = receiver.latest()?; // a package this receiver has not seen
+    /// }
+    /// # Ok(()) }
+    /// ```
+    #[must_use]
+    pub fn newest_seq(&self) -> u64 {
+        self.shared.newest.load(Ordering::Acquire)
     }
 
     /// The newest package as a `T` (see [`Receiver::latest`]).
