@@ -1,6 +1,11 @@
 //! The control loop's response against a bare-socket echo floor, in one run.
 //!
-//! `cargo bench -p rtde-bench --bench control_loop -- --seconds 60`
+//! `cargo bench -p rtde-bench --bench control_loop -- --seconds 60 [--realtime 80]`
+//!
+//! `--realtime PRIORITY` makes the process SCHED_FIFO at that priority before it starts a
+//! thread, so the floor's threads, the loop and the simulator all inherit it, as a control
+//! loop on a real-time host runs (the UR Client Library asks for the same). Without it,
+//! everything runs at normal priority.
 //!
 //! Response: from a package's arrival in user space (the read returning) to the command
 //! written (the write returning), the same definition for both cases:
@@ -18,6 +23,8 @@ use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 
+use rtde_bench::report::arg;
+use rtde_core::client::realtime;
 use rtde_core::control::ControlLoop;
 use rtde_core::{Client, ConnectOptions, RtdeRecipe, StaticRecipe};
 use rtde_sim::{Motion, Sim};
@@ -40,16 +47,6 @@ struct Waypoint {
 const OUTPUT_LEN: usize = 3 + 1 + State::PAYLOAD_SIZE + 8;
 const INPUT_LEN: usize = 3 + 1 + Waypoint::PAYLOAD_SIZE + 8;
 const ROUND: Duration = Duration::from_secs(10);
-
-fn seconds() -> u64 {
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        if a == "--seconds" {
-            return args.next().and_then(|s| s.parse().ok()).unwrap_or(60);
-        }
-    }
-    60
-}
 
 /// Whether bytes of the next package are already readable: the loop's miss test, on the
 /// bare socket.
@@ -148,12 +145,26 @@ fn quantile(mut v: Vec<f64>, q: f64) -> f64 {
 }
 
 fn main() {
-    let seconds = seconds();
+    let seconds = arg("--seconds", 60);
+    let scheduling = match u8::try_from(arg("--realtime", 0)) {
+        Ok(0) => "normal scheduling".to_string(),
+        Ok(priority) => match realtime::set_fifo_priority(priority) {
+            Ok(()) => format!("SCHED_FIFO priority {priority}, every thread"),
+            Err(e) => {
+                eprintln!("--realtime {priority}: {e}");
+                std::process::exit(2);
+            }
+        },
+        Err(_) => {
+            eprintln!("--realtime takes a priority from 1 to 99");
+            std::process::exit(2);
+        }
+    };
     let rounds = (seconds / ROUND.as_secs()).max(1);
     let length = Duration::from_secs(seconds / rounds);
     println!(
         "control loop vs bare-socket echo at 500 Hz: {rounds} rounds of {length:?} each, alternating \
-         ({OUTPUT_LEN}-byte packages in, {INPUT_LEN}-byte commands out)"
+         ({OUTPUT_LEN}-byte packages in, {INPUT_LEN}-byte commands out), {scheduling}"
     );
     let (mut floor, mut ours) = (Vec::new(), Vec::new());
     let (mut misses, mut behind, mut ratios, mut floor_misses) = (0, 0, Vec::new(), 0);

@@ -134,7 +134,7 @@
 //! ```
 
 pub mod background;
-mod realtime;
+pub mod realtime;
 mod reconnect;
 mod tolerant;
 mod transport;

@@ -1,6 +1,18 @@
-//! Real-time options for a driver's thread, as the UR Client Library offers them: SCHED_FIFO
-//! at a priority, and pinning to a CPU. Through safe wrappers (`thread-priority`, `nix`);
-//! when the operating system refuses, the error says why and what to grant.
+//! Real-time options for a thread, as the UR Client Library offers them: SCHED_FIFO at a
+//! priority, and pinning to a CPU. Through safe wrappers (`thread-priority`, `nix`); when
+//! the operating system refuses, the error says why and what to grant.
+//!
+//! [`SpawnOptions`](super::SpawnOptions) applies them to the background driver's reader
+//! thread; a control loop on the blocking client calls them on its own thread:
+//!
+//! ```no_run
+//! use rtde_core::client::realtime;
+//!
+//! // Before the loop: a priority above the desktop's threads, and a core of its own.
+//! if let Err(e) = realtime::set_fifo_priority(80).and_then(|()| realtime::set_cpu_affinity(1)) {
+//!     eprintln!("running without real-time scheduling: {e}");
+//! }
+//! ```
 
 use crate::error::{Error, RealtimeRefused};
 
@@ -20,9 +32,13 @@ fn refused(asked: String, cause: String, grant: &'static str) -> Error {
     }))
 }
 
-/// Makes the calling thread SCHED_FIFO at `priority` (1 to 99).
+/// Makes the calling thread SCHED_FIFO at `priority` (1 to 99). Threads it spawns
+/// afterwards inherit the policy.
+///
+/// # Errors
+/// [`Error::Realtime`], saying why and what to grant, when the operating system refuses.
 #[cfg(target_os = "linux")]
-pub(super) fn set_fifo_priority(priority: u8) -> Result<(), Error> {
+pub fn set_fifo_priority(priority: u8) -> Result<(), Error> {
     use thread_priority::unix::{
         RealtimeThreadSchedulePolicy, ThreadSchedulePolicy, set_thread_priority_and_policy,
         thread_native_id,
@@ -55,9 +71,12 @@ pub(super) fn set_fifo_priority(priority: u8) -> Result<(), Error> {
     })
 }
 
-/// Pins the calling thread to `cpu`.
+/// Pins the calling thread to `cpu` (from 0).
+///
+/// # Errors
+/// [`Error::Realtime`], saying why and what to grant, when the operating system refuses.
 #[cfg(target_os = "linux")]
-pub(super) fn set_cpu_affinity(cpu: usize) -> Result<(), Error> {
+pub fn set_cpu_affinity(cpu: usize) -> Result<(), Error> {
     use nix::sched::{CpuSet, sched_setaffinity};
     use nix::unistd::Pid;
 
@@ -86,8 +105,12 @@ pub(super) fn set_cpu_affinity(cpu: usize) -> Result<(), Error> {
     })
 }
 
+/// Makes the calling thread SCHED_FIFO: only on Linux.
+///
+/// # Errors
+/// Always [`Error::Realtime`] on this operating system.
 #[cfg(not(target_os = "linux"))]
-pub(super) fn set_fifo_priority(priority: u8) -> Result<(), Error> {
+pub fn set_fifo_priority(priority: u8) -> Result<(), Error> {
     Err(refused(
         format!("SCHED_FIFO priority {priority}"),
         "real-time priorities are only supported on Linux".into(),
@@ -95,8 +118,12 @@ pub(super) fn set_fifo_priority(priority: u8) -> Result<(), Error> {
     ))
 }
 
+/// Pins the calling thread to a CPU: only on Linux.
+///
+/// # Errors
+/// Always [`Error::Realtime`] on this operating system.
 #[cfg(not(target_os = "linux"))]
-pub(super) fn set_cpu_affinity(cpu: usize) -> Result<(), Error> {
+pub fn set_cpu_affinity(cpu: usize) -> Result<(), Error> {
     Err(refused(
         format!("CPU affinity to CPU {cpu}"),
         "CPU affinity is only supported on Linux".into(),

@@ -24,6 +24,12 @@
 //! Deadline accounting: a cycle whose command left after the next package had already
 //! arrived is a miss, counted in [`LoopStats::misses`] and reported as
 //! [`LoopEvent::DeadlineMiss`].
+//!
+//! Scheduling: a cycle can only start once its thread runs. At normal priority, any busy
+//! thread of the host can delay it past the next package; run the loop's thread at
+//! SCHED_FIFO with [`crate::client::realtime::set_fifo_priority`] (and a core of its own with
+//! [`crate::client::realtime::set_cpu_affinity`]), as the UR Client Library asks for its
+//! control loops. The README's control-loop figures are given for both.
 
 pub mod layout;
 mod run;
