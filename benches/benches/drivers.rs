@@ -21,17 +21,17 @@
 //!
 //! `cargo bench -p rtde-bench --bench drivers [-- --seconds 30 --rate-seconds 3]`
 
-// A global allocator is an unsafe trait to implement; this one only forwards to `System`
-// and counts, as `rtde-core/tests/zero_alloc.rs` does. Nothing else here is unsafe.
-#![allow(unsafe_code)]
+// One counting allocator, shared with rtde-core's zero_alloc test.
+#[path = "../../rtde-core/tests/counting_allocator/mod.rs"]
+#[allow(unsafe_code)] // a global allocator implements an unsafe trait
+mod counting_allocator;
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use counting_allocator::ProcessWide;
 use rtde_bench::Reference;
 use rtde_bench::interleave::quantile;
 use rtde_bench::live::{Stamping, nanos_since, thread_cpu_time, tick_of};
@@ -39,46 +39,6 @@ use rtde_bench::report::{arg, per_us, verdict};
 use rtde_core::client::{Background, SpawnOptions};
 use rtde_core::{Client, ConnectOptions, StaticRecipe};
 use rtde_sim::Sim;
-
-static COUNTING: AtomicBool = AtomicBool::new(false);
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-
-struct CountingAllocator;
-
-// SAFETY: every method forwards to `System` with the caller's arguments unchanged.
-unsafe impl GlobalAlloc for CountingAllocator {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        }
-        // SAFETY: forwarded as received.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        }
-        // SAFETY: forwarded as received.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        }
-        // SAFETY: forwarded as received.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded as received.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 /// The targets.
 const MAX_CPU_RATIO: f64 = 1.15;
@@ -456,14 +416,12 @@ fn allocations(epoch: Instant, seconds: u64, background: bool) -> f64 {
             black_box(receiver.recv_as::<Reference>(None).expect("a package"));
         }
         let before = driver.stats().received;
-        ALLOCATIONS.store(0, Ordering::Relaxed);
-        COUNTING.store(true, Ordering::Relaxed);
+        let counting = ProcessWide::start();
         let start = Instant::now();
         while start.elapsed() < Duration::from_secs(seconds) {
             black_box(receiver.recv_as::<Reference>(None).expect("a package"));
         }
-        COUNTING.store(false, Ordering::Relaxed);
-        count = ALLOCATIONS.load(Ordering::Relaxed);
+        count = counting.stop();
         n = driver.stats().received - before;
         let _ = driver.close();
     } else {
@@ -472,14 +430,12 @@ fn allocations(epoch: Instant, seconds: u64, background: bool) -> f64 {
             black_box(client.recv_as::<Reference>().expect("a package"));
         }
         let before = client.stats().received;
-        ALLOCATIONS.store(0, Ordering::Relaxed);
-        COUNTING.store(true, Ordering::Relaxed);
+        let counting = ProcessWide::start();
         let start = Instant::now();
         while start.elapsed() < Duration::from_secs(seconds) {
             black_box(client.recv_as::<Reference>().expect("a package"));
         }
-        COUNTING.store(false, Ordering::Relaxed);
-        count = ALLOCATIONS.load(Ordering::Relaxed);
+        count = counting.stop();
         n = client.stats().received - before;
         let _ = client.close();
     }
@@ -508,14 +464,12 @@ fn allocations_async(epoch: Instant, seconds: u64) -> f64 {
                 black_box(packages.recv_as::<Reference>().await.expect("a package"));
             }
             let before = client.stats().received;
-            ALLOCATIONS.store(0, Ordering::Relaxed);
-            COUNTING.store(true, Ordering::Relaxed);
+            let counting = ProcessWide::start();
             let start = Instant::now();
             while start.elapsed() < Duration::from_secs(seconds) {
                 black_box(packages.recv_as::<Reference>().await.expect("a package"));
             }
-            COUNTING.store(false, Ordering::Relaxed);
-            let count = ALLOCATIONS.load(Ordering::Relaxed);
+            let count = counting.stop();
             let n = client.stats().received - before;
             let _ = client.close().await;
             let _ = task.await;

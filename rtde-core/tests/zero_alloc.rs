@@ -3,14 +3,10 @@
 //!
 //! This file is a test binary of its own so that its allocator counts nothing else.
 
-// A global allocator is an unsafe trait to implement; this one only forwards to `System`
-// and counts. Every crate root forbids unsafe code; this test alone allows it.
-#![allow(unsafe_code)]
-
+#[allow(unsafe_code)] // a global allocator implements an unsafe trait
+mod counting_allocator;
 mod support;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::time::Duration;
 
 use rtde_core::fields::{ControllerVersion, Direction, WireType};
@@ -21,62 +17,7 @@ use rtde_core::{
 };
 use support::{FakePeer, Script, data_v2, timestamp_and_q};
 
-thread_local! {
-    // Counted per thread: the fake controller's threads allocate freely.
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
-}
-
-struct CountingAllocator;
-
-impl CountingAllocator {
-    fn count() {
-        // `try_with`: allocations during thread teardown are not ours to count.
-        let _ = COUNTING.try_with(|on| {
-            if on.get() {
-                let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
-            }
-        });
-    }
-}
-
-// SAFETY: every method forwards to `System` with the caller's arguments unchanged.
-unsafe impl GlobalAlloc for CountingAllocator {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        Self::count();
-        // SAFETY: forwarded as received.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        Self::count();
-        // SAFETY: forwarded as received.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        Self::count();
-        // SAFETY: forwarded as received.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded as received.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: CountingAllocator = CountingAllocator;
-
-/// The heap allocations `f` makes on this thread.
-fn allocations<R>(f: impl FnOnce() -> R) -> (u64, R) {
-    ALLOCATIONS.with(|n| n.set(0));
-    COUNTING.with(|on| on.set(true));
-    let result = f();
-    COUNTING.with(|on| on.set(false));
-    (ALLOCATIONS.with(Cell::get), result)
-}
+use counting_allocator::on_this_thread as allocations;
 
 /// `timestamp, actual_q` as `#[derive(RtdeRecipe)]` would implement it.
 struct TimestampAndQ {
