@@ -171,16 +171,16 @@ fn scalars(t: WireType) -> usize {
 /// can change, and each value is stored as soon as it is read, as by hand.
 const MAX_INLINE_SCALARS: usize = 12;
 
-/// `FromPayload`: inline for recipes of few values; for many (see [`MAX_INLINE_SCALARS`]),
-/// one function out of line, generic over the error so that `from_payload_as` writes the
-/// values straight into the caller's `Result` rather than converting (copying) one.
+/// `FromPayload`: the length check, then the values as `Part::decode_part` reads them
+/// (always inlined, so each value is still stored where the caller's `Result` keeps it).
+/// Inline for recipes of few values; for many (see [`MAX_INLINE_SCALARS`]), one function
+/// out of line, generic over the error so that `from_payload_as` writes the values
+/// straight into the caller's `Result` rather than converting (copying) one.
 fn from_payload(
     recipe: &Recipe<'_>,
     p: &TokenStream,
     layouts: &[&Layout<'_>],
     n_lit: &TokenStream,
-    members: &[&Ident],
-    decodes: &[TokenStream],
 ) -> TokenStream {
     let ident = recipe.ident;
     let payload = Ident::new("__rtde_payload", Span::mixed_site());
@@ -192,9 +192,7 @@ fn from_payload(
                 #[inline]
                 fn from_payload(#payload: &[u8]) -> #p::Result<Self, #p::PayloadError> {
                     let #payload = #p::payload::<#n_lit>(#payload)?;
-                    #p::Ok(Self {
-                        #(#members: #decodes,)*
-                    })
+                    #p::Ok(<Self as #p::Part<#n_lit>>::decode_part(#payload))
                 }
             }
         };
@@ -213,9 +211,7 @@ fn from_payload(
                     return #p::Err(<#error as #p::From<#p::PayloadError>>::from(#cause));
                 }
             };
-            #p::Ok(#ident {
-                #(#members: #decodes,)*
-            })
+            #p::Ok(<#ident as #p::Part<#n_lit>>::decode_part(#payload))
         }
 
         #[automatically_derived]
@@ -376,7 +372,7 @@ pub(crate) fn expand(recipe: &Recipe<'_>, per_field: &[Vec<&'static Entry>]) -> 
         .collect();
     let static_consts = static_consts(recipe, &p, &fields, &entries, mins, n);
 
-    let from_payload = from_payload(recipe, &p, &layouts, n, &members, &decodes);
+    let from_payload = from_payload(recipe, &p, &layouts, n);
 
     let direction_impl = match recipe.attrs.direction {
         Direction::Output => quote! {
@@ -504,7 +500,7 @@ pub(crate) fn expand(recipe: &Recipe<'_>, per_field: &[Vec<&'static Entry>]) -> 
 
             #[automatically_derived]
             impl #p::Part<#n_lit> for #ident {
-                #[inline]
+                #[inline(always)]
                 fn decode_part(#payload: &[u8; #n_lit]) -> Self {
                     Self {
                         #(#members: #decodes,)*

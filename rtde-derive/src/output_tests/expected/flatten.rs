@@ -122,55 +122,14 @@ const _: () = {
             let __rtde_payload = ::rtde_core::__private::payload::<
                 { <Header as ::rtde_core::__private::StaticRecipe>::PAYLOAD_SIZE + 52 },
             >(__rtde_payload)?;
-            ::rtde_core::__private::Ok(Self {
-                actual_q: <[f64; 6] as ::rtde_core::__private::IsWire<
-                    ::rtde_core::__private::wire::VECTOR6D,
-                    ::rtde_core::__private::field::actual_q,
-                >>::from_wire(
-                    <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
-                        ::rtde_core::__private::at::<
-                            0,
-                            48,
-                            {
-                                <Header as ::rtde_core::__private::StaticRecipe>::PAYLOAD_SIZE
-                                    + 52
-                            },
-                        >(__rtde_payload),
-                    ),
-                ),
-                header: <Header as ::rtde_core::__private::Part<
-                    { <Header as ::rtde_core::__private::StaticRecipe>::PAYLOAD_SIZE },
-                >>::decode_part(
-                    ::rtde_core::__private::part_bytes::<
-                        48,
-                        {
-                            <Header as ::rtde_core::__private::StaticRecipe>::PAYLOAD_SIZE
-                        },
-                        {
-                            <Header as ::rtde_core::__private::StaticRecipe>::PAYLOAD_SIZE
-                                + 52
-                        },
-                    >(__rtde_payload),
-                ),
-                robot_mode: <RobotMode as ::rtde_core::__private::IsWire<
-                    ::rtde_core::__private::wire::INT32,
-                    ::rtde_core::__private::field::robot_mode,
-                >>::from_wire(
-                    <::rtde_core::__private::wire::INT32 as ::rtde_core::__private::WireKind>::decode(
-                        ::rtde_core::__private::at::<
-                            {
-                                <Header as ::rtde_core::__private::StaticRecipe>::PAYLOAD_SIZE
-                                    + 48
-                            },
-                            4,
-                            {
-                                <Header as ::rtde_core::__private::StaticRecipe>::PAYLOAD_SIZE
-                                    + 52
-                            },
-                        >(__rtde_payload),
-                    ),
-                ),
-            })
+            ::rtde_core::__private::Ok(
+                <Self as ::rtde_core::__private::Part<
+                    {
+                        <Header as ::rtde_core::__private::StaticRecipe>::PAYLOAD_SIZE
+                            + 52
+                    },
+                >>::decode_part(__rtde_payload),
+            )
         }
     }
     #[automatically_derived]
@@ -197,7 +156,7 @@ const _: () = {
     impl ::rtde_core::__private::Part<
         { <Header as ::rtde_core::__private::StaticRecipe>::PAYLOAD_SIZE + 52 },
     > for Telemetry {
-        #[inline]
+        #[inline(always)]
         fn decode_part(
             __rtde_payload: &[u8; {
                 <Header as ::rtde_core::__private::StaticRecipe>::PAYLOAD_SIZE + 52

@@ -58,40 +58,9 @@ const _: () = {
                 );
             }
         };
-        ::rtde_core::__private::Ok(Joints {
-            timestamp: <f64 as ::rtde_core::__private::IsWire<
-                ::rtde_core::__private::wire::DOUBLE,
-                ::rtde_core::__private::field::timestamp,
-            >>::from_wire(
-                <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
-                    ::rtde_core::__private::at::<0, 8, 128>(__rtde_payload),
-                ),
-            ),
-            actual_q: <[f64; 6] as ::rtde_core::__private::IsWire<
-                ::rtde_core::__private::wire::VECTOR6D,
-                ::rtde_core::__private::field::actual_q,
-            >>::from_wire(
-                <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
-                    ::rtde_core::__private::at::<8, 48, 128>(__rtde_payload),
-                ),
-            ),
-            actual_qd: <[f64; 6] as ::rtde_core::__private::IsWire<
-                ::rtde_core::__private::wire::VECTOR6D,
-                ::rtde_core::__private::field::actual_qd,
-            >>::from_wire(
-                <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
-                    ::rtde_core::__private::at::<56, 48, 128>(__rtde_payload),
-                ),
-            ),
-            joint_mode: <[JointMode; 6] as ::rtde_core::__private::IsWire<
-                ::rtde_core::__private::wire::VECTOR6INT32,
-                ::rtde_core::__private::field::joint_mode,
-            >>::from_wire(
-                <::rtde_core::__private::wire::VECTOR6INT32 as ::rtde_core::__private::WireKind>::decode(
-                    ::rtde_core::__private::at::<104, 24, 128>(__rtde_payload),
-                ),
-            ),
-        })
+        ::rtde_core::__private::Ok(
+            <Joints as ::rtde_core::__private::Part<128>>::decode_part(__rtde_payload),
+        )
     }
     #[automatically_derived]
     impl ::rtde_core::__private::FromPayload for Joints {
@@ -124,7 +93,7 @@ const _: () = {
     }
     #[automatically_derived]
     impl ::rtde_core::__private::Part<128> for Joints {
-        #[inline]
+        #[inline(always)]
         fn decode_part(__rtde_payload: &[u8; 128]) -> Self {
             Self {
                 timestamp: <f64 as ::rtde_core::__private::IsWire<

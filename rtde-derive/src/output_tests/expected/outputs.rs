@@ -52,32 +52,9 @@ const _: () = {
             __rtde_payload: &[u8],
         ) -> ::rtde_core::__private::Result<Self, ::rtde_core::__private::PayloadError> {
             let __rtde_payload = ::rtde_core::__private::payload::<6>(__rtde_payload)?;
-            ::rtde_core::__private::Ok(Self {
-                standard_digital_output_mask: <u8 as ::rtde_core::__private::IsWire<
-                    ::rtde_core::__private::wire::UINT8,
-                    ::rtde_core::__private::field::standard_digital_output_mask,
-                >>::from_wire(
-                    <::rtde_core::__private::wire::UINT8 as ::rtde_core::__private::WireKind>::decode(
-                        ::rtde_core::__private::at::<0, 1, 6>(__rtde_payload),
-                    ),
-                ),
-                standard_digital_output: <u8 as ::rtde_core::__private::IsWire<
-                    ::rtde_core::__private::wire::UINT8,
-                    ::rtde_core::__private::field::standard_digital_output,
-                >>::from_wire(
-                    <::rtde_core::__private::wire::UINT8 as ::rtde_core::__private::WireKind>::decode(
-                        ::rtde_core::__private::at::<1, 1, 6>(__rtde_payload),
-                    ),
-                ),
-                input_int_register_24: <i32 as ::rtde_core::__private::IsWire<
-                    ::rtde_core::__private::wire::INT32,
-                    ::rtde_core::__private::field::input_int_register_24,
-                >>::from_wire(
-                    <::rtde_core::__private::wire::INT32 as ::rtde_core::__private::WireKind>::decode(
-                        ::rtde_core::__private::at::<2, 4, 6>(__rtde_payload),
-                    ),
-                ),
-            })
+            ::rtde_core::__private::Ok(
+                <Self as ::rtde_core::__private::Part<6>>::decode_part(__rtde_payload),
+            )
         }
     }
     #[automatically_derived]
@@ -94,7 +71,7 @@ const _: () = {
     }
     #[automatically_derived]
     impl ::rtde_core::__private::Part<6> for Outputs {
-        #[inline]
+        #[inline(always)]
         fn decode_part(__rtde_payload: &[u8; 6]) -> Self {
             Self {
                 standard_digital_output_mask: <u8 as ::rtde_core::__private::IsWire<

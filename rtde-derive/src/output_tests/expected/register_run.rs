@@ -54,42 +54,9 @@ const _: () = {
             __rtde_payload: &[u8],
         ) -> ::rtde_core::__private::Result<Self, ::rtde_core::__private::PayloadError> {
             let __rtde_payload = ::rtde_core::__private::payload::<28>(__rtde_payload)?;
-            ::rtde_core::__private::Ok(Self {
-                q: [
-                    <f64 as ::rtde_core::__private::IsWire<
-                        ::rtde_core::__private::wire::DOUBLE,
-                        ::rtde_core::__private::field::input_double_register_24,
-                    >>::from_wire(
-                        <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
-                            ::rtde_core::__private::at::<0, 8, 28>(__rtde_payload),
-                        ),
-                    ),
-                    <f64 as ::rtde_core::__private::IsWire<
-                        ::rtde_core::__private::wire::DOUBLE,
-                        ::rtde_core::__private::field::input_double_register_24,
-                    >>::from_wire(
-                        <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
-                            ::rtde_core::__private::at::<8, 8, 28>(__rtde_payload),
-                        ),
-                    ),
-                    <f64 as ::rtde_core::__private::IsWire<
-                        ::rtde_core::__private::wire::DOUBLE,
-                        ::rtde_core::__private::field::input_double_register_24,
-                    >>::from_wire(
-                        <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
-                            ::rtde_core::__private::at::<16, 8, 28>(__rtde_payload),
-                        ),
-                    ),
-                ],
-                input_int_register_30: <i32 as ::rtde_core::__private::IsWire<
-                    ::rtde_core::__private::wire::INT32,
-                    ::rtde_core::__private::field::input_int_register_30,
-                >>::from_wire(
-                    <::rtde_core::__private::wire::INT32 as ::rtde_core::__private::WireKind>::decode(
-                        ::rtde_core::__private::at::<24, 4, 28>(__rtde_payload),
-                    ),
-                ),
-            })
+            ::rtde_core::__private::Ok(
+                <Self as ::rtde_core::__private::Part<28>>::decode_part(__rtde_payload),
+            )
         }
     }
     #[automatically_derived]
@@ -106,7 +73,7 @@ const _: () = {
     }
     #[automatically_derived]
     impl ::rtde_core::__private::Part<28> for Setpoint {
-        #[inline]
+        #[inline(always)]
         fn decode_part(__rtde_payload: &[u8; 28]) -> Self {
             Self {
                 q: [

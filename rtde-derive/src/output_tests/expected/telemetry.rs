@@ -49,40 +49,9 @@ const _: () = {
             __rtde_payload: &[u8],
         ) -> ::rtde_core::__private::Result<Self, ::rtde_core::__private::PayloadError> {
             let __rtde_payload = ::rtde_core::__private::payload::<68>(__rtde_payload)?;
-            ::rtde_core::__private::Ok(Self {
-                timestamp: <f64 as ::rtde_core::__private::IsWire<
-                    ::rtde_core::__private::wire::DOUBLE,
-                    ::rtde_core::__private::field::timestamp,
-                >>::from_wire(
-                    <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
-                        ::rtde_core::__private::at::<0, 8, 68>(__rtde_payload),
-                    ),
-                ),
-                actual_tcp_pose: <Pose as ::rtde_core::__private::IsWire<
-                    ::rtde_core::__private::wire::VECTOR6D,
-                    ::rtde_core::__private::field::actual_TCP_pose,
-                >>::from_wire(
-                    <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
-                        ::rtde_core::__private::at::<8, 48, 68>(__rtde_payload),
-                    ),
-                ),
-                robot_mode: <RobotMode as ::rtde_core::__private::IsWire<
-                    ::rtde_core::__private::wire::INT32,
-                    ::rtde_core::__private::field::robot_mode,
-                >>::from_wire(
-                    <::rtde_core::__private::wire::INT32 as ::rtde_core::__private::WireKind>::decode(
-                        ::rtde_core::__private::at::<56, 4, 68>(__rtde_payload),
-                    ),
-                ),
-                inputs: <DigitalBits as ::rtde_core::__private::IsWire<
-                    ::rtde_core::__private::wire::UINT64,
-                    ::rtde_core::__private::field::actual_digital_input_bits,
-                >>::from_wire(
-                    <::rtde_core::__private::wire::UINT64 as ::rtde_core::__private::WireKind>::decode(
-                        ::rtde_core::__private::at::<60, 8, 68>(__rtde_payload),
-                    ),
-                ),
-            })
+            ::rtde_core::__private::Ok(
+                <Self as ::rtde_core::__private::Part<68>>::decode_part(__rtde_payload),
+            )
         }
     }
     #[automatically_derived]
@@ -99,7 +68,7 @@ const _: () = {
     }
     #[automatically_derived]
     impl ::rtde_core::__private::Part<68> for Telemetry {
-        #[inline]
+        #[inline(always)]
         fn decode_part(__rtde_payload: &[u8; 68]) -> Self {
             Self {
                 timestamp: <f64 as ::rtde_core::__private::IsWire<
