@@ -242,6 +242,24 @@ impl Error {
         }
     }
 
+    /// The error of a write that found no room for `after` (the write timeout of
+    /// [`ConnectOptions`](crate::ConnectOptions)): the controller stopped reading. The link is
+    /// lost with it, since part of a package may have gone out. Every driver reports it
+    /// through this: an [`Error::Io`] whose source is [`io::ErrorKind::TimedOut`].
+    pub(crate) fn write_timed_out(after: Option<Duration>) -> Self {
+        let message = match after {
+            Some(after) => format!(
+                "no room to write for {after:?}: the controller stopped reading (the write \
+                 timeout of `ConnectOptions`)"
+            ),
+            None => "no room to write: the controller stopped reading".to_string(),
+        };
+        Error::Io {
+            source: io::Error::new(io::ErrorKind::TimedOut, message),
+            mid_frame: false,
+        }
+    }
+
     /// The category: link, refused, unsupported, usage or protocol.
     #[must_use]
     pub fn kind(&self) -> ErrorKind {

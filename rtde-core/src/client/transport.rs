@@ -53,6 +53,17 @@ impl Client {
                 Ok(0) => return Err(self.lose_link(io::ErrorKind::WriteZero.into())),
                 Ok(n) => self.session.transmitted(n),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                // The socket's write timeout (the OS says "would block"); part of the
+                // package may have gone out: the stream is out of step.
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    self.session.handle_link_lost(Instant::now());
+                    return Err(Error::write_timed_out(self.options.get_write_timeout()));
+                }
                 // Part of the package may have gone out: the stream is out of step.
                 Err(source) => return Err(self.lose_link(source)),
             }

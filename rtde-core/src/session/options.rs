@@ -62,8 +62,13 @@ impl ConnectOptions {
         self
     }
 
-    /// The longest a write may block (the controller stopped reading); `None` blocks
-    /// forever. Must not be zero.
+    /// The longest a write may wait for room (the controller stopped reading); `None` waits
+    /// forever. Must not be zero. Every driver keeps it, and reports it the same way: the
+    /// link is lost (part of a package may have gone out), and the send fails with an
+    /// [`Error::Io`](crate::Error::Io) whose source is
+    /// [`std::io::ErrorKind::TimedOut`]. The blocking [`Client`](crate::Client) and the
+    /// background driver's `Sender` set it on the socket; the async driver's connection
+    /// task times the write itself.
     #[must_use]
     pub const fn write_timeout(mut self, timeout: Option<Duration>) -> Self {
         self.write_timeout = timeout;

@@ -95,6 +95,12 @@ impl AsyncClient {
     ///
     /// Cancel-safe: dropped at its `.await`, it queued nothing.
     ///
+    /// A controller that stops reading cannot make it hang: when the package waiting to go
+    /// out finds no room for [`ConnectOptions::write_timeout`](crate::ConnectOptions::write_timeout),
+    /// the link is lost, and the `send` waiting (or the next one) fails with the error the
+    /// blocking client's `send` gives: an [`Error::Io`] whose source is
+    /// [`std::io::ErrorKind::TimedOut`].
+    ///
     /// # Errors
     /// As [`Client::send`](crate::Client::send); [`Error::ConnectionLost`] while the link
     /// is down or being reconnected (inputs are not queued for a later link: they would
@@ -110,7 +116,9 @@ impl AsyncClient {
             {
                 let mut inner = self.shared.inner();
                 if inner.finished || inner.reconnecting {
-                    return Err(Error::ConnectionLost);
+                    // A write that failed (the write timeout, say) is reported once, as
+                    // the blocking client's `send` reports it.
+                    return Err(inner.send_failure.take().unwrap_or(Error::ConnectionLost));
                 }
                 if inner.session.poll_transmit().is_none() {
                     inner.session.send(input, recipe)?;

@@ -6,7 +6,7 @@ use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use ::tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use ::tokio::time::Sleep;
@@ -43,6 +43,10 @@ pub struct Connection<IO> {
     timer_at: Option<Instant>,
     connector: Option<Connector<IO>>,
     phase: Phase<IO>,
+    /// [`ConnectOptions::write_timeout`](crate::ConnectOptions::write_timeout).
+    write_timeout: Option<Duration>,
+    /// Since when bytes wait to go out and the transport took none.
+    write_stalled: Option<Instant>,
 }
 
 impl<IO> std::fmt::Debug for Connection<IO> {
@@ -77,14 +81,21 @@ pub(super) enum Stop {
 }
 
 impl<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static> Connection<IO> {
-    pub(super) fn new(shared: Arc<Shared>, io: IO, connector: Option<Connector<IO>>) -> Self {
+    pub(super) fn new(
+        shared: Arc<Shared>,
+        io: IO,
+        connector: Option<Connector<IO>>,
+        write_timeout: Option<Duration>,
+    ) -> Self {
         Connection {
             shared,
             io: Some(io),
-            timer: Box::pin(::tokio::time::sleep(std::time::Duration::ZERO)),
+            timer: Box::pin(::tokio::time::sleep(Duration::ZERO)),
             timer_at: None,
             connector,
             phase: Phase::Serving,
+            write_timeout,
+            write_stalled: None,
         }
     }
 
@@ -155,8 +166,9 @@ impl<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static> Connection<IO> {
             }
             if let Some(result) = done {
                 // What the reply queued (nothing, at the end of a chain) goes out first.
-                if let Err(e) = write(&shared, &mut inner, io, cx) {
-                    return Poll::Ready(Stop::Lost(e));
+                match write(&shared, &mut inner, io, cx) {
+                    Ok(wrote) => stall(&mut self.write_stalled, &inner, wrote),
+                    Err(e) => return Poll::Ready(Stop::Lost(write_failed(&mut inner, e))),
                 }
                 return Poll::Ready(Stop::Done(result));
             }
@@ -169,8 +181,9 @@ impl<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static> Connection<IO> {
                 return Poll::Ready(Stop::Lost(Error::ConnectionLost));
             }
             // write
-            if let Err(e) = write(&shared, &mut inner, io, cx) {
-                return Poll::Ready(Stop::Lost(e));
+            match write(&shared, &mut inner, io, cx) {
+                Ok(wrote) => stall(&mut self.write_stalled, &inner, wrote),
+                Err(e) => return Poll::Ready(Stop::Lost(write_failed(&mut inner, e))),
             }
             if inner.closing && !inner.session.is_busy() {
                 match Pin::new(&mut *io).poll_shutdown(cx) {
@@ -178,8 +191,15 @@ impl<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static> Connection<IO> {
                     Poll::Ready(_) => return Poll::Ready(Stop::Closed),
                 }
             }
-            // wait
-            let deadline = inner.session.poll_timeout();
+            // wait: for the session's deadline, or the write timeout while bytes wait
+            let write_deadline = self
+                .write_stalled
+                .zip(self.write_timeout)
+                .and_then(|(since, limit)| since.checked_add(limit));
+            let deadline = match (inner.session.poll_timeout(), write_deadline) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
             if let Some(deadline) = deadline {
                 if self.timer_at != Some(deadline) {
                     self.timer
@@ -189,7 +209,14 @@ impl<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static> Connection<IO> {
                 }
                 if self.timer.as_mut().poll(cx).is_ready() {
                     self.timer_at = None;
-                    inner.session.handle_timeout(Instant::now());
+                    let now = Instant::now();
+                    if write_deadline.is_some_and(|d| now >= d) {
+                        // The controller stopped reading; part of a package may be out.
+                        inner.session.handle_link_lost(now);
+                        let e = Error::write_timed_out(self.write_timeout);
+                        return Poll::Ready(Stop::Lost(write_failed(&mut inner, e)));
+                    }
+                    inner.session.handle_timeout(now);
                     continue;
                 }
             }
@@ -208,6 +235,7 @@ impl<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static> Connection<IO> {
     /// this connection can open transports), else the connection ends with `error`.
     fn lost(&mut self, error: Error) -> Option<Error> {
         self.io = None;
+        self.write_stalled = None;
         let mut inner = self.shared.inner();
         if inner.awaiting && inner.result.is_none() {
             // The request in flight went with the link.
@@ -241,6 +269,7 @@ impl<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static> Connection<IO> {
     /// with the error.
     fn attempt_failed(&mut self, error: Error) -> Option<Error> {
         self.io = None;
+        self.write_stalled = None;
         let mut inner = self.shared.inner();
         match inner.session.attempt_failed(error, Instant::now()) {
             Ok(wait) => {
@@ -316,7 +345,10 @@ impl<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static> Future for Connection<
                     Poll::Ready(Stop::Closed) => return this.end(None),
                     Poll::Ready(Stop::Done(Ok(_))) => {
                         this.phase = Phase::Serving;
-                        this.shared.inner().reconnecting = false;
+                        let mut inner = this.shared.inner();
+                        inner.reconnecting = false;
+                        inner.send_failure = None;
+                        drop(inner);
                         this.shared.progress.notify_waiters();
                     }
                     Poll::Ready(Stop::Done(Err(e)) | Stop::Lost(e)) => {
@@ -392,13 +424,14 @@ fn deliver(
     (delivered, None)
 }
 
-/// Writes what the session has to transmit, until the transport would block.
+/// Writes what the session has to transmit, until the transport would block; whether any
+/// of it went out.
 fn write<IO: AsyncWrite + Unpin>(
     shared: &Shared,
     inner: &mut Inner,
     io: &mut IO,
     cx: &mut Context<'_>,
-) -> Result<(), Error> {
+) -> Result<bool, Error> {
     let mut wrote = false;
     while let Some(bytes) = inner.session.poll_transmit() {
         match Pin::new(&mut *io).poll_write(cx, bytes) {
@@ -409,7 +442,7 @@ fn write<IO: AsyncWrite + Unpin>(
             }
             // Part of the package may have gone out: the stream is out of step.
             Poll::Ready(Err(e)) => return Err(link_failed(inner, e)),
-            Poll::Pending => return Ok(()),
+            Poll::Pending => return Ok(wrote),
         }
     }
     if wrote {
@@ -420,7 +453,30 @@ fn write<IO: AsyncWrite + Unpin>(
         // The buffer drained: a `send` waiting for room may queue its package.
         shared.progress.notify_waiters();
     }
-    Ok(())
+    Ok(wrote)
+}
+
+/// Keeps when bytes began to wait with the transport taking none: cleared when nothing
+/// waits, restarted when some went out.
+fn stall(since: &mut Option<Instant>, inner: &Inner, wrote: bool) {
+    if inner.session.poll_transmit().is_none() {
+        *since = None;
+    } else if wrote || since.is_none() {
+        *since = Some(Instant::now());
+    }
+}
+
+/// A write failed and took the link: the error for the connection, and a copy for the
+/// [`AsyncClient::send`](super::AsyncClient::send) that waits (or comes next), which
+/// reports it as the blocking client's `send` does.
+fn write_failed(inner: &mut Inner, error: Error) -> Error {
+    if let Error::Io { source, mid_frame } = &error {
+        inner.send_failure = Some(Error::Io {
+            source: io::Error::new(source.kind(), source.to_string()),
+            mid_frame: *mid_frame,
+        });
+    }
+    error
 }
 
 fn link_failed(inner: &mut Inner, source: io::Error) -> Error {

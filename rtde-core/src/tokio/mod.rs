@@ -212,7 +212,13 @@ pub fn from_client(client: crate::Client) -> Result<(AsyncClient, Connection<Tcp
     let stream = TcpStream::from_std(stream).map_err(link)?;
     let shared = Arc::new(Shared::new(session));
     let client = AsyncClient::new(&shared);
-    let connection = Connection::new(shared, stream, Some(connector(addrs.into(), options)));
+    let write_timeout = options.get_write_timeout();
+    let connection = Connection::new(
+        shared,
+        stream,
+        Some(connector(addrs.into(), options)),
+        write_timeout,
+    );
     Ok((client, connection))
 }
 
@@ -241,7 +247,7 @@ where
     session.handle_connected(now);
     let shared = Arc::new(Shared::new(session));
     let client = AsyncClient::new(&shared);
-    let mut connection = Connection::new(shared, io, connector);
+    let mut connection = Connection::new(shared, io, connector, options.get_write_timeout());
     connection.handshake().await?;
     Ok((client, connection))
 }

@@ -85,6 +85,8 @@ pub(super) struct Inner {
     pub(super) closing: bool,
     /// The task has ended: nothing will answer a command any more.
     pub(super) finished: bool,
+    /// The write error that lost the link, for the next [`AsyncClient::send`](super::AsyncClient::send).
+    pub(super) send_failure: Option<Error>,
 }
 
 impl Shared {
@@ -98,6 +100,7 @@ impl Shared {
                 reconnecting: false,
                 closing: false,
                 finished: false,
+                send_failure: None,
             }),
             queue: Mutex::new(PackageQueue::new()),
             progress: Notify::new(),
