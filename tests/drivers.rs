@@ -4,30 +4,48 @@
 //! connection task on a tokio runtime of its own). The behaviour is the session's, so the
 //! scenarios are the same; only who waits differs.
 //!
-//! Scenarios against rtde-sim's faults and against the scripted peer of
-//! `rtde-core/tests/support` (shared, not copied). The blocking client's own API
-//! (connecting, manual reconnection, the latest-only mode) is tested in
-//! `rtde-core/tests/faults.rs` and `tests/client_faults.rs`.
+//! The scenarios are what happens to a connection after the handshake: against rtde-sim's
+//! faults (`drivers/sim.rs`) and against the scripted peer of `rtde-core/tests/support`
+//! (`drivers/scripted.rs`, shared, not copied). What only the handshake exercises stays
+//! in `rtde-core/tests/faults.rs`: every driver is built from a [`Client`] that connected
+//! through the same code.
+//!
+//! Where the drivers differ by design, the scenario asserts each one's documented
+//! behaviour, keyed on [`Driver::BY_HAND`] and [`Driver::PAUSES`]:
+//!
+//! - the blocking client reconnects when asked ([`Client::reconnect`]), and with a policy
+//!   at the call that finds the link lost; the background and async drivers reconnect on
+//!   their own, under the policy, as soon as their reader sees the loss, and without one
+//!   they end for good;
+//! - the background driver has no pause: its reader thread streams until
+//!   [`Background::close`], which pauses.
 
 mod common;
 #[path = "../rtde-core/tests/support/mod.rs"]
 mod support;
 
-use std::time::Duration;
+#[path = "drivers/scripted.rs"]
+mod scripted;
+#[path = "drivers/sim.rs"]
+mod sim;
 
-use common::{WAIT, due_between, options, reconnecting, timestamp};
+use std::time::{Duration, Instant};
+
+use common::WAIT;
 use rtde_core::client::{Background, Receiver, Sender, SpawnOptions};
-use rtde_core::protocol::{ClientMessage, ControllerMessage};
 use rtde_core::{
-    Client, ConnectOptions, DynamicRecipe, Error, ErrorKind, Event, InputHandle, Recipe, State,
-    Stats, Value,
+    Client, ConnectOptions, ControllerText, DynamicRecipe, Error, Event, InputHandle, Recipe,
+    State, Stats,
 };
-use rtde_sim::{Fault, Malformation, Sim, Trigger};
-use support::{FakePeer, Script, data_v2, timestamp_and_q};
 
 /// What a scenario needs of a driver.
-trait Driver: Sized {
-    /// Takes over a client whose recipes are set up and started.
+pub(crate) trait Driver: Sized {
+    /// Whether the driver reconnects when asked ([`Driver::come_back`] calls
+    /// [`Client::reconnect`]) rather than on its own under the reconnection policy.
+    const BY_HAND: bool;
+    /// Whether the driver can pause and start again ([`Driver::pause`], [`Driver::start`]).
+    const PAUSES: bool;
+    /// Takes over a client whose recipes are set up (and, mostly, started).
     fn take(client: Client) -> Self;
     /// The next output package that fits, in order; packages that do not fit are kept for
     /// [`Driver::rejected`].
@@ -37,19 +55,35 @@ trait Driver: Sized {
     /// The packages refused since the last call.
     fn rejected(&mut self) -> Vec<Error>;
     fn send(&mut self, input: &InputHandle, recipe: &DynamicRecipe) -> Result<(), Error>;
+    /// Pauses streaming (only when [`Driver::PAUSES`]).
+    fn pause(&mut self) -> Result<(), Error>;
+    /// Starts streaming again (only when [`Driver::PAUSES`]).
+    fn start(&mut self) -> Result<(), Error>;
+    /// After the link was lost: reconnects ([`Driver::BY_HAND`]), or waits (bounded) until
+    /// the driver has reconnected on its own, or has given up (then the error that ended
+    /// it).
+    fn come_back(&mut self) -> Result<(), Error>;
     fn stats(&self) -> Stats;
     fn state(&self) -> State;
+    fn input_recipe_id(&self, input: &InputHandle) -> Option<u8>;
     /// The events since the last call (rejections apart).
     fn events(&mut self) -> Vec<Event>;
+    fn text_messages(&mut self) -> Vec<ControllerText>;
+    /// Pauses if streaming, then closes.
+    fn close(self) -> Result<(), Error>;
+    /// Drops the driver without pausing.
     fn finish(self);
 }
 
-struct Blocking {
+pub(crate) struct Blocking {
     client: Client,
     rejected: Vec<Error>,
 }
 
 impl Driver for Blocking {
+    const BY_HAND: bool = true;
+    const PAUSES: bool = true;
+
     fn take(client: Client) -> Self {
         Blocking {
             client,
@@ -80,6 +114,18 @@ impl Driver for Blocking {
         self.client.send(input, recipe)
     }
 
+    fn pause(&mut self) -> Result<(), Error> {
+        self.client.pause()
+    }
+
+    fn start(&mut self) -> Result<(), Error> {
+        self.client.start()
+    }
+
+    fn come_back(&mut self) -> Result<(), Error> {
+        self.client.reconnect().map(drop)
+    }
+
     fn stats(&self) -> Stats {
         self.client.stats()
     }
@@ -88,8 +134,20 @@ impl Driver for Blocking {
         self.client.state()
     }
 
+    fn input_recipe_id(&self, input: &InputHandle) -> Option<u8> {
+        self.client.input_recipe_id(input)
+    }
+
     fn events(&mut self) -> Vec<Event> {
         self.client.events().collect()
+    }
+
+    fn text_messages(&mut self) -> Vec<ControllerText> {
+        self.client.text_messages().collect()
+    }
+
+    fn close(self) -> Result<(), Error> {
+        self.client.close()
     }
 
     fn finish(self) {
@@ -97,12 +155,35 @@ impl Driver for Blocking {
     }
 }
 
-struct Threaded {
+/// Waits until a driver that reconnects on its own has done so (`Ok`), or has ended
+/// (`Err(())`), within [`WAIT`].
+fn reconnected_on_its_own(seen: &mut u64, stats: impl Fn() -> (Stats, State)) -> Result<(), ()> {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let (stats, state) = stats();
+        match state {
+            State::Closed => return Err(()),
+            State::Running | State::Paused | State::Connected if stats.reconnects > *seen => {
+                *seen = stats.reconnects;
+                return Ok(());
+            }
+            _ => {}
+        }
+        assert!(
+            Instant::now() < deadline,
+            "neither reconnected nor ended within {WAIT:?}: {state:?}"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+pub(crate) struct Threaded {
     background: Background,
     receiver: Receiver,
     sender: Sender,
     rejected: Vec<Error>,
     wait: Duration,
+    reconnects: u64,
 }
 
 impl Threaded {
@@ -119,6 +200,9 @@ impl Threaded {
 }
 
 impl Driver for Threaded {
+    const BY_HAND: bool = false;
+    const PAUSES: bool = false;
+
     fn take(client: Client) -> Self {
         let background = client.spawn(SpawnOptions::new()).unwrap();
         Threaded {
@@ -127,6 +211,7 @@ impl Driver for Threaded {
             background,
             rejected: Vec::new(),
             wait: WAIT,
+            reconnects: 0,
         }
     }
 
@@ -147,6 +232,29 @@ impl Driver for Threaded {
         self.sender.send(input, recipe)
     }
 
+    fn pause(&mut self) -> Result<(), Error> {
+        Err(Error::Misuse("the background driver has no pause"))
+    }
+
+    fn start(&mut self) -> Result<(), Error> {
+        Err(Error::Misuse("the background driver has no start"))
+    }
+
+    fn come_back(&mut self) -> Result<(), Error> {
+        let background = &self.background;
+        match reconnected_on_its_own(&mut self.reconnects, || {
+            (background.stats(), background.state())
+        }) {
+            Ok(()) => Ok(()),
+            // The error that ended the reader thread, after the packages before it.
+            Err(()) => loop {
+                if let Err(e) = self.receiver.recv(Some(WAIT)) {
+                    break Err(e);
+                }
+            },
+        }
+    }
+
     fn stats(&self) -> Stats {
         self.background.stats()
     }
@@ -155,8 +263,20 @@ impl Driver for Threaded {
         self.background.state()
     }
 
+    fn input_recipe_id(&self, input: &InputHandle) -> Option<u8> {
+        self.background.input_recipe_id(input)
+    }
+
     fn events(&mut self) -> Vec<Event> {
         self.sort_events()
+    }
+
+    fn text_messages(&mut self) -> Vec<ControllerText> {
+        self.background.text_messages()
+    }
+
+    fn close(self) -> Result<(), Error> {
+        self.background.close()
     }
 
     fn finish(self) {
@@ -166,15 +286,30 @@ impl Driver for Threaded {
 
 /// The async driver: the connection task on a one-worker runtime, so it reads on while the
 /// test thread does something else; each call blocks on the handle's future.
-struct Asynchronous {
+pub(crate) struct Asynchronous {
     runtime: tokio::runtime::Runtime,
     client: rtde_core::tokio::AsyncClient,
     packages: rtde_core::tokio::Packages,
     rejected: Vec<Error>,
     wait: Duration,
+    reconnects: u64,
+}
+
+impl Asynchronous {
+    /// The next entry of the in-order queue within the wait: a package's values, or the
+    /// error in its place.
+    fn next(&mut self) -> Result<Result<(), Error>, tokio::time::error::Elapsed> {
+        let (wait, packages) = (self.wait, &mut self.packages);
+        self.runtime.block_on(async {
+            tokio::time::timeout(wait, async { packages.recv().await.map(drop) }).await
+        })
+    }
 }
 
 impl Driver for Asynchronous {
+    const BY_HAND: bool = false;
+    const PAUSES: bool = true;
+
     fn take(client: Client) -> Self {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
@@ -193,6 +328,7 @@ impl Driver for Asynchronous {
             packages,
             rejected: Vec::new(),
             wait: WAIT,
+            reconnects: 0,
         }
     }
 
@@ -230,6 +366,29 @@ impl Driver for Asynchronous {
         self.runtime.block_on(self.client.send(input, recipe))
     }
 
+    fn pause(&mut self) -> Result<(), Error> {
+        self.runtime.block_on(self.client.pause())
+    }
+
+    fn start(&mut self) -> Result<(), Error> {
+        self.runtime.block_on(self.client.start())
+    }
+
+    fn come_back(&mut self) -> Result<(), Error> {
+        let client = &self.client;
+        match reconnected_on_its_own(&mut self.reconnects, || (client.stats(), client.state())) {
+            Ok(()) => Ok(()),
+            // The error that ended the connection, after the packages before it.
+            Err(()) => loop {
+                match self.next() {
+                    Ok(Ok(())) => {}
+                    Ok(Err(e)) => break Err(e),
+                    Err(_) => panic!("the connection ended without its error"),
+                }
+            },
+        }
+    }
+
     fn stats(&self) -> Stats {
         self.client.stats()
     }
@@ -238,8 +397,27 @@ impl Driver for Asynchronous {
         self.client.state()
     }
 
+    fn input_recipe_id(&self, input: &InputHandle) -> Option<u8> {
+        self.client.with_session(|s| s.input_recipe_id(input))
+    }
+
     fn events(&mut self) -> Vec<Event> {
         self.client.events()
+    }
+
+    fn text_messages(&mut self) -> Vec<ControllerText> {
+        self.client.text_messages()
+    }
+
+    fn close(self) -> Result<(), Error> {
+        let closed = self
+            .runtime
+            .block_on(async { tokio::time::timeout(WAIT, self.client.close()).await })
+            .expect("closed within the wait");
+        drop(self.client);
+        drop(self.packages);
+        self.runtime.shutdown_timeout(WAIT);
+        closed
     }
 
     fn finish(self) {
@@ -249,38 +427,16 @@ impl Driver for Asynchronous {
     }
 }
 
-/// Runs each scenario against every driver.
-macro_rules! every_driver {
-    ($($scenario:ident),* $(,)?) => {
-        mod blocking {
-            $(#[test] fn $scenario() { super::$scenario::<super::Blocking>() })*
-        }
-        mod background {
-            $(#[test] fn $scenario() { super::$scenario::<super::Threaded>() })*
-        }
-        mod asynchronous {
-            $(#[test] fn $scenario() { super::$scenario::<super::Asynchronous>() })*
-        }
-    };
-}
-
-every_driver!(
-    every_package_in_order_until_the_link_closes_with_skips_counted,
-    closed_mid_frame_reconnects_replays_inputs_and_counts_the_loss_exactly,
-    a_malformed_frame_loses_the_link_and_automatic_reconnection_recovers,
-    a_package_of_another_recipe_is_reported_and_the_stream_goes_on,
-    a_data_package_before_the_start_reply_is_the_first_package,
-    garbage_bytes_lose_the_link_with_a_decode_error,
-    a_peer_that_stops_sending_times_out_and_the_connection_stays,
-);
-
-// ---- helpers ----
-
-fn outputs() -> DynamicRecipe {
+pub(crate) fn outputs() -> DynamicRecipe {
     DynamicRecipe::outputs(["timestamp", "actual_q"]).unwrap()
 }
 
-fn started<D: Driver>(addr: std::net::SocketAddr, options: ConnectOptions, frequency: f64) -> D {
+/// A client of `outputs()` at `frequency`, started, its events drained, taken by `D`.
+pub(crate) fn started<D: Driver>(
+    addr: std::net::SocketAddr,
+    options: ConnectOptions,
+    frequency: f64,
+) -> D {
     let mut client = Client::connect(addr, options).unwrap();
     client.setup_outputs(outputs().spec(), frequency).unwrap();
     client.start().unwrap();
@@ -288,249 +444,46 @@ fn started<D: Driver>(addr: std::net::SocketAddr, options: ConnectOptions, frequ
     D::take(client)
 }
 
-// ---- against the simulator ----
-
-fn every_package_in_order_until_the_link_closes_with_skips_counted<D: Driver>() {
-    // 250 Hz on a 500 Hz loop, every 5th package left out, and the link cut in package 40:
-    // what each driver received is then final, whoever waits.
-    let sim = Sim::builder()
-        .fault(Fault::SkipEvery(5))
-        .fault(Fault::CloseMidFrame(Trigger::DataPackage(40)))
-        .deterministic()
-        .start()
-        .unwrap();
-    let mut driver: D = started(sim.addr(), options(), 250.0);
-    let mut recipe = outputs();
-    let mut times = Vec::new();
-    let end = loop {
-        match driver.recv_into(&mut recipe) {
-            Ok(()) => times.push(timestamp(&recipe)),
-            Err(e) => break e,
+/// Runs each scenario (`module::scenario`) against every driver.
+macro_rules! every_driver {
+    ($($module:ident :: $scenario:ident),* $(,)?) => {
+        mod blocking {
+            $(#[test] fn $scenario() { super::$module::$scenario::<super::Blocking>() })*
+        }
+        mod background {
+            $(#[test] fn $scenario() { super::$module::$scenario::<super::Threaded>() })*
+        }
+        mod asynchronous {
+            $(#[test] fn $scenario() { super::$module::$scenario::<super::Asynchronous>() })*
         }
     };
-    assert!(matches!(end, Error::Closed { mid_frame: true }), "{end}");
-    assert_eq!(times.len(), 40);
-    assert!(times.windows(2).all(|w| w[0] < w[1]), "in order");
-    let stats = driver.stats();
-    assert!(stats.skipped > 0, "{stats:?}");
-    assert_eq!(
-        stats.received + stats.skipped,
-        due_between(times[0], times[39], 500.0, 250.0) + 2,
-        "{stats:?}"
-    );
-    assert_eq!((stats.received, stats.lost, stats.discarded), (40, 0, 0));
-    assert_eq!(driver.state(), State::Closed);
-    driver.finish();
 }
 
-fn closed_mid_frame_reconnects_replays_inputs_and_counts_the_loss_exactly<D: Driver>() {
-    let sim = Sim::builder()
-        .fault(Fault::CloseMidFrame(Trigger::DataPackage(10)))
-        .deterministic()
-        .start()
-        .unwrap();
-    let mut client = Client::connect(sim.addr(), reconnecting()).unwrap();
-    let mut outputs =
-        DynamicRecipe::outputs(["timestamp", "actual_q", "input_int_register_24"]).unwrap();
-    let mut inputs = DynamicRecipe::inputs(["input_int_register_24"]).unwrap();
-    client.setup_outputs(outputs.spec(), 500.0).unwrap();
-    let handle = client.setup_inputs(inputs.spec()).unwrap();
-    client.start().unwrap();
-    let _ = client.events().count();
-    let mut driver = D::take(client);
-    for _ in 0..10 {
-        driver.recv_into(&mut outputs).unwrap();
-    }
-    let before = timestamp(&outputs);
-    // Package 10 is cut: the driver reconnects, and the next package is the new link's first.
-    driver.recv_into(&mut outputs).unwrap();
-    let after = timestamp(&outputs);
-    assert_eq!(driver.state(), State::Running);
-    assert_eq!(sim.stats().connections_accepted, 2);
-
-    let lost = due_between(before, after, 500.0, 500.0);
-    let events = driver.events();
-    assert!(
-        matches!(
-            events[0],
-            Event::LinkLost(Error::Closed { mid_frame: true })
-        ),
-        "{events:?}"
-    );
-    assert!(
-        events.iter().any(|e| matches!(
-            e,
-            Event::PackagesLost { count, estimated: false } if *count == lost
-        )),
-        "{events:?}, {lost} lost"
-    );
-    let stats = driver.stats();
-    assert_eq!((stats.lost, stats.reconnects), (lost, 1));
-    assert!(stats.received >= 11, "{stats:?}");
-
-    // The input recipe was replayed: the old handle writes, the value reads back.
-    inputs
-        .set("input_int_register_24", Value::Int32(4242))
-        .unwrap();
-    driver.send(&handle, &inputs).unwrap();
-    // Bounded by packages, not by one tick: on a loaded machine the packages already on
-    // their way when the input took effect can be many.
-    let mut seen = false;
-    for _ in 0..2500 {
-        driver.recv_into(&mut outputs).unwrap();
-        if outputs.get("input_int_register_24") == Some(&Value::Int32(4242)) {
-            seen = true;
-            break;
-        }
-    }
-    assert!(seen, "the input sent after reconnecting never took effect");
-    driver.finish();
-}
-
-fn a_malformed_frame_loses_the_link_and_automatic_reconnection_recovers<D: Driver>() {
-    let sim = Sim::builder()
-        .fault(Fault::Malformed {
-            at: Trigger::DataPackage(3),
-            kind: Malformation::SizeTooSmall,
-        })
-        .start()
-        .unwrap();
-    let mut recipe = outputs();
-
-    // Without reconnection: a typed error, and the connection is closed.
-    let mut driver: D = started(sim.addr(), options(), 500.0);
-    for _ in 0..3 {
-        driver.recv_into(&mut recipe).unwrap();
-    }
-    let err = driver.recv_into(&mut recipe).unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::Protocol, "{err}");
-    assert!(matches!(err, Error::Decode(_)), "{err}");
-    assert_eq!(driver.state(), State::Closed);
-    assert!(matches!(
-        driver.recv_into(&mut recipe),
-        Err(Error::ConnectionLost)
-    ));
-    driver.finish();
-
-    // With it: the stream goes on.
-    let mut driver: D = started(sim.addr(), reconnecting(), 500.0);
-    for _ in 0..6 {
-        driver.recv_into(&mut recipe).unwrap();
-    }
-    let events = driver.events();
-    assert!(
-        matches!(events[0], Event::LinkLost(Error::Decode(_))),
-        "{events:?}"
-    );
-    assert!(driver.stats().reconnects >= 1);
-    driver.finish();
-}
-
-fn a_package_of_another_recipe_is_reported_and_the_stream_goes_on<D: Driver>() {
-    let sim = Sim::builder()
-        .fault(Fault::Malformed {
-            at: Trigger::DataPackage(2),
-            kind: Malformation::WrongRecipeId,
-        })
-        .fault(Fault::CloseMidFrame(Trigger::DataPackage(4)))
-        .start()
-        .unwrap();
-    let mut driver: D = started(sim.addr(), options(), 500.0);
-    let mut recipe = outputs();
-    for _ in 0..3 {
-        driver.recv_into(&mut recipe).unwrap();
-    }
-    assert!(matches!(
-        driver.recv_into(&mut recipe),
-        Err(Error::Closed { .. })
-    ));
-    let rejected = driver.rejected();
-    assert!(
-        matches!(
-            rejected.as_slice(),
-            [Error::WrongRecipeId {
-                expected: Some(1),
-                found: Some(2)
-            }]
-        ),
-        "{rejected:?}"
-    );
-    // The rejected package is a hole in the timestamps.
-    let stats = driver.stats();
-    assert_eq!((stats.received, stats.skipped), (3, 1));
-    driver.finish();
-}
-
-// ---- against the scripted peer ----
-
-fn at(t: f64) -> Vec<u8> {
-    data_v2(1, &timestamp_and_q(t, t))
-}
-
-fn a_data_package_before_the_start_reply_is_the_first_package<D: Driver>() {
-    let peer = FakePeer::start(
-        Script::new()
-            .handshake_v2("5.21.0")
-            .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
-            .expect(ClientMessage::Start)
-            .raw(&at(1.0))
-            .reply(ControllerMessage::StartReply { accepted: true })
-            .raw(&at(1.002))
-            .close(),
-    );
-    let mut driver: D = started(peer.addr, options(), 500.0);
-    let mut recipe = outputs();
-    for t in [1.0, 1.002] {
-        driver.recv_into(&mut recipe).unwrap();
-        assert_eq!(timestamp(&recipe), t);
-    }
-    let stats = driver.stats();
-    assert_eq!((stats.received, stats.discarded), (2, 0), "{stats:?}");
-    driver.finish();
-    peer.finish();
-}
-
-fn garbage_bytes_lose_the_link_with_a_decode_error<D: Driver>() {
-    let peer = FakePeer::start(
-        Script::new()
-            .handshake_v2("5.21.0")
-            .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
-            .start()
-            .raw(&at(1.0))
-            .raw(&[0x00, 0x07, 0xbe, 1, 2, 3, 4])
-            .wait(Duration::from_millis(200)),
-    );
-    let mut driver: D = started(peer.addr, options(), 500.0);
-    let mut recipe = outputs();
-    driver.recv_into(&mut recipe).unwrap();
-    let err = driver.recv_into(&mut recipe).unwrap_err();
-    assert!(matches!(err, Error::Decode(_)), "{err}");
-    assert_eq!(driver.state(), State::Closed);
-    driver.finish();
-    peer.finish();
-}
-
-fn a_peer_that_stops_sending_times_out_and_the_connection_stays<D: Driver>() {
-    let peer = FakePeer::start(
-        Script::new()
-            .handshake_v2("5.21.0")
-            .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
-            .start()
-            .raw(&at(1.0))
-            .wait(Duration::from_millis(400))
-            .raw(&at(1.002))
-            .wait(Duration::from_millis(200)),
-    );
-    let mut driver: D = started(peer.addr, options(), 500.0);
-    let mut recipe = outputs();
-    driver.recv_into(&mut recipe).unwrap();
-    driver.set_wait(Duration::from_millis(100));
-    let err = driver.recv_into(&mut recipe).unwrap_err();
-    assert!(err.is_timeout(), "{err}");
-    assert_eq!(driver.state(), State::Running);
-    driver.set_wait(WAIT);
-    driver.recv_into(&mut recipe).unwrap();
-    assert_eq!(timestamp(&recipe), 1.002);
-    driver.finish();
-    peer.finish();
-}
+every_driver!(
+    // against the simulator
+    sim::every_package_in_order_until_the_link_closes_with_skips_counted,
+    sim::closed_mid_frame_reconnects_replays_inputs_and_counts_the_loss_exactly,
+    sim::a_malformed_frame_loses_the_link_and_automatic_reconnection_recovers,
+    sim::a_package_of_another_recipe_is_reported_and_the_stream_goes_on,
+    // the link
+    scripted::closed_mid_frame_is_a_typed_error_and_the_way_on_is_each_drivers,
+    scripted::a_peer_that_stops_sending_times_out_within_the_bound_and_the_connection_stays,
+    scripted::garbage_bytes_lose_the_link_with_a_decode_error,
+    scripted::a_size_field_larger_than_what_follows_then_close,
+    scripted::a_size_field_larger_than_what_follows_then_silence_times_out_mid_frame,
+    scripted::a_peer_that_stops_reading_fails_the_send_within_the_write_timeout,
+    // packages that make no sense
+    scripted::wrong_recipe_id_and_wrong_length_are_typed_errors_and_the_stream_goes_on,
+    scripted::a_data_package_before_the_start_reply_is_the_first_package,
+    scripted::skipped_packages_are_counted_exactly_from_timestamps,
+    scripted::a_v1_only_controller_streams_without_recipe_ids,
+    // reconnection
+    scripted::automatic_reconnect_after_the_peer_drops_replays_everything_byte_exactly,
+    scripted::a_paused_client_reconnects_paused,
+    scripted::a_pause_the_link_broke_is_kept_by_the_reconnection,
+    scripted::failed_attempts_are_retried_with_backoff_and_reported,
+    scripted::a_round_of_attempts_is_bounded_and_ends_closed,
+    scripted::a_downgrade_that_loses_a_field_is_named_on_reconnect_before_anything_is_sent,
+    scripted::not_found_after_a_downgrade_on_reconnect_is_refused_naming_the_field,
+    scripted::text_messages_already_received_survive_a_reconnection,
+);

@@ -726,10 +726,13 @@ impl Receiver {
                 Some(deadline) => {
                     let left = deadline.saturating_duration_since(Instant::now());
                     if left.is_zero() {
+                        // The reader takes the queue's lock under the client's: let go of
+                        // it before asking the session whether half a package is in.
+                        drop(queue);
                         return Err(Error::Timeout {
                             after: timeout.unwrap_or_default(),
                             waiting_for: ty::DATA_PACKAGE,
-                            mid_frame: false,
+                            mid_frame: self.shared.client().session.mid_frame(),
                         });
                     }
                     Some(left)

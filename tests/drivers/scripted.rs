@@ -1,0 +1,953 @@
+//! The scenarios against the scripted peer: what the network and controllers do to a
+//! connection after the handshake, each answered by a typed error or a documented
+//! recovery, never a hang (every wait of the driver and of the peer is bounded) and never
+//! a panic.
+
+use std::time::{Duration, Instant};
+
+use rtde_core::protocol::{
+    ClientMessage, ControllerMessage, DecodeErrorKind, MessageLevel, ProtocolVersion, TextMessage,
+    package_type,
+};
+use rtde_core::{
+    Client, ConnectOptions, DynamicRecipe, Error, ErrorKind, Event, Recipe, ReconnectPolicy, State,
+    Value,
+};
+
+use super::{Driver, outputs, started};
+use crate::common::{WAIT, options, timestamp};
+use crate::support::{FakePeer, Script, data_v2, encode, timestamp_and_q};
+
+const V2: ProtocolVersion = ProtocolVersion::V2;
+
+/// Automatic reconnection with short backoffs.
+fn reconnecting(attempts: u32) -> ConnectOptions {
+    options().reconnect(
+        ReconnectPolicy::new()
+            .attempts(attempts)
+            .initial_backoff(Duration::from_millis(5))
+            .max_backoff(Duration::from_millis(20)),
+    )
+}
+
+/// The options under which `D` comes back after a lost link: none for the blocking
+/// client, which is asked to reconnect; a policy for the drivers that reconnect on their
+/// own.
+fn to_come_back<D: Driver>() -> ConnectOptions {
+    if D::BY_HAND {
+        options()
+    } else {
+        reconnecting(3)
+    }
+}
+
+/// An output package of `timestamp, actual_q` (recipe id 1) at time `t`.
+fn at(t: f64) -> Vec<u8> {
+    data_v2(1, &timestamp_and_q(t, t))
+}
+
+/// The states in a batch of events, in order.
+fn states(events: &[Event]) -> Vec<State> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::State(s) => Some(*s),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A 500 Hz `timestamp, actual_q` stream on an e-Series controller, started.
+fn streaming(controller: &str) -> Script {
+    Script::new()
+        .handshake_v2(controller)
+        .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
+        .start()
+}
+
+// ---- the link ----
+
+pub(crate) fn closed_mid_frame_is_a_typed_error_and_the_way_on_is_each_drivers<D: Driver>() {
+    let first = streaming("5.21.0")
+        .raw(&at(1.0))
+        .raw(&at(1.002)[..10])
+        .close();
+    let peer = if D::BY_HAND {
+        FakePeer::start_many(vec![
+            first,
+            // The controller went on; the client meets it at 2.0: 1.002 to 1.998 are lost.
+            // (A second: the client trusts timestamps that advanced at least as far as its
+            // own clock did while the link was down, less 0.25 s, so a busy machine cannot
+            // tip it.)
+            streaming("5.21.0").raw(&at(2.0)).pause().expect_eof(),
+        ])
+    } else {
+        FakePeer::start(first)
+    };
+    let mut client = Client::connect(peer.addr, options()).unwrap();
+    client.setup_outputs(outputs().spec(), 500.0).unwrap();
+    client.start().unwrap();
+    let mut driver = D::take(client);
+    let mut recipe = outputs();
+    driver.recv_into(&mut recipe).unwrap();
+    assert_eq!(timestamp(&recipe), 1.0);
+    let err = driver.recv_into(&mut recipe).unwrap_err();
+    assert!(matches!(err, Error::Closed { mid_frame: true }), "{err}");
+    assert_eq!(err.kind(), ErrorKind::Link);
+    assert_eq!(
+        err.to_string(),
+        "the controller closed the connection in the middle of a package"
+    );
+    assert_eq!(driver.state(), State::Closed);
+    assert!(matches!(
+        driver.recv_into(&mut recipe),
+        Err(Error::ConnectionLost)
+    ));
+    if D::PAUSES {
+        assert!(matches!(driver.pause(), Err(Error::ConnectionLost)));
+    }
+    assert_eq!(
+        states(&driver.events()),
+        [
+            State::Negotiating,
+            State::Connected,
+            State::Running,
+            State::Closed
+        ]
+    );
+    if !D::BY_HAND {
+        // Without a policy nothing brings these back: they ended for good.
+        let err = driver.come_back().unwrap_err();
+        assert!(matches!(err, Error::ConnectionLost), "{err}");
+        driver.finish();
+        peer.finish();
+        return;
+    }
+
+    // The documented way on.
+    driver.come_back().unwrap();
+    assert_eq!(driver.state(), State::Running);
+    driver.recv_into(&mut recipe).unwrap();
+    assert_eq!(timestamp(&recipe), 2.0);
+    let stats = driver.stats();
+    assert_eq!(
+        (stats.received, stats.lost, stats.skipped, stats.reconnects),
+        (2, 499, 0, 1)
+    );
+    let events = driver.events();
+    assert_eq!(
+        states(&events),
+        [State::Reconnecting, State::Negotiating, State::Running]
+    );
+    assert!(events.iter().any(|e| matches!(
+        e,
+        Event::Reconnected(r) if r.attempts == 1 && r.protocol == V2
+    )));
+    assert!(events.iter().any(|e| matches!(
+        e,
+        Event::PackagesLost {
+            count: 499,
+            estimated: false
+        }
+    )));
+    driver.close().unwrap();
+    peer.finish_all();
+}
+
+pub(crate) fn a_peer_that_stops_sending_times_out_within_the_bound_and_the_connection_stays<
+    D: Driver,
+>() {
+    let peer = FakePeer::start(
+        streaming("5.21.0")
+            .raw(&at(1.0))
+            // Far longer than the timeout, so a slow test thread cannot miss the silence.
+            .wait(Duration::from_secs(1))
+            .raw(&at(1.002))
+            .pause()
+            .expect_eof(),
+    );
+    let timeout = Duration::from_millis(200);
+    let mut driver: D = started(peer.addr, options(), 500.0);
+    let mut recipe = outputs();
+    driver.recv_into(&mut recipe).unwrap();
+    driver.set_wait(timeout);
+    let began = Instant::now();
+    let err = driver.recv_into(&mut recipe).unwrap_err();
+    let waited = began.elapsed();
+    assert!(err.is_timeout(), "{err}");
+    assert_eq!(err.kind(), ErrorKind::Link);
+    assert!(!err.is_mid_frame());
+    // Bounded: not early, and nowhere near a hang (loose: the machine is loaded).
+    assert!(
+        waited >= timeout && waited < timeout * 10,
+        "waited {waited:?} for a {timeout:?} timeout"
+    );
+    assert_eq!(
+        err.to_string(),
+        "timed out after 200ms waiting for an output DATA_PACKAGE; raise the read timeout in \
+         `ConnectOptions` if the controller is slow (below 2 Hz, say)"
+    );
+    // A timeout is no lost link: still running, the stream goes on, the pause is answered.
+    assert_eq!(driver.state(), State::Running);
+    driver.set_wait(WAIT);
+    driver.recv_into(&mut recipe).unwrap();
+    assert_eq!(timestamp(&recipe), 1.002);
+    driver.close().unwrap();
+    peer.finish();
+}
+
+pub(crate) fn garbage_bytes_lose_the_link_with_a_decode_error<D: Driver>() {
+    let peer = FakePeer::start(
+        streaming("5.21.0")
+            .raw(&at(1.0))
+            .raw(b"\xde\xad\xbe\xef not RTDE at all")
+            .expect_eof(),
+    );
+    let mut driver: D = started(peer.addr, options(), 500.0);
+    let mut recipe = outputs();
+    driver.recv_into(&mut recipe).unwrap();
+    let err = driver.recv_into(&mut recipe).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Protocol);
+    let Error::Decode(decode) = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(
+        decode.kind(),
+        &DecodeErrorKind::UnknownPackageType { byte: 0xbe }
+    );
+    // Where the next package starts is unknowable: the connection is gone.
+    assert_eq!(driver.state(), State::Closed);
+    assert!(matches!(
+        driver.recv_into(&mut recipe),
+        Err(Error::ConnectionLost)
+    ));
+    driver.finish();
+    peer.finish();
+}
+
+/// A header that announces 1000 bytes, and 20 of them.
+fn short_package() -> Vec<u8> {
+    let mut short = vec![0x03, 0xe8, package_type::DATA_PACKAGE, 1];
+    short.extend_from_slice(&[0; 16]);
+    short
+}
+
+pub(crate) fn a_size_field_larger_than_what_follows_then_close<D: Driver>() {
+    let peer = FakePeer::start(streaming("5.21.0").raw(&short_package()).close());
+    let mut driver: D = started(peer.addr, options(), 500.0);
+    let err = driver.recv_into(&mut outputs()).unwrap_err();
+    assert!(matches!(err, Error::Closed { mid_frame: true }), "{err}");
+    assert_eq!(driver.state(), State::Closed);
+    driver.finish();
+    peer.finish();
+}
+
+pub(crate) fn a_size_field_larger_than_what_follows_then_silence_times_out_mid_frame<D: Driver>() {
+    let peer = FakePeer::start(streaming("5.21.0").raw(&short_package()).expect_eof());
+    let mut driver: D = started(peer.addr, options(), 500.0);
+    driver.set_wait(Duration::from_millis(300));
+    let err = driver.recv_into(&mut outputs()).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Timeout {
+                mid_frame: true,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(err.is_mid_frame());
+    assert_eq!(driver.state(), State::Running);
+    driver.finish();
+    peer.finish();
+}
+
+pub(crate) fn a_peer_that_stops_reading_fails_the_send_within_the_write_timeout<D: Driver>() {
+    // 24 doubles: a big package, so the socket buffers fill after fewer sends.
+    let names: Vec<String> = (24..48)
+        .map(|i| format!("input_double_register_{i}"))
+        .collect();
+    let joined = names.join(",");
+    let types = vec!["DOUBLE"; names.len()].join(",");
+    let peer = FakePeer::start(
+        Script::new()
+            .handshake_v2("5.21.0")
+            .expect(ClientMessage::SetupInputs { names: &joined })
+            .reply(ControllerMessage::SetupInputsReply {
+                recipe_id: 1,
+                types: &types,
+            })
+            // Reads nothing from here on, for longer than filling the buffers and the
+            // write timeout take.
+            .wait(Duration::from_secs(4)),
+    );
+    let write_timeout = Duration::from_millis(200);
+    let mut client =
+        Client::connect(peer.addr, options().write_timeout(Some(write_timeout))).unwrap();
+    let inputs = DynamicRecipe::inputs(names.iter().map(String::as_str)).unwrap();
+    let handle = client.setup_inputs(inputs.spec()).unwrap();
+    let mut driver = D::take(client);
+    // Loopback buffers hold a few megabytes: tens of thousands of packages.
+    let mut sent = 0u32;
+    let (err, took) = loop {
+        let began = Instant::now();
+        match driver.send(&handle, &inputs) {
+            Ok(()) => sent += 1,
+            Err(e) => break (e, began.elapsed()),
+        }
+        assert!(sent < 1_000_000, "the peer never stopped taking packages");
+    };
+    assert!(sent > 0);
+    assert_eq!(err.kind(), ErrorKind::Link, "{err}");
+    let Error::Io { source, mid_frame } = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(source.kind(), std::io::ErrorKind::TimedOut, "{err}");
+    assert!(!mid_frame);
+    assert!(
+        err.to_string().contains("stopped reading"),
+        "says what happened: {err}"
+    );
+    // Within the bound (loose: the machine is loaded), not a hang.
+    assert!(took < write_timeout * 10, "the failing send took {took:?}");
+    // Part of a package may have gone out: the link is gone.
+    assert_eq!(driver.state(), State::Closed);
+    assert!(matches!(
+        driver.send(&handle, &inputs),
+        Err(Error::ConnectionLost)
+    ));
+    driver.finish();
+    peer.finish();
+}
+
+// ---- packages that make no sense ----
+
+pub(crate) fn wrong_recipe_id_and_wrong_length_are_typed_errors_and_the_stream_goes_on<
+    D: Driver,
+>() {
+    let peer = FakePeer::start(
+        streaming("5.21.0")
+            .raw(&data_v2(2, &timestamp_and_q(1.0, 0.0)))
+            .raw(&data_v2(1, &[0; 8]))
+            .text("in between")
+            .raw(&data_v2(1, &timestamp_and_q(1.002, 3.0)))
+            .pause()
+            .expect_eof(),
+    );
+    let mut driver: D = started(peer.addr, options(), 500.0);
+    let mut recipe = outputs();
+    driver.recv_into(&mut recipe).unwrap();
+    assert_eq!(timestamp(&recipe), 1.002);
+    assert_eq!(recipe.get("actual_q"), Some(&Value::Vector6d([3.0; 6])));
+    let rejected = driver.rejected();
+    assert!(
+        matches!(
+            rejected.as_slice(),
+            [
+                Error::WrongRecipeId {
+                    expected: Some(1),
+                    found: Some(2)
+                },
+                Error::WrongLength {
+                    expected: 56,
+                    found: 8
+                }
+            ]
+        ),
+        "{rejected:?}"
+    );
+    assert!(rejected.iter().all(|e| e.kind() == ErrorKind::Protocol));
+    let texts = driver.text_messages();
+    assert_eq!(texts.len(), 1, "{texts:?}");
+    assert_eq!(texts[0].message, "in between");
+    assert_eq!(driver.state(), State::Running);
+    driver.close().unwrap();
+    peer.finish();
+}
+
+pub(crate) fn a_data_package_before_the_start_reply_is_the_first_package<D: Driver>() {
+    let peer = FakePeer::start(
+        Script::new()
+            .handshake_v2("5.21.0")
+            .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
+            .expect(ClientMessage::Start)
+            .raw(&at(1.0))
+            .reply(ControllerMessage::StartReply { accepted: true })
+            .raw(&at(1.002))
+            .close(),
+    );
+    let mut client = Client::connect(peer.addr, options()).unwrap();
+    client.setup_outputs(outputs().spec(), 500.0).unwrap();
+    client.start().unwrap();
+    // Started, though the START reply came after a package.
+    assert_eq!(client.state(), State::Running);
+    let mut driver = D::take(client);
+    let mut recipe = outputs();
+    for t in [1.0, 1.002] {
+        driver.recv_into(&mut recipe).unwrap();
+        assert_eq!(timestamp(&recipe), t);
+    }
+    let stats = driver.stats();
+    assert_eq!((stats.received, stats.discarded), (2, 0), "{stats:?}");
+    driver.finish();
+    peer.finish();
+}
+
+pub(crate) fn skipped_packages_are_counted_exactly_from_timestamps<D: Driver>() {
+    // 125 Hz on a 500 Hz controller: 8 ms apart. Received k = 0 1 2 5 6 10 11, then (for
+    // a driver that pauses) a pause and a restart much later (no gap), then k = 1000 1001
+    // 1003.
+    let at = |k: u32| data_v2(1, &timestamp_and_q(100.0 + f64::from(k) * 0.008, 0.0));
+    let batch = |ks: &[u32]| ks.iter().flat_map(|&k| at(k)).collect::<Vec<u8>>();
+    let script = Script::new()
+        .handshake_v2("5.21.0")
+        .setup_outputs(125.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
+        .start()
+        .raw(&batch(&[0, 1, 2, 5, 6, 10, 11]))
+        .pause();
+    let script = if D::PAUSES {
+        script.start().raw(&batch(&[1000, 1001, 1003])).pause()
+    } else {
+        script
+    };
+    let peer = FakePeer::start(script.expect_eof());
+    let mut client = Client::connect(peer.addr, options()).unwrap();
+    client.setup_outputs(outputs().spec(), 125.0).unwrap();
+    assert!(client.counts_gaps());
+    assert_eq!(client.period(), Some(Duration::from_millis(8)));
+    client.start().unwrap();
+    let mut driver = D::take(client);
+    let mut recipe = outputs();
+    for _ in 0..7 {
+        driver.recv_into(&mut recipe).unwrap();
+    }
+    assert_eq!(driver.stats().skipped, 2 + 3);
+    if D::PAUSES {
+        driver.pause().unwrap();
+        assert_eq!(driver.state(), State::Paused);
+        driver.start().unwrap();
+        for _ in 0..3 {
+            driver.recv_into(&mut recipe).unwrap();
+        }
+        let stats = driver.stats();
+        assert_eq!((stats.received, stats.skipped, stats.discarded), (10, 6, 0));
+        assert_eq!((stats.lost, stats.superseded), (0, 0));
+    } else {
+        let stats = driver.stats();
+        assert_eq!((stats.received, stats.skipped, stats.discarded), (7, 5, 0));
+    }
+    driver.close().unwrap();
+    peer.finish();
+}
+
+pub(crate) fn a_v1_only_controller_streams_without_recipe_ids<D: Driver>() {
+    let v1_data = |t: f64| {
+        encode(
+            ProtocolVersion::V1,
+            &ControllerMessage::DataPackage {
+                recipe_id: None,
+                payload: &timestamp_and_q(t, 0.5),
+            },
+        )
+    };
+    let peer = FakePeer::start(
+        Script::new()
+            .expect(ClientMessage::RequestProtocolVersion { version: 2 })
+            .reply(ControllerMessage::ProtocolVersionReply { accepted: false })
+            .expect(ClientMessage::RequestProtocolVersion { version: 1 })
+            .reply(ControllerMessage::ProtocolVersionReply { accepted: true })
+            .expect(ClientMessage::GetUrcontrolVersion)
+            .reply(ControllerMessage::UrcontrolVersion(
+                "3.4.0".parse().unwrap(),
+            ))
+            // v1: names only, no frequency; the reply has no recipe id.
+            .expect(ClientMessage::SetupOutputs {
+                frequency: None,
+                names: "timestamp,actual_q",
+            })
+            .reply(ControllerMessage::SetupOutputsReply {
+                recipe_id: None,
+                types: "DOUBLE,VECTOR6D",
+            })
+            .start()
+            // The control loop's 8 ms period, with package 2 missing.
+            .raw(&v1_data(10.0))
+            .raw(&v1_data(10.008))
+            .raw(&v1_data(10.024))
+            .pause()
+            .expect_eof(),
+    );
+    let mut client = Client::connect(peer.addr, options()).unwrap();
+    assert_eq!(client.protocol_version(), ProtocolVersion::V1);
+    assert_eq!(client.controller_version().to_string(), "3.4.0");
+    assert_eq!(client.max_frequency(), 125.0);
+
+    let mut recipe = outputs();
+    // v1 cannot set a frequency: anything but the loop rate is refused before sending.
+    let err = client.setup_outputs(recipe.spec(), 10.0).unwrap_err();
+    assert!(matches!(err, Error::FrequencyNotInV1 { rate, .. } if rate == 125.0));
+    assert_eq!(err.kind(), ErrorKind::Unsupported);
+    assert!(
+        err.to_string()
+            .contains("protocol v1 cannot set the output frequency")
+    );
+
+    client.setup_outputs(recipe.spec(), 125.0).unwrap();
+    assert_eq!(client.output_recipe_id(), None);
+    assert_eq!(client.period(), Some(Duration::from_millis(8)));
+    client.start().unwrap();
+    let mut driver = D::take(client);
+    for _ in 0..3 {
+        driver.recv_into(&mut recipe).unwrap();
+    }
+    assert_eq!(recipe.get("actual_q"), Some(&Value::Vector6d([0.5; 6])));
+    let stats = driver.stats();
+    assert_eq!((stats.received, stats.skipped), (3, 1));
+    driver.close().unwrap();
+    peer.finish();
+}
+
+// ---- reconnection ----
+
+/// Two input recipes and the outputs, for the replay tests.
+struct Recipes {
+    outputs: DynamicRecipe,
+    ints: DynamicRecipe,
+    bits: DynamicRecipe,
+}
+
+fn recipes() -> Recipes {
+    Recipes {
+        outputs: outputs(),
+        ints: DynamicRecipe::inputs(["input_int_register_24", "input_int_register_25"]).unwrap(),
+        bits: DynamicRecipe::inputs(["input_bit_register_64"]).unwrap(),
+    }
+}
+
+/// The handshake and setups of `recipes()` at 250 Hz, with the input ids given.
+fn negotiated(controller: &str, output_id: u8, ints_id: u8, bits_id: u8) -> Script {
+    Script::new()
+        .handshake_v2(controller)
+        .setup_outputs(250.0, "timestamp,actual_q", output_id, "DOUBLE,VECTOR6D")
+        .expect(ClientMessage::SetupInputs {
+            names: "input_int_register_24,input_int_register_25",
+        })
+        .reply(ControllerMessage::SetupInputsReply {
+            recipe_id: ints_id,
+            types: "INT32,INT32",
+        })
+        .expect(ClientMessage::SetupInputs {
+            names: "input_bit_register_64",
+        })
+        .reply(ControllerMessage::SetupInputsReply {
+            recipe_id: bits_id,
+            types: "BOOL",
+        })
+}
+
+fn data(id: u8, t: f64) -> Vec<u8> {
+    data_v2(id, &timestamp_and_q(t, t))
+}
+
+pub(crate) fn automatic_reconnect_after_the_peer_drops_replays_everything_byte_exactly<
+    D: Driver,
+>() {
+    let peer = FakePeer::start_many(vec![
+        negotiated("5.21.0", 1, 1, 2)
+            .start()
+            .raw(&data(1, 50.000))
+            .raw(&data(1, 50.004))
+            .close(),
+        // The controller restarted its RTDE server and numbers recipes differently; 250 Hz
+        // is every 2nd tick, so 50.008 to 51.000 (249 packages) went by while the link was
+        // down.
+        negotiated("5.21.0", 3, 7, 5)
+            .start()
+            .raw(&data(3, 51.004))
+            .raw(&data(3, 51.008))
+            .expect(ClientMessage::DataPackage {
+                recipe_id: 7,
+                payload: &[0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff],
+            })
+            .expect(ClientMessage::DataPackage {
+                recipe_id: 5,
+                payload: &[1],
+            })
+            .pause()
+            .expect_eof(),
+    ]);
+    let mut r = recipes();
+    let mut client = Client::connect(peer.addr, reconnecting(3)).unwrap();
+    client.setup_outputs(r.outputs.spec(), 250.0).unwrap();
+    let ints = client.setup_inputs(r.ints.spec()).unwrap();
+    let bits = client.setup_inputs(r.bits.spec()).unwrap();
+    client.start().unwrap();
+    let _ = client.events().count();
+    let mut driver = D::take(client);
+
+    driver.recv_into(&mut r.outputs).unwrap();
+    driver.recv_into(&mut r.outputs).unwrap();
+    // The peer drops here; the driver reconnects, and the next package is the new
+    // connection's first.
+    driver.recv_into(&mut r.outputs).unwrap();
+    assert_eq!(r.outputs.get("timestamp"), Some(&Value::Double(51.004)));
+    driver.recv_into(&mut r.outputs).unwrap();
+    assert_eq!(driver.state(), State::Running);
+    assert_eq!(
+        (driver.input_recipe_id(&ints), driver.input_recipe_id(&bits)),
+        (Some(7), Some(5))
+    );
+
+    let events = driver.events();
+    assert!(
+        matches!(events[0], Event::LinkLost(Error::Closed { .. })),
+        "{events:?}"
+    );
+    assert_eq!(
+        states(&events),
+        [State::Reconnecting, State::Negotiating, State::Running]
+    );
+    let Some(Event::Reconnected(reconnection)) =
+        events.iter().find(|e| matches!(e, Event::Reconnected(_)))
+    else {
+        panic!("{events:?}")
+    };
+    assert_eq!(reconnection.attempts, 1);
+    assert!(events.iter().any(|e| matches!(
+        e,
+        Event::PackagesLost {
+            count: 249,
+            estimated: false
+        }
+    )));
+    let stats = driver.stats();
+    assert_eq!(
+        (stats.received, stats.lost, stats.skipped, stats.reconnects),
+        (4, 249, 0, 1)
+    );
+
+    // The old handles send with the new ids.
+    r.ints
+        .set("input_int_register_24", Value::Int32(1))
+        .unwrap();
+    r.ints
+        .set("input_int_register_25", Value::Int32(-1))
+        .unwrap();
+    r.bits
+        .set("input_bit_register_64", Value::Bool(true))
+        .unwrap();
+    driver.send(&ints, &r.ints).unwrap();
+    driver.send(&bits, &r.bits).unwrap();
+    driver.close().unwrap();
+
+    // Byte for byte, frequency included: what the first connection negotiated is what the
+    // second one got.
+    let transcripts = peer.finish_all();
+    for kind in [package_type::SETUP_OUTPUTS, package_type::SETUP_INPUTS] {
+        let (before, after) = (transcripts[0].of_type(kind), transcripts[1].of_type(kind));
+        assert!(!before.is_empty());
+        assert_eq!(before, after, "{}", package_type::name(kind));
+    }
+    assert_eq!(
+        transcripts[1].of_type(package_type::SETUP_OUTPUTS)[0][3..11],
+        250.0f64.to_be_bytes()
+    );
+}
+
+pub(crate) fn a_paused_client_reconnects_paused<D: Driver>() {
+    let peer = FakePeer::start_many(vec![
+        // Paused, then the peer drops the link.
+        negotiated("5.21.0", 1, 1, 2).start().pause(),
+        // No START may come: the peer fails the test if one does.
+        negotiated("5.21.0", 1, 3, 4).expect_eof(),
+    ]);
+    let r = recipes();
+    let mut client = Client::connect(peer.addr, to_come_back::<D>()).unwrap();
+    client.setup_outputs(r.outputs.spec(), 250.0).unwrap();
+    client.setup_inputs(r.ints.spec()).unwrap();
+    client.setup_inputs(r.bits.spec()).unwrap();
+    client.start().unwrap();
+    client.pause().unwrap();
+    let _ = client.events().count();
+    let mut driver = D::take(client);
+    driver.come_back().unwrap();
+    assert_eq!(driver.state(), State::Paused);
+    assert_eq!(
+        states(&driver.events()),
+        [State::Reconnecting, State::Negotiating, State::Paused]
+    );
+    driver.finish();
+    peer.finish_all();
+}
+
+pub(crate) fn a_pause_the_link_broke_is_kept_by_the_reconnection<D: Driver>() {
+    let first = Script::new()
+        .handshake_v2("5.21.0")
+        .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
+        .start()
+        // The link breaks with the PAUSE on its way: no reply.
+        .expect(ClientMessage::Pause)
+        .close();
+    // The user asked to pause: the replay sets the recipe up and does not START.
+    let second = Script::new()
+        .handshake_v2("5.21.0")
+        .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
+        .expect_eof();
+    let peer = if D::PAUSES {
+        FakePeer::start_many(vec![first, second])
+    } else {
+        FakePeer::start(first)
+    };
+    let mut driver: D = started(peer.addr, to_come_back::<D>(), 500.0);
+    if !D::PAUSES {
+        // The background driver pauses only as it closes: that pause's error is close's.
+        let err = driver.close().unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Link, "{err}");
+        peer.finish();
+        return;
+    }
+    let err = driver.pause().unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Link, "{err}");
+    driver.come_back().unwrap();
+    assert_eq!(driver.state(), State::Paused);
+    driver.finish();
+    peer.finish_all();
+}
+
+/// A peer that accepts, then closes during the handshake.
+fn drops_during_handshake() -> Script {
+    Script::new()
+        .expect(ClientMessage::RequestProtocolVersion { version: 2 })
+        .close()
+}
+
+/// Outputs and one input recipe, then the input's reply.
+fn with_input(reply: ControllerMessage<'static>) -> Script {
+    Script::new()
+        .handshake_v2("5.21.0")
+        .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
+        .expect(ClientMessage::SetupInputs {
+            names: "input_int_register_24",
+        })
+        .reply(reply)
+}
+
+pub(crate) fn failed_attempts_are_retried_with_backoff_and_reported<D: Driver>() {
+    let peer = FakePeer::start_many(vec![
+        with_input(ControllerMessage::SetupInputsReply {
+            recipe_id: 1,
+            types: "INT32",
+        })
+        .start()
+        .raw(&at(7.0))
+        .close(),
+        drops_during_handshake(),
+        // The old connection's input is not released yet.
+        with_input(ControllerMessage::SetupInputsReply {
+            recipe_id: 0,
+            types: "IN_USE",
+        })
+        .expect_eof(),
+        with_input(ControllerMessage::SetupInputsReply {
+            recipe_id: 2,
+            types: "INT32",
+        })
+        .start()
+        .raw(&at(8.0))
+        .pause()
+        .expect_eof(),
+    ]);
+    let mut client = Client::connect(peer.addr, reconnecting(5)).unwrap();
+    client.setup_outputs(outputs().spec(), 500.0).unwrap();
+    let input = DynamicRecipe::inputs(["input_int_register_24"]).unwrap();
+    let handle = client.setup_inputs(input.spec()).unwrap();
+    client.start().unwrap();
+    let _ = client.events().count();
+    let mut driver = D::take(client);
+    let mut recipe = outputs();
+    driver.recv_into(&mut recipe).unwrap();
+    assert_eq!(timestamp(&recipe), 7.0);
+    driver.recv_into(&mut recipe).unwrap();
+    assert_eq!(timestamp(&recipe), 8.0);
+    assert_eq!(driver.input_recipe_id(&handle), Some(2));
+    let events = driver.events();
+    let failures: Vec<(u32, ErrorKind, Duration)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::AttemptFailed {
+                attempt,
+                error,
+                retry_in,
+            } => Some((*attempt, error.kind(), *retry_in)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        failures,
+        [
+            (1, ErrorKind::Link, Duration::from_millis(5)),
+            (2, ErrorKind::Refused, Duration::from_millis(10))
+        ]
+    );
+    assert_eq!(
+        states(&events),
+        [
+            State::Reconnecting,
+            State::Negotiating,
+            State::Reconnecting,
+            State::Negotiating,
+            State::Reconnecting,
+            State::Negotiating,
+            State::Running
+        ]
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::Reconnected(r) if r.attempts == 3))
+    );
+    // 7.0 to 8.0 at 500 Hz: 499 packages in between.
+    assert_eq!(driver.stats().lost, 499);
+    driver.close().unwrap();
+    peer.finish_all();
+}
+
+pub(crate) fn a_round_of_attempts_is_bounded_and_ends_closed<D: Driver>() {
+    let peer = FakePeer::start_many(vec![
+        streaming("5.21.0").raw(&at(1.0)).close(),
+        drops_during_handshake(),
+        drops_during_handshake(),
+    ]);
+    let mut driver: D = started(peer.addr, reconnecting(2), 500.0);
+    let mut recipe = outputs();
+    driver.recv_into(&mut recipe).unwrap();
+    let began = Instant::now();
+    let err = driver.recv_into(&mut recipe).unwrap_err();
+    assert!(began.elapsed() < WAIT);
+    assert!(matches!(err, Error::Closed { .. }), "{err}");
+    assert_eq!(driver.state(), State::Closed);
+    let events = driver.events();
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| matches!(e, Event::AttemptFailed { .. }))
+            .count(),
+        1
+    );
+    assert_eq!(states(&events).last(), Some(&State::Closed));
+    assert_eq!(driver.stats().reconnects, 0);
+    peer.finish_all();
+    // The peer is gone. The blocking client's next call tries a new round, which fails to
+    // connect; the other drivers ended with the round. A link error either way.
+    let err = driver.recv_into(&mut recipe).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Link, "{err}");
+    assert_eq!(driver.state(), State::Closed);
+    driver.finish();
+}
+
+pub(crate) fn a_downgrade_that_loses_a_field_is_named_on_reconnect_before_anything_is_sent<
+    D: Driver,
+>() {
+    // `ft_raw_wrench` needs 5.9; the controller comes back as 5.4.
+    let peer = FakePeer::start_many(vec![
+        Script::new()
+            .handshake_v2("5.21.0")
+            .setup_outputs(500.0, "timestamp,ft_raw_wrench", 1, "DOUBLE,VECTOR6D")
+            .close(),
+        // No SETUP may arrive: the peer fails the test if one does.
+        Script::new().handshake_v2("5.4.0").expect_eof(),
+    ]);
+    let mut client = Client::connect(peer.addr, to_come_back::<D>()).unwrap();
+    let recipe = DynamicRecipe::outputs(["timestamp", "ft_raw_wrench"]).unwrap();
+    client.setup_outputs(recipe.spec(), 500.0).unwrap();
+    let mut driver = D::take(client);
+    // Not worth retrying: the round ends at the first attempt.
+    let err = driver.come_back().unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Unsupported);
+    let Error::Unavailable(missing) = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(missing.fields().len(), 1);
+    assert_eq!(missing.fields()[0].name(), "ft_raw_wrench");
+    assert_eq!(missing.controller().to_string(), "5.4.0");
+    assert!(
+        err.to_string()
+            .contains("`ft_raw_wrench` requires e-Series 5.9.0 (controller is e-Series 5.4.0)"),
+        "{err}"
+    );
+    assert_eq!(driver.state(), State::Closed);
+    driver.finish();
+    peer.finish_all();
+}
+
+pub(crate) fn not_found_after_a_downgrade_on_reconnect_is_refused_naming_the_field<D: Driver>() {
+    // A controller of a generation the registry does not know decides for itself.
+    let peer = FakePeer::start_many(vec![
+        Script::new()
+            .handshake_v2("5.21.0")
+            .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
+            .close(),
+        Script::new()
+            .handshake_v2("6.0.0")
+            .setup_outputs(500.0, "timestamp,actual_q", 0, "DOUBLE,NOT_FOUND")
+            .expect_eof(),
+    ]);
+    let policy = ReconnectPolicy::new()
+        .attempts(3)
+        .initial_backoff(Duration::from_millis(5));
+    let mut client = Client::connect(peer.addr, options().reconnect(policy)).unwrap();
+    client.setup_outputs(outputs().spec(), 500.0).unwrap();
+    let _ = client.events().count();
+    let mut driver = D::take(client);
+    // NOT_FOUND will not pass: one attempt, not three (the peer refuses a third connection).
+    let err = driver.come_back().unwrap_err();
+    let Error::SetupRefused(refused) = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(refused.not_found(), ["actual_q"]);
+    assert_eq!(driver.state(), State::Closed);
+    let events = driver.events();
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, Event::AttemptFailed { .. })),
+        "{events:?}"
+    );
+    driver.finish();
+    peer.finish_all();
+}
+
+// ---- nothing lost across a reconnection ----
+
+pub(crate) fn text_messages_already_received_survive_a_reconnection<D: Driver>() {
+    // The data package and the text arrive in one write, so both sit whole in the blocking
+    // client's buffer when `recv` returns the first: the text was received, and must not
+    // vanish when the link is dropped. (The other drivers read it at once.)
+    let text = encode(
+        V2,
+        &ControllerMessage::TextMessage(TextMessage {
+            level: MessageLevel::Error,
+            message: b"why the controller gave up",
+            source: b"fake",
+        }),
+    );
+    let peer = FakePeer::start_many(vec![
+        streaming("5.21.0").raw(&[at(1.0), text].concat()).close(),
+        streaming("5.21.0").pause().expect_eof(),
+    ]);
+    let mut driver: D = started(peer.addr, to_come_back::<D>(), 500.0);
+    let mut recipe = outputs();
+    driver.recv_into(&mut recipe).unwrap();
+    assert_eq!(timestamp(&recipe), 1.0);
+    driver.come_back().unwrap();
+    let texts: Vec<String> = driver
+        .text_messages()
+        .into_iter()
+        .map(|t| t.message)
+        .collect();
+    assert_eq!(texts, ["why the controller gave up"]);
+    assert_eq!(driver.stats().texts_dropped, 0);
+    driver.close().unwrap();
+    peer.finish_all();
+}
