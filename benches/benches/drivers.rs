@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 use counting_allocator::ProcessWide;
 use rtde_bench::Reference;
 use rtde_bench::interleave::quantile;
-use rtde_bench::live::{Stamping, nanos_since, thread_cpu_time, tick_of};
+use rtde_bench::live::{Gaps, Stamping, nanos_since, thread_cpu_time};
 use rtde_bench::report::{arg, per_us, verdict};
 use rtde_core::client::{Background, SpawnOptions};
 use rtde_core::{Client, ConnectOptions, StaticRecipe};
@@ -80,24 +80,6 @@ fn named_thread_cpu(name: &str) -> Option<Duration> {
         }
     }
     None
-}
-
-/// Packages missing between consecutive timestamps.
-#[derive(Default)]
-struct Gaps {
-    last: Option<i64>,
-    missing: u64,
-}
-
-impl Gaps {
-    fn observe(&mut self, timestamp: f64) {
-        let tick = tick_of(timestamp);
-        if let Some(last) = self.last {
-            assert!(tick > last, "package {tick} after {last}");
-            self.missing += u64::try_from(tick - last - 1).unwrap_or(0);
-        }
-        self.last = Some(tick);
-    }
 }
 
 /// Unpaced, `seconds`: packages per second and packages skipped.
