@@ -131,6 +131,7 @@
 
 #![forbid(unsafe_code)]
 
+mod clock;
 mod controller;
 mod fault;
 mod fault_spec;

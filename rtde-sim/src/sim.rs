@@ -11,13 +11,13 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use rtde_core::Value;
 use rtde_core::fields::{ControllerVersion, Direction, ParseVersionError, lookup};
 
+use crate::clock::Clock;
 use crate::controller::{Config, Controller, Shared};
 use crate::fault::Fault;
-use crate::fleet::Fleet;
 use crate::kinematics::Arm;
 use crate::program::ServoProgram;
 use crate::robot::{Motion, SimulatedRobot};
-use crate::server::{Clock, accept_loop};
+use crate::server::accept_loop;
 use crate::source::{IoState, OutputSource};
 use crate::ticker::Ticker;
 
@@ -291,7 +291,7 @@ pub enum Error {
 #[derive(Debug)]
 pub struct SimBuilder {
     version: String,
-    bind: SocketAddr,
+    pub(crate) bind: SocketAddr,
     v1_only: bool,
     fieldbus: bool,
     paced: bool,
@@ -302,7 +302,7 @@ pub struct SimBuilder {
     refuse_unrecorded: bool,
     arm: Arm,
     motion: Motion,
-    seed: Option<u64>,
+    pub(crate) seed: Option<u64>,
     noise: bool,
     fixed: Vec<(String, Value)>,
     source: Option<Arc<dyn OutputSource>>,
@@ -528,62 +528,8 @@ impl SimBuilder {
         self.start_robot(self.bind, seed, None)
     }
 
-    /// Starts a fleet: `robots` simulated controllers in this process, each configured
-    /// like this builder, each on its own listener, all streamed by one clock thread.
-    ///
-    /// With port 0 in [`SimBuilder::bind`] (the default) every robot gets a free port;
-    /// with port `p`, robot `i` listens on `p + i`. Robot `i` gets noise seed
-    /// `seed + i`, so robots differ unless [`SimBuilder::deterministic`]. All robots
-    /// share one simulated clock (they were switched on together): a paced fleet makes
-    /// one wake-up per control-loop tick however many robots stream, where separate
-    /// [`Sim`]s make one per robot per output period. [`SimBuilder::unpaced`] fleets
-    /// stream each connection from its own thread, as an unpaced [`Sim`] does.
-    ///
-    /// The clock thread writes every robot's packages in turn: a client that stops
-    /// reading delays the others by up to the [`SimBuilder::stall_timeout`] once,
-    /// and is then dropped.
-    ///
-    /// ```
-    /// use rtde_sim::Sim;
-    ///
-    /// let fleet = Sim::builder().deterministic().start_fleet(3).unwrap();
-    /// assert_eq!(fleet.len(), 3);
-    /// let ports: std::collections::HashSet<u16> = fleet.addrs().map(|a| a.port()).collect();
-    /// assert_eq!(ports.len(), 3);
-    /// fleet.shutdown().unwrap();
-    /// ```
-    ///
-    /// # Errors
-    /// As [`SimBuilder::start`]; [`Error::FleetPorts`] when `p + robots - 1` is past
-    /// port 65535. Robots already started are stopped again.
-    pub fn start_fleet(self, robots: u16) -> Result<Fleet, Error> {
-        let seed = self.seed.unwrap_or_else(random_seed);
-        let base = self.bind.port();
-        if base != 0 && u32::from(base) + u32::from(robots) > 65536 {
-            return Err(Error::FleetPorts {
-                first: base,
-                robots,
-            });
-        }
-        let (_, loop_rate, speed_ppm) = self.checked()?;
-        let clock = Clock::new(loop_rate, speed_ppm);
-        let ticker = Ticker::start(clock).map_err(Error::Spawn)?;
-        let mut sims = Vec::with_capacity(usize::from(robots));
-        for i in 0..robots {
-            let port = if base == 0 { 0 } else { base + i };
-            let bind = SocketAddr::new(self.bind.ip(), port);
-            let robot = self.start_robot(
-                bind,
-                seed.wrapping_add(u64::from(i)),
-                Some((clock, Arc::clone(&ticker))),
-            )?;
-            sims.push(Some(robot));
-        }
-        Ok(Fleet { sims, seed })
-    }
-
     /// The checked version, loop rate and speed.
-    fn checked(&self) -> Result<(ControllerVersion, u32, u64), Error> {
+    pub(crate) fn checked(&self) -> Result<(ControllerVersion, u32, u64), Error> {
         let version: ControllerVersion =
             self.version
                 .parse()
@@ -608,7 +554,7 @@ impl SimBuilder {
     }
 
     /// Starts one simulator on `bind`; in a fleet, on the fleet's clock and clock thread.
-    fn start_robot(
+    pub(crate) fn start_robot(
         &self,
         bind: SocketAddr,
         seed: u64,
@@ -699,7 +645,7 @@ impl SimBuilder {
 }
 
 /// A seed that differs between runs: the time and the process id, mixed.
-fn random_seed() -> u64 {
+pub(crate) fn random_seed() -> u64 {
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::thread;
 use std::time::Instant;
 
-use crate::server::Clock;
+use crate::clock::Clock;
 
 /// What the clock thread drives: a connection's output side.
 pub(crate) trait Ticked: Send {
