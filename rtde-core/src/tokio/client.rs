@@ -160,6 +160,15 @@ impl AsyncClient {
         self.shared.inner().session.state()
     }
 
+    /// Whether no package arrived for the staleness limit
+    /// ([`Connection::staleness`](super::Connection::staleness)); false again with the next
+    /// package. As the background driver's
+    /// [`Background::is_stale`](crate::client::Background::is_stale).
+    #[must_use]
+    pub fn is_stale(&self) -> bool {
+        self.shared.stale.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// The counters over every link, with [`Stats::overflowed`] from the in-order queue.
     #[must_use]
     pub fn stats(&self) -> Stats {

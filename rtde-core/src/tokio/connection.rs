@@ -5,6 +5,7 @@ use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -97,6 +98,37 @@ impl<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static> Connection<IO> {
             write_timeout,
             write_stalled: None,
         }
+    }
+
+    /// Reports [`Event::Stale`](crate::Event::Stale) (and
+    /// [`AsyncClient::is_stale`](super::AsyncClient::is_stale)) when no output package
+    /// arrives for `limit` while streaming; after START and after a reconnection the first
+    /// package may take `grace`. The same deadline as the background driver's
+    /// [`SpawnOptions::staleness`](crate::client::SpawnOptions::staleness), kept by the
+    /// session; the task wakes for it on its own.
+    ///
+    /// ```no_run
+    /// # async fn f() -> Result<(), rtde_core::Error> {
+    /// use std::time::Duration;
+    /// use rtde_core::{ConnectOptions, RTDE_PORT};
+    ///
+    /// let (client, connection) =
+    ///     rtde_core::tokio::connect(("192.168.1.10", RTDE_PORT), ConnectOptions::new()).await?;
+    /// // Stale after 20 ms without a package; the first after START may take 2 s.
+    /// tokio::spawn(connection.staleness(Duration::from_millis(20), Duration::from_secs(2)));
+    /// // … set up, start …
+    /// if client.is_stale() {
+    ///     // stop the arm: the controller's state is no longer known
+    /// }
+    /// # Ok(()) }
+    /// ```
+    #[must_use = "the connection does nothing unless polled: spawn it"]
+    pub fn staleness(self, limit: Duration, grace: Duration) -> Self {
+        self.shared
+            .inner()
+            .session
+            .set_staleness(Some(limit), grace, Instant::now());
+        self
     }
 
     /// Drives the link until the request chain in flight (the handshake) is done.
@@ -393,6 +425,7 @@ fn deliver(
     while let Some(ready) = inner.session.poll_event() {
         match ready {
             Ready::Data => {
+                shared.stale.store(false, Ordering::Relaxed);
                 let values = inner.session.data();
                 queue
                     .get_or_insert_with(|| shared.queue())
@@ -417,8 +450,8 @@ fn deliver(
             }
             // The session is lost now.
             Ready::Broken(e) => return (delivered, Some(e)),
-            // Staleness is reported by the background driver; this one sets no limit.
-            _ => {}
+            // The session recorded the event; the handles read the flag.
+            Ready::Stale { .. } => shared.stale.store(true, Ordering::Relaxed),
         }
     }
     (delivered, None)

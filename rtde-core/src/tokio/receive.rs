@@ -265,6 +265,13 @@ impl Latest {
         }
     }
 
+    /// Whether the newest package is stale: none arrived for the staleness limit
+    /// ([`Connection::staleness`](super::Connection::staleness)).
+    #[must_use]
+    pub fn is_stale(&self) -> bool {
+        self.shared.stale.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// The newest package, waiting until one newer than the last this handle returned has
     /// arrived. Cancel-safe: it takes nothing but a copy.
     ///

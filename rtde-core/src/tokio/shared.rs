@@ -1,7 +1,7 @@
 //! What the connection task and the handles share: the session behind a short lock, the
 //! package queue, the latest package, and the wake-ups between them.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::Waker;
 
@@ -27,6 +27,8 @@ pub(super) struct Shared {
     pub(super) commands: ::tokio::sync::Mutex<()>,
     /// The handles alive ([`Handle`]s): none left ends the connection.
     handles: AtomicUsize,
+    /// No package for the staleness limit; false again with the next package.
+    pub(super) stale: AtomicBool,
 }
 
 /// A counted reference from a handle to the shared state: the last one dropped wakes the
@@ -108,6 +110,7 @@ impl Shared {
             latest_seq: watch::Sender::new(0),
             commands: ::tokio::sync::Mutex::new(()),
             handles: AtomicUsize::new(0),
+            stale: AtomicBool::new(false),
         }
     }
 
