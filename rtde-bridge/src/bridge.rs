@@ -81,6 +81,28 @@ struct BrokerState {
     last_error: Mutex<Option<String>>,
     connack: Notify,
     disconnected: AtomicBool,
+    /// Reconnections to a broker that had no session of ours: a broker that lost its
+    /// state, whose retained statuses may be gone too. The bridge and every robot then
+    /// announce theirs again.
+    fresh_sessions: AtomicU64,
+    fresh_session: Notify,
+}
+
+impl BrokerState {
+    /// Waits for the next reconnection to a broker without our session, unless one came
+    /// since `seen` (a count of them); the count now.
+    async fn fresh_session_since(&self, seen: u64) -> u64 {
+        let fresh = self.fresh_session.notified();
+        tokio::pin!(fresh);
+        // Registered before the count is read, so a reconnection between the two wakes it.
+        fresh.as_mut().enable();
+        let now = self.fresh_sessions.load(Ordering::Relaxed);
+        if now != seen {
+            return now;
+        }
+        fresh.await;
+        self.fresh_sessions.load(Ordering::Relaxed)
+    }
 }
 
 /// Counters of a running bridge, from [`Bridge::counts`].
@@ -244,17 +266,17 @@ impl Bridge {
         {
             let client = client.clone();
             let topic = bridge_topic.clone();
-            let id = b.client_id.clone();
-            runtime.block_on(async move {
-                let _ = client
-                    .publish(
-                        topic,
-                        QoS::AtLeastOnce,
-                        true,
-                        payload::bridge_status(&id, session, true),
-                    )
-                    .await;
-            });
+            let birth = payload::bridge_status(&b.client_id, session, true);
+            runtime
+                .block_on(client.publish(topic.clone(), QoS::AtLeastOnce, true, birth.clone()))
+                .ok();
+            runtime.spawn(announce_again(
+                client,
+                topic,
+                birth,
+                Arc::clone(&broker),
+                Arc::clone(&stop),
+            ));
         }
         for robot in &config.robots {
             let queue = Arc::new(RobotQueue::new(
@@ -265,15 +287,21 @@ impl Bridge {
                 config.payload.queue_packages,
                 Duration::from_secs_f64(1.0 / robot.frequency),
             ));
-            publishers.push(runtime.spawn(publish(
-                Arc::clone(&queue),
-                client.clone(),
-                config.topics.data_of(&robot.name),
-                config.topics.status_of(&robot.name),
-                b.client_id.clone(),
-                config.payload.format,
-                qos,
-            )));
+            publishers.push(
+                runtime.spawn(
+                    Publisher {
+                        queue: Arc::clone(&queue),
+                        client: client.clone(),
+                        data_topic: config.topics.data_of(&robot.name),
+                        status_topic: config.topics.status_of(&robot.name),
+                        bridge: b.client_id.clone(),
+                        format: config.payload.format,
+                        qos,
+                        broker: Arc::clone(&broker),
+                    }
+                    .run(),
+                ),
+            );
             if options.blocking_readers {
                 readers.push(
                     robot::spawn(
@@ -424,10 +452,12 @@ async fn drive(mut eventloop: EventLoop, broker: Arc<BrokerState>) {
                     .sent
                     .swap(0, Ordering::Relaxed)
                     .saturating_sub(broker.acked.swap(0, Ordering::Relaxed));
-                if before > 0 && !ack.session_present && unacked > 0 {
+                if before > 0 && !ack.session_present {
                     broker
                         .lost_with_session
                         .fetch_add(unacked, Ordering::Relaxed);
+                    broker.fresh_sessions.fetch_add(1, Ordering::Relaxed);
+                    broker.fresh_session.notify_waiters();
                 }
                 broker.connected.store(true, Ordering::Relaxed);
                 backoff = Duration::from_millis(50);
@@ -481,8 +511,34 @@ async fn sweep(queues: Vec<Arc<RobotQueue>>, every: Duration, stop: Arc<AtomicBo
     }
 }
 
-/// Publishes one robot's queue, in order, until it is closed and empty.
-async fn publish(
+/// Publishes the bridge's retained birth message again after each reconnection to a
+/// broker that lost our session (and so, maybe, its retained messages), until the bridge
+/// stops.
+async fn announce_again(
+    client: AsyncClient,
+    topic: String,
+    birth: Vec<u8>,
+    broker: Arc<BrokerState>,
+    stop: Arc<AtomicBool>,
+) {
+    let mut seen = broker.fresh_sessions.load(Ordering::Relaxed);
+    loop {
+        seen = broker.fresh_session_since(seen).await;
+        if stop.load(Ordering::Relaxed) {
+            return;
+        }
+        if client
+            .publish(topic.as_str(), QoS::AtLeastOnce, true, birth.clone())
+            .await
+            .is_err()
+        {
+            return;
+        }
+    }
+}
+
+/// One robot's publishing task.
+struct Publisher {
     queue: Arc<RobotQueue>,
     client: AsyncClient,
     data_topic: String,
@@ -490,38 +546,65 @@ async fn publish(
     bridge: String,
     format: Format,
     qos: QoS,
-) {
-    loop {
+    broker: Arc<BrokerState>,
+}
+
+impl Publisher {
+    /// Publishes the queue, in order, until it is closed and empty; after a reconnection
+    /// to a broker that lost our session, the robot's last status again (it is retained,
+    /// and a broker that lost its state may have lost it).
+    async fn run(self) {
+        let mut seen = self.broker.fresh_sessions.load(Ordering::Relaxed);
+        let mut last_status: Option<Vec<u8>> = None;
         loop {
-            let out = match queue.take() {
-                Err(()) => return,
-                Ok(None) => break,
-                Ok(Some(out)) => out,
-            };
-            let sent = match out {
-                Out::Batch(batch) => {
-                    let bytes = encode(&batch, format);
-                    client.publish(data_topic.as_str(), qos, false, bytes).await
+            loop {
+                let out = match self.queue.take() {
+                    Err(()) => return,
+                    Ok(None) => break,
+                    Ok(Some(out)) => out,
+                };
+                let sent = match out {
+                    Out::Batch(batch) => {
+                        let bytes = encode(&batch, self.format);
+                        self.client
+                            .publish(self.data_topic.as_str(), self.qos, false, bytes)
+                            .await
+                    }
+                    Out::Status { online, reason } => {
+                        let bytes = payload::robot_status(
+                            &self.queue.name,
+                            &self.bridge,
+                            self.queue.session,
+                            online,
+                            reason.as_deref(),
+                        );
+                        last_status = Some(bytes.clone());
+                        self.status(bytes).await
+                    }
+                };
+                if sent.is_err() {
+                    // The event loop is gone: the bridge is stopping.
+                    return;
                 }
-                Out::Status { online, reason } => {
-                    let bytes = payload::robot_status(
-                        &queue.name,
-                        &bridge,
-                        queue.session,
-                        online,
-                        reason.as_deref(),
-                    );
-                    client
-                        .publish(status_topic.as_str(), QoS::AtLeastOnce, true, bytes)
-                        .await
+            }
+            tokio::select! {
+                () = self.queue.ready.notified() => {}
+                now = self.broker.fresh_session_since(seen) => {
+                    seen = now;
+                    if let Some(bytes) = &last_status
+                        && self.status(bytes.clone()).await.is_err()
+                    {
+                        return;
+                    }
                 }
-            };
-            if sent.is_err() {
-                // The event loop is gone: the bridge is stopping.
-                return;
             }
         }
-        queue.ready.notified().await;
+    }
+
+    async fn status(&self, bytes: Vec<u8>) -> Result<(), rumqttc::ClientError> {
+        self.client
+            .publish(self.status_topic.as_str(), QoS::AtLeastOnce, true, bytes)
+            .await
     }
 }
 

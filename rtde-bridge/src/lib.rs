@@ -20,7 +20,9 @@
 //!   unacknowledged publications are counted ([`Counts::lost_with_session`]).
 //! - **Status**: each robot's online/offline state is a retained message on its status
 //!   topic; the bridge's own birth is retained on the bridge topic, and its last will there
-//!   says offline if the bridge vanishes (then its robots are offline too).
+//!   says offline if the bridge vanishes (then its robots are offline too). A broker that
+//!   comes back without the bridge's session may have lost them: the bridge and every
+//!   robot then publish their status again.
 //! - **Subscribing**: [`Subscriber`] reads batches and statuses back and checks the
 //!   sequence numbers; `rtde subscribe` writes the same CSV and raw captures as
 //!   `rtde record`.

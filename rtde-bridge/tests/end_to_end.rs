@@ -1,6 +1,7 @@
 //! Simulated robots → bridge → Mosquitto → subscriber: every package arrives with the
 //! simulator's values; a broker restart loses exactly what the bridge counts as dropped;
-//! a robot that dies goes offline while the others keep flowing.
+//! a broker that comes back without its state gets the retained statuses again; a robot
+//! that dies goes offline while the others keep flowing.
 
 mod common;
 
@@ -274,6 +275,48 @@ fn a_broker_restart_loses_exactly_the_packages_counted_as_dropped() {
         (BOUND - 10..=BOUND + 60).contains(&kept),
         "{kept} packages of the outage arrived; the bound is {BOUND}"
     );
+}
+
+/// A broker that comes back having lost everything (no session, no retained message):
+/// the bridge's and every robot's retained status are published again, so a subscriber
+/// that arrives afterwards still learns who is online.
+#[test]
+fn a_broker_that_lost_its_state_is_told_every_status_again() {
+    let Some(mut broker) = Broker::start("forgot") else {
+        return;
+    };
+    let fleet = Sim::builder().deterministic().start_fleet(2).unwrap();
+    let robots = robots(&fleet);
+    let text = config(&broker.url(), &robots, "", 125.0);
+    let online = |c: &Collected, who: Option<&str>| {
+        c.statuses
+            .iter()
+            .any(|(robot, on, _)| robot.as_deref() == who && *on)
+    };
+    let everyone =
+        |c: &Collected| online(c, None) && online(c, Some("arm-0")) && online(c, Some("arm-1"));
+    let bridge =
+        Bridge::start(Config::parse(&text, "test.toml").unwrap(), fast_reconnect()).unwrap();
+    let first = subscriber(&broker, "forgot-first");
+    let mut before = Collected::default();
+    before.until(&first, Duration::from_secs(20), everyone);
+    first.close();
+
+    broker.stop();
+    broker.forget();
+    broker.restart();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !(bridge.counts().broker_connected && bridge.counts().broker_connections >= 2) {
+        assert!(Instant::now() < deadline, "the bridge did not reconnect");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Subscribes after the bridge came back: only retained statuses can tell it.
+    let late = subscriber(&broker, "forgot-late");
+    let mut after = Collected::default();
+    after.until(&late, Duration::from_secs(20), everyone);
+    late.close();
+    let counts = bridge.shutdown();
+    assert!(counts.broker_connections >= 2, "{counts:?}");
 }
 
 /// A robot whose controller goes away mid-stream: its offline status arrives (with the

@@ -161,6 +161,17 @@ impl Broker {
         );
     }
 
+    /// Deletes what a stopped broker saved: it comes back knowing no session and no
+    /// retained message, as a broker without persistence (or with a lost disk) does.
+    pub fn forget(&mut self) {
+        assert!(self.child.is_none(), "stop it first");
+        for entry in std::fs::read_dir(&self.dir).unwrap().flatten() {
+            if entry.path().extension().is_some_and(|e| e == "db") {
+                std::fs::remove_file(entry.path()).unwrap();
+            }
+        }
+    }
+
     pub fn dir(&self) -> &Path {
         &self.dir
     }
