@@ -465,6 +465,9 @@ every_driver!(
     sim::closed_mid_frame_reconnects_replays_inputs_and_counts_the_loss_exactly,
     sim::a_malformed_frame_loses_the_link_and_automatic_reconnection_recovers,
     sim::a_package_of_another_recipe_is_reported_and_the_stream_goes_on,
+    sim::a_v1_only_controller_is_reconnected_over_v1,
+    sim::a_restarted_controller_is_reconnected_and_the_loss_estimated,
+    sim::a_downgraded_controller_is_refused_naming_the_field_it_lost,
     // the link
     scripted::closed_mid_frame_is_a_typed_error_and_the_way_on_is_each_drivers,
     scripted::a_peer_that_stops_sending_times_out_within_the_bound_and_the_connection_stays,

@@ -270,6 +270,7 @@ pub(crate) fn a_peer_that_stops_reading_fails_the_send_within_the_write_timeout<
         .collect();
     let joined = names.join(",");
     let types = vec!["DOUBLE"; names.len()].join(",");
+    let (release, held) = std::sync::mpsc::channel();
     let peer = FakePeer::start(
         Script::new()
             .handshake_v2("5.21.0")
@@ -278,9 +279,8 @@ pub(crate) fn a_peer_that_stops_reading_fails_the_send_within_the_write_timeout<
                 recipe_id: 1,
                 types: &types,
             })
-            // Reads nothing from here on, for longer than filling the buffers and the
-            // write timeout take.
-            .wait(Duration::from_secs(4)),
+            // Reads nothing from here on, until the test is done.
+            .hold(held),
     );
     let write_timeout = Duration::from_millis(200);
     let mut client =
@@ -317,6 +317,7 @@ pub(crate) fn a_peer_that_stops_reading_fails_the_send_within_the_write_timeout<
         driver.send(&handle, &inputs),
         Err(Error::ConnectionLost)
     ));
+    drop(release);
     driver.finish();
     peer.finish();
 }

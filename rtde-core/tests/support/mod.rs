@@ -28,6 +28,9 @@ enum Step {
     Stream { data: Vec<u8>, inputs: usize },
     /// Send nothing for this long.
     Wait(Duration),
+    /// Send and read nothing until the test lets go (drops the sender), or for
+    /// [`PEER_PATIENCE`] at most.
+    Hold(std::sync::mpsc::Receiver<()>),
     /// Close the connection.
     Close,
     /// Read until the client closes; no package may arrive before that.
@@ -126,6 +129,13 @@ impl Script {
     /// The peer sends nothing for `d` (a controller that stalls).
     pub(crate) fn wait(mut self, d: Duration) -> Self {
         self.steps.push(Step::Wait(d));
+        self
+    }
+
+    /// The peer neither sends nor reads (a controller that stopped reading) until `release`
+    /// is dropped, or for [`PEER_PATIENCE`] at most.
+    pub(crate) fn hold(mut self, release: std::sync::mpsc::Receiver<()>) -> Self {
+        self.steps.push(Step::Hold(release));
         self
     }
 
@@ -379,6 +389,9 @@ fn play(stream: TcpStream, steps: Vec<Step>) -> Result<Transcript, String> {
                     .map_err(|e| format!("step {i}: streaming: {e}"))?;
             }
             Step::Wait(d) => std::thread::sleep(d),
+            Step::Hold(release) => {
+                let _ = release.recv_timeout(PEER_PATIENCE);
+            }
             Step::Close => {
                 let _ = writer.shutdown(Shutdown::Both);
                 return Ok(transcript);
