@@ -18,7 +18,10 @@
 //!   their own, under the policy, as soon as their reader sees the loss, and without one
 //!   they end for good;
 //! - the background driver has no pause: its reader thread streams until
-//!   [`Background::close`], which pauses.
+//!   [`Background::close`], which pauses;
+//! - the blocking client's `recv_latest` passes over the packages before the newest
+//!   (counted as superseded), where the other drivers' readers take every package and keep
+//!   them for the in-order receiver too.
 
 mod common;
 #[path = "../rtde-core/tests/support/mod.rs"]
@@ -32,6 +35,7 @@ mod sim;
 use std::time::{Duration, Instant};
 
 use common::WAIT;
+use rtde_core::OutputRecipe;
 use rtde_core::client::{Background, Receiver, Sender, SpawnOptions};
 use rtde_core::{
     Client, ConnectOptions, ControllerText, DynamicRecipe, Error, Event, InputHandle, Recipe,
@@ -45,11 +49,17 @@ pub(crate) trait Driver: Sized {
     const BY_HAND: bool;
     /// Whether the driver can pause and start again ([`Driver::pause`], [`Driver::start`]).
     const PAUSES: bool;
+    /// Whether taking the latest passes over the packages before it (the blocking
+    /// client's `recv_latest`, which counts them as superseded), rather than leaving them
+    /// to the in-order receiver (the other drivers' readers take every package).
+    const LATEST_SUPERSEDES: bool;
     /// Takes over a client whose recipes are set up (and, mostly, started).
     fn take(client: Client) -> Self;
     /// The next output package that fits, in order; packages that do not fit are kept for
     /// [`Driver::rejected`].
     fn recv_into(&mut self, recipe: &mut DynamicRecipe) -> Result<(), Error>;
+    /// The newest package received so far into `recipe`; `Ok(false)` when none has come.
+    fn latest_into(&mut self, recipe: &mut DynamicRecipe) -> Result<bool, Error>;
     /// How long [`Driver::recv_into`] waits.
     fn set_wait(&mut self, wait: Duration);
     /// The packages refused since the last call.
@@ -83,6 +93,7 @@ pub(crate) struct Blocking {
 impl Driver for Blocking {
     const BY_HAND: bool = true;
     const PAUSES: bool = true;
+    const LATEST_SUPERSEDES: bool = true;
 
     fn take(client: Client) -> Self {
         Blocking {
@@ -100,6 +111,10 @@ impl Driver for Blocking {
                 other => return other,
             }
         }
+    }
+
+    fn latest_into(&mut self, recipe: &mut DynamicRecipe) -> Result<bool, Error> {
+        self.client.recv_latest_into(recipe).map(|()| true)
     }
 
     fn set_wait(&mut self, wait: Duration) {
@@ -202,6 +217,7 @@ impl Threaded {
 impl Driver for Threaded {
     const BY_HAND: bool = false;
     const PAUSES: bool = false;
+    const LATEST_SUPERSEDES: bool = false;
 
     fn take(client: Client) -> Self {
         let background = client.spawn(SpawnOptions::new()).unwrap();
@@ -217,6 +233,16 @@ impl Driver for Threaded {
 
     fn recv_into(&mut self, recipe: &mut DynamicRecipe) -> Result<(), Error> {
         self.receiver.recv_into(recipe, Some(self.wait))
+    }
+
+    fn latest_into(&mut self, recipe: &mut DynamicRecipe) -> Result<bool, Error> {
+        match self.receiver.latest()? {
+            Some(values) => recipe
+                .decode_into(values)
+                .map(|()| true)
+                .map_err(Error::Payload),
+            None => Ok(false),
+        }
     }
 
     fn set_wait(&mut self, wait: Duration) {
@@ -290,6 +316,7 @@ pub(crate) struct Asynchronous {
     runtime: tokio::runtime::Runtime,
     client: rtde_core::tokio::AsyncClient,
     packages: rtde_core::tokio::Packages,
+    latest: rtde_core::tokio::Latest,
     rejected: Vec<Error>,
     wait: Duration,
     reconnects: u64,
@@ -309,6 +336,7 @@ impl Asynchronous {
 impl Driver for Asynchronous {
     const BY_HAND: bool = false;
     const PAUSES: bool = true;
+    const LATEST_SUPERSEDES: bool = false;
 
     fn take(client: Client) -> Self {
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -324,6 +352,7 @@ impl Driver for Asynchronous {
         });
         Asynchronous {
             runtime,
+            latest: client.latest(),
             client,
             packages,
             rejected: Vec::new(),
@@ -352,6 +381,10 @@ impl Driver for Asynchronous {
                 Ok(other) => return other,
             }
         }
+    }
+
+    fn latest_into(&mut self, recipe: &mut DynamicRecipe) -> Result<bool, Error> {
+        self.latest.get_into(recipe)
     }
 
     fn set_wait(&mut self, wait: Duration) {
@@ -416,6 +449,7 @@ impl Driver for Asynchronous {
             .expect("closed within the wait");
         drop(self.client);
         drop(self.packages);
+        drop(self.latest);
         self.runtime.shutdown_timeout(WAIT);
         closed
     }
@@ -423,6 +457,7 @@ impl Driver for Asynchronous {
     fn finish(self) {
         drop(self.client);
         drop(self.packages);
+        drop(self.latest);
         self.runtime.shutdown_timeout(WAIT);
     }
 }
@@ -478,6 +513,7 @@ every_driver!(
     // packages that make no sense
     scripted::wrong_recipe_id_and_wrong_length_are_typed_errors_and_the_stream_goes_on,
     scripted::a_data_package_before_the_start_reply_is_the_first_package,
+    scripted::the_latest_is_the_newest_and_the_packages_before_it_are_accounted_for,
     scripted::skipped_packages_are_counted_exactly_from_timestamps,
     scripted::a_v1_only_controller_streams_without_recipe_ids,
     // reconnection

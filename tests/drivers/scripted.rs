@@ -395,6 +395,39 @@ pub(crate) fn a_data_package_before_the_start_reply_is_the_first_package<D: Driv
     peer.finish();
 }
 
+pub(crate) fn the_latest_is_the_newest_and_the_packages_before_it_are_accounted_for<D: Driver>() {
+    let times = [0.0, 0.002, 0.004, 0.006, 0.008];
+    // In one write: the batch arrives whole, before or while the driver waits.
+    let batch: Vec<u8> = times.iter().flat_map(|&t| at(t)).collect();
+    let peer = FakePeer::start(streaming("5.21.0").raw(&batch).pause().expect_eof());
+    let mut driver: D = started(peer.addr, options(), 500.0);
+    let mut latest = outputs();
+    let deadline = Instant::now() + WAIT;
+    // Bounded: the newest comes at once for the blocking client, as soon as the reader has
+    // taken it for the others.
+    while !(driver.latest_into(&mut latest).unwrap() && timestamp(&latest) == 0.008) {
+        assert!(Instant::now() < deadline, "the newest never came");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let stats = driver.stats();
+    if D::LATEST_SUPERSEDES {
+        // Passed over, counted: every package is received or superseded, once.
+        assert!(stats.superseded > 0, "{stats:?}");
+        assert_eq!(stats.received + stats.superseded, 5, "{stats:?}");
+    } else {
+        // Nothing passed over: the in-order receiver still has every package.
+        assert_eq!((stats.received, stats.superseded), (5, 0), "{stats:?}");
+        let mut recipe = outputs();
+        for t in times {
+            driver.recv_into(&mut recipe).unwrap();
+            assert_eq!(timestamp(&recipe), t);
+        }
+    }
+    assert_eq!((driver.stats().skipped, driver.stats().discarded), (0, 0));
+    driver.close().unwrap();
+    peer.finish();
+}
+
 pub(crate) fn skipped_packages_are_counted_exactly_from_timestamps<D: Driver>() {
     // 125 Hz on a 500 Hz controller: 8 ms apart. Received k = 0 1 2 5 6 10 11, then (for
     // a driver that pauses) a pause and a restart much later (no gap), then k = 1000 1001
