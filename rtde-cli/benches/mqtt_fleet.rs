@@ -10,7 +10,9 @@
 //! ```
 //!
 //! `--blocking-readers` reads the robots with the blocking client, a thread each, instead
-//! of the async driver; `--format binary` publishes binary batches.
+//! of the async driver; `--format binary` publishes binary batches; `--bridge-bin PATH`
+//! measures another build of `rtde` (to compare two builds under the same conditions,
+//! run after run).
 //!
 //! Needs `mosquitto` (Debian: `apt-get install -y mosquitto`).
 //!
@@ -25,6 +27,16 @@
 //!   `start + T`), for every package of the window; with `batch_ms = 10` a package waits up
 //!   to 10 ms in its batch.
 //! - memory: VmRSS and VmHWM (peak) from /proc for the bridge and for Mosquitto.
+//!
+//! Where the latency goes, per package (p50 / p99):
+//! - batching: the package's wait in its batch, from the controller timestamps
+//!   (the batch's last package minus this one);
+//! - after the batch closed: the subscriber's socket read minus the time the batch's
+//!   last package left the simulator (the simulator's send, the bridge, the broker);
+//! - broker alone: probes the bench publishes (QoS 1) every 10 ms through the same
+//!   Mosquitto to the same subscriber connection, send time to socket read;
+//! - subscriber: socket read to decoded batch. The subscriber's thread CPU is printed
+//!   too, to show it is not what limits the figures.
 
 #[path = "../../rtde-bridge/tests/common/mod.rs"]
 mod mosquitto;
@@ -36,7 +48,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use rtde_bridge::{Message, SequenceCheck, Subscriber, Verdict};
+use rtde_bridge::payload::{self, Batch};
+use rtde_bridge::{SequenceCheck, Verdict};
 
 struct Args {
     robots: u16,
@@ -45,6 +58,7 @@ struct Args {
     format: String,
     curve: bool,
     blocking: bool,
+    bridge_bin: Option<String>,
 }
 
 fn args() -> Args {
@@ -55,6 +69,7 @@ fn args() -> Args {
         format: "json".into(),
         curve: false,
         blocking: false,
+        bridge_bin: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -66,6 +81,7 @@ fn args() -> Args {
             "--format" => a.format = value(),
             "--curve" => a.curve = true,
             "--blocking-readers" => a.blocking = true,
+            "--bridge-bin" => a.bridge_bin = Some(value()),
             "--bench" => {}
             other => panic!("unknown argument {other}"),
         }
@@ -80,7 +96,12 @@ fn unix_us() -> i64 {
 
 /// utime + stime of a process, in seconds.
 fn cpu_seconds(pid: u32) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    cpu_seconds_of(&pid.to_string())
+}
+
+/// utime + stime of `/proc/{which}`: a process id, or `thread-self`.
+fn cpu_seconds_of(which: &str) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{which}/stat")).unwrap_or_default();
     // Fields after the command name, which is in parentheses and may hold spaces.
     let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
     let f: Vec<&str> = rest.split_whitespace().collect();
@@ -168,6 +189,34 @@ impl Drop for Proc {
     }
 }
 
+/// Latencies of one kind, in microseconds.
+#[derive(Default)]
+struct Samples(Vec<i64>);
+
+impl Samples {
+    fn percentile_ms(&self, p: f64) -> f64 {
+        if self.0.is_empty() {
+            return f64::NAN;
+        }
+        let mut v = self.0.clone();
+        v.sort_unstable();
+        // p is within 0..=1, so the index is within the vector.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let i = ((v.len() - 1) as f64 * p).round() as usize;
+        v[i] as f64 / 1000.0
+    }
+
+    /// "p50 A, p99 B, max C ms".
+    fn summary(&self) -> String {
+        format!(
+            "p50 {:.1}, p99 {:.1}, max {:.1} ms",
+            self.percentile_ms(0.5),
+            self.percentile_ms(0.99),
+            self.percentile_ms(1.0)
+        )
+    }
+}
+
 /// One run's figures.
 struct Figures {
     robots: u16,
@@ -177,9 +226,20 @@ struct Figures {
     dropped: u64,
     unexplained: u64,
     window_packages: u64,
+    window_batches: u64,
     window_seconds: f64,
     bridge_cpu: f64,
-    latency_us: Vec<i64>,
+    /// Controller timestamp to decoded at the subscriber, per package.
+    latency: Samples,
+    /// The package's wait in its batch (from the timestamps), per package.
+    batching: Samples,
+    /// The batch's last package leaving the simulator to the subscriber's socket read.
+    after_close: Samples,
+    /// Probes through the broker: sent to read by the subscriber.
+    broker: Samples,
+    /// Subscriber: socket read to decoded, per batch.
+    decode: Samples,
+    subscriber_cpu: f64,
     bridge_mem: (f64, f64),
     broker_mem: (f64, f64),
     broker_cpu: f64,
@@ -189,23 +249,119 @@ impl Figures {
     fn cpu_per_package_us(&self) -> f64 {
         self.bridge_cpu / self.window_packages.max(1) as f64 * 1e6
     }
-
-    fn percentile_ms(&self, p: f64) -> f64 {
-        if self.latency_us.is_empty() {
-            return f64::NAN;
-        }
-        let mut v = self.latency_us.clone();
-        v.sort_unstable();
-        // p is within 0..=1, so the index is within the vector.
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        let i = ((v.len() - 1) as f64 * p).round() as usize;
-        v[i] as f64 / 1000.0
-    }
 }
 
-fn run(robots: u16, frequency: f64, seconds: u64, format: &str, blocking: bool) -> Option<Figures> {
+/// What the bench's subscriber thread hands over.
+enum Got {
+    Batch {
+        /// When the subscriber's MQTT client returned the message, µs since the epoch.
+        read_us: i64,
+        /// When it was decoded.
+        decoded_us: i64,
+        batch: Batch,
+    },
+    Probe {
+        sent_us: i64,
+        read_us: i64,
+    },
+    Cpu(f64),
+}
+
+const PROBE_TOPIC: &str = "bench/probe";
+
+/// The subscriber: its own MQTT connection and thread, which stamps each message when the
+/// client returns it and again once decoded. `subscribed` is told once the broker
+/// confirmed both subscriptions; the thread's CPU time is sent when it ends.
+fn subscriber(port: u16) -> (rumqttc::Client, mpsc::Receiver<Got>) {
+    let mut options = rumqttc::MqttOptions::new("bench-sub", "127.0.0.1", port);
+    options
+        .set_keep_alive(Duration::from_secs(5))
+        .set_max_packet_size(64 * 1024 * 1024, 64 * 1024 * 1024)
+        .set_inflight(1000);
+    let (client, mut connection) = rumqttc::Client::new(options, 1024);
+    let (tx, rx) = mpsc::channel();
+    let (ready_tx, ready_rx) = mpsc::channel();
+    let subscribing = client.clone();
+    std::thread::spawn(move || {
+        let mut acks = 0;
+        for event in connection.iter() {
+            match event {
+                Ok(rumqttc::Event::Incoming(rumqttc::Packet::ConnAck(_))) => {
+                    for topic in ["rtde/+/data", PROBE_TOPIC] {
+                        subscribing
+                            .try_subscribe(topic, rumqttc::QoS::AtLeastOnce)
+                            .expect("subscribe");
+                    }
+                }
+                Ok(rumqttc::Event::Incoming(rumqttc::Packet::SubAck(_))) => {
+                    acks += 1;
+                    if acks == 2 {
+                        let _ = ready_tx.send(());
+                    }
+                }
+                Ok(rumqttc::Event::Incoming(rumqttc::Packet::Publish(p))) => {
+                    let read_us = unix_us();
+                    let got = if p.topic == PROBE_TOPIC {
+                        let sent = p.payload.first_chunk::<8>().copied().unwrap_or_default();
+                        Got::Probe {
+                            sent_us: i64::from_be_bytes(sent),
+                            read_us,
+                        }
+                    } else {
+                        let batch = payload::decode(&p.payload).expect("a batch");
+                        Got::Batch {
+                            read_us,
+                            decoded_us: unix_us(),
+                            batch,
+                        }
+                    };
+                    if tx.send(got).is_err() {
+                        break;
+                    }
+                }
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+        let _ = tx.send(Got::Cpu(cpu_seconds_of("thread-self")));
+    });
+    ready_rx
+        .recv_timeout(Duration::from_secs(5))
+        .expect("the broker confirms the subscriptions");
+    (client, rx)
+}
+
+/// Publishes a probe (its send time) every 10 ms until `stop`.
+fn probes(port: u16, stop: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+    let options = rumqttc::MqttOptions::new("bench-probe", "127.0.0.1", port);
+    let (client, mut connection) = rumqttc::Client::new(options, 64);
+    std::thread::spawn(move || for _ in connection.iter().map_while(Result::ok) {});
+    std::thread::spawn(move || {
+        while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+            let sent = unix_us().to_be_bytes().to_vec();
+            if client
+                .publish(PROBE_TOPIC, rumqttc::QoS::AtLeastOnce, false, sent)
+                .is_err()
+            {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = client.disconnect();
+    });
+}
+
+#[allow(clippy::too_many_lines)] // one run, start to end, reads best in one place
+fn run(
+    robots: u16,
+    frequency: f64,
+    seconds: u64,
+    format: &str,
+    blocking: bool,
+    bridge_bin: Option<&str>,
+) -> Option<Figures> {
     let broker = mosquitto::Broker::start(&format!("bench-{robots}-{frequency}"))?;
-    let rtde = env!("CARGO_BIN_EXE_rtde");
+    let rtde = bridge_bin.unwrap_or(env!("CARGO_BIN_EXE_rtde"));
     // The fleet runs here, so that its clock's start is known: a package stamped T left
     // the simulator at `epoch + T`, and latency is measured from there.
     let epoch_us = unix_us();
@@ -231,14 +387,8 @@ fn run(robots: u16, frequency: f64, seconds: u64, format: &str, blocking: bool) 
         ),
     )
     .unwrap();
-    let sub = Subscriber::connect(
-        "127.0.0.1",
-        broker.port,
-        "bench-sub",
-        &["rtde/+/data".to_owned()],
-        Duration::from_secs(5),
-    )
-    .expect("subscribe");
+    let (sub, messages) = subscriber(broker.port);
+    let stop_probes = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let mut bridge_cmd = Command::new(rtde);
     bridge_cmd.arg("bridge").arg(&config);
     if blocking {
@@ -248,48 +398,71 @@ fn run(robots: u16, frequency: f64, seconds: u64, format: &str, blocking: bool) 
     let pid = bridge.child.id();
 
     let mut check = SequenceCheck::default();
-    let mut latencies = Vec::new();
+    let (mut latency, mut batching, mut after_close) =
+        (Samples::default(), Samples::default(), Samples::default());
+    let (mut broker_latency, mut decode) = (Samples::default(), Samples::default());
     let mut seen: HashMap<String, ()> = HashMap::new();
-    let mut window: Option<(Instant, f64, u64)> = None;
-    let mut window_end: Option<(Instant, f64, u64)> = None;
-    let mut delivered = 0u64;
+    let mut window: Option<(Instant, f64, u64, u64)> = None;
+    let mut window_end: Option<(Instant, f64, u64, u64)> = None;
+    let (mut delivered, mut batches) = (0u64, 0u64);
     let mut broker_cpu0 = 0.0;
     let started = Instant::now();
     let total = Duration::from_secs(seconds);
     let bridge_mem;
+    // Whole microseconds of a simulated clock that started with the run.
+    #[allow(clippy::cast_possible_truncation)]
+    let left_sim = |t: f64| epoch_us + (t * 1e6).round() as i64;
     loop {
         let elapsed = started.elapsed();
         if window_end.is_none() && elapsed >= total {
             bridge_mem = memory_mib(pid);
-            window_end = Some((Instant::now(), cpu_seconds(pid), delivered));
+            window_end = Some((Instant::now(), cpu_seconds(pid), delivered, batches));
             break;
         }
-        let Some(Message::Batch { batch, .. }) = sub.recv_timeout(Duration::from_millis(100))
-        else {
-            continue;
+        let (read_us, now, batch) = match messages.recv_timeout(Duration::from_millis(100)) {
+            Ok(Got::Batch {
+                read_us,
+                decoded_us,
+                batch,
+            }) => (read_us, decoded_us, batch),
+            Ok(Got::Probe { sent_us, read_us }) => {
+                if window.is_some() {
+                    broker_latency.0.push(read_us - sent_us);
+                }
+                continue;
+            }
+            _ => continue,
         };
-        let now = unix_us();
         if check.check(&batch) == Verdict::Duplicate {
             continue;
         }
         delivered += batch.count() as u64;
+        batches += 1;
         if window.is_some() {
+            let last = batch
+                .count()
+                .checked_sub(1)
+                .and_then(|i| batch.timestamp(i));
             for i in 0..batch.count() {
-                if let Some(t) = batch.timestamp(i) {
-                    // Whole microseconds of a simulated clock that started with the run.
-                    #[allow(clippy::cast_possible_truncation)]
-                    let sent = epoch_us + (t * 1e6).round() as i64;
-                    latencies.push(now - sent);
+                if let (Some(t), Some(last)) = (batch.timestamp(i), last) {
+                    latency.0.push(now - left_sim(t));
+                    batching.0.push(left_sim(last) - left_sim(t));
                 }
             }
+            if let Some(last) = last {
+                after_close.0.push(read_us - left_sim(last));
+            }
+            decode.0.push(now - read_us);
         } else {
             seen.insert(batch.robot.clone(), ());
             if seen.len() == usize::from(robots) {
-                window = Some((Instant::now(), cpu_seconds(pid), delivered));
+                window = Some((Instant::now(), cpu_seconds(pid), delivered, batches));
                 broker_cpu0 = cpu_seconds(broker.pid().unwrap_or(0));
+                probes(broker.port, std::sync::Arc::clone(&stop_probes));
             }
         }
     }
+    stop_probes.store(true, std::sync::atomic::Ordering::Relaxed);
     let broker_mem = memory_mib(broker.pid().unwrap_or(0));
     let broker_cpu = cpu_seconds(broker.pid().unwrap_or(0)) - broker_cpu0;
     let stderr = bridge.interrupt_and_wait(Duration::from_secs(30));
@@ -312,16 +485,23 @@ fn run(robots: u16, frequency: f64, seconds: u64, format: &str, blocking: bool) 
     }
     let deadline = Instant::now() + Duration::from_secs(60);
     while delivered < published && Instant::now() < deadline {
-        if let Some(Message::Batch { batch, .. }) = sub.recv_timeout(Duration::from_millis(200))
+        if let Ok(Got::Batch { batch, .. }) = messages.recv_timeout(Duration::from_millis(200))
             && check.check(&batch) != Verdict::Duplicate
         {
             delivered += batch.count() as u64;
         }
     }
-    sub.close();
+    let _ = sub.disconnect();
+    let subscriber_cpu = loop {
+        match messages.recv_timeout(Duration::from_secs(5)) {
+            Ok(Got::Cpu(s)) => break s,
+            Ok(_) => {}
+            Err(_) => break f64::NAN,
+        }
+    };
     drop(fleet);
-    let (w0, c0, d0) = window.expect("every robot's first batch arrived");
-    let (w1, c1, d1) = window_end.expect("the window ended");
+    let (w0, c0, d0, b0) = window.expect("every robot's first batch arrived");
+    let (w1, c1, d1, b1) = window_end.expect("the window ended");
     Some(Figures {
         robots,
         frequency,
@@ -330,9 +510,15 @@ fn run(robots: u16, frequency: f64, seconds: u64, format: &str, blocking: bool) 
         dropped,
         unexplained: check.unexplained(),
         window_packages: d1 - d0,
+        window_batches: b1 - b0,
         window_seconds: (w1 - w0).as_secs_f64(),
         bridge_cpu: c1 - c0,
-        latency_us: latencies,
+        latency,
+        batching,
+        after_close,
+        broker: broker_latency,
+        decode,
+        subscriber_cpu,
         bridge_mem,
         broker_mem,
         broker_cpu,
@@ -351,12 +537,14 @@ fn print(f: &Figures) {
         u = f.unexplained,
     );
     println!(
-        "  bridge CPU per package {:.2} µs ({:.1} s of CPU for {} packages in {:.1} s: {:.0} % of one core)",
+        "  bridge CPU per package {:.2} µs ({:.1} s of CPU for {} packages in {} batches in {:.1} s: {:.0} % of one core; {:.1} µs per batch)",
         f.cpu_per_package_us(),
         f.bridge_cpu,
         f.window_packages,
+        f.window_batches,
         f.window_seconds,
         f.bridge_cpu / f.window_seconds * 100.0,
+        f.bridge_cpu / f.window_batches.max(1) as f64 * 1e6,
     );
     println!(
         "  mosquitto CPU per package {:.2} µs ({:.0} % of one core)",
@@ -364,11 +552,27 @@ fn print(f: &Figures) {
         f.broker_cpu / f.window_seconds * 100.0,
     );
     println!(
-        "  latency, controller time to subscriber: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms ({} packages)",
-        f.percentile_ms(0.5),
-        f.percentile_ms(0.99),
-        f.percentile_ms(1.0),
-        f.latency_us.len()
+        "  latency, controller time to subscriber: {} ({} packages)",
+        f.latency.summary(),
+        f.latency.0.len()
+    );
+    println!(
+        "    of which batching (wait in the batch): {}",
+        f.batching.summary()
+    );
+    println!(
+        "    after the batch closed (simulator send, bridge, broker, to the subscriber's read): {}",
+        f.after_close.summary()
+    );
+    println!(
+        "    broker alone (probes, send to the subscriber's read, {}): {}",
+        f.broker.0.len(),
+        f.broker.summary()
+    );
+    println!(
+        "    subscriber (read to decoded, per batch): {}; its thread's CPU {:.0} % of one core",
+        f.decode.summary(),
+        f.subscriber_cpu / f.window_seconds * 100.0
     );
     println!(
         "  resident memory: bridge {:.1} MiB (peak {:.1}), mosquitto {:.1} MiB (peak {:.1})",
@@ -458,7 +662,14 @@ fn svg(points: &[(u16, f64)]) -> String {
 fn main() {
     let a = args();
     if !a.curve {
-        match run(a.robots, a.frequency, a.seconds, &a.format, a.blocking) {
+        match run(
+            a.robots,
+            a.frequency,
+            a.seconds,
+            &a.format,
+            a.blocking,
+            a.bridge_bin.as_deref(),
+        ) {
             Some(f) => print(&f),
             None => eprintln!("mqtt_fleet: skipped (no mosquitto)"),
         }
@@ -466,7 +677,14 @@ fn main() {
     }
     let mut points = Vec::new();
     for robots in [10u16, 50, 100, 200] {
-        let Some(f) = run(robots, 125.0, a.seconds, &a.format, a.blocking) else {
+        let Some(f) = run(
+            robots,
+            125.0,
+            a.seconds,
+            &a.format,
+            a.blocking,
+            a.bridge_bin.as_deref(),
+        ) else {
             eprintln!("mqtt_fleet: skipped (no mosquitto)");
             return;
         };
