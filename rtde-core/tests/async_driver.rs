@@ -720,3 +720,40 @@ async fn a_controller_that_stops_reading_fails_the_send_within_the_write_timeout
     );
     drop(controller);
 }
+
+#[tokio::test]
+async fn deferred_reads_bring_what_came_meanwhile_in_one_wake_up_in_order() {
+    let (client, mut packages, mut controller) = attached().await;
+    controller.send(&at(1.0)).await;
+    assert_eq!(timestamp(&next(&mut packages).await.unwrap()), 1.0);
+
+    let until = std::time::Instant::now() + Duration::from_millis(50);
+    client.defer_reads(until);
+    for k in 1..=5 {
+        controller.send(&at(1.0 + f64::from(k) * 0.002)).await;
+    }
+    let all_sent_before = std::time::Instant::now() < until;
+    let first = timestamp(&next(&mut packages).await.unwrap());
+    assert!(
+        std::time::Instant::now() >= until,
+        "nothing is read before the deferral ends"
+    );
+    assert_eq!(first, 1.002);
+    let mut rest = Vec::new();
+    while let Some(values) = packages.try_recv() {
+        rest.push(timestamp(values.unwrap()));
+    }
+    if all_sent_before {
+        // Everything was in the socket when the deferral ended: one read, one wake-up.
+        assert_eq!(rest, [1.004, 1.006, 1.008, 1.010]);
+    }
+    // Whatever the timing, nothing is lost or reordered, and reading goes on as before.
+    while rest.len() < 4 {
+        rest.push(timestamp(&next(&mut packages).await.unwrap()));
+    }
+    assert_eq!(rest, [1.004, 1.006, 1.008, 1.010]);
+    controller.send(&at(1.012)).await;
+    assert_eq!(timestamp(&next(&mut packages).await.unwrap()), 1.012);
+    let stats = client.stats();
+    assert_eq!((stats.received, stats.overflowed, stats.skipped), (7, 0, 0));
+}

@@ -30,6 +30,10 @@ pub struct AsyncClient {
     shared: Handle,
 }
 
+/// The longest [`AsyncClient::defer_reads`] lets packages wait: far below the time a
+/// controller gives a client that stops reading, and a few kB of socket buffer at 500 Hz.
+pub const MAX_READ_DEFERRAL: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// Whether a command's request is now in flight (a reply will finish it) or it finished
 /// at once.
 type Issued = bool;
@@ -146,6 +150,44 @@ impl AsyncClient {
         queue.open(capacity);
         drop(queue);
         Ok(Packages::new(self.shared.clone()))
+    }
+
+    /// Lets the packages that arrive until `until` wait in the socket's receive buffer:
+    /// the connection task reads nothing before then (at most [`MAX_READ_DEFERRAL`]
+    /// from now), unless a command waits for its reply or the connection closes. What
+    /// arrived meanwhile then comes in one read and one wake-up of the [`Packages`]
+    /// receiver, not one of each per package: for consumers that handle packages in
+    /// batches anyway (a bridge that publishes every 10 ms asks for the time its batch's
+    /// last package is due). Each call replaces the last; a time already past reads at
+    /// once.
+    ///
+    /// Nothing is lost or reordered: the kernel holds the bytes (a few hundred per
+    /// package), and the controller sees a client that reads, late by at most the
+    /// deferral. Packages are late by as much, so a control loop never defers, and a
+    /// deferral longer than the [`Connection::staleness`](super::Connection::staleness)
+    /// limit reports the stream stale.
+    ///
+    /// ```no_run
+    /// # async fn f(client: rtde_core::tokio::AsyncClient) -> Result<(), rtde_core::Error> {
+    /// use std::time::{Duration, Instant};
+    ///
+    /// let mut packages = client.packages(1024)?;
+    /// client.start().await?;
+    /// loop {
+    ///     let first = packages.recv().await?.to_vec();
+    ///     // ... and whatever else came with it, without waiting:
+    ///     while let Some(next) = packages.try_recv() {
+    ///         let _values = next?;
+    ///     }
+    ///     // The next five packages at 500 Hz, in one read.
+    ///     client.defer_reads(Instant::now() + Duration::from_millis(10));
+    /// #   let _ = first;
+    /// }
+    /// # }
+    /// ```
+    pub fn defer_reads(&self, until: Instant) {
+        let until = until.min(Instant::now() + MAX_READ_DEFERRAL);
+        self.shared.inner().reads_deferred_until = Some(until);
     }
 
     /// A watch of the newest output package; see [`Latest`].

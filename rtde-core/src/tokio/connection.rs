@@ -42,6 +42,7 @@ pub struct Connection<IO> {
     io: Option<IO>,
     timer: Pin<Box<Sleep>>,
     timer_at: Option<Instant>,
+    deferral: Deferral,
     connector: Option<Connector<IO>>,
     phase: Phase<IO>,
     /// [`ConnectOptions::write_timeout`](crate::ConnectOptions::write_timeout).
@@ -93,6 +94,10 @@ impl<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static> Connection<IO> {
             io: Some(io),
             timer: Box::pin(::tokio::time::sleep(Duration::ZERO)),
             timer_at: None,
+            deferral: Deferral {
+                timer: Box::pin(::tokio::time::sleep(Duration::ZERO)),
+                at: None,
+            },
             connector,
             phase: Phase::Serving,
             write_timeout,
@@ -164,9 +169,9 @@ impl<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static> Connection<IO> {
         let mut reads = 0;
         loop {
             // read
-            let mut read_pending = false;
+            let mut read_pending = self.deferral.holds(&mut inner, cx);
             let mut lost = None;
-            {
+            if !read_pending {
                 let session = &mut inner.session;
                 let mid_frame = session.mid_frame();
                 let spare = session.receive_buffer();
@@ -194,7 +199,10 @@ impl<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static> Connection<IO> {
             let (delivered, broken) = deliver(&shared, &mut inner, until_done, &mut done);
             if delivered {
                 shared.wake_consumer();
-                shared.latest_seq.send_modify(|seq| *seq += 1);
+                // Nobody to wake without a `Latest`; one made later reads the slot first.
+                if shared.latest_seq.receiver_count() > 0 {
+                    shared.latest_seq.send_modify(|seq| *seq += 1);
+                }
             }
             if let Some(result) = done {
                 // What the reply queued (nothing, at the end of a chain) goes out first.
@@ -407,6 +415,41 @@ impl<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static> Future for Connection<
                 }
             }
         }
+    }
+}
+
+/// The consumer's deferral of reads, and the timer that ends it.
+struct Deferral {
+    timer: Pin<Box<Sleep>>,
+    at: Option<Instant>,
+}
+
+impl Deferral {
+    /// Whether to leave the socket unread in this pass, as the consumer asked
+    /// ([`AsyncClient::defer_reads`](super::AsyncClient::defer_reads)): until the time
+    /// it gave, on which the deferral timer wakes the task, unless a command waits for
+    /// its reply or the connection closes.
+    fn holds(&mut self, inner: &mut Inner, cx: &mut Context<'_>) -> bool {
+        let Some(until) = inner.reads_deferred_until else {
+            return false;
+        };
+        if inner.awaiting || inner.closing || inner.session.is_busy() || Instant::now() >= until {
+            inner.reads_deferred_until = None;
+            self.at = None;
+            return false;
+        }
+        if self.at != Some(until) {
+            self.timer
+                .as_mut()
+                .reset(::tokio::time::Instant::from_std(until));
+            self.at = Some(until);
+        }
+        if self.timer.as_mut().poll(cx).is_ready() {
+            inner.reads_deferred_until = None;
+            self.at = None;
+            return false;
+        }
+        true
     }
 }
 

@@ -114,7 +114,7 @@ use std::time::Instant;
 use ::tokio::io::{AsyncRead, AsyncWrite};
 use ::tokio::net::{TcpStream, ToSocketAddrs};
 
-pub use client::AsyncClient;
+pub use client::{AsyncClient, MAX_READ_DEFERRAL};
 pub use connection::Connection;
 pub use receive::{Latest, PackageStream, Packages};
 

@@ -89,6 +89,9 @@ pub(super) struct Inner {
     pub(super) finished: bool,
     /// The write error that lost the link, for the next [`AsyncClient::send`](super::AsyncClient::send).
     pub(super) send_failure: Option<Error>,
+    /// [`AsyncClient::defer_reads`](super::AsyncClient::defer_reads): read nothing
+    /// before then, unless a command waits for its reply.
+    pub(super) reads_deferred_until: Option<std::time::Instant>,
 }
 
 impl Shared {
@@ -103,6 +106,7 @@ impl Shared {
                 closing: false,
                 finished: false,
                 send_failure: None,
+                reads_deferred_until: None,
             }),
             queue: Mutex::new(PackageQueue::new()),
             progress: Notify::new(),
