@@ -41,9 +41,14 @@ pub struct RobotCounts {
 struct Open {
     started: Instant,
     first: u64,
+    /// The controller `timestamp` of the batch's first package.
+    first_timestamp: f64,
     payloads: Vec<u8>,
     count: usize,
 }
+
+/// Slack for comparing controller timestamps, which are doubles: far below any period.
+const TIMESTAMP_SLACK: f64 = 1e-6;
 
 struct Inner {
     stream: Option<Arc<Header>>,
@@ -72,8 +77,9 @@ pub(crate) struct RobotQueue {
     pub(crate) session: u64,
     batch_packages: usize,
     batch_time: Duration,
-    /// The robot's output period: a batch closes when the next package would arrive
-    /// past its batch time, so no package waits longer than the batch time.
+    /// The robot's output period: a batch closes when the next package would come a
+    /// batch time or more after its first (by the controller's timestamps), so no
+    /// package waits for its batch longer than the batch time, however late the reads.
     period: Duration,
     bound: usize,
     inner: Mutex<Inner>,
@@ -161,8 +167,11 @@ impl RobotQueue {
     /// One package from the robot: `payload` (its values), received at host time
     /// `now_unix_us`, with the client's skipped and lost totals for this connection
     /// added to the session's.
-    pub(crate) fn push(&self, payload: &[u8], now_unix_us: i64, skipped: u64, lost: u64) {
+    ///
+    /// Returns whether a batch closed (the publisher has been woken).
+    pub(crate) fn push(&self, payload: &[u8], now_unix_us: i64, skipped: u64, lost: u64) -> bool {
         let now = Instant::now();
+        let timestamp = timestamp_of(payload);
         let mut guard = self.lock();
         let q = &mut *guard;
         q.received += 1;
@@ -170,10 +179,9 @@ impl RobotQueue {
         q.lost = lost;
         if q.t0_unix_us == 0 {
             q.t0_unix_us = now_unix_us;
-            q.t0_timestamp = payload
-                .first_chunk::<8>()
-                .map_or(0.0, |b| f64::from_be_bytes(*b));
+            q.t0_timestamp = timestamp;
         }
+        // A batch whose robot went quiet: its packages have waited long enough.
         if q.open
             .as_ref()
             .is_some_and(|o| now.duration_since(o.started) >= self.batch_time)
@@ -184,7 +192,8 @@ impl RobotQueue {
         let open = q.open.get_or_insert_with(|| Open {
             started: now,
             first,
-            payloads: Vec::with_capacity(payload.len() * self.batch_packages),
+            first_timestamp: timestamp,
+            payloads: Vec::with_capacity(payload.len() * self.batch_packages.min(64)),
             count: 0,
         });
         open.payloads.extend_from_slice(payload);
@@ -192,7 +201,8 @@ impl RobotQueue {
         q.next_package += 1;
         q.queued += 1;
         let full = open.count >= self.batch_packages
-            || now.duration_since(open.started) + self.period > self.batch_time;
+            || timestamp - open.first_timestamp + self.period.as_secs_f64()
+                >= self.batch_time.as_secs_f64() - TIMESTAMP_SLACK;
         if full {
             self.close_open(q);
         }
@@ -200,6 +210,35 @@ impl RobotQueue {
         if full {
             self.ready.notify_one();
         }
+        full
+    }
+
+    /// The robot's output period.
+    pub(crate) fn period(&self) -> Duration {
+        self.period
+    }
+
+    /// The controller `timestamp` of the package that will close the open batch (or the
+    /// next one, if none is open), from the last package pushed: when a reader that
+    /// defers its reads should read next.
+    pub(crate) fn due(&self, last_timestamp: f64) -> f64 {
+        let period = self.period.as_secs_f64();
+        if period <= 0.0 {
+            return last_timestamp;
+        }
+        let q = self.lock();
+        let first = q
+            .open
+            .as_ref()
+            .map_or(last_timestamp + period, |o| o.first_timestamp);
+        // The index (from the batch's first package) of the package that fills it: the
+        // rule of `push`, solved for the package.
+        let by_time = ((self.batch_time.as_secs_f64() - TIMESTAMP_SLACK) / period - 1.0)
+            .ceil()
+            .max(0.0);
+        #[allow(clippy::cast_precision_loss)] // batch sizes are far below 2^52
+        let by_count = self.batch_packages.saturating_sub(1) as f64;
+        first + by_time.min(by_count) * period
     }
 
     /// Closes the open batch if it is older than the batch time; returns whether a
@@ -294,6 +333,14 @@ impl RobotQueue {
     }
 }
 
+/// The controller `timestamp` of a package: its first field (the configuration puts
+/// `timestamp` first).
+pub(crate) fn timestamp_of(payload: &[u8]) -> f64 {
+    payload
+        .first_chunk::<8>()
+        .map_or(0.0, |b| f64::from_be_bytes(*b))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -372,6 +419,38 @@ mod tests {
             got.iter().map(|b| (b.first, b.count())).collect::<Vec<_>>(),
             [(0, 1), (1, 1), (2, 1)]
         );
+    }
+
+    #[test]
+    fn packages_read_together_batch_by_their_timestamps_and_the_next_closing_one_is_known() {
+        // 500 Hz, 10 ms batches: five packages a batch (the first waits 8 ms), however
+        // the reads bunch them.
+        let q = RobotQueue::new(
+            "a".into(),
+            1,
+            1000,
+            Duration::from_millis(10),
+            1000,
+            Duration::from_millis(2),
+        );
+        q.online(stream());
+        let closed: Vec<bool> = (0..12u32)
+            .map(|i| q.push(&(f64::from(i) * 0.002).to_be_bytes(), 1, 0, 0))
+            .collect();
+        assert_eq!(closed.iter().filter(|c| **c).count(), 2);
+        assert!(closed[4] && closed[9]);
+        // Packages 10 and 11 are open: the batch closes with package 14.
+        assert!((q.due(0.022) - 0.028).abs() < 1e-9, "{}", q.due(0.022));
+        let got = batches(&q);
+        assert_eq!(
+            got.iter().map(|b| (b.first, b.count())).collect::<Vec<_>>(),
+            [(0, 5), (5, 5)]
+        );
+        // Just closed, none open: the next batch, 5 packages on, closes at package 19.
+        for i in 12..15u32 {
+            q.push(&(f64::from(i) * 0.002).to_be_bytes(), 1, 0, 0);
+        }
+        assert!((q.due(0.028) - 0.038).abs() < 1e-9, "{}", q.due(0.028));
     }
 
     #[test]
