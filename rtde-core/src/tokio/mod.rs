@@ -11,7 +11,10 @@
 //!   (read → handle → poll → write → wait) and, with
 //!   [`ConnectOptions::reconnect`](crate::ConnectOptions::reconnect), the session's
 //!   reconnection plan: the same attempts, backoff and replay as the blocking
-//!   [`Client`](crate::Client).
+//!   [`Client`](crate::Client). It keeps the write timeout of
+//!   [`ConnectOptions::write_timeout`](crate::ConnectOptions::write_timeout) (a controller
+//!   that stops reading fails the `send`, it does not hang it) and, when asked
+//!   ([`Connection::staleness`]), the background driver's staleness deadline.
 //!
 //! Output packages reach the application two ways, both fed by the task as it reads:
 //! [`Packages`] (every package in order, from a bounded queue whose overflow is counted in
