@@ -1,15 +1,12 @@
-//! What only the background driver has: handles shared across threads, the staleness
-//! deadline, real-time options. (Its fault scenarios are the shared suite in `drivers.rs`.)
-
-#[path = "../rtde-core/tests/support/mod.rs"]
-mod support;
+//! What only the background driver has: handles shared across threads, real-time options.
+//! (Its fault scenarios, and the staleness deadline it shares with the async driver, are
+//! the suite in `drivers.rs`.)
 
 use std::time::{Duration, Instant};
 
 use rtde_core::client::{Background, Receiver, Sender, SpawnOptions};
-use rtde_core::{Client, ConnectOptions, DynamicRecipe, Error, Event, OutputRecipe, Recipe, Value};
+use rtde_core::{Client, ConnectOptions, DynamicRecipe, Error, OutputRecipe, Recipe, Value};
 use rtde_sim::Sim;
-use support::{FakePeer, Script, data_v2, timestamp_and_q};
 
 const WAIT: Duration = Duration::from_secs(5);
 
@@ -128,72 +125,6 @@ fn latest_returns_the_newest_without_waiting() {
     receiver.recv(Some(WAIT)).unwrap();
     assert_eq!(receiver.seq(), a + 1);
     background.close().unwrap();
-}
-
-fn stalling_peer() -> FakePeer {
-    FakePeer::start(
-        Script::new()
-            .handshake_v2("5.21.0")
-            .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
-            .start()
-            // Nothing for a while after START, then one package, then silence.
-            .wait(Duration::from_millis(600))
-            .raw(&data_v2(1, &timestamp_and_q(1.0, 1.0)))
-            .wait(Duration::from_millis(600)),
-    )
-}
-
-fn spawned(peer: &FakePeer, options: SpawnOptions) -> Background {
-    let mut client = Client::connect(peer.addr, ConnectOptions::new()).unwrap();
-    let recipe = DynamicRecipe::outputs(["timestamp", "actual_q"]).unwrap();
-    client.setup_outputs(recipe.spec(), 500.0).unwrap();
-    client.start().unwrap();
-    client.spawn(options).unwrap()
-}
-
-fn stale_events(background: &Background) -> Vec<Duration> {
-    background
-        .events()
-        .into_iter()
-        .filter_map(|e| match e {
-            Event::Stale { silent_for } => Some(silent_for),
-            _ => None,
-        })
-        .collect()
-}
-
-#[test]
-fn staleness_waits_out_the_grace_period_at_start_up() {
-    let limit = Duration::from_millis(50);
-
-    // With a grace period longer than the silence after START: quiet until the first
-    // package, then stale once the stream stops.
-    let peer = stalling_peer();
-    let background = spawned(
-        &peer,
-        SpawnOptions::new().staleness(limit, Duration::from_secs(3)),
-    );
-    std::thread::sleep(Duration::from_millis(400));
-    assert!(!background.is_stale(), "stale within the grace period");
-    assert!(stale_events(&background).is_empty());
-    let mut receiver = background.receiver();
-    receiver.recv(Some(WAIT)).unwrap();
-    std::thread::sleep(Duration::from_millis(300));
-    assert!(background.is_stale());
-    let stale = stale_events(&background);
-    assert_eq!(stale.len(), 1, "once per silence: {stale:?}");
-    assert!(stale[0] >= limit, "{stale:?}");
-    drop(background);
-    peer.finish();
-
-    // Without one, the same silence after START is stale.
-    let peer = stalling_peer();
-    let background = spawned(&peer, SpawnOptions::new().staleness(limit, Duration::ZERO));
-    std::thread::sleep(Duration::from_millis(400));
-    assert!(background.is_stale());
-    assert_eq!(stale_events(&background).len(), 1);
-    drop(background);
-    peer.finish();
 }
 
 fn started_client(sim: &Sim) -> Client {

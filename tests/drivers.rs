@@ -85,6 +85,15 @@ pub(crate) trait Driver: Sized {
     fn finish(self);
 }
 
+/// A driver that keeps a staleness deadline ("no fresh package for X", with a grace for
+/// the first package after START): the background and async drivers. (The blocking client
+/// has its read timeout instead: nothing reads while the application does not.)
+pub(crate) trait Staleness: Driver {
+    /// As [`Driver::take`], with the deadline.
+    fn take_stale(client: Client, limit: Duration, grace: Duration) -> Self;
+    fn is_stale(&self) -> bool;
+}
+
 pub(crate) struct Blocking {
     client: Client,
     rejected: Vec<Error>,
@@ -202,6 +211,18 @@ pub(crate) struct Threaded {
 }
 
 impl Threaded {
+    fn spawned(client: Client, options: SpawnOptions) -> Self {
+        let background = client.spawn(options).unwrap();
+        Threaded {
+            receiver: background.receiver(),
+            sender: background.sender(),
+            background,
+            rejected: Vec::new(),
+            wait: WAIT,
+            reconnects: 0,
+        }
+    }
+
     fn sort_events(&mut self) -> Vec<Event> {
         let mut events = Vec::new();
         for event in self.background.events() {
@@ -220,15 +241,7 @@ impl Driver for Threaded {
     const LATEST_SUPERSEDES: bool = false;
 
     fn take(client: Client) -> Self {
-        let background = client.spawn(SpawnOptions::new()).unwrap();
-        Threaded {
-            receiver: background.receiver(),
-            sender: background.sender(),
-            background,
-            rejected: Vec::new(),
-            wait: WAIT,
-            reconnects: 0,
-        }
+        Threaded::spawned(client, SpawnOptions::new())
     }
 
     fn recv_into(&mut self, recipe: &mut DynamicRecipe) -> Result<(), Error> {
@@ -310,6 +323,16 @@ impl Driver for Threaded {
     }
 }
 
+impl Staleness for Threaded {
+    fn take_stale(client: Client, limit: Duration, grace: Duration) -> Self {
+        Threaded::spawned(client, SpawnOptions::new().staleness(limit, grace))
+    }
+
+    fn is_stale(&self) -> bool {
+        self.background.is_stale()
+    }
+}
+
 /// The async driver: the connection task on a one-worker runtime, so it reads on while the
 /// test thread does something else; each call blocks on the handle's future.
 pub(crate) struct Asynchronous {
@@ -323,6 +346,32 @@ pub(crate) struct Asynchronous {
 }
 
 impl Asynchronous {
+    fn spawned(client: Client, staleness: Option<(Duration, Duration)>) -> Self {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let (client, packages) = runtime.block_on(async {
+            let (client, connection) = rtde_core::tokio::from_client(client).unwrap();
+            let packages = client.packages(1024).unwrap();
+            match staleness {
+                Some((limit, grace)) => tokio::spawn(connection.staleness(limit, grace)),
+                None => tokio::spawn(connection),
+            };
+            (client, packages)
+        });
+        Asynchronous {
+            runtime,
+            latest: client.latest(),
+            client,
+            packages,
+            rejected: Vec::new(),
+            wait: WAIT,
+            reconnects: 0,
+        }
+    }
+
     /// The next entry of the in-order queue within the wait: a package's values, or the
     /// error in its place.
     fn next(&mut self) -> Result<Result<(), Error>, tokio::time::error::Elapsed> {
@@ -339,26 +388,7 @@ impl Driver for Asynchronous {
     const LATEST_SUPERSEDES: bool = false;
 
     fn take(client: Client) -> Self {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        let (client, packages) = runtime.block_on(async {
-            let (client, connection) = rtde_core::tokio::from_client(client).unwrap();
-            let packages = client.packages(1024).unwrap();
-            tokio::spawn(connection);
-            (client, packages)
-        });
-        Asynchronous {
-            runtime,
-            latest: client.latest(),
-            client,
-            packages,
-            rejected: Vec::new(),
-            wait: WAIT,
-            reconnects: 0,
-        }
+        Asynchronous::spawned(client, None)
     }
 
     fn recv_into(&mut self, recipe: &mut DynamicRecipe) -> Result<(), Error> {
@@ -479,6 +509,18 @@ pub(crate) fn started<D: Driver>(
     D::take(client)
 }
 
+impl Staleness for Asynchronous {
+    fn take_stale(client: Client, limit: Duration, grace: Duration) -> Self {
+        Asynchronous::spawned(client, Some((limit, grace)))
+    }
+
+    fn is_stale(&self) -> bool {
+        let stale = self.client.is_stale();
+        assert_eq!(self.latest.is_stale(), stale, "the watch says the same");
+        stale
+    }
+}
+
 /// Runs each scenario (`module::scenario`) against every driver.
 macro_rules! every_driver {
     ($($module:ident :: $scenario:ident),* $(,)?) => {
@@ -493,6 +535,20 @@ macro_rules! every_driver {
         }
     };
 }
+
+/// Runs each scenario against every driver that keeps a staleness deadline.
+macro_rules! every_stale_driver {
+    ($($module:ident :: $scenario:ident),* $(,)?) => {
+        mod background_stale {
+            $(#[test] fn $scenario() { super::$module::$scenario::<super::Threaded>() })*
+        }
+        mod asynchronous_stale {
+            $(#[test] fn $scenario() { super::$module::$scenario::<super::Asynchronous>() })*
+        }
+    };
+}
+
+every_stale_driver!(scripted::staleness_waits_out_the_grace_period_at_start_up);
 
 every_driver!(
     // against the simulator

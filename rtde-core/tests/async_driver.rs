@@ -1,8 +1,9 @@
 //! The async driver (`rtde_core::tokio`, feature `tokio`) against the scripted fake
 //! controller over TCP, and against a controller played by the test over
 //! `tokio::io::duplex`: streaming in order, inputs, the bounded queue's counted overflow,
-//! the latest watch, reconnection with the recipes replayed, cancellation safety, the
-//! staleness deadline with its grace period, and the write timeout.
+//! the latest watch, reconnection with the recipes replayed, cancellation safety, and the
+//! write timeout over a pipe. (The staleness deadline is in the suite over drivers,
+//! `tests/drivers.rs`, with the background driver's.)
 //! Every wait is bounded.
 //!
 //! The cases are written as functions of a connected client, so the parameterised fault
@@ -563,86 +564,6 @@ async fn receives_cancelled_all_along_a_stream_cut_at_odd_places_lose_nothing() 
     let _controller = timeout(WAIT, writer).await.unwrap().unwrap();
     let stats = client.stats();
     assert_eq!((stats.received, stats.overflowed), (300, 0));
-}
-
-// ---- staleness ----
-
-fn stalling_peer() -> FakePeer {
-    FakePeer::start(
-        streaming()
-            // Nothing for a while after START, then one package, then silence.
-            .wait(Duration::from_millis(600))
-            .raw(&at(1.0))
-            .wait(Duration::from_millis(600)),
-    )
-}
-
-/// Connects to `peer` with the staleness deadline, sets the outputs up and starts.
-async fn stale_after(
-    peer: &FakePeer,
-    limit: Duration,
-    grace: Duration,
-) -> (
-    AsyncClient,
-    Packages,
-    tokio::task::JoinHandle<Result<(), Error>>,
-) {
-    let (client, connection) = rtde_core::tokio::connect(peer.addr, options())
-        .await
-        .unwrap();
-    let task = tokio::spawn(connection.staleness(limit, grace));
-    client.setup_outputs(outputs().spec(), 500.0).await.unwrap();
-    let packages = client.packages(8).unwrap();
-    client.start().await.unwrap();
-    (client, packages, task)
-}
-
-fn stale_events(client: &AsyncClient) -> Vec<Duration> {
-    client
-        .events()
-        .into_iter()
-        .filter_map(|e| match e {
-            Event::Stale { silent_for } => Some(silent_for),
-            _ => None,
-        })
-        .collect()
-}
-
-#[tokio::test]
-async fn staleness_waits_out_the_grace_period_at_start_up() {
-    let limit = Duration::from_millis(50);
-
-    // With a grace period longer than the silence after START: quiet until the first
-    // package, then stale once the stream stops.
-    let peer = stalling_peer();
-    let (client, mut packages, task) = stale_after(&peer, limit, Duration::from_secs(3)).await;
-    let latest = client.latest();
-    tokio::time::sleep(Duration::from_millis(400)).await;
-    assert!(!client.is_stale(), "stale within the grace period");
-    assert!(stale_events(&client).is_empty());
-    next(&mut packages).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    assert!(client.is_stale());
-    assert!(latest.is_stale(), "the watch of the latest says so too");
-    let stale = stale_events(&client);
-    assert_eq!(stale.len(), 1, "once per silence: {stale:?}");
-    assert!(stale[0] >= limit, "{stale:?}");
-    drop((client, packages, latest));
-    let _ = timeout(WAIT, task).await.unwrap().unwrap();
-    peer.finish();
-
-    // Without one, the same silence after START is stale.
-    let peer = stalling_peer();
-    let (client, mut packages, task) = stale_after(&peer, limit, Duration::ZERO).await;
-    tokio::time::sleep(Duration::from_millis(400)).await;
-    assert!(client.is_stale());
-    assert_eq!(stale_events(&client).len(), 1);
-    // The next package makes the stream fresh again.
-    next(&mut packages).await.unwrap();
-    assert!(!client.is_stale());
-    drop((client, packages));
-    let _ = timeout(WAIT, task).await.unwrap().unwrap();
-    peer.finish();
 }
 
 // ---- the write timeout ----

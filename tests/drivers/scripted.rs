@@ -14,7 +14,7 @@ use rtde_core::{
     Value,
 };
 
-use super::{Driver, outputs, started};
+use super::{Driver, Staleness, outputs, started};
 use crate::common::{WAIT, options, timestamp};
 use crate::support::{FakePeer, Script, data_v2, encode, timestamp_and_q};
 
@@ -984,4 +984,67 @@ pub(crate) fn text_messages_already_received_survive_a_reconnection<D: Driver>()
     assert_eq!(driver.stats().texts_dropped, 0);
     driver.close().unwrap();
     peer.finish_all();
+}
+
+// ---- staleness ----
+
+fn stalling_peer() -> FakePeer {
+    FakePeer::start(
+        streaming("5.21.0")
+            // Nothing for a while after START, then one package, then silence.
+            .wait(Duration::from_millis(600))
+            .raw(&at(1.0))
+            .wait(Duration::from_millis(600)),
+    )
+}
+
+fn stale_after<D: Staleness>(peer: &FakePeer, limit: Duration, grace: Duration) -> D {
+    let mut client = Client::connect(peer.addr, options()).unwrap();
+    client.setup_outputs(outputs().spec(), 500.0).unwrap();
+    client.start().unwrap();
+    let _ = client.events().count();
+    D::take_stale(client, limit, grace)
+}
+
+fn stale_events(events: Vec<Event>) -> Vec<Duration> {
+    events
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Stale { silent_for } => Some(silent_for),
+            _ => None,
+        })
+        .collect()
+}
+
+pub(crate) fn staleness_waits_out_the_grace_period_at_start_up<D: Staleness>() {
+    let limit = Duration::from_millis(50);
+
+    // With a grace period longer than the silence after START: quiet until the first
+    // package, then stale once the stream stops.
+    let peer = stalling_peer();
+    let mut driver: D = stale_after(&peer, limit, Duration::from_secs(3));
+    std::thread::sleep(Duration::from_millis(400));
+    assert!(!driver.is_stale(), "stale within the grace period");
+    assert!(stale_events(driver.events()).is_empty());
+    let mut recipe = outputs();
+    driver.recv_into(&mut recipe).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(driver.is_stale());
+    let stale = stale_events(driver.events());
+    assert_eq!(stale.len(), 1, "once per silence: {stale:?}");
+    assert!(stale[0] >= limit, "{stale:?}");
+    driver.finish();
+    peer.finish();
+
+    // Without one, the same silence after START is stale; the next package makes the
+    // stream fresh again.
+    let peer = stalling_peer();
+    let mut driver: D = stale_after(&peer, limit, Duration::ZERO);
+    std::thread::sleep(Duration::from_millis(400));
+    assert!(driver.is_stale());
+    assert_eq!(stale_events(driver.events()).len(), 1);
+    driver.recv_into(&mut recipe).unwrap();
+    assert!(!driver.is_stale());
+    driver.finish();
+    peer.finish();
 }
