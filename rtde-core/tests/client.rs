@@ -1,6 +1,8 @@
 //! The client against a scripted fake controller over loopback: negotiation, refusals,
 //! checks before setup, input recipes. What goes wrong on the link and on the controller
-//! (timeouts, broken links, foreign packages, gaps, reconnection) is in `faults.rs`.
+//! after the handshake (timeouts, broken links, foreign packages, gaps, reconnection) is
+//! the suite over every driver, `tests/drivers.rs`; the handshake's faults are in
+//! `faults.rs`.
 
 mod support;
 
