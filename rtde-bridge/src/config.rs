@@ -160,8 +160,9 @@ pub struct Payload {
     pub format: Format,
     /// A batch is published once it holds this many packages...
     pub batch_packages: usize,
-    /// ...or when the robot's next package would arrive more than this long after the
-    /// batch's first: no package waits in a batch longer than this.
+    /// ...or when the robot's next package would come this long or more after the
+    /// batch's first, by the controller's timestamps: no package waits in a batch as long
+    /// as this (a batch the robot stops filling closes once its first package is this old).
     pub batch_time: Duration,
     /// Packages each robot may have waiting for the broker; past it the oldest batch is
     /// dropped, and counted.
