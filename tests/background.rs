@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use rtde_core::client::{Background, Receiver, Sender, SpawnOptions};
 use rtde_core::{Client, ConnectOptions, DynamicRecipe, Error, OutputRecipe, Recipe, Value};
-use rtde_sim::Sim;
+use rtde_sim::{Fault, Sim};
 
 const WAIT: Duration = Duration::from_secs(5);
 
@@ -124,6 +124,49 @@ fn latest_returns_the_newest_without_waiting() {
     let a = receiver.seq();
     receiver.recv(Some(WAIT)).unwrap();
     assert_eq!(receiver.seq(), a + 1);
+    background.close().unwrap();
+}
+
+/// A receiver that busy-waits near each arrival gets every package in order, as a
+/// sleeping one does, and its waits still end: at the timeout when packages stop (the
+/// window passes and it sleeps), and at the end of the link.
+#[test]
+fn a_spinning_receiver_gets_every_package_and_still_times_out() {
+    // Silent from tick 1500 (3 s in) for a minute.
+    let sim = Sim::builder()
+        .deterministic()
+        .fault(Fault::SkipTicks((1500..31_500).collect()))
+        .start()
+        .unwrap();
+    let mut client = Client::connect(sim.addr(), options()).unwrap();
+    let mut outputs = DynamicRecipe::outputs(["timestamp"]).unwrap();
+    client.setup_outputs(outputs.spec(), 500.0).unwrap();
+    client.start().unwrap();
+    let background = client
+        .spawn(SpawnOptions::new().spin_before_arrival(Duration::from_micros(50)))
+        .unwrap();
+    let mut receiver = background.receiver();
+    let mut last: Option<f64> = None;
+    for _ in 0..300 {
+        receiver.recv_into(&mut outputs, Some(WAIT)).unwrap();
+        let Some(Value::Double(t)) = outputs.get("timestamp").cloned() else {
+            panic!("no timestamp");
+        };
+        if let Some(last) = last {
+            // 500 Hz: the next tick, none skipped, none twice.
+            let ticks = ((t - last) * 500.0_f64).round();
+            assert!((ticks - 1.0).abs() < f64::EPSILON, "{last} then {t}");
+        }
+        last = Some(t);
+    }
+    let stats = background.stats();
+    assert_eq!((stats.skipped, stats.overflowed), (0, 0), "{stats:?}");
+    // Packages stop: the wait ends at its timeout, not in the spin.
+    while receiver.recv(Some(Duration::from_millis(50))).is_ok() {}
+    let started = Instant::now();
+    let err = receiver.recv(Some(Duration::from_millis(50))).unwrap_err();
+    assert!(matches!(err, Error::Timeout { .. }), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(2));
     background.close().unwrap();
 }
 

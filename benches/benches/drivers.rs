@@ -3,21 +3,24 @@
 //! - unpaced: the highest sustained rate of each driver with every package received and
 //!   decoded in order, none skipped (gaps from `timestamp`, and the background driver's
 //!   queue overflow);
-//! - 500 Hz for `--seconds` (30), the blocking client, the background driver, the async
-//!   driver and the bare-socket floor **at the same time**, so they share the machine's
-//!   noise: CPU per package of every thread each uses (the background driver: its reader
-//!   thread and the consumer; the async driver: its current-thread runtime's one thread,
-//!   which runs the connection task and the consumer), latency from the simulator's send to
-//!   the decoded value (p50, p99), packages lost;
+//! - 500 Hz for `--seconds` (30) each: the bare-socket floor, the blocking client, the
+//!   background driver and the async driver **in turn**, in rounds of 3 s, each alone with
+//!   its simulator. A driver's CPU ratio is the median over rounds of its CPU per package
+//!   over the floor's in the same round, so the cases share the machine's drift but not
+//!   each other's wake-ups on two cores. CPU counts every thread a driver uses (the
+//!   background driver: its reader thread and the consumer; the async driver: its
+//!   current-thread runtime's one thread, which runs the connection task and the
+//!   consumer); latency is from the simulator's send to the decoded value (p50, p99);
+//!   packages lost;
 //! - allocations per package after setup, counted by a global allocator over a window of
 //!   each driver alone with its simulator (everything in the process is counted, the
 //!   simulator included: the blocking client's figure is the baseline);
 //! - the hand-off, the background driver alone with its simulator, per package from the
 //!   reader thread's read (`Receiver::received_at`): to the handle, seen by a consumer that
-//!   polls `Receiver::newest_seq` (what the background thread adds), and to a consumer
-//!   parked in `recv` (what the operating system's wake-up adds on top), with the reader
-//!   and the consumer unpinned, on one core and on two. In (b) the four drivers share two
-//!   cores, so a woken consumer there also waits for a core.
+//!   polls `Receiver::newest_seq` (what the background thread adds); to a consumer parked
+//!   in `recv` (what the operating system's wake-up adds on top), with the reader and the
+//!   consumer unpinned, on one core and on two; and to a consumer in `recv` with
+//!   `SpawnOptions::spin_before_arrival`, with the CPU each way costs.
 //!
 //! `cargo bench -p rtde-bench --bench drivers [-- --seconds 30 --rate-seconds 3]`
 
@@ -45,6 +48,10 @@ const MAX_CPU_RATIO: f64 = 1.15;
 const MAX_ASYNC_CPU_RATIO: f64 = 1.5;
 const MAX_ADDED_US: f64 = 5.0;
 const MIN_RATE: f64 = 1_000_000.0;
+/// Phase (b)'s rounds.
+const ROUND_SECONDS: u64 = 3;
+/// The hand-off phase's `SpawnOptions::spin_before_arrival` window.
+const SPIN_WINDOW: Duration = Duration::from_micros(150);
 // At most 15 bytes: Linux keeps no more of a thread name.
 const READER: &str = "rtde-bench-rx";
 
@@ -144,11 +151,35 @@ struct Run {
     cpu: Option<Duration>,
     latencies: Vec<f64>,
     lost: u64,
+    /// The background driver's reader thread alone.
+    reader: Option<Duration>,
 }
 
 impl Run {
     fn cpu_us(&self) -> Option<f64> {
         self.cpu.map(|c| per_us(c, self.packages))
+    }
+
+    /// This round's figures added to the rounds' before.
+    fn add(&mut self, round: Run) {
+        let sum = |a: Option<Duration>, b: Option<Duration>| a.zip(b).map(|(a, b)| a + b);
+        self.handoff.extend(round.handoff);
+        self.packages += round.packages;
+        self.cpu = sum(self.cpu, round.cpu);
+        self.latencies.extend(round.latencies);
+        self.lost += round.lost;
+        self.reader = sum(self.reader, round.reader);
+    }
+
+    fn empty() -> Run {
+        Run {
+            handoff: Vec::new(),
+            packages: 0,
+            cpu: Some(Duration::ZERO),
+            latencies: Vec::new(),
+            lost: 0,
+            reader: Some(Duration::ZERO),
+        }
     }
 }
 
@@ -181,6 +212,7 @@ fn blocking_500(epoch: Instant, sim: &Sim, seconds: u64) -> Run {
         cpu,
         latencies,
         lost,
+        reader: None,
     }
 }
 
@@ -214,20 +246,19 @@ fn background_500(epoch: Instant, sim: &Sim, seconds: u64) -> Run {
         latencies,
         handoff,
         lost: gaps.missing + stats.skipped + stats.overflowed,
+        reader,
     }
-    .with_reader(reader)
 }
 
-impl Run {
-    fn with_reader(self, reader: Option<Duration>) -> Run {
-        if let Some(r) = reader {
-            println!(
-                "    background reader thread alone: {:.2} µs CPU per package",
-                per_us(r, self.packages)
-            );
-        }
-        self
-    }
+/// `run` against a simulator of its own, stopped after.
+fn alone(epoch: Instant, run: impl FnOnce(&Sim) -> Run) -> Run {
+    let sim = Sim::builder()
+        .source(Stamping::new(epoch))
+        .start()
+        .expect("start the simulator");
+    let result = run(&sim);
+    let _ = sim.shutdown();
+    result
 }
 
 /// A current-thread runtime: the connection task and the consumer on the calling thread.
@@ -330,6 +361,7 @@ fn async_500(epoch: Instant, sim: &Sim, seconds: u64) -> Run {
                 cpu,
                 latencies,
                 lost: gaps.missing + stats.skipped + stats.overflowed,
+                reader: None,
             }
         })
         .await
@@ -379,6 +411,7 @@ fn floor_500(epoch: Instant, seconds: u64) -> Run {
         cpu,
         latencies,
         lost: 0,
+        reader: None,
     }
 }
 
@@ -481,30 +514,45 @@ enum Placement {
     TwoCores,
 }
 
+/// How the hand-off phase's consumer waits for a package.
+#[derive(Clone, Copy)]
+enum Consumer {
+    /// Polls [`rtde_core::client::Receiver::newest_seq`] on the other core: the package
+    /// reaching the handle.
+    Polls,
+    /// Parks in `recv` and is woken by the reader thread.
+    Parked(Placement),
+    /// `recv` with [`SpawnOptions::spin_before_arrival`], on the other core.
+    Spins(Duration),
+}
+
 /// The background driver alone with its simulator for `seconds`: per package, µs from the
-/// reader thread's read to the consumer holding the decoded value. `None`: the consumer
-/// polls [`rtde_core::client::Receiver::newest_seq`] (the package reaching the handle);
-/// `Some(placement)`: it parks in `recv` and is woken (the hand-off to a waiting thread).
-fn handoff_alone(epoch: Instant, seconds: u64, parked: Option<Placement>) -> Vec<f64> {
+/// reader thread's read to the consumer holding the decoded value; and the CPU per
+/// package of the reader and the consumer together, µs.
+fn handoff_alone(epoch: Instant, seconds: u64, consumer: Consumer) -> (Vec<f64>, Option<f64>) {
     let sim = Sim::builder()
         .source(Stamping::new(epoch))
         .start()
         .expect("start the simulator");
     let mut options = SpawnOptions::new().name(READER).queue_capacity(1024);
-    // A polling consumer spins: on the reader's core, the reader would wait for it.
-    let consumer = match parked {
-        Some(Placement::OneCore) => Some(0),
-        Some(Placement::TwoCores) | None => Some(1),
-        Some(Placement::Free) => None,
+    // A consumer that spins is kept off the reader's core, where the reader would wait for it.
+    let cpu = match consumer {
+        Consumer::Parked(Placement::Free) => None,
+        Consumer::Parked(Placement::OneCore) => Some(0),
+        Consumer::Parked(Placement::TwoCores) | Consumer::Polls => Some(1),
+        Consumer::Spins(window) => {
+            options = options.spin_before_arrival(window);
+            Some(1)
+        }
     };
-    if consumer.is_some() {
+    if cpu.is_some() {
         options = options.cpu_affinity(0);
     }
     let driver = connect(sim.addr()).spawn(options).expect("spawn");
     // On a thread of its own, so the pinning ends with it.
-    let handoff = std::thread::scope(|s| {
+    let (handoff, consumer_cpu, reader_cpu) = std::thread::scope(|s| {
         s.spawn(|| {
-            if let Some(cpu) = consumer {
+            if let Some(cpu) = cpu {
                 pin(cpu);
             }
             let mut receiver = driver.receiver();
@@ -512,12 +560,11 @@ fn handoff_alone(epoch: Instant, seconds: u64, parked: Option<Placement>) -> Vec
                 black_box(receiver.recv_as::<Reference>(None).expect("a package"));
             }
             let mut handoff = Vec::with_capacity(usize::try_from(seconds * 500 + 500).unwrap_or(0));
+            let (cpu0, reader0) = (thread_cpu_time(), named_thread_cpu(READER));
             let start = Instant::now();
             let end = Duration::from_secs(seconds);
             while start.elapsed() < end {
-                let r: Reference = if parked.is_some() {
-                    receiver.recv_as(None).expect("a package")
-                } else {
+                let r: Reference = if let Consumer::Polls = consumer {
                     while receiver.newest_seq() <= receiver.seq() && start.elapsed() < end {
                         std::hint::spin_loop();
                     }
@@ -525,20 +572,27 @@ fn handoff_alone(epoch: Instant, seconds: u64, parked: Option<Placement>) -> Vec
                         Some(r) => r,
                         None => continue,
                     }
+                } else {
+                    receiver.recv_as(None).expect("a package")
                 };
                 if let Some(at) = receiver.received_at() {
                     handoff.push(at.elapsed().as_secs_f64() * 1e6);
                 }
                 black_box(r);
             }
-            handoff
+            let consumer_cpu = thread_cpu_time().zip(cpu0).map(|(b, a)| b - a);
+            let reader_cpu = named_thread_cpu(READER).zip(reader0).map(|(b, a)| b - a);
+            (handoff, consumer_cpu, reader_cpu)
         })
         .join()
         .expect("the consumer")
     });
     let _ = driver.close();
     let _ = sim.shutdown();
-    handoff
+    let cpu = consumer_cpu
+        .zip(reader_cpu)
+        .map(|(c, r)| per_us(c + r, handoff.len() as u64));
+    (handoff, cpu)
 }
 
 fn pin(cpu: usize) {
@@ -571,52 +625,71 @@ fn main() {
         );
     }
 
-    println!("(b) 500 Hz for {seconds} s, the four at the same time:");
-    let sim_a = Sim::builder()
-        .source(Stamping::new(epoch))
-        .start()
-        .expect("start the simulator");
-    let sim_b = Sim::builder()
-        .source(Stamping::new(epoch))
-        .start()
-        .expect("start the simulator");
-    let sim_c = Sim::builder()
-        .source(Stamping::new(epoch))
-        .start()
-        .expect("start the simulator");
-    let (blocking, background, asynchronous, floor) = std::thread::scope(|s| {
-        let a = s.spawn(|| blocking_500(epoch, &sim_a, seconds));
-        let b = s.spawn(|| background_500(epoch, &sim_b, seconds));
-        let c = s.spawn(|| async_500(epoch, &sim_c, seconds));
-        let f = s.spawn(|| floor_500(epoch, seconds));
-        (
-            a.join().expect("blocking run"),
-            b.join().expect("background run"),
-            c.join().expect("async run"),
-            f.join().expect("floor run"),
-        )
-    });
-    let _ = sim_a.shutdown();
-    let _ = sim_b.shutdown();
-    let _ = sim_c.shutdown();
-    let floor_cpu = floor.cpu_us();
+    let rounds = (seconds / ROUND_SECONDS).max(1);
+    println!(
+        "(b) 500 Hz, {rounds} rounds of {ROUND_SECONDS} s per case ({} s each in all), each case alone with its simulator, in turn: floor, blocking, background, async",
+        rounds * ROUND_SECONDS
+    );
+    let [mut floor, mut blocking, mut background, mut asynchronous] =
+        [Run::empty(), Run::empty(), Run::empty(), Run::empty()];
+    // Per round, each driver's CPU per package over the floor's of the same round.
+    let mut ratios: [Vec<f64>; 3] = [Vec::new(), Vec::new(), Vec::new()];
+    for _ in 0..rounds {
+        let f = floor_500(epoch, ROUND_SECONDS);
+        let base = f.cpu_us();
+        floor.add(f);
+        let runs = [
+            alone(epoch, |sim| blocking_500(epoch, sim, ROUND_SECONDS)),
+            alone(epoch, |sim| background_500(epoch, sim, ROUND_SECONDS)),
+            alone(epoch, |sim| async_500(epoch, sim, ROUND_SECONDS)),
+        ];
+        for (i, (run, total)) in runs
+            .into_iter()
+            .zip([&mut blocking, &mut background, &mut asynchronous])
+            .enumerate()
+        {
+            if let Some(r) = run.cpu_us().zip(base).map(|(c, f)| c / f) {
+                ratios[i].push(r);
+            }
+            total.add(run);
+        }
+    }
+    if let Some(r) = background.reader {
+        println!(
+            "    background reader thread alone: {:.2} µs CPU per package",
+            per_us(r, background.packages)
+        );
+    }
     let p50 = |r: &Run| quantile(r.latencies.clone(), 0.50);
     let p99 = |r: &Run| quantile(r.latencies.clone(), 0.99);
-    for (name, run, target) in [
-        ("floor", &floor, None),
-        ("blocking", &blocking, Some(MAX_CPU_RATIO)),
-        ("background", &background, Some(MAX_CPU_RATIO)),
-        ("async", &asynchronous, Some(MAX_ASYNC_CPU_RATIO)),
+    for (name, run, target, ratios) in [
+        ("floor", &floor, None, None),
+        ("blocking", &blocking, Some(MAX_CPU_RATIO), Some(&ratios[0])),
+        (
+            "background",
+            &background,
+            Some(MAX_CPU_RATIO),
+            Some(&ratios[1]),
+        ),
+        (
+            "async",
+            &asynchronous,
+            Some(MAX_ASYNC_CPU_RATIO),
+            Some(&ratios[2]),
+        ),
     ] {
         let cpu = run.cpu_us();
-        let ratio = cpu.zip(floor_cpu).map(|(c, f)| c / f);
-        let verdict_text = match (target, ratio) {
+        let verdict_text = match (target, ratios) {
+            (Some(target), Some(ratios)) if !ratios.is_empty() => {
+                let median = quantile(ratios.clone(), 0.5);
+                let (lo, hi) = (quantile(ratios.clone(), 0.0), quantile(ratios.clone(), 1.0));
+                format!(
+                    "{median:.2}× the floor (median of the rounds' ratios; {lo:.2} to {hi:.2})    target ≤ {target}×: {}",
+                    verdict(median <= target)
+                )
+            }
+            (Some(_), _) => "CPU time unavailable".into(),
             (None, _) => String::new(),
-            (Some(target), Some(r)) => format!(
-                "{r:.2}× the floor    target ≤ {target}×: {}",
-                verdict(r <= target)
-            ),
-            (Some(_), None) => "CPU time unavailable".into(),
         };
         println!(
             "    {name:<10} {} packages, {} lost; CPU per package {} µs {verdict_text}",
@@ -631,7 +704,7 @@ fn main() {
         );
     }
     println!(
-        "    the background driver's reader thread's read to the consumer's decoded value, the four sharing two cores: p50 {:.1} µs, p99 {:.1} µs (the hand-off alone is (d))",
+        "    the background driver's reader thread's read to the consumer's decoded value: p50 {:.1} µs, p99 {:.1} µs (placements and the spinning receiver in (d))",
         quantile(background.handoff.clone(), 0.50),
         quantile(background.handoff.clone(), 0.99),
     );
@@ -658,23 +731,50 @@ fn main() {
     println!(
         "(d) the hand-off alone: the background driver and its simulator, {window} s at 500 Hz each, from the reader thread's read"
     );
-    let polled = handoff_alone(epoch, window, None);
+    let cpu_text = |cpu: Option<f64>| cpu.map_or("?".into(), |c| format!("{c:.1}"));
+    let (polled, cpu) = handoff_alone(epoch, window, Consumer::Polls);
     let added = quantile(polled.clone(), 0.50);
     println!(
         "    to the handle (a consumer polling `newest_seq` on the other core): p50 {added:.1} µs, p99 {:.1} µs    target p50 ≤ {MAX_ADDED_US} µs: {}",
         quantile(polled, 0.99),
         verdict(added <= MAX_ADDED_US)
     );
-    for (name, placement) in [
-        ("unpinned", Placement::Free),
-        ("reader and consumer on one core", Placement::OneCore),
-        ("reader and consumer on two cores", Placement::TwoCores),
+    println!(
+        "        (reader + polling consumer: {} µs CPU per package)",
+        cpu_text(cpu)
+    );
+    for (name, consumer) in [
+        (
+            "parked in `recv`, unpinned",
+            Consumer::Parked(Placement::Free),
+        ),
+        (
+            "parked in `recv`, reader and consumer on one core",
+            Consumer::Parked(Placement::OneCore),
+        ),
+        (
+            "parked in `recv`, reader and consumer on two cores",
+            Consumer::Parked(Placement::TwoCores),
+        ),
+        (
+            "in `recv` spinning from 150 µs before each package is due, on the other core",
+            Consumer::Spins(SPIN_WINDOW),
+        ),
     ] {
-        let woken = handoff_alone(epoch, window, Some(placement));
+        let (woken, cpu) = handoff_alone(epoch, window, consumer);
+        let p50 = quantile(woken.clone(), 0.50);
         println!(
-            "    to a consumer parked in `recv` and woken, {name}: p50 {:.1} µs, p99 {:.1} µs",
-            quantile(woken.clone(), 0.50),
-            quantile(woken, 0.99)
+            "    to a consumer {name}: p50 {p50:.1} µs, p99 {:.1} µs; reader + consumer {} µs CPU per package{}",
+            quantile(woken, 0.99),
+            cpu_text(cpu),
+            if let Consumer::Spins(_) = consumer {
+                format!(
+                    "    target p50 ≤ {MAX_ADDED_US} µs: {}",
+                    verdict(p50 <= MAX_ADDED_US)
+                )
+            } else {
+                String::new()
+            }
         );
     }
 }
