@@ -118,9 +118,12 @@ fn a_faster_clock_streams_faster_and_a_slower_one_slower() {
             .unwrap();
         let mut c = Raw::connect_v(sim.addr(), 2);
         c.setup_outputs(125.0, "timestamp");
+        // Before START: the connection's clock starts at tick 0 when the simulator takes
+        // the START, so it cannot have run before this instant (the reply's arrival could
+        // come late, after packages were already due).
+        let started = Instant::now();
         c.send(rtde_core::protocol::ClientMessage::Start);
         assert_eq!(c.recv(), Msg::Start(true));
-        let started = Instant::now();
         let t = timestamps(&mut c, packages);
         (started.elapsed(), t)
     };
