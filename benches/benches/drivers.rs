@@ -250,12 +250,17 @@ fn background_500(epoch: Instant, sim: &Sim, seconds: u64) -> Run {
     }
 }
 
-/// `run` against a simulator of its own, stopped after.
-fn alone(epoch: Instant, run: impl FnOnce(&Sim) -> Run) -> Run {
-    let sim = Sim::builder()
+/// A simulator at its default 500 Hz pace, stamping each package's send time.
+fn paced_sim(epoch: Instant) -> Sim {
+    Sim::builder()
         .source(Stamping::new(epoch))
         .start()
-        .expect("start the simulator");
+        .expect("start the simulator")
+}
+
+/// `run` against a simulator of its own, stopped after.
+fn alone(epoch: Instant, run: impl FnOnce(&Sim) -> Run) -> Run {
+    let sim = paced_sim(epoch);
     let result = run(&sim);
     let _ = sim.shutdown();
     result
@@ -417,10 +422,7 @@ fn floor_500(epoch: Instant, seconds: u64) -> Run {
 
 /// Allocations per package over `seconds` of one driver alone with its simulator.
 fn allocations(epoch: Instant, seconds: u64, background: bool) -> f64 {
-    let sim = Sim::builder()
-        .source(Stamping::new(epoch))
-        .start()
-        .expect("start the simulator");
+    let sim = paced_sim(epoch);
     let client = connect(sim.addr());
     let n;
     let count;
@@ -467,10 +469,7 @@ fn allocations(epoch: Instant, seconds: u64, background: bool) -> f64 {
 /// Allocations per package over `seconds` of the async driver alone with its simulator,
 /// on a current-thread runtime (process-wide, as [`allocations`]).
 fn allocations_async(epoch: Instant, seconds: u64) -> f64 {
-    let sim = Sim::builder()
-        .source(Stamping::new(epoch))
-        .start()
-        .expect("start the simulator");
+    let sim = paced_sim(epoch);
     let addr = sim.addr();
     let (count, n) = current_thread().block_on(async move {
         tokio::spawn(async move {
@@ -530,10 +529,7 @@ enum Consumer {
 /// reader thread's read to the consumer holding the decoded value; and the CPU per
 /// package of the reader and the consumer together, µs.
 fn handoff_alone(epoch: Instant, seconds: u64, consumer: Consumer) -> (Vec<f64>, Option<f64>) {
-    let sim = Sim::builder()
-        .source(Stamping::new(epoch))
-        .start()
-        .expect("start the simulator");
+    let sim = paced_sim(epoch);
     let mut options = SpawnOptions::new().name(READER).queue_capacity(1024);
     // A consumer that spins is kept off the reader's core, where the reader would wait for it.
     let cpu = match consumer {
