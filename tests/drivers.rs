@@ -16,7 +16,9 @@
 //! - the blocking client reconnects when asked ([`Client::reconnect`]), and with a policy
 //!   at the call that finds the link lost; the background and async drivers reconnect on
 //!   their own, under the policy, as soon as their reader sees the loss, and without one
-//!   they end for good;
+//!   they end for good. An input sent meanwhile is one behaviour: it waits for the
+//!   reconnection and goes out on the new link (the blocking client's after its
+//!   reconnection), or fails with [`Error::ConnectionLost`] when the round fails;
 //! - the background driver has no pause: its reader thread streams until
 //!   [`Background::close`], which pauses;
 //! - the blocking client's `recv_latest` passes over the packages before the newest
@@ -581,4 +583,6 @@ every_driver!(
     scripted::a_downgrade_that_loses_a_field_is_named_on_reconnect_before_anything_is_sent,
     scripted::not_found_after_a_downgrade_on_reconnect_is_refused_naming_the_field,
     scripted::text_messages_already_received_survive_a_reconnection,
+    scripted::a_send_during_a_reconnection_waits_for_it_and_goes_out_on_the_new_link,
+    scripted::a_send_during_a_reconnection_that_fails_is_connection_lost,
 );

@@ -17,7 +17,9 @@ use rtde_core::protocol::{
     ClientMessage, ControllerMessage, FrameBuffer, HEADER_LEN, ProtocolVersion, package_type,
 };
 use rtde_core::tokio::{AsyncClient, Connection, Latest, PackageStream, Packages};
-use rtde_core::{ConnectOptions, DynamicRecipe, Error, Event, Recipe, ReconnectPolicy, State};
+use rtde_core::{
+    ConnectOptions, DynamicRecipe, Error, Event, InputHandle, Recipe, ReconnectPolicy, State,
+};
 use support::{FakePeer, Script, data_v2, timestamp_and_q};
 use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream};
 use tokio::time::timeout;
@@ -356,6 +358,121 @@ async fn closed_mid_frame_reconnects_replays_and_counts_the_loss() {
     timeout(WAIT, task).await.unwrap().unwrap().unwrap();
     let transcripts = peer.finish_all();
     assert_eq!(transcripts[1].inputs, [(7, vec![0, 0, 0, 0])]);
+}
+
+/// Outputs and `input_int_register_24`, the input's recipe id `input_id`.
+fn with_input(script: Script, input_id: u8) -> Script {
+    script
+        .handshake_v2("5.21.0")
+        .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
+        .expect(ClientMessage::SetupInputs {
+            names: "input_int_register_24",
+        })
+        .reply(ControllerMessage::SetupInputsReply {
+            recipe_id: input_id,
+            types: "INT32",
+        })
+}
+
+/// A connection whose first link streams one package (received here) and drops; the
+/// second link's script begins with `second`. Reconnects automatically.
+async fn dropped_after_one_package(
+    second: Script,
+) -> (
+    FakePeer,
+    AsyncClient,
+    tokio::task::JoinHandle<Result<(), Error>>,
+    InputHandle,
+    Packages,
+) {
+    let peer = FakePeer::start_many(vec![
+        with_input(Script::new(), 3).start().raw(&at(1.0)).close(),
+        second,
+    ]);
+    let policy = ReconnectPolicy::new()
+        .attempts(3)
+        .initial_backoff(Duration::from_millis(5));
+    let (client, connection) = rtde_core::tokio::connect(peer.addr, options().reconnect(policy))
+        .await
+        .unwrap();
+    let task = tokio::spawn(connection);
+    client.setup_outputs(outputs().spec(), 500.0).await.unwrap();
+    let handle = client.setup_inputs(register_24(0).spec()).await.unwrap();
+    let mut packages = client.packages(8).unwrap();
+    client.start().await.unwrap();
+    assert_eq!(timestamp(&next(&mut packages).await.unwrap()), 1.0);
+    (peer, client, task, handle, packages)
+}
+
+fn register_24(value: i32) -> DynamicRecipe {
+    let mut input = DynamicRecipe::inputs(["input_int_register_24"]).unwrap();
+    input
+        .set("input_int_register_24", rtde_core::Value::Int32(value))
+        .unwrap();
+    input
+}
+
+/// Until the peer's script reaches its `reached` step.
+async fn reached(signal: std::sync::mpsc::Receiver<()>) {
+    tokio::task::spawn_blocking(move || signal.recv_timeout(WAIT))
+        .await
+        .unwrap()
+        .expect("the client connected again");
+}
+
+#[tokio::test]
+async fn a_send_dropped_while_it_waits_for_a_reconnection_queued_nothing() {
+    let (reach, on_reached) = std::sync::mpsc::channel();
+    let (release, held) = std::sync::mpsc::channel::<()>();
+    let second = with_input(Script::new().reached(reach).hold(held), 7)
+        .start()
+        // One input, the one sent after the reconnection: the dropped send left none.
+        .stream(Vec::new(), 1)
+        .pause()
+        .expect_eof();
+    let (peer, client, task, handle, _packages) = dropped_after_one_package(second).await;
+    reached(on_reached).await;
+    // The handshake is held: the send waits (it neither fails nor queues), and is dropped.
+    let waited = timeout(
+        Duration::from_millis(50),
+        client.send(&handle, &register_24(1)),
+    )
+    .await;
+    assert!(waited.is_err(), "{waited:?}");
+    drop(release);
+    // This one waits for the round, then goes out on the new link with its id.
+    timeout(WAIT, client.send(&handle, &register_24(2)))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(client.state(), State::Running);
+    timeout(WAIT, client.close()).await.unwrap().unwrap();
+    timeout(WAIT, task).await.unwrap().unwrap().unwrap();
+    let transcripts = peer.finish_all();
+    assert_eq!(transcripts[1].inputs, [(7, vec![0, 0, 0, 2])]);
+}
+
+#[tokio::test]
+async fn a_send_waiting_for_a_reconnection_ends_when_the_connection_is_dropped() {
+    let (reach, on_reached) = std::sync::mpsc::channel();
+    let (release, held) = std::sync::mpsc::channel::<()>();
+    let (peer, client, task, handle, mut packages) =
+        dropped_after_one_package(Script::new().reached(reach).hold(held)).await;
+    reached(on_reached).await;
+    let input = register_24(1);
+    let (sent, ()) = tokio::join!(timeout(WAIT, client.send(&handle, &input)), async {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        // The connection's future goes (a runtime shutting down does the same).
+        task.abort();
+    });
+    let sent = sent.expect("the waiting send ends with the connection");
+    assert!(matches!(sent, Err(Error::ConnectionLost)), "{sent:?}");
+    assert!(matches!(
+        next(&mut packages).await,
+        Err(Error::ConnectionLost)
+    ));
+    drop(release);
+    peer.finish_all();
 }
 
 #[tokio::test]

@@ -3,6 +3,7 @@
 //! recovery, never a hang (every wait of the driver and of the peer is bounded) and never
 //! a panic.
 
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use rtde_core::protocol::{
@@ -10,8 +11,8 @@ use rtde_core::protocol::{
     package_type,
 };
 use rtde_core::{
-    Client, ConnectOptions, DynamicRecipe, Error, ErrorKind, Event, Recipe, ReconnectPolicy, State,
-    Value,
+    Client, ConnectOptions, DynamicRecipe, Error, ErrorKind, Event, InputHandle, Recipe,
+    ReconnectPolicy, State, Value,
 };
 
 use super::{Driver, Staleness, outputs, started};
@@ -270,7 +271,7 @@ pub(crate) fn a_peer_that_stops_reading_fails_the_send_within_the_write_timeout<
         .collect();
     let joined = names.join(",");
     let types = vec!["DOUBLE"; names.len()].join(",");
-    let (release, held) = std::sync::mpsc::channel();
+    let (release, held) = mpsc::channel();
     let peer = FakePeer::start(
         Script::new()
             .handshake_v2("5.21.0")
@@ -949,6 +950,153 @@ pub(crate) fn not_found_after_a_downgrade_on_reconnect_is_refused_naming_the_fie
         "{events:?}"
     );
     driver.finish();
+    peer.finish_all();
+}
+
+// ---- inputs sent while a reconnection is under way ----
+
+/// `input_int_register_24` set to 42, and the package it makes on a link that gave the
+/// recipe `id`.
+fn register_24() -> DynamicRecipe {
+    let mut input = DynamicRecipe::inputs(["input_int_register_24"]).unwrap();
+    input
+        .set("input_int_register_24", Value::Int32(42))
+        .unwrap();
+    input
+}
+
+/// A first link that streams one package and drops, then a second one that tells the test
+/// it was accepted and holds the reconnection's handshake until the test lets go: `then`
+/// is what it does after that.
+fn dropped_then_held(
+    reached: mpsc::Sender<()>,
+    held: mpsc::Receiver<()>,
+    then: impl FnOnce(Script) -> Script,
+) -> FakePeer {
+    FakePeer::start_many(vec![
+        with_input(ControllerMessage::SetupInputsReply {
+            recipe_id: 1,
+            types: "INT32",
+        })
+        .start()
+        .raw(&at(1.0))
+        .close(),
+        then(Script::new().reached(reached).hold(held)),
+    ])
+}
+
+/// Lets the held handshake go on a little after the peer was reached, on a thread of its
+/// own: the test's `send` (or, for the blocking client, its `reconnect`) meanwhile begins
+/// while the reconnection is under way. (The delay only makes that likely; the outcome the
+/// scenario asserts does not depend on it.) Returns when the peer was reached.
+fn release_after_reached(
+    reached: mpsc::Receiver<()>,
+    release: mpsc::Sender<()>,
+) -> (mpsc::Receiver<()>, std::thread::JoinHandle<()>) {
+    let (connected, on_connect) = mpsc::channel();
+    let thread = std::thread::spawn(move || {
+        if reached.recv_timeout(WAIT).is_ok() {
+            let _ = connected.send(());
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        drop(release);
+    });
+    (on_connect, thread)
+}
+
+/// The client of `dropped_then_held`'s first link, started, taken by `D`, its one package
+/// received.
+fn taken_with_input<D: Driver>(peer: &FakePeer, options: ConnectOptions) -> (D, InputHandle) {
+    let mut client = Client::connect(peer.addr, options).unwrap();
+    client.setup_outputs(outputs().spec(), 500.0).unwrap();
+    let handle = client.setup_inputs(register_24().spec()).unwrap();
+    client.start().unwrap();
+    let _ = client.events().count();
+    let mut driver = D::take(client);
+    let mut recipe = outputs();
+    driver.recv_into(&mut recipe).unwrap();
+    assert_eq!(timestamp(&recipe), 1.0);
+    (driver, handle)
+}
+
+pub(crate) fn a_send_during_a_reconnection_waits_for_it_and_goes_out_on_the_new_link<D: Driver>() {
+    let (reached, on_reached) = mpsc::channel();
+    let (release, held) = mpsc::channel();
+    // The new link assigns the input recipe id 7; the package must come after START,
+    // with that id, and be the only one.
+    let peer = dropped_then_held(reached, held, |script| {
+        script
+            .handshake_v2("5.21.0")
+            .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
+            .expect(ClientMessage::SetupInputs {
+                names: "input_int_register_24",
+            })
+            .reply(ControllerMessage::SetupInputsReply {
+                recipe_id: 7,
+                types: "INT32",
+            })
+            .start()
+            .expect(ClientMessage::DataPackage {
+                recipe_id: 7,
+                payload: &[0, 0, 0, 42],
+            })
+            .pause()
+            .expect_eof()
+    });
+    let (mut driver, handle): (D, _) = taken_with_input(&peer, to_come_back::<D>());
+    let (on_connect, releaser) = release_after_reached(on_reached, release);
+    if D::BY_HAND {
+        // The blocking client has no reconnection under way unless a call makes one.
+        let mut recipe = outputs();
+        let err = driver.recv_into(&mut recipe).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Link, "{err}");
+        driver.come_back().unwrap();
+    } else {
+        // The reader saw the drop and reconnects: the handshake is held.
+        on_connect.recv_timeout(WAIT).unwrap();
+    }
+    // Every driver: the package waits for the link and goes out on it.
+    driver.send(&handle, &register_24()).unwrap();
+    assert_eq!(driver.state(), State::Running);
+    assert_eq!(driver.input_recipe_id(&handle), Some(7));
+    assert_eq!(driver.stats().reconnects, 1);
+    driver.close().unwrap();
+    releaser.join().unwrap();
+    peer.finish_all();
+}
+
+pub(crate) fn a_send_during_a_reconnection_that_fails_is_connection_lost<D: Driver>() {
+    let (reached, on_reached) = mpsc::channel();
+    let (release, held) = mpsc::channel();
+    // The reconnection's one attempt fails; nothing listens after it.
+    let peer = dropped_then_held(reached, held, Script::close);
+    let options = if D::BY_HAND {
+        options()
+    } else {
+        reconnecting(1)
+    };
+    let (mut driver, handle): (D, _) = taken_with_input(&peer, options);
+    let (on_connect, releaser) = release_after_reached(on_reached, release);
+    let round = if D::BY_HAND {
+        let mut recipe = outputs();
+        let err = driver.recv_into(&mut recipe).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Link, "{err}");
+        driver.come_back().unwrap_err()
+    } else {
+        on_connect.recv_timeout(WAIT).unwrap();
+        let err = driver.send(&handle, &register_24()).unwrap_err();
+        assert!(matches!(err, Error::ConnectionLost), "{err}");
+        // The round's own error went to the in-order receiver.
+        driver.come_back().unwrap_err()
+    };
+    assert_eq!(round.kind(), ErrorKind::Link, "{round}");
+    assert!(!matches!(round, Error::ConnectionLost), "{round}");
+    assert_eq!(driver.state(), State::Closed);
+    // Every driver now: the link is gone and nothing was queued for a later one.
+    let err = driver.send(&handle, &register_24()).unwrap_err();
+    assert!(matches!(err, Error::ConnectionLost), "{err}");
+    driver.finish();
+    releaser.join().unwrap();
     peer.finish_all();
 }
 

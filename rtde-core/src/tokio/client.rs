@@ -94,21 +94,34 @@ impl AsyncClient {
 
     /// Queues the values of `recipe` as a data package of the input recipe `input` was set
     /// up with; the connection task writes it. Encoded in place in the session's transmit
-    /// buffer: no allocation. Waits only while the previous package has not gone out yet
-    /// (the socket is full).
+    /// buffer: no allocation. Waits while the previous package has not gone out yet (the
+    /// socket is full), and while the connection reconnects.
     ///
-    /// Cancel-safe: dropped at its `.await`, it queued nothing.
+    /// **During an automatic reconnection**
+    /// ([`ConnectOptions::reconnect`](crate::ConnectOptions::reconnect)) it waits for the
+    /// round to end, as the background driver's
+    /// [`Sender::send`](crate::client::Sender::send) does, and is bounded by the same
+    /// policy: once the new link has replayed the recipes (and START), the package is
+    /// queued on it, with the input recipe id that link assigned. Inputs are never buffered
+    /// for a later link: nothing is queued while the link is down, so a package cannot go
+    /// out stale behind the replay, and what the caller sees is the wait. When the round
+    /// fails, it returns [`Error::ConnectionLost`] (the round's own error goes where the
+    /// connection's end goes: the in-order [`Packages`], else the
+    /// [`Connection`](super::Connection) future), as the background driver's `send` does.
+    ///
+    /// Cancel-safe: dropped at its `.await` (waiting for room or for a reconnection), it
+    /// queued nothing.
     ///
     /// A controller that stops reading cannot make it hang: when the package waiting to go
     /// out finds no room for [`ConnectOptions::write_timeout`](crate::ConnectOptions::write_timeout),
     /// the link is lost, and the `send` waiting (or the next one) fails with the error the
     /// blocking client's `send` gives: an [`Error::Io`] whose source is
-    /// [`std::io::ErrorKind::TimedOut`].
+    /// [`std::io::ErrorKind::TimedOut`] (unless a reconnection brings the link back
+    /// first: then the package goes out on the new link, as the blocking client's does).
     ///
     /// # Errors
-    /// As [`Client::send`](crate::Client::send); [`Error::ConnectionLost`] while the link
-    /// is down or being reconnected (inputs are not queued for a later link: they would
-    /// arrive late).
+    /// As [`Client::send`](crate::Client::send); [`Error::ConnectionLost`] once the
+    /// connection has ended, or when the reconnection it waited for failed.
     pub async fn send<R: InputRecipe + ?Sized>(
         &self,
         input: &InputHandle,
@@ -119,12 +132,15 @@ impl AsyncClient {
             progress.as_mut().enable();
             {
                 let mut inner = self.shared.inner();
-                if inner.finished || inner.reconnecting {
+                if inner.finished {
                     // A write that failed (the write timeout, say) is reported once, as
                     // the blocking client's `send` reports it.
                     return Err(inner.send_failure.take().unwrap_or(Error::ConnectionLost));
                 }
-                if inner.session.poll_transmit().is_none() {
+                // A lost link that the task has not taken up yet is about to be reconnected
+                // or ended: either way it wakes this wait.
+                let link_down = inner.reconnecting || inner.session.is_lost();
+                if !link_down && inner.session.poll_transmit().is_none() {
                     inner.session.send(input, recipe)?;
                     Shared::wake_task(&mut inner);
                     return Ok(());

@@ -418,6 +418,17 @@ impl<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static> Future for Connection<
     }
 }
 
+impl<IO> Drop for Connection<IO> {
+    fn drop(&mut self) {
+        // Dropped before it ended (an aborted task, a runtime shutting down): nothing will
+        // answer the handles any more, and a `send` waiting for a reconnection must not
+        // wait for ever.
+        if !matches!(self.phase, Phase::Ended) {
+            self.shared.finish(None);
+        }
+    }
+}
+
 /// The consumer's deferral of reads, and the timer that ends it.
 struct Deferral {
     timer: Pin<Box<Sleep>>,

@@ -31,6 +31,8 @@ enum Step {
     /// Send and read nothing until the test lets go (drops the sender), or for
     /// [`PEER_PATIENCE`] at most.
     Hold(std::sync::mpsc::Receiver<()>),
+    /// Tell the test the script got here.
+    Reached(std::sync::mpsc::Sender<()>),
     /// Close the connection.
     Close,
     /// Read until the client closes; no package may arrive before that.
@@ -136,6 +138,13 @@ impl Script {
     /// is dropped, or for [`PEER_PATIENCE`] at most.
     pub(crate) fn hold(mut self, release: std::sync::mpsc::Receiver<()>) -> Self {
         self.steps.push(Step::Hold(release));
+        self
+    }
+
+    /// The peer tells the test that the client got this far (connected, say), so the
+    /// test acts on it at that point rather than after a guessed delay.
+    pub(crate) fn reached(mut self, signal: std::sync::mpsc::Sender<()>) -> Self {
+        self.steps.push(Step::Reached(signal));
         self
     }
 
@@ -391,6 +400,9 @@ fn play(stream: TcpStream, steps: Vec<Step>) -> Result<Transcript, String> {
             Step::Wait(d) => std::thread::sleep(d),
             Step::Hold(release) => {
                 let _ = release.recv_timeout(PEER_PATIENCE);
+            }
+            Step::Reached(signal) => {
+                let _ = signal.send(());
             }
             Step::Close => {
                 let _ = writer.shutdown(Shutdown::Both);
