@@ -57,5 +57,5 @@ pub mod subscriber;
 
 pub use bridge::{Bridge, Counts, Error, StartOptions};
 pub use config::{Config, ConfigError, Format};
-pub use queue::RobotCounts;
+pub use queue::{RobotCounts, packages_per_batch};
 pub use subscriber::{Message, SequenceCheck, Subscriber, SubscriberError, Verdict};

@@ -231,14 +231,11 @@ impl RobotQueue {
             .open
             .as_ref()
             .map_or(last_timestamp + period, |o| o.first_timestamp);
-        // The index (from the batch's first package) of the package that fills it: the
-        // rule of `push`, solved for the package.
-        let by_time = ((self.batch_time.as_secs_f64() - TIMESTAMP_SLACK) / period - 1.0)
-            .ceil()
-            .max(0.0);
+        let filled_by = packages_per_batch(self.batch_time, self.period).min(self.batch_packages);
+        // The package that fills the batch, counted from its first.
         #[allow(clippy::cast_precision_loss)] // batch sizes are far below 2^52
-        let by_count = self.batch_packages.saturating_sub(1) as f64;
-        first + by_time.min(by_count) * period
+        let index = filled_by.saturating_sub(1) as f64;
+        first + index * period
     }
 
     /// Closes the open batch if it is older than the batch time; returns whether a
@@ -331,6 +328,37 @@ impl RobotQueue {
             }
         }
     }
+}
+
+/// How many packages a batch holds when batches close by time: a robot streaming every
+/// `period` fills one with the most packages whose first waits less than `batch_time`
+/// for the last (the rule [`RobotQueue`] closes batches by, for packages that come
+/// without gaps). A batch count below it closes batches sooner.
+///
+/// ```
+/// use std::time::Duration;
+/// use rtde_bridge::packages_per_batch;
+///
+/// let ms = Duration::from_millis;
+/// // 10 ms batches: five packages at 500 Hz (the first waits 8 ms), two at 125 Hz.
+/// assert_eq!(packages_per_batch(ms(10), Duration::from_secs_f64(1.0 / 500.0)), 5);
+/// assert_eq!(packages_per_batch(ms(10), Duration::from_secs_f64(1.0 / 125.0)), 2);
+/// // A period longer than the batch time: every package is a batch.
+/// assert_eq!(packages_per_batch(ms(10), ms(20)), 1);
+/// ```
+#[must_use]
+pub fn packages_per_batch(batch_time: Duration, period: Duration) -> usize {
+    let period = period.as_secs_f64();
+    if period <= 0.0 {
+        return 1;
+    }
+    let after_first = ((batch_time.as_secs_f64() - TIMESTAMP_SLACK) / period - 1.0)
+        .ceil()
+        .max(0.0);
+    // Saturates for absurd ratios; the configuration bounds both.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let after_first = after_first.min(1e9) as usize;
+    after_first + 1
 }
 
 /// The controller `timestamp` of a package: its first field (the configuration puts

@@ -27,6 +27,11 @@
 //!   `start + T`), for every package of the window; with `batch_ms = 10` a package waits up
 //!   to 10 ms in its batch.
 //! - memory: VmRSS and VmHWM (peak) from /proc for the bridge and for Mosquitto.
+//! - the floor, before the bridge in the same run, on a fleet of its own through the same
+//!   broker: one thread that reads every robot once per batch and publishes the bytes as
+//!   one QoS 1 message ([`floor`]). Its CPU per package is what the machine charges for
+//!   the reads, writes and acknowledgements alone (loopback TCP included, as for the
+//!   bridge); the bridge over the floor is what the bridge adds.
 //!
 //! Where the latency goes, per package (p50 / p99):
 //! - batching: the package's wait in its batch, from the controller timestamps
@@ -38,6 +43,8 @@
 //! - subscriber: socket read to decoded batch. The subscriber's thread CPU is printed
 //!   too, to show it is not what limits the figures.
 
+#[path = "mqtt_fleet/floor.rs"]
+mod floor;
 #[path = "../../rtde-bridge/tests/common/mod.rs"]
 mod mosquitto;
 
@@ -50,6 +57,11 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rtde_bridge::payload::{self, Batch};
 use rtde_bridge::{SequenceCheck, Verdict};
+
+/// The batch time of every run (`batch_ms`): the latency target is for 10 ms.
+const BATCH_MS: u64 = 10;
+/// The floor's measured time: at most this, at most the bridge's.
+const FLOOR_SECONDS: u64 = 20;
 
 struct Args {
     robots: u16,
@@ -243,6 +255,7 @@ struct Figures {
     bridge_mem: (f64, f64),
     broker_mem: (f64, f64),
     broker_cpu: f64,
+    floor: floor::Floor,
 }
 
 impl Figures {
@@ -362,6 +375,24 @@ fn run(
 ) -> Option<Figures> {
     let broker = mosquitto::Broker::start(&format!("bench-{robots}-{frequency}"))?;
     let rtde = bridge_bin.unwrap_or(env!("CARGO_BIN_EXE_rtde"));
+    // The floor first, on a fleet of its own, through the same broker.
+    let floor = {
+        let fleet = rtde_sim::Sim::builder()
+            .deterministic()
+            .start_fleet(robots)
+            .expect("start the floor's fleet");
+        let addrs: Vec<SocketAddr> = fleet.addrs().collect();
+        let period = Duration::from_secs_f64(1.0 / frequency);
+        let batch = rtde_bridge::packages_per_batch(Duration::from_millis(BATCH_MS), period);
+        let every = period * u32::try_from(batch).expect("a batch of a few packages");
+        floor::run(
+            &addrs,
+            frequency,
+            every,
+            broker.port,
+            seconds.min(FLOOR_SECONDS),
+        )
+    };
     // The fleet runs here, so that its clock's start is known: a package stamped T left
     // the simulator at `epoch + T`, and latency is measured from there.
     let epoch_us = unix_us();
@@ -382,7 +413,7 @@ fn run(
         mosquitto::config(
             &broker.url(),
             &named,
-            &format!("format = \"{format}\"\nbatch_ms = 10\nbatch_packages = 1000\nqueue_packages = 100000"),
+            &format!("format = \"{format}\"\nbatch_ms = {BATCH_MS}\nbatch_packages = 1000\nqueue_packages = 100000"),
             frequency,
         ),
     )
@@ -522,6 +553,7 @@ fn run(
         bridge_mem,
         broker_mem,
         broker_cpu,
+        floor,
     })
 }
 
@@ -545,6 +577,16 @@ fn print(f: &Figures) {
         f.window_seconds,
         f.bridge_cpu / f.window_seconds * 100.0,
         f.bridge_cpu / f.window_batches.max(1) as f64 * 1e6,
+    );
+    let floor = &f.floor;
+    println!(
+        "  floor CPU per package {:.2} µs ({} packages in {:.1} s; {} of {} publications acknowledged; one thread reads each robot once per batch and publishes the bytes, nothing else): the bridge is {:.2}× the floor",
+        floor.cpu_per_package_us(),
+        floor.packages,
+        floor.seconds,
+        floor.acknowledged,
+        floor.publications,
+        f.cpu_per_package_us() / floor.cpu_per_package_us(),
     );
     println!(
         "  mosquitto CPU per package {:.2} µs ({:.0} % of one core)",
