@@ -94,6 +94,11 @@ pub(crate) trait Staleness: Driver {
     /// As [`Driver::take`], with the deadline.
     fn take_stale(client: Client, limit: Duration, grace: Duration) -> Self;
     fn is_stale(&self) -> bool;
+    /// Waits (within [`WAIT`]) for the latest package to change: `Ok` for a newer one,
+    /// the error that ended the wait otherwise ([`Error::Stale`] when the stream went
+    /// stale). `None` for a driver without such a wait: the background driver's
+    /// `Receiver::latest` never waits, and its `Receiver::recv` takes a timeout.
+    fn changed(&mut self) -> Option<Result<(), Error>>;
 }
 
 pub(crate) struct Blocking {
@@ -333,6 +338,10 @@ impl Staleness for Threaded {
     fn is_stale(&self) -> bool {
         self.background.is_stale()
     }
+
+    fn changed(&mut self) -> Option<Result<(), Error>> {
+        None
+    }
 }
 
 /// The async driver: the connection task on a one-worker runtime, so it reads on while the
@@ -520,6 +529,15 @@ impl Staleness for Asynchronous {
         let stale = self.client.is_stale();
         assert_eq!(self.latest.is_stale(), stale, "the watch says the same");
         stale
+    }
+
+    fn changed(&mut self) -> Option<Result<(), Error>> {
+        let latest = &mut self.latest;
+        let changed = self
+            .runtime
+            .block_on(async { tokio::time::timeout(WAIT, latest.changed()).await })
+            .unwrap_or_else(|_| panic!("`Latest::changed` waited past {WAIT:?}"));
+        Some(changed.map(drop))
     }
 }
 

@@ -89,6 +89,21 @@ pub enum Error {
     /// An earlier error left the connection unusable (the stream is out of step or closed).
     #[error("the connection was lost by an earlier error; connect again")]
     ConnectionLost,
+    /// No fresh output package for the staleness limit
+    /// ([`Session::set_staleness`](crate::session::Session::set_staleness): the async
+    /// driver's `Connection::staleness`, the background driver's
+    /// [`SpawnOptions::staleness`](crate::client::SpawnOptions::staleness)): the controller
+    /// stopped sending, or the link stalls. Reported once per silence, as
+    /// [`Event::Stale`](crate::Event::Stale) is; the connection stays, and the next package
+    /// makes the stream fresh again.
+    #[error(
+        "no fresh output package for {silent_for:?}: the stream is stale (the staleness \
+         limit); the newest package is that old"
+    )]
+    Stale {
+        /// Since the last package (or since START, within the grace period).
+        silent_for: Duration,
+    },
 
     // ---- the controller said no ----
     /// The controller accepted neither protocol version 2 nor version 1.
@@ -269,7 +284,8 @@ impl Error {
             | Error::Io { .. }
             | Error::Closed { .. }
             | Error::Timeout { .. }
-            | Error::ConnectionLost => ErrorKind::Link,
+            | Error::ConnectionLost
+            | Error::Stale { .. } => ErrorKind::Link,
             Error::ProtocolRefused
             | Error::SetupRefused(_)
             | Error::StartRefused

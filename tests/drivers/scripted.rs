@@ -1166,6 +1166,8 @@ fn stale_events(events: Vec<Event>) -> Vec<Duration> {
 
 pub(crate) fn staleness_waits_out_the_grace_period_at_start_up<D: Staleness>() {
     let limit = Duration::from_millis(50);
+    let stale_for_the_limit =
+        |e: &Error| matches!(e, Error::Stale { silent_for } if *silent_for >= limit);
 
     // With a grace period longer than the silence after START: quiet until the first
     // package, then stale once the stream stops.
@@ -1176,11 +1178,24 @@ pub(crate) fn staleness_waits_out_the_grace_period_at_start_up<D: Staleness>() {
     assert!(stale_events(driver.events()).is_empty());
     let mut recipe = outputs();
     driver.recv_into(&mut recipe).unwrap();
-    std::thread::sleep(Duration::from_millis(300));
+    match driver.changed() {
+        // The async watch: the package, then the silence after it ends the next wait.
+        Some(package) => {
+            package.unwrap();
+            let err = driver.changed().unwrap().unwrap_err();
+            assert!(stale_for_the_limit(&err), "{err}");
+            assert_eq!(err.kind(), ErrorKind::Link);
+        }
+        None => std::thread::sleep(Duration::from_millis(300)),
+    }
     assert!(driver.is_stale());
     let stale = stale_events(driver.events());
     assert_eq!(stale.len(), 1, "once per silence: {stale:?}");
     assert!(stale[0] >= limit, "{stale:?}");
+    // Once per silence: the next wait is for a fresh package. None comes; the peer ends.
+    if let Some(next) = driver.changed() {
+        assert!(matches!(next, Err(Error::ConnectionLost)), "{next:?}");
+    }
     driver.finish();
     peer.finish();
 
@@ -1191,8 +1206,16 @@ pub(crate) fn staleness_waits_out_the_grace_period_at_start_up<D: Staleness>() {
     std::thread::sleep(Duration::from_millis(400));
     assert!(driver.is_stale());
     assert_eq!(stale_events(driver.events()).len(), 1);
+    // A wait that begins on a stale stream learns it at once.
+    if let Some(changed) = driver.changed() {
+        let err = changed.unwrap_err();
+        assert!(stale_for_the_limit(&err), "{err}");
+    }
     driver.recv_into(&mut recipe).unwrap();
     assert!(!driver.is_stale());
+    if let Some(changed) = driver.changed() {
+        changed.unwrap();
+    }
     driver.finish();
     peer.finish();
 }

@@ -106,8 +106,9 @@ impl<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static> Connection<IO> {
     }
 
     /// Reports [`Event::Stale`](crate::Event::Stale) (and
-    /// [`AsyncClient::is_stale`](super::AsyncClient::is_stale)) when no output package
-    /// arrives for `limit` while streaming; after START and after a reconnection the first
+    /// [`AsyncClient::is_stale`](super::AsyncClient::is_stale), and ends a
+    /// [`Latest::changed`](super::Latest::changed) wait with [`Error::Stale`]) when no
+    /// output package arrives for `limit` while streaming; after START and after a reconnection the first
     /// package may take `grace`. The same deadline as the background driver's
     /// [`SpawnOptions::staleness`](crate::client::SpawnOptions::staleness), kept by the
     /// session; the task wakes for it on its own.
@@ -504,8 +505,15 @@ fn deliver(
             }
             // The session is lost now.
             Ready::Broken(e) => return (delivered, Some(e)),
-            // The session recorded the event; the handles read the flag.
-            Ready::Stale { .. } => shared.stale.store(true, Ordering::Relaxed),
+            // The session recorded the event; the handles read the flag, and a `Latest`
+            // waiting for a change learns it.
+            Ready::Stale { silent_for } => {
+                shared.stale.store(true, Ordering::Relaxed);
+                shared.latest().went_stale(silent_for);
+                if shared.latest_seq.receiver_count() > 0 {
+                    shared.latest_seq.send_modify(|_| {});
+                }
+            }
         }
     }
     (delivered, None)

@@ -220,13 +220,17 @@ impl<T: FromPayload> Stream for PackageStream<T> {
 /// The connection task copies every package into one slot; reading copies the slot into
 /// a buffer this handle holds, under a lock held for that copy only (no decode under it).
 /// Packages that came and went between two reads were replaced here, not lost: the
-/// in-order [`Packages`] (if any) still has each of them.
+/// in-order [`Packages`] (if any) still has each of them. With a staleness deadline, a
+/// controller that stops sending ends a [`Latest::changed`] wait with [`Error::Stale`]
+/// instead of leaving it waiting.
 #[derive(Debug)]
 pub struct Latest {
     shared: Handle,
     changes: watch::Receiver<u64>,
     held: Vec<u8>,
     seen: u64,
+    /// The silences this handle reported from [`Latest::changed`].
+    silences_seen: u64,
 }
 
 impl Latest {
@@ -237,6 +241,7 @@ impl Latest {
             changes,
             held: Vec::new(),
             seen: 0,
+            silences_seen: 0,
         }
     }
 
@@ -273,14 +278,48 @@ impl Latest {
     }
 
     /// The newest package, waiting until one newer than the last this handle returned has
-    /// arrived. Cancel-safe: it takes nothing but a copy.
+    /// arrived, or until the stream goes stale. Cancel-safe: it takes nothing but a copy
+    /// (and a stale report only in the poll that returns it). No allocation once the recipe
+    /// is set up.
+    ///
+    /// **When the controller stops sending.** With a staleness deadline
+    /// ([`Connection::staleness`](super::Connection::staleness)), a silence longer than the
+    /// limit ends the wait with [`Error::Stale`], once per silence and per handle, as
+    /// [`Event::Stale`](crate::Event::Stale) is reported once and
+    /// [`Latest::is_stale`] turns true (the background driver's
+    /// [`Background::is_stale`](crate::client::Background::is_stale) and `Event::Stale`
+    /// are the same report). The connection stays: the next call waits again, for a fresh
+    /// package. A handle that begins waiting on a stale stream learns it at once (after the
+    /// newest package, if it has not returned that one yet). Without a deadline, a silent
+    /// controller is waited for until the link's own errors end the connection.
+    ///
+    /// ```no_run
+    /// # async fn f(client: rtde_core::tokio::AsyncClient) -> Result<(), rtde_core::Error> {
+    /// use rtde_core::Error;
+    ///
+    /// let mut latest = client.latest();
+    /// loop {
+    ///     match latest.changed().await {
+    ///         Ok(values) => { /* act on the newest package */ let _ = values; }
+    ///         Err(Error::Stale { silent_for }) => {
+    ///             // nothing for `silent_for`: stop acting on the last package
+    ///             let _ = silent_for;
+    ///         }
+    ///         Err(e) => return Err(e), // the connection ended
+    ///     }
+    /// }
+    /// # }
+    /// ```
     ///
     /// # Errors
-    /// [`Error::ConnectionLost`] once the connection has ended.
+    /// [`Error::Stale`] when the stream went stale since this handle's last package (once
+    /// per silence); [`Error::ConnectionLost`] once the connection has ended.
     pub async fn changed(&mut self) -> Result<&[u8], Error> {
         loop {
-            if self.take_newer() {
-                return Ok(&self.held);
+            match self.take_change() {
+                Some(Ok(())) => return Ok(&self.held),
+                Some(Err(silent_for)) => return Err(Error::Stale { silent_for }),
+                None => {}
             }
             if self.shared.queue().finished {
                 return Err(Error::ConnectionLost);
@@ -289,6 +328,21 @@ impl Latest {
                 return Err(Error::ConnectionLost);
             }
         }
+    }
+
+    /// A newer package (copied into `held`), or a silence this handle has not reported
+    /// that is still going on (no package since it), or nothing.
+    fn take_change(&mut self) -> Option<Result<(), std::time::Duration>> {
+        if self.take_newer() {
+            return Some(Ok(()));
+        }
+        let slot = self.shared.latest();
+        if slot.silences == self.silences_seen {
+            return None;
+        }
+        self.silences_seen = slot.silences;
+        // A silence that a package ended is over: nothing to report.
+        (slot.silent_after == slot.seq).then_some(Err(slot.silent_for))
     }
 
     /// Copies the slot when it holds a newer package than the last one taken.

@@ -65,11 +65,26 @@ impl Drop for Handle {
     }
 }
 
-/// The newest package's values.
+/// The newest package's values, and the silences since.
 #[derive(Debug, Default)]
 pub(super) struct LatestSlot {
     pub(super) seq: u64,
     pub(super) values: Vec<u8>,
+    /// The silences reported so far ([`Ready::Stale`](crate::session::Ready::Stale)).
+    pub(super) silences: u64,
+    /// The last silence's length, as reported.
+    pub(super) silent_for: std::time::Duration,
+    /// `seq` when the last silence was reported: while it still is, the stream is stale.
+    pub(super) silent_after: u64,
+}
+
+impl LatestSlot {
+    /// A silence was reported.
+    pub(super) fn went_stale(&mut self, silent_for: std::time::Duration) {
+        self.silences += 1;
+        self.silent_for = silent_for;
+        self.silent_after = self.seq;
+    }
 }
 
 #[derive(Debug)]
