@@ -39,6 +39,8 @@ use std::time::{Duration, Instant};
 use common::WAIT;
 use rtde_core::OutputRecipe;
 use rtde_core::client::{Background, Receiver, Sender, SpawnOptions};
+use rtde_core::fields::ControllerVersion;
+use rtde_core::protocol::ProtocolVersion;
 use rtde_core::{
     Client, ConnectOptions, ControllerText, DynamicRecipe, Error, Event, InputHandle, Recipe,
     State, Stats,
@@ -78,6 +80,11 @@ pub(crate) trait Driver: Sized {
     fn stats(&self) -> Stats;
     fn state(&self) -> State;
     fn input_recipe_id(&self, input: &InputHandle) -> Option<u8>;
+    /// What a capture header records: the output recipe's id, the protocol version and
+    /// the controller's version, on the link in use.
+    fn output_recipe_id(&self) -> Option<u8>;
+    fn protocol_version(&self) -> ProtocolVersion;
+    fn controller_version(&self) -> ControllerVersion;
     /// The events since the last call (rejections apart).
     fn events(&mut self) -> Vec<Event>;
     fn text_messages(&mut self) -> Vec<ControllerText>;
@@ -167,6 +174,18 @@ impl Driver for Blocking {
 
     fn input_recipe_id(&self, input: &InputHandle) -> Option<u8> {
         self.client.input_recipe_id(input)
+    }
+
+    fn output_recipe_id(&self) -> Option<u8> {
+        self.client.output_recipe_id()
+    }
+
+    fn protocol_version(&self) -> ProtocolVersion {
+        self.client.protocol_version()
+    }
+
+    fn controller_version(&self) -> ControllerVersion {
+        self.client.controller_version()
     }
 
     fn events(&mut self) -> Vec<Event> {
@@ -311,6 +330,18 @@ impl Driver for Threaded {
 
     fn input_recipe_id(&self, input: &InputHandle) -> Option<u8> {
         self.background.input_recipe_id(input)
+    }
+
+    fn output_recipe_id(&self) -> Option<u8> {
+        self.background.output_recipe_id()
+    }
+
+    fn protocol_version(&self) -> ProtocolVersion {
+        self.background.protocol_version()
+    }
+
+    fn controller_version(&self) -> ControllerVersion {
+        self.background.controller_version()
     }
 
     fn events(&mut self) -> Vec<Event> {
@@ -472,7 +503,19 @@ impl Driver for Asynchronous {
     }
 
     fn input_recipe_id(&self, input: &InputHandle) -> Option<u8> {
-        self.client.with_session(|s| s.input_recipe_id(input))
+        self.client.input_recipe_id(input)
+    }
+
+    fn output_recipe_id(&self) -> Option<u8> {
+        self.client.output_recipe_id()
+    }
+
+    fn protocol_version(&self) -> ProtocolVersion {
+        self.client.protocol_version()
+    }
+
+    fn controller_version(&self) -> ControllerVersion {
+        self.client.controller_version()
     }
 
     fn events(&mut self) -> Vec<Event> {

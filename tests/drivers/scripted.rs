@@ -619,6 +619,8 @@ pub(crate) fn automatic_reconnect_after_the_peer_drops_replays_everything_byte_e
     let bits = client.setup_inputs(r.bits.spec()).unwrap();
     client.start().unwrap();
     let _ = client.events().count();
+    // (Asked of the client: a driver's reader may have reconnected already.)
+    assert_eq!(client.output_recipe_id(), Some(1));
     let mut driver = D::take(client);
 
     driver.recv_into(&mut r.outputs).unwrap();
@@ -633,6 +635,10 @@ pub(crate) fn automatic_reconnect_after_the_peer_drops_replays_everything_byte_e
         (driver.input_recipe_id(&ints), driver.input_recipe_id(&bits)),
         (Some(7), Some(5))
     );
+    // What a capture header records is the new link's.
+    assert_eq!(driver.output_recipe_id(), Some(3));
+    assert_eq!(driver.protocol_version(), V2);
+    assert_eq!(driver.controller_version().to_string(), "5.21.0");
 
     let events = driver.events();
     assert!(

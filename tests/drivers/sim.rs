@@ -239,6 +239,10 @@ pub(crate) fn a_v1_only_controller_is_reconnected_over_v1<D: Driver>() {
         panic!("{events:?}")
     };
     assert_eq!(reconnection.protocol, ProtocolVersion::V1);
+    // v1 data packages carry no recipe id.
+    assert_eq!(driver.protocol_version(), ProtocolVersion::V1);
+    assert_eq!(driver.output_recipe_id(), None);
+    assert_eq!(driver.controller_version().to_string(), "3.15.8");
     let lost = events.iter().find_map(|e| match e {
         Event::PackagesLost { count, estimated } => Some((*count, *estimated)),
         _ => None,
@@ -260,7 +264,7 @@ pub(crate) fn a_v1_only_controller_is_reconnected_over_v1<D: Driver>() {
 }
 
 pub(crate) fn a_restarted_controller_is_reconnected_and_the_loss_estimated<D: Driver>() {
-    let sim = Sim::builder().start().unwrap();
+    let sim = Sim::builder().controller_version("5.21.0").start().unwrap();
     let mut driver: D = started(sim.addr(), reconnecting(), 500.0);
     let mut recipe = outputs();
     // 0.1 s of streaming: the restarted controller's clock starts behind it, or at least
@@ -268,8 +272,10 @@ pub(crate) fn a_restarted_controller_is_reconnected_and_the_loss_estimated<D: Dr
     for _ in 0..50 {
         driver.recv_into(&mut recipe).unwrap();
     }
+    assert_eq!(driver.controller_version().to_string(), "5.21.0");
     let restarted = Instant::now();
-    let _sim = restart(sim, "5.21.0");
+    // Updated meanwhile: the link in use reports the new version.
+    let _sim = restart(sim, "5.22.1");
     // Packages received before the shutdown come first, then the driver reconnects.
     for _ in 0..1000 {
         driver.recv_into(&mut recipe).unwrap();
@@ -278,6 +284,7 @@ pub(crate) fn a_restarted_controller_is_reconnected_and_the_loss_estimated<D: Dr
         }
     }
     assert_eq!(driver.stats().reconnects, 1);
+    assert_eq!(driver.controller_version().to_string(), "5.22.1");
     // The loss is counted with the first package of the new link, which may still be
     // behind packages of the old one in the background driver's queue.
     let mut events = driver.events();

@@ -45,9 +45,11 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use rtde_fields::ControllerVersion;
+
 use super::{Client, realtime};
 use crate::error::Error;
-use crate::protocol::{MAX_PACKAGE_LEN, package_type as ty};
+use crate::protocol::{MAX_PACKAGE_LEN, ProtocolVersion, package_type as ty};
 use crate::recipe::{FromPayload, InputRecipe, OutputRecipe};
 use crate::session::{ControllerText, Event, InputHandle, Ready, ReconnectPolicy, State, Stats};
 
@@ -645,6 +647,58 @@ impl Background {
     #[must_use]
     pub fn input_recipe_id(&self, input: &InputHandle) -> Option<u8> {
         self.shared.client().input_recipe_id(input)
+    }
+
+    /// The id the controller gave the output recipe now: `None` before setup and in
+    /// protocol v1, whose data packages carry none. As
+    /// [`Client::output_recipe_id`]; it may change on reconnection.
+    ///
+    /// ```no_run
+    /// # fn f(background: &rtde_core::client::Background) {
+    /// // What a recording's header says the packages after it are.
+    /// let header = format!(
+    ///     "protocol {:?}, controller {}, output recipe {:?}",
+    ///     background.protocol_version(),
+    ///     background.controller_version(),
+    ///     background.output_recipe_id(),
+    /// );
+    /// # let _ = header;
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn output_recipe_id(&self) -> Option<u8> {
+        self.shared.client().output_recipe_id()
+    }
+
+    /// The protocol version in use now (a reconnection negotiates it again). As
+    /// [`Client::protocol_version`].
+    ///
+    /// ```no_run
+    /// # fn f(background: &rtde_core::client::Background) {
+    /// use rtde_core::protocol::ProtocolVersion;
+    ///
+    /// // v1 data packages carry no recipe id.
+    /// if background.protocol_version() == ProtocolVersion::V1 {
+    ///     assert_eq!(background.output_recipe_id(), None);
+    /// }
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.shared.client().protocol_version()
+    }
+
+    /// The controller's software version, as it reported it on the link in use (a
+    /// reconnection may meet another). As [`Client::controller_version`].
+    ///
+    /// ```no_run
+    /// # fn f(background: &rtde_core::client::Background) {
+    /// println!("streaming from controller {}", background.controller_version());
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn controller_version(&self) -> ControllerVersion {
+        self.shared.client().controller_version()
     }
 
     /// Pauses if streaming, shuts the connection down and joins the reader thread.

@@ -258,6 +258,45 @@ impl AsyncClient {
         self.shared.inner().session.controller_version()
     }
 
+    /// The id the controller gave the output recipe now: `None` before setup and in
+    /// protocol v1, whose data packages carry none. As
+    /// [`Client::output_recipe_id`](crate::Client::output_recipe_id); it may change on
+    /// reconnection.
+    ///
+    /// ```no_run
+    /// # fn f(client: &rtde_core::tokio::AsyncClient) {
+    /// // What a recording's header says the packages after it are.
+    /// let header = format!(
+    ///     "protocol {:?}, controller {}, output recipe {:?}",
+    ///     client.protocol_version(),
+    ///     client.controller_version(),
+    ///     client.output_recipe_id(),
+    /// );
+    /// # let _ = header;
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn output_recipe_id(&self) -> Option<u8> {
+        self.shared.inner().session.output_recipe_id()
+    }
+
+    /// The id the controller gave an input recipe now (it may change on reconnection);
+    /// `None` for a handle of another connection.
+    ///
+    /// ```no_run
+    /// # async fn f(client: rtde_core::tokio::AsyncClient) -> Result<(), rtde_core::Error> {
+    /// use rtde_core::{DynamicRecipe, Recipe};
+    ///
+    /// let inputs = DynamicRecipe::inputs(["input_double_register_24"])?;
+    /// let handle = client.setup_inputs(inputs.spec()).await?;
+    /// assert!(client.input_recipe_id(&handle).is_some());
+    /// # Ok(()) }
+    /// ```
+    #[must_use]
+    pub fn input_recipe_id(&self, input: &InputHandle) -> Option<u8> {
+        self.shared.inner().session.input_recipe_id(input)
+    }
+
     /// Reads the session this connection drives, under its lock (keep `f` short: the
     /// connection task waits for it).
     pub fn with_session<T>(&self, f: impl FnOnce(&Session) -> T) -> T {
