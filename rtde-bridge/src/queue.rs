@@ -332,8 +332,8 @@ impl RobotQueue {
 
 /// How many packages a batch holds when batches close by time: a robot streaming every
 /// `period` fills one with the most packages whose first waits less than `batch_time`
-/// for the last (the rule [`RobotQueue`] closes batches by, for packages that come
-/// without gaps). A batch count below it closes batches sooner.
+/// for the last (the rule the bridge's robot queue closes batches by, for packages that
+/// come without gaps). A batch count below it closes batches sooner.
 ///
 /// ```
 /// use std::time::Duration;
