@@ -2,13 +2,15 @@
 //! (Its fault scenarios, and the staleness deadline it shares with the async driver, are
 //! the suite in `drivers.rs`.)
 
+mod common;
+
 use std::time::{Duration, Instant};
 
+use common::input_echo::{self, INPUTS, PERIOD, ReadBack};
+use common::{WAIT, options};
 use rtde_core::client::{Background, Receiver, Sender, SpawnOptions};
-use rtde_core::{Client, ConnectOptions, DynamicRecipe, Error, OutputRecipe, Recipe, Value};
+use rtde_core::{Client, DynamicRecipe, Error, OutputRecipe, Recipe, Value};
 use rtde_sim::{Fault, Sim};
-
-const WAIT: Duration = Duration::from_secs(5);
 
 // The handles cross threads: checked at compile time.
 const _: () = {
@@ -21,28 +23,12 @@ const _: () = {
     clone::<Receiver>();
 };
 
-fn options() -> ConnectOptions {
-    ConnectOptions::new().read_timeout(Some(WAIT))
-}
-
-fn int_of(recipe: &DynamicRecipe, name: &str) -> i32 {
-    match recipe.get(name) {
-        Some(Value::Int32(v)) => *v,
-        other => panic!("{name}: {other:?}"),
-    }
-}
-
 #[test]
 fn one_thread_sends_at_500_hz_while_another_receives_every_package() {
-    const N: i32 = 500; // one second of inputs
-    let sim = Sim::builder()
-        .controller_version("5.21.0")
-        .deterministic()
-        .start()
-        .unwrap();
+    let sim = input_echo::sim();
     let mut client = Client::connect(sim.addr(), options()).unwrap();
-    let mut outputs = DynamicRecipe::outputs(["timestamp", "input_int_register_24"]).unwrap();
-    let mut inputs = DynamicRecipe::inputs(["input_int_register_24"]).unwrap();
+    let mut outputs = input_echo::outputs();
+    let mut inputs = input_echo::inputs();
     client.setup_outputs(outputs.spec(), 500.0).unwrap();
     let handle = client.setup_inputs(inputs.spec()).unwrap();
     client.start().unwrap();
@@ -52,50 +38,33 @@ fn one_thread_sends_at_500_hz_while_another_receives_every_package() {
 
     let sender = background.sender();
     let writer = std::thread::spawn(move || {
-        let period = Duration::from_millis(2);
         let began = Instant::now();
-        for k in 1..=N {
-            inputs
-                .set("input_int_register_24", Value::Int32(k))
-                .unwrap();
+        for k in 1..=INPUTS {
+            input_echo::set(&mut inputs, k);
             sender.send(&handle, &inputs).unwrap();
-            let next = began + period * u32::try_from(k).unwrap();
+            let next = began + PERIOD * u32::try_from(k).unwrap();
             std::thread::sleep(next.saturating_duration_since(Instant::now()));
         }
     });
 
     let mut receiver = background.receiver();
-    let mut seen = Vec::new();
+    let mut read_back = ReadBack::default();
     let mut seqs = Vec::new();
-    while seen.last() != Some(&N) {
+    loop {
         receiver.recv_into(&mut outputs, Some(WAIT)).unwrap();
         seqs.push(receiver.seq());
-        seen.push(int_of(&outputs, "input_int_register_24"));
+        if read_back.record(&outputs) {
+            break;
+        }
     }
     writer.join().unwrap();
 
-    // Every package, in order, nothing lost on the way.
+    // The queue's sequence numbers too: no hole.
     assert!(
         seqs.windows(2).all(|w| w[1] == w[0] + 1),
         "a hole in {seqs:?}"
     );
-    let stats = background.stats();
-    assert_eq!(
-        (stats.skipped, stats.lost, stats.overflowed, stats.discarded),
-        (0, 0, 0, 0),
-        "{stats:?}"
-    );
-    // Every input reached the controller and was applied, in order: the simulator counted
-    // each package, the read-back never goes back, and it ends with the last. (Two inputs
-    // within one 2 ms control tick leave only the later one to read back, as on a
-    // controller, so the count is taken at the simulator, not from the outputs.)
-    assert_eq!(
-        sim.stats().input_packages_applied,
-        u64::try_from(N).unwrap(),
-        "input packages the simulator applied"
-    );
-    assert!(seen.windows(2).all(|w| w[0] <= w[1]), "{seen:?}");
-    assert_eq!(seen.last(), Some(&N));
+    read_back.check(&sim, &background.stats());
     background.close().unwrap();
 }
 

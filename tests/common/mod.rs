@@ -1,8 +1,10 @@
-//! What the client tests against rtde-sim share: the wait bound, the connect options, and
-//! how many packages were due between two timestamps.
+//! What the client tests against rtde-sim share: the wait bound, the connect options, how
+//! many packages were due between two timestamps, and the send-while-receiving check.
 
 // Each test binary uses part of the helpers.
 #![allow(dead_code)]
+
+pub(crate) mod input_echo;
 
 use std::time::Duration;
 
