@@ -16,6 +16,7 @@ use crate::config::{Config, Format};
 use crate::payload::{self, Batch};
 use crate::queue::{Out, RobotCounts, RobotQueue};
 use crate::robot::{self, unix_us};
+use crate::sparkplug::node::Node;
 
 /// The longest packet the bridge sends or accepts: a batch of 10,000 packages fits.
 const MAX_PACKET: usize = 64 * 1024 * 1024;
@@ -69,16 +70,16 @@ impl Default for StartOptions {
 
 /// What the broker side has seen, shared by the event loop and the handle.
 #[derive(Debug, Default)]
-struct BrokerState {
-    connected: AtomicBool,
-    connections: AtomicU64,
+pub(crate) struct BrokerState {
+    pub(crate) connected: AtomicBool,
+    pub(crate) connections: AtomicU64,
     /// QoS 1 publications sent since the connection was made, and acknowledged.
     sent: AtomicU64,
     acked: AtomicU64,
     /// Publications the MQTT client held unacknowledged when the broker came back
     /// without the session (so the client discarded them): lost, and counted.
-    lost_with_session: AtomicU64,
-    last_error: Mutex<Option<String>>,
+    pub(crate) lost_with_session: AtomicU64,
+    pub(crate) last_error: Mutex<Option<String>>,
     connack: Notify,
     disconnected: AtomicBool,
     /// Reconnections to a broker that had no session of ours: a broker that lost its
@@ -116,7 +117,9 @@ pub struct Counts {
     /// Connections made to the broker (1 without an outage).
     pub broker_connections: u64,
     /// Publications discarded by the MQTT client because the broker came back without
-    /// the bridge's session; a subscriber sees them as gaps beyond `dropped`.
+    /// the bridge's session (with Sparkplug B, which has no session to keep: what the
+    /// client held when a connection broke); a subscriber sees them as gaps beyond
+    /// `dropped`.
     pub lost_with_session: u64,
 }
 
@@ -159,13 +162,14 @@ impl Counts {
 #[derive(Debug)]
 pub struct Bridge {
     runtime: Runtime,
-    client: AsyncClient,
+    /// The JSON and binary formats' connection; Sparkplug B's node owns its own.
+    client: Option<AsyncClient>,
     queues: Vec<Arc<RobotQueue>>,
     readers: Vec<JoinHandle<()>>,
     async_readers: Vec<tokio::task::JoinHandle<()>>,
     stop_readers: tokio::sync::watch::Sender<bool>,
     publishers: Vec<tokio::task::JoinHandle<()>>,
-    driver: tokio::task::JoinHandle<()>,
+    driver: Option<tokio::task::JoinHandle<()>>,
     broker: Arc<BrokerState>,
     stop: Arc<AtomicBool>,
     bridge_topic: String,
@@ -200,29 +204,6 @@ impl Bridge {
         let session = u64::try_from(unix_us()).unwrap_or(0);
         let b = &config.broker;
         let bridge_topic = config.topics.bridge_of(&b.client_id);
-        let mut mqtt = MqttOptions::new(b.client_id.clone(), b.host.clone(), b.port);
-        mqtt.set_keep_alive(b.keep_alive)
-            // A persistent session: after an outage the broker keeps what it owes us,
-            // and the client re-sends what the broker had not acknowledged.
-            .set_clean_session(false)
-            .set_max_packet_size(MAX_PACKET, MAX_PACKET)
-            .set_inflight(INFLIGHT)
-            .set_last_will(LastWill::new(
-                bridge_topic.clone(),
-                payload::bridge_status(&b.client_id, session, false),
-                QoS::AtLeastOnce,
-                true,
-            ));
-        if let Some((user, password)) = &b.credentials {
-            mqtt.set_credentials(user.clone(), password.clone());
-        }
-        #[cfg(feature = "tls")]
-        if b.tls {
-            mqtt.set_transport(rumqttc::Transport::tls_with_default_config());
-        }
-        // No requests wait in the client's channel: while the broker is down the
-        // publishers wait, and what waits is in the robots' bounded queues, counted.
-        let (client, eventloop) = AsyncClient::new(mqtt, 0);
         let broker = Arc::new(BrokerState::default());
         let url = format!(
             "{}://{}:{}",
@@ -230,28 +211,22 @@ impl Bridge {
             b.host,
             b.port
         );
-        let connected = {
-            let broker = Arc::clone(&broker);
-            runtime.block_on(async move {
-                let first = broker.connack.notified();
-                let driver = tokio::spawn(drive(eventloop, Arc::clone(&broker)));
-                let ok = tokio::time::timeout(options.broker_timeout, first)
-                    .await
-                    .is_ok();
-                (driver, ok)
-            })
+        let (client, driver, node) = if let Some(sp) = &config.sparkplug {
+            let node = Node::connect(
+                &runtime,
+                &config,
+                sp,
+                session,
+                Arc::clone(&broker),
+                &url,
+                options.broker_timeout,
+            )?;
+            (None, None, Some(node))
+        } else {
+            let (client, driver) =
+                connect(&runtime, &config, session, &broker, &url, options.broker_timeout)?;
+            (Some(client), Some(driver), None)
         };
-        let (driver, ok) = connected;
-        if !ok {
-            driver.abort();
-            let why = broker
-                .last_error
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .clone()
-                .unwrap_or_else(|| format!("no answer within {:?}", options.broker_timeout));
-            return Err(Error::BrokerUnreachable { url, why });
-        }
         let qos = if b.qos1 {
             QoS::AtLeastOnce
         } else {
@@ -263,8 +238,7 @@ impl Bridge {
         let mut async_readers = Vec::new();
         let (stop_readers, stop_rx) = tokio::sync::watch::channel(false);
         let mut publishers = Vec::new();
-        {
-            let client = client.clone();
+        if let Some(client) = client.clone() {
             let topic = bridge_topic.clone();
             let birth = payload::bridge_status(&b.client_id, session, true);
             runtime
@@ -287,21 +261,23 @@ impl Bridge {
                 config.payload.queue_packages,
                 Duration::from_secs_f64(1.0 / robot.frequency),
             ));
-            publishers.push(
-                runtime.spawn(
-                    Publisher {
-                        queue: Arc::clone(&queue),
-                        client: client.clone(),
-                        data_topic: config.topics.data_of(&robot.name),
-                        status_topic: config.topics.status_of(&robot.name),
-                        bridge: b.client_id.clone(),
-                        format: config.payload.format,
-                        qos,
-                        broker: Arc::clone(&broker),
-                    }
-                    .run(),
-                ),
-            );
+            if let Some(client) = &client {
+                publishers.push(
+                    runtime.spawn(
+                        Publisher {
+                            queue: Arc::clone(&queue),
+                            client: client.clone(),
+                            data_topic: config.topics.data_of(&robot.name),
+                            status_topic: config.topics.status_of(&robot.name),
+                            bridge: b.client_id.clone(),
+                            format: config.payload.format,
+                            qos,
+                            broker: Arc::clone(&broker),
+                        }
+                        .run(),
+                    ),
+                );
+            }
             if options.blocking_readers {
                 readers.push(
                     robot::spawn(
@@ -322,6 +298,10 @@ impl Bridge {
                 ));
             }
             queues.push(queue);
+        }
+        if let Some(node) = node {
+            // One publisher for every robot: Sparkplug's `seq` counts the node's messages.
+            publishers.push(runtime.spawn(node.run(queues.clone(), Arc::clone(&stop))));
         }
         runtime.spawn(sweep(
             queues.clone(),
@@ -414,6 +394,10 @@ impl Bridge {
                 }
             }
             let done = async {
+                // Sparkplug B's node has said goodbye on its own connection.
+                let (Some(client), Some(driver)) = (client, driver) else {
+                    return;
+                };
                 let _ = client.publish(topic, QoS::AtLeastOnce, true, status).await;
                 // Everything acknowledged before saying goodbye: a DISCONNECT right behind
                 // the last publications could leave them unsent in the client's buffer.
@@ -438,6 +422,70 @@ impl Bridge {
             lost_with_session: broker.lost_with_session.load(Ordering::Relaxed),
         }
     }
+}
+
+/// Connects the JSON and binary formats' MQTT client (persistent session, the bridge's
+/// retained last will), waiting at most `timeout` for the broker: the client and its
+/// event loop's task.
+fn connect(
+    runtime: &Runtime,
+    config: &Config,
+    session: u64,
+    broker: &Arc<BrokerState>,
+    url: &str,
+    timeout: Duration,
+) -> Result<(AsyncClient, tokio::task::JoinHandle<()>), Error> {
+    let b = &config.broker;
+    let bridge_topic = config.topics.bridge_of(&b.client_id);
+    let mut mqtt = MqttOptions::new(b.client_id.clone(), b.host.clone(), b.port);
+    mqtt.set_keep_alive(b.keep_alive)
+        // A persistent session: after an outage the broker keeps what it owes us,
+        // and the client re-sends what the broker had not acknowledged.
+        .set_clean_session(false)
+        .set_max_packet_size(MAX_PACKET, MAX_PACKET)
+        .set_inflight(INFLIGHT)
+        .set_last_will(LastWill::new(
+            bridge_topic.clone(),
+            payload::bridge_status(&b.client_id, session, false),
+            QoS::AtLeastOnce,
+            true,
+        ));
+    if let Some((user, password)) = &b.credentials {
+        mqtt.set_credentials(user.clone(), password.clone());
+    }
+    #[cfg(feature = "tls")]
+    if b.tls {
+        mqtt.set_transport(rumqttc::Transport::tls_with_default_config());
+    }
+    // No requests wait in the client's channel: while the broker is down the
+    // publishers wait, and what waits is in the robots' bounded queues, counted.
+    let (client, eventloop) = AsyncClient::new(mqtt, 0);
+    let connected = {
+        let broker = Arc::clone(broker);
+        runtime.block_on(async move {
+            let first = broker.connack.notified();
+            let driver = tokio::spawn(drive(eventloop, Arc::clone(&broker)));
+            let ok = tokio::time::timeout(timeout, first)
+                .await
+                .is_ok();
+            (driver, ok)
+        })
+    };
+    let (driver, ok) = connected;
+    if !ok {
+        driver.abort();
+        let why = broker
+            .last_error
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+            .unwrap_or_else(|| format!("no answer within {:?}", timeout));
+        return Err(Error::BrokerUnreachable {
+            url: url.to_owned(),
+            why,
+        });
+    }
+    Ok((client, driver))
 }
 
 /// Polls the MQTT event loop: reconnects after failures (backing off from 50 ms to 1 s),
@@ -614,5 +662,7 @@ fn encode(batch: &Batch, format: Format) -> Vec<u8> {
         // Fails only for a robot name over 65535 bytes, which the configuration refuses,
         // or a recipe no controller accepts; JSON carries the batch then.
         Format::Binary => batch.to_binary().unwrap_or_else(|_| batch.to_json()),
+        // Published by the edge node, never by a `Publisher`.
+        Format::Sparkplug => batch.to_json(),
     }
 }

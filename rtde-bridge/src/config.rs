@@ -16,10 +16,15 @@
 //! bridge = "rtde/bridges/{client_id}"  # retained birth and last will of the bridge [default]
 //!
 //! [payload]
-//! format = "json"                   # "json" or "binary" (raw-capture frames) [default: json]
+//! format = "json"                   # "json", "binary" (raw-capture frames) or "sparkplug"
+//!                                   # [default: json]
 //! batch_packages = 50               # a batch closes at this many packages... [default: 50]
 //! batch_ms = 10                     # ...or before a package would wait longer [default: 10]
 //! queue_packages = 10000            # per robot, while the broker is slow or down [default: 10000]
+//!
+//! [sparkplug]                       # only with format = "sparkplug" (crate::sparkplug)
+//! group_id = "cell-7"               # required: spBv1.0/{group_id}/...
+//! edge_node_id = "bridge-1"         # [default: broker.client_id]
 //!
 //! [[robots]]
 //! name = "arm-1"                    # a topic level: no `/`, `+`, `#`
@@ -30,6 +35,10 @@
 //!
 //! Every mistake is one line naming the file, the line and the key:
 //! `bridge.toml:14: robots[0].frequency: 0 Hz is not an output frequency (0 < f <= 500)`.
+//!
+//! Sparkplug B fixes what the other formats leave to the file: its topics, QoS 0 for
+//! births and data, a clean session. So `format = "sparkplug"` refuses `[topics]` and
+//! `broker.qos = 1`, and needs a `[sparkplug]` table, which no other format takes.
 //!
 //! ```
 //! let config = rtde_bridge::Config::parse(
@@ -88,6 +97,18 @@ pub struct Config {
     pub payload: Payload,
     /// The robots to read, in the file's order.
     pub robots: Vec<Robot>,
+    /// The Sparkplug B edge node, with `format = "sparkplug"` (and only then).
+    pub sparkplug: Option<Sparkplug>,
+}
+
+/// The Sparkplug B identity of the bridge: the edge node of its robots.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Sparkplug {
+    /// The group in every topic: `spBv1.0/{group_id}/...`.
+    pub group_id: String,
+    /// The bridge's edge node id; the robots are its devices.
+    pub edge_node_id: String,
 }
 
 /// The MQTT broker.
@@ -150,6 +171,8 @@ pub enum Format {
     Json,
     /// The binary batch: a small header, then the packages as raw-capture frames.
     Binary,
+    /// Sparkplug B: births, deaths and data on the `spBv1.0` topics ([`crate::sparkplug`]).
+    Sparkplug,
 }
 
 /// Payload, batching and buffering.
@@ -230,6 +253,15 @@ struct RawConfig {
     payload: Option<Spanned<RawPayload>>,
     #[serde(default)]
     robots: Vec<Spanned<RawRobot>>,
+    #[serde(default)]
+    sparkplug: Option<Spanned<RawSparkplug>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSparkplug {
+    group_id: Spanned<String>,
+    edge_node_id: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -424,7 +456,7 @@ impl Config {
     pub fn parse(text: &str, file: &str) -> Result<Config, ConfigError> {
         let src = Source { text, file };
         let raw: RawConfig = toml::from_str(text).map_err(|e| src.parse_error(&e))?;
-        let broker = Self::broker(&src, raw.broker.get_ref())?;
+        let mut broker = Self::broker(&src, raw.broker.get_ref())?;
         let topics = raw.topics.as_ref().map(Spanned::get_ref);
         let topics = Topics {
             data: topic(
@@ -470,12 +502,104 @@ impl Config {
             }
             robots.push(robot);
         }
+        let sparkplug = Self::sparkplug(&src, &raw, payload.format, &broker, &robots)?;
+        if sparkplug.is_some() {
+            // The rule is Sparkplug's, not a default: its data goes with QoS 0.
+            broker.qos1 = false;
+        }
         Ok(Config {
             broker,
             topics,
             payload,
             robots,
+            sparkplug,
         })
+    }
+
+    /// The `[sparkplug]` table, and what Sparkplug B forbids elsewhere in the file.
+    fn sparkplug(
+        src: &Source<'_>,
+        raw: &RawConfig,
+        format: Format,
+        broker: &Broker,
+        robots: &[Robot],
+    ) -> Result<Option<Sparkplug>, ConfigError> {
+        let table = raw.sparkplug.as_ref();
+        if format != Format::Sparkplug {
+            return match table {
+                Some(t) => Err(src.error(
+                    &t.span(),
+                    "sparkplug",
+                    "a [sparkplug] table needs payload.format = \"sparkplug\"",
+                )),
+                None => Ok(None),
+            };
+        }
+        let format_span = raw
+            .payload
+            .as_ref()
+            .and_then(|p| p.get_ref().format.as_ref())
+            .map_or(0..0, Spanned::span);
+        let Some(table) = table else {
+            return Err(src.error(
+                &format_span,
+                "payload.format",
+                "Sparkplug B needs a [sparkplug] table with group_id = \"...\"",
+            ));
+        };
+        if let Some(q) = &raw.broker.get_ref().qos
+            && *q.get_ref() != 0
+        {
+            return Err(src.error(
+                &q.span(),
+                "broker.qos",
+                "Sparkplug B publishes births and data with QoS 0: remove qos or set it to 0",
+            ));
+        }
+        if let Some(t) = &raw.topics {
+            return Err(src.error(
+                &t.span(),
+                "topics",
+                "Sparkplug B fixes its topics (spBv1.0/GROUP/TYPE/EDGE_NODE/ROBOT): remove [topics]",
+            ));
+        }
+        let id = |v: &Spanned<String>, key: &str| {
+            let s = v.get_ref();
+            if s.is_empty() || s.contains(['/', '+', '#']) || s.chars().any(char::is_control) {
+                Err(src.error(
+                    &v.span(),
+                    key,
+                    format!("`{s}` cannot be a Sparkplug id: not empty, no `/`, `+`, `#`"),
+                ))
+            } else {
+                Ok(s.clone())
+            }
+        };
+        let t = table.get_ref();
+        let group_id = id(&t.group_id, "sparkplug.group_id")?;
+        let edge_node_id = match &t.edge_node_id {
+            Some(e) => id(e, "sparkplug.edge_node_id")?,
+            None => broker.client_id.clone(),
+        };
+        // Host applications may fold ids to one case (the specification says should not
+        // differ only in case): two such robots would be one device there.
+        let mut seen = HashSet::new();
+        for (i, (r, raw_robot)) in robots.iter().zip(&raw.robots).enumerate() {
+            if !seen.insert(r.name.to_lowercase()) {
+                return Err(src.error(
+                    &raw_robot.get_ref().name.span(),
+                    &format!("robots[{i}].name"),
+                    format!(
+                        "`{}` differs from another robot's name only in case, which Sparkplug B device ids should not",
+                        r.name
+                    ),
+                ));
+            }
+        }
+        Ok(Some(Sparkplug {
+            group_id,
+            edge_node_id,
+        }))
     }
 
     fn broker(src: &Source<'_>, b: &RawBroker) -> Result<Broker, ConfigError> {
@@ -572,11 +696,14 @@ impl Config {
             Some(f) => match f.get_ref().as_str() {
                 "json" => Format::Json,
                 "binary" => Format::Binary,
+                "sparkplug" => Format::Sparkplug,
                 other => {
                     return Err(src.error(
                         &f.span(),
                         "payload.format",
-                        format!("unknown format `{other}`: use \"json\" or \"binary\""),
+                        format!(
+                            "unknown format `{other}`: use \"json\", \"binary\" or \"sparkplug\""
+                        ),
                     ));
                 }
             },

@@ -11,7 +11,9 @@
 //!   line and the key.
 //! - **Payloads**: JSON or binary batches in the raw-capture frame format, each with the
 //!   robot's name, per-robot sequence numbers, drop counts, the controller timestamps and
-//!   the robot-time to host-time mapping; retained status messages ([`payload`]).
+//!   the robot-time to host-time mapping; retained status messages ([`payload`]). Or
+//!   Sparkplug B, with the same in its metrics: the bridge an edge node, each robot a
+//!   device, births and deaths instead of statuses ([`sparkplug`]).
 //! - **Never silent**: each robot's queue is bounded; while the broker is slow or down
 //!   the oldest batches are dropped and counted, and every batch carries the count so a
 //!   subscriber can check each gap. The MQTT session is persistent, so the broker keeps
@@ -53,9 +55,10 @@ pub mod config;
 pub mod payload;
 mod queue;
 mod robot;
+pub mod sparkplug;
 pub mod subscriber;
 
 pub use bridge::{Bridge, Counts, Error, StartOptions};
-pub use config::{Config, ConfigError, Format};
+pub use config::{Config, ConfigError, Format, Sparkplug};
 pub use queue::{RobotCounts, packages_per_batch};
 pub use subscriber::{Message, SequenceCheck, Subscriber, SubscriberError, Verdict};

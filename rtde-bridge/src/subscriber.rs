@@ -1,5 +1,6 @@
 //! The subscriber side: batches and statuses read back from the broker, with every
-//! robot's sequence numbers checked.
+//! robot's sequence numbers checked. Sparkplug B messages (on `spBv1.0/...`) are read
+//! into the same batches and statuses ([`crate::sparkplug::Reader`]).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -11,6 +12,7 @@ use std::time::{Duration, Instant};
 use rumqttc::{Client, Event, MqttOptions, Packet, QoS};
 
 use crate::payload::{self, Batch};
+use crate::sparkplug;
 
 /// What arrived on a subscribed topic.
 #[derive(Debug, Clone, PartialEq)]
@@ -122,6 +124,8 @@ impl Subscriber {
                 .name("rtde-subscriber".into())
                 .spawn(move || {
                     let mut ready = Some(ready_tx);
+                    // Sparkplug B data is read through the births seen before it.
+                    let mut reader = sparkplug::Reader::default();
                     for event in connection.iter() {
                         if stop.load(Ordering::Relaxed) {
                             return;
@@ -137,6 +141,26 @@ impl Subscriber {
                             Ok(Event::Incoming(Packet::SubAck(_))) => {
                                 if let Some(r) = ready.take() {
                                     let _ = r.send(Ok(()));
+                                }
+                            }
+                            Ok(Event::Incoming(Packet::Publish(p)))
+                                if p.topic.starts_with(sparkplug::NAMESPACE) =>
+                            {
+                                match reader.read(&p.topic, &p.payload) {
+                                    sparkplug::Read::Message(m) => {
+                                        if tx.send(m).is_err() {
+                                            return;
+                                        }
+                                    }
+                                    sparkplug::Read::AskRebirth { topic, payload } => {
+                                        let _ = client.try_publish(
+                                            topic,
+                                            QoS::AtMostOnce,
+                                            false,
+                                            payload,
+                                        );
+                                    }
+                                    _ => {}
                                 }
                             }
                             Ok(Event::Incoming(Packet::Publish(p))) => {

@@ -136,7 +136,7 @@ fn mistakes_name_the_line_and_key() {
         (
             "format = \"binary\"",
             "format = \"xml\"",
-            "fleet.toml:13: payload.format: unknown format `xml`: use \"json\" or \"binary\"",
+            "fleet.toml:13: payload.format: unknown format `xml`: use \"json\", \"binary\" or \"sparkplug\"",
         ),
         (
             "batch_ms = 5",

@@ -213,3 +213,77 @@ pub fn config(
     }
     s
 }
+
+/// A TCP relay on a loopback port to `target`: what the bridge connects through when a
+/// test must break its connection to a broker that stays up ([`Relay::cut`]).
+#[derive(Debug)]
+pub struct Relay {
+    pub port: u16,
+    links: std::sync::Arc<std::sync::Mutex<Vec<TcpStream>>>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Relay {
+    pub fn start(target: u16) -> Relay {
+        use std::sync::atomic::Ordering;
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let links = std::sync::Arc::new(std::sync::Mutex::new(Vec::<TcpStream>::new()));
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let thread = {
+            let (links, stop) = (links.clone(), stop.clone());
+            std::thread::spawn(move || {
+                for client in listener.incoming() {
+                    if stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let Ok(client) = client else { continue };
+                    let Ok(server) = TcpStream::connect((Ipv4Addr::LOCALHOST, target)) else {
+                        continue;
+                    };
+                    for (mut from, mut to) in [
+                        (client.try_clone().unwrap(), server.try_clone().unwrap()),
+                        (server.try_clone().unwrap(), client.try_clone().unwrap()),
+                    ] {
+                        std::thread::spawn(move || {
+                            let _ = std::io::copy(&mut from, &mut to);
+                            let _ = to.shutdown(std::net::Shutdown::Both);
+                        });
+                    }
+                    links.lock().unwrap().extend([client, server]);
+                }
+            })
+        };
+        Relay {
+            port,
+            links,
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    pub fn url(&self) -> String {
+        format!("mqtt://127.0.0.1:{}", self.port)
+    }
+
+    /// Breaks every connection through the relay, both ways, with no MQTT DISCONNECT:
+    /// to the broker, the client vanished. New connections go through again.
+    pub fn cut(&self) {
+        for link in self.links.lock().unwrap().drain(..) {
+            let _ = link.shutdown(std::net::Shutdown::Both);
+        }
+    }
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.cut();
+        // Wakes the accepting thread so it sees the stop.
+        let _ = TcpStream::connect((Ipv4Addr::LOCALHOST, self.port));
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}

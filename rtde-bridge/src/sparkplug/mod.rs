@@ -1,0 +1,261 @@
+//! Sparkplug B (Eclipse Sparkplug 3.0) payloads: `format = "sparkplug"`. The bridge is an
+//! edge node, each robot a device.
+//!
+//! # Topics and messages
+//!
+//! `spBv1.0/{group_id}/{type}/{edge_node_id}[/{robot}]` (the `[sparkplug]` table names the
+//! group and the edge node; `[topics]` is refused):
+//!
+//! | message | when | QoS, retain |
+//! | --- | --- | --- |
+//! | `NDEATH` | the MQTT will of every connection; and published before a clean DISCONNECT | 1, no |
+//! | `NBIRTH` | first after every connection, and on a rebirth request | 0, no |
+//! | `DBIRTH` | a robot's first batch of a stream, and after every `NBIRTH` for robots born before | 0, no |
+//! | `DDATA` | each batch | 0, no |
+//! | `DDEATH` | a robot goes offline (link lost, the bridge stops) | 0, no |
+//! | `NCMD` | subscribed (QoS 1): `Node Control/Rebirth` = true publishes every birth again | |
+//!
+//! Every connection has a clean session, as the specification requires of MQTT 3.1.1 edge
+//! nodes, and is a new MQTT client: the `bdSeq` metric of its will (`NDEATH`) is the one of
+//! the `NBIRTH` that follows, counting CONNECT packets from 0 (wrapping at 255, like
+//! `seq`). `seq` is 0 in each `NBIRTH` and one more in every message after it, across all
+//! robots, in publish order: one task publishes everything. While the broker is down,
+//! batches wait in the robots' bounded queues (dropped oldest first, counted); births
+//! are not queued, they are made again. QoS 0 delivers at most once: what the MQTT client
+//! held when a connection broke is lost, and counted in
+//! [`Counts::lost_with_session`](crate::Counts::lost_with_session).
+//!
+//! A robot is born with its first batch (the batch's stream defines its metrics): a robot
+//! that connects sends its `DBIRTH` with its first packages, and one whose stream changes
+//! (it reconnected to another controller version or recipe) is born again before that
+//! batch. A `DDEATH` carries no reason (the specification gives it none); the reason is in
+//! the JSON statuses of the other formats only.
+//!
+//! # Metrics of a robot
+//!
+//! What every message of the other formats carries (see [`crate::payload`]) is here too,
+//! as metrics ([`device::FIXED`], then the recipe's fields):
+//!
+//! | metric | datatype | in |
+//! | --- | --- | --- |
+//! | `Bridge/format_version` | UInt16 (1) | DBIRTH |
+//! | `Bridge/session` | UInt64: the bridge's start, µs since the epoch | DBIRTH |
+//! | `Stream/controller`, `Stream/protocol`, `Stream/recipe_id`, `Stream/frequency` | String, UInt8, UInt8, Double | DBIRTH |
+//! | `Bridge/batch` | UInt64: the batch's number, per robot and session | DBIRTH, DDATA |
+//! | `Bridge/dropped`, `Bridge/skipped`, `Bridge/lost` | UInt64: the counts so far | DBIRTH, DDATA |
+//! | `Bridge/t0_unix_us`, `Bridge/t0_timestamp` | Int64, Double: the time mapping | DBIRTH, DDATA |
+//! | `Bridge/package` | UInt64: the package's number, per robot and session | DBIRTH, DDATA per package |
+//! | `RTDE/{field}` (`RTDE/timestamp` first) | as its wire type: Boolean, UInt8, UInt32, UInt64, Int32, Double; DoubleArray, Int32Array, UInt32Array for vectors | DBIRTH, DDATA per package |
+//!
+//! - The robot's name is the device id.
+//! - A `DDATA` holds one batch: the batch-level metrics once, then for each package its
+//!   `Bridge/package` and every field, in order. Each package's metrics carry the
+//!   package's host time, `t0 + (Tn − T0)` in ms; `RTDE/timestamp` is the controller's own,
+//!   exact. A subscriber reads a `DDATA` back into the batch it was made of, bit for bit
+//!   ([`device::Birth::batch`]).
+//! - Births give every metric its name, alias and datatype; data messages use aliases
+//!   only. A robot's aliases are `(index + 1) << 16 | metric`, `index` its place in the
+//!   configuration: unique across the node, as the specification requires.
+//! - A birth reports the last batch's values as current; before the first, they are null.
+//!
+//! # Not built
+//!
+//! Waiting for a primary host application's `STATE` before the births (the
+//! specification's optional `primary host` mode), device commands (`DCMD`: the bridge only
+//! reads robots), and `NDATA` (the bridge has no node-level metric that changes).
+//!
+//! ```
+//! use rtde_bridge::sparkplug::topic;
+//!
+//! assert_eq!(topic("cell-7", "DDATA", "bridge-1", Some("arm-1")), "spBv1.0/cell-7/DDATA/bridge-1/arm-1");
+//! assert_eq!(topic("cell-7", "NBIRTH", "bridge-1", None), "spBv1.0/cell-7/NBIRTH/bridge-1");
+//! ```
+
+pub mod device;
+pub(crate) mod node;
+pub mod proto;
+
+use std::collections::HashMap;
+
+use crate::subscriber::Message;
+use device::Birth;
+use proto::Payload;
+
+/// The topic namespace of Sparkplug B.
+pub const NAMESPACE: &str = "spBv1.0";
+
+/// The topic of a message of type `kind` (`NBIRTH`, `DDATA`, …) of an edge node, or of
+/// one of its devices.
+#[must_use]
+pub fn topic(group_id: &str, kind: &str, edge_node_id: &str, device: Option<&str>) -> String {
+    match device {
+        Some(d) => format!("{NAMESPACE}/{group_id}/{kind}/{edge_node_id}/{d}"),
+        None => format!("{NAMESPACE}/{group_id}/{kind}/{edge_node_id}"),
+    }
+}
+
+/// A Sparkplug topic, split: `(group_id, type, edge_node_id, device_id)`.
+#[must_use]
+pub fn parse_topic(topic: &str) -> Option<(&str, &str, &str, Option<&str>)> {
+    let mut levels = topic.split('/');
+    if levels.next() != Some(NAMESPACE) {
+        return None;
+    }
+    let (group, kind, edge) = (levels.next()?, levels.next()?, levels.next()?);
+    let device = levels.next();
+    levels.next().is_none().then_some((group, kind, edge, device))
+}
+
+/// What [`Reader::read`] made of a message.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Read {
+    /// A batch or a status.
+    Message(Message),
+    /// Data of a robot whose birth this reader has not seen (it subscribed later): the
+    /// message to publish (QoS 0) on `topic` to ask the edge node for its births.
+    AskRebirth {
+        /// The node's `NCMD` topic.
+        topic: String,
+        /// A `Node Control/Rebirth` = true payload.
+        payload: Vec<u8>,
+    },
+    /// Nothing for a recording (commands, host states, node data).
+    Nothing,
+}
+
+/// Reads the bridge's Sparkplug B messages back into [`Message`]s: births and deaths
+/// become statuses, `DDATA` becomes batches (through the births' aliases and streams).
+/// Checks each edge node's `seq`.
+///
+/// ```
+/// use rtde_bridge::sparkplug::{Read, Reader};
+///
+/// let mut reader = Reader::default();
+/// // Data before a birth: the reader asks for the births.
+/// let read = reader.read("spBv1.0/cell/DDATA/bridge/arm-1", &[]);
+/// assert!(matches!(read, Read::AskRebirth { ref topic, .. } if topic == "spBv1.0/cell/NCMD/bridge"));
+/// ```
+#[derive(Debug, Default)]
+pub struct Reader {
+    births: HashMap<(String, String, String), Birth>,
+    /// Per edge node: the `seq` expected next.
+    next_seq: HashMap<(String, String), u64>,
+    seq_gaps: u64,
+    asked: HashMap<(String, String), std::time::Instant>,
+}
+
+impl Reader {
+    /// Messages whose `seq` was not the one after the edge node's previous message.
+    #[must_use]
+    pub fn seq_gaps(&self) -> u64 {
+        self.seq_gaps
+    }
+
+    /// Reads a message that came on `topic`.
+    pub fn read(&mut self, topic: &str, bytes: &[u8]) -> Read {
+        let Some((group, kind, edge, device)) = parse_topic(topic) else {
+            return Read::Nothing;
+        };
+        let node = (group.to_owned(), edge.to_owned());
+        let unreadable = |why: String| {
+            Read::Message(Message::Unreadable {
+                topic: topic.to_owned(),
+                why,
+            })
+        };
+        if !matches!(kind, "NBIRTH" | "NDEATH" | "DBIRTH" | "DDATA" | "DDEATH") {
+            return Read::Nothing;
+        }
+        if kind == "DDATA"
+            && let Some(d) = device
+            && !self.births.contains_key(&(node.0.clone(), node.1.clone(), d.to_owned()))
+        {
+            // Asked at most once a second per node: the births take a moment.
+            let now = std::time::Instant::now();
+            let recent = self
+                .asked
+                .get(&node)
+                .is_some_and(|t| now.duration_since(*t).as_secs() < 1);
+            if recent {
+                return Read::Nothing;
+            }
+            self.asked.insert(node.clone(), now);
+            let ms = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(0));
+            return Read::AskRebirth {
+                topic: self::topic(group, "NCMD", edge, None),
+                payload: Payload {
+                    timestamp: Some(ms),
+                    metrics: vec![proto::Metric::new(
+                        device::REBIRTH,
+                        proto::datatype::BOOLEAN,
+                        ms,
+                        proto::Value::Boolean(true),
+                    )],
+                    seq: None,
+                }
+                .encode(),
+            };
+        }
+        let p = match Payload::decode(bytes) {
+            Ok(p) => p,
+            Err(e) => return unreadable(e.to_string()),
+        };
+        if kind != "NDEATH" {
+            let seq = p.seq.unwrap_or(0);
+            if kind == "NBIRTH" {
+                self.next_seq.insert(node.clone(), (seq + 1) % 256);
+            } else {
+                let expected = self.next_seq.insert(node.clone(), (seq + 1) % 256);
+                if expected.is_some_and(|e| e != seq) {
+                    self.seq_gaps += 1;
+                }
+            }
+        }
+        let status = |robot: Option<&str>, online: bool, reason: Option<String>| {
+            Read::Message(Message::Status {
+                topic: topic.to_owned(),
+                robot: robot.map(str::to_owned),
+                online,
+                reason,
+                retained: false,
+            })
+        };
+        match (kind, device) {
+            ("NBIRTH", None) => status(None, true, None),
+            ("NDEATH", None) => {
+                // The node's devices died with it.
+                self.births.retain(|(g, e, _), _| (g, e) != (&node.0, &node.1));
+                let bd_seq = device::bd_seq_of(&p)
+                    .map_or_else(String::new, |b| format!(" (bdSeq {b})"));
+                status(None, false, Some(format!("the edge node died{bd_seq}")))
+            }
+            ("DBIRTH", Some(d)) => match Birth::read(&p) {
+                Ok(birth) => {
+                    self.births.insert((node.0, node.1, d.to_owned()), birth);
+                    status(Some(d), true, None)
+                }
+                Err(why) => unreadable(why),
+            },
+            ("DDEATH", Some(d)) => {
+                self.births.remove(&(node.0, node.1, d.to_owned()));
+                status(Some(d), false, None)
+            }
+            ("DDATA", Some(d)) => {
+                let Some(birth) = self.births.get(&(node.0, node.1, d.to_owned())) else {
+                    return Read::Nothing;
+                };
+                match birth.batch(d, &p) {
+                    Ok(batch) => Read::Message(Message::Batch {
+                        topic: topic.to_owned(),
+                        batch,
+                    }),
+                    Err(why) => unreadable(why),
+                }
+            }
+            _ => unreadable(format!("a {kind} on a topic of the wrong shape")),
+        }
+    }
+}

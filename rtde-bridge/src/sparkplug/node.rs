@@ -1,0 +1,463 @@
+//! The bridge as a Sparkplug B edge node: one MQTT connection at a time, each with a
+//! clean session and its own `bdSeq` in its will (NDEATH); after every connection the
+//! node birth, then the births of the robots streaming, before any data; one task
+//! publishes everything, so `seq` follows the publish order exactly.
+//!
+//! Each connection is a new MQTT client. What the old one still held dies with it (QoS 0
+//! promises no more; it is counted in [`crate::Counts::lost_with_session`]), and nothing
+//! of an old connection can reach the broker after the new one's births.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, PoisonError};
+use std::time::Duration;
+
+use rumqttc::{
+    AsyncClient, ConnectionError, Event, EventLoop, LastWill, MqttOptions, Outgoing, Packet, QoS,
+};
+use tokio::runtime::Runtime;
+use tokio::sync::{Notify, mpsc};
+
+use super::device::{self, Device};
+use super::proto::Payload;
+use super::topic;
+use crate::bridge::{BrokerState, Error};
+use crate::config::{Config, Sparkplug};
+use crate::queue::{Out, RobotQueue};
+use crate::robot::unix_us;
+
+/// The longest packet the node sends or accepts.
+const MAX_PACKET: usize = 64 * 1024 * 1024;
+/// Requests that may wait for the MQTT event loop.
+const REQUESTS: usize = 64;
+
+fn now_ms() -> u64 {
+    u64::try_from(unix_us() / 1000).unwrap_or(0)
+}
+
+/// What a connection's event loop tells the node.
+#[derive(Debug)]
+enum LinkEvent {
+    Connected,
+    Rebirth,
+    /// The connection ended (or never came up), with why.
+    Lost(String),
+}
+
+/// One MQTT connection of the node.
+struct Link {
+    client: AsyncClient,
+    events: mpsc::UnboundedReceiver<LinkEvent>,
+    /// Publications the event loop has written.
+    written: Arc<AtomicU64>,
+    /// Publications handed to the client.
+    accepted: u64,
+    acked: Arc<Notify>,
+}
+
+/// The edge node: its identity, its counters, its devices.
+pub(crate) struct Node {
+    group_id: String,
+    edge_node_id: String,
+    options: MqttOptions,
+    broker: Arc<BrokerState>,
+    /// The `bdSeq` of the next MQTT CONNECT.
+    bd_seq: u8,
+    /// The `seq` of the next message.
+    seq: u8,
+    link: Option<(Link, u8)>,
+    devices: Vec<Device>,
+}
+
+impl std::fmt::Debug for Node {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Node")
+            .field("group_id", &self.group_id)
+            .field("edge_node_id", &self.edge_node_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Node {
+    /// Connects for the first time (waiting at most `timeout`).
+    pub(crate) fn connect(
+        runtime: &Runtime,
+        config: &Config,
+        sp: &Sparkplug,
+        session: u64,
+        broker: Arc<BrokerState>,
+        url: &str,
+        timeout: Duration,
+    ) -> Result<Node, Error> {
+        let b = &config.broker;
+        let mut options = MqttOptions::new(b.client_id.clone(), b.host.clone(), b.port);
+        options
+            .set_keep_alive(b.keep_alive)
+            // The specification's rule for MQTT 3.1.1: a clean session, always.
+            .set_clean_session(true)
+            .set_max_packet_size(MAX_PACKET, MAX_PACKET);
+        if let Some((user, password)) = &b.credentials {
+            options.set_credentials(user.clone(), password.clone());
+        }
+        #[cfg(feature = "tls")]
+        if b.tls {
+            options.set_transport(rumqttc::Transport::tls_with_default_config());
+        }
+        let mut node = Node {
+            group_id: sp.group_id.clone(),
+            edge_node_id: sp.edge_node_id.clone(),
+            options,
+            broker,
+            bd_seq: 0,
+            seq: 0,
+            link: None,
+            devices: config
+                .robots
+                .iter()
+                .enumerate()
+                .map(|(i, r)| Device::new(r.name.clone(), i, session))
+                .collect(),
+        };
+        let first = runtime.block_on(async {
+            tokio::time::timeout(timeout, node.open())
+                .await
+                .unwrap_or_else(|_| Err(format!("no answer within {timeout:?}")))
+        });
+        match first {
+            Ok(link) => {
+                node.link = Some(link);
+                Ok(node)
+            }
+            Err(why) => Err(Error::BrokerUnreachable {
+                url: url.to_owned(),
+                why,
+            }),
+        }
+    }
+
+    fn topic(&self, kind: &str, device: Option<&str>) -> String {
+        topic(&self.group_id, kind, &self.edge_node_id, device)
+    }
+
+    /// One connection attempt, with the next `bdSeq` in its will: the link and its
+    /// `bdSeq` once the broker accepted it and the node's command topic is subscribed.
+    async fn open(&mut self) -> Result<(Link, u8), String> {
+        let bd_seq = self.bd_seq;
+        let mut options = self.options.clone();
+        options.set_last_will(LastWill::new(
+            self.topic("NDEATH", None),
+            device::node_death(bd_seq, now_ms()).encode(),
+            QoS::AtLeastOnce,
+            false,
+        ));
+        let (client, eventloop) = AsyncClient::new(options, REQUESTS);
+        let (tx, mut events) = mpsc::unbounded_channel();
+        let written = Arc::new(AtomicU64::new(0));
+        let acked = Arc::new(Notify::new());
+        let sent_connect = Arc::new(AtomicBool::new(false));
+        tokio::spawn(drive(
+            eventloop,
+            tx,
+            Arc::clone(&self.broker),
+            self.topic("NCMD", None),
+            Arc::clone(&written),
+            Arc::clone(&acked),
+            Arc::clone(&sent_connect),
+        ));
+        let up = events.recv().await;
+        // Each new CONNECT packet takes the next bdSeq, whether or not it was accepted.
+        if sent_connect.load(Ordering::Relaxed) {
+            self.bd_seq = bd_seq.wrapping_add(1);
+        }
+        match up {
+            Some(LinkEvent::Connected) => {}
+            Some(LinkEvent::Lost(why)) => return Err(why),
+            _ => return Err("the connection ended".into()),
+        }
+        // Subscribed before the births, so a rebirth asked for right after them is heard.
+        client
+            .subscribe(self.topic("NCMD", None), QoS::AtLeastOnce)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok((
+            Link {
+                client,
+                events,
+                written,
+                accepted: 0,
+                acked,
+            },
+            bd_seq,
+        ))
+    }
+
+    async fn publish(&mut self, link: &mut Link, topic: String, mut p: Payload) -> bool {
+        p.seq = Some(u64::from(self.seq));
+        self.seq = self.seq.wrapping_add(1);
+        link.accepted += 1;
+        link.client
+            .publish(topic, QoS::AtMostOnce, false, p.encode())
+            .await
+            .is_ok()
+    }
+
+    /// The node birth with `seq` 0, then the birth of every device born before.
+    async fn births(&mut self, link: &mut Link, bd_seq: u8) -> bool {
+        self.seq = 0;
+        let now = now_ms();
+        let topic = self.topic("NBIRTH", None);
+        if !self
+            .publish(link, topic, device::node_birth(bd_seq, now))
+            .await
+        {
+            return false;
+        }
+        for i in 0..self.devices.len() {
+            let Some(stream) = self.devices[i].born.clone() else {
+                continue;
+            };
+            let birth = self.devices[i].birth(&stream, now);
+            let topic = self.topic("DBIRTH", Some(&self.devices[i].name));
+            if !self.publish(link, topic, birth).await {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Publishes one thing a robot's queue gave: a batch as DDATA (after a DBIRTH when
+    /// the device is not born with this stream), an offline status as DDEATH. An online
+    /// status publishes nothing: the device is born with its first batch, whose stream
+    /// its birth declares.
+    async fn out(&mut self, link: &mut Link, i: usize, out: Out) -> bool {
+        let now = now_ms();
+        match out {
+            Out::Batch(batch) => {
+                if self.devices[i].born.as_deref() != Some(&*batch.stream) {
+                    let birth = self.devices[i].birth(&batch.stream, now);
+                    let topic = self.topic("DBIRTH", Some(&self.devices[i].name));
+                    if !self.publish(link, topic, birth).await {
+                        return false;
+                    }
+                }
+                let data = self.devices[i].data(&batch, now);
+                let topic = self.topic("DDATA", Some(&self.devices[i].name));
+                self.publish(link, topic, data).await
+            }
+            Out::Status { online: false, .. } if self.devices[i].born.is_some() => {
+                self.devices[i].born = None;
+                let death = Payload {
+                    timestamp: Some(now),
+                    metrics: Vec::new(),
+                    seq: None,
+                };
+                let topic = self.topic("DDEATH", Some(&self.devices[i].name));
+                self.publish(link, topic, death).await
+            }
+            Out::Status { .. } => true,
+        }
+    }
+
+    /// Counts what the ended link's client held unwritten.
+    fn lost(&self, link: &Link) {
+        let unwritten = link
+            .accepted
+            .saturating_sub(link.written.load(Ordering::Relaxed));
+        self.broker
+            .lost_with_session
+            .fetch_add(unwritten, Ordering::Relaxed);
+    }
+
+    /// Publishes the queues until every one is closed and empty; reconnects (with the
+    /// births first) whenever the connection ends; then the node's death and goodbye.
+    pub(crate) async fn run(mut self, queues: Vec<Arc<RobotQueue>>, stop: Arc<AtomicBool>) {
+        let wake = Arc::new(Notify::new());
+        let forwarders: Vec<_> = queues
+            .iter()
+            .map(|q| {
+                let (q, wake) = (Arc::clone(q), Arc::clone(&wake));
+                tokio::spawn(async move {
+                    loop {
+                        q.ready.notified().await;
+                        wake.notify_one();
+                    }
+                })
+            })
+            .collect();
+        let mut closed = vec![false; queues.len()];
+        let mut backoff = Duration::from_millis(50);
+        'links: loop {
+            let (mut link, bd_seq) = match self.link.take() {
+                Some(l) => l,
+                None => match self.open().await {
+                    Ok(l) => l,
+                    Err(why) => {
+                        *self
+                            .broker
+                            .last_error
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner) = Some(why);
+                        if stop.load(Ordering::Relaxed) && closed.iter().all(|c| *c) {
+                            break 'links;
+                        }
+                        tokio::time::sleep(backoff).await;
+                        backoff = (backoff * 2).min(Duration::from_secs(1));
+                        continue;
+                    }
+                },
+            };
+            backoff = Duration::from_millis(50);
+            if !self.births(&mut link, bd_seq).await {
+                self.lost(&link);
+                continue;
+            }
+            loop {
+                // One thing per robot per round, so no robot waits behind another's backlog.
+                let mut progressed = false;
+                for (i, q) in queues.iter().enumerate() {
+                    if closed[i] {
+                        continue;
+                    }
+                    match q.take() {
+                        Err(()) => closed[i] = true,
+                        Ok(None) => {}
+                        Ok(Some(out)) => {
+                            progressed = true;
+                            if !self.out(&mut link, i, out).await {
+                                self.lost(&link);
+                                continue 'links;
+                            }
+                        }
+                    }
+                }
+                if closed.iter().all(|c| *c) {
+                    self.goodbye(link, bd_seq).await;
+                    break 'links;
+                }
+                // What the event loop said meanwhile, before more data.
+                loop {
+                    match link.events.try_recv() {
+                        Ok(LinkEvent::Rebirth) => {
+                            if !self.births(&mut link, bd_seq).await {
+                                self.lost(&link);
+                                continue 'links;
+                            }
+                        }
+                        Ok(LinkEvent::Connected) => {}
+                        Ok(LinkEvent::Lost(_)) | Err(mpsc::error::TryRecvError::Disconnected) => {
+                            self.lost(&link);
+                            continue 'links;
+                        }
+                        Err(mpsc::error::TryRecvError::Empty) => break,
+                    }
+                }
+                if progressed {
+                    continue;
+                }
+                tokio::select! {
+                    () = wake.notified() => {}
+                    event = link.events.recv() => match event {
+                        Some(LinkEvent::Rebirth) => {
+                            if !self.births(&mut link, bd_seq).await {
+                                self.lost(&link);
+                                continue 'links;
+                            }
+                        }
+                        Some(LinkEvent::Connected) => {}
+                        Some(LinkEvent::Lost(_)) | None => {
+                            self.lost(&link);
+                            continue 'links;
+                        }
+                    },
+                    // A queue closed while nothing woke the node: look again.
+                    () = tokio::time::sleep(Duration::from_millis(100)) => {}
+                }
+            }
+        }
+        for f in forwarders {
+            f.abort();
+        }
+    }
+
+    /// The node's death before the DISCONNECT (the specification's rule for MQTT 3.1.1),
+    /// acknowledged first, so it is not left in the client's buffer.
+    async fn goodbye(&self, link: Link, bd_seq: u8) {
+        let death = device::node_death(bd_seq, now_ms()).encode();
+        let acked = link.acked.notified();
+        tokio::pin!(acked);
+        // Registered before the publication, so its acknowledgement cannot come first.
+        acked.as_mut().enable();
+        if link
+            .client
+            .publish(self.topic("NDEATH", None), QoS::AtLeastOnce, false, death)
+            .await
+            .is_ok()
+        {
+            let _ = tokio::time::timeout(Duration::from_secs(2), acked).await;
+        }
+        let _ = link.client.disconnect().await;
+        let mut events = link.events;
+        let _ = tokio::time::timeout(Duration::from_secs(1), async {
+            while events.recv().await.is_some() {}
+        })
+        .await;
+        self.broker.connected.store(false, Ordering::Relaxed);
+    }
+}
+
+/// Polls one connection's event loop until it ends: no reconnection here, the node
+/// makes a new connection (with the next `bdSeq`).
+async fn drive(
+    mut eventloop: EventLoop,
+    tx: mpsc::UnboundedSender<LinkEvent>,
+    broker: Arc<BrokerState>,
+    ncmd: String,
+    written: Arc<AtomicU64>,
+    acked: Arc<Notify>,
+    sent_connect: Arc<AtomicBool>,
+) {
+    loop {
+        match eventloop.poll().await {
+            Ok(Event::Incoming(Packet::ConnAck(_))) => {
+                sent_connect.store(true, Ordering::Relaxed);
+                broker.connections.fetch_add(1, Ordering::Relaxed);
+                broker.connected.store(true, Ordering::Relaxed);
+                let _ = tx.send(LinkEvent::Connected);
+            }
+            Ok(Event::Incoming(Packet::Publish(p))) if p.topic == ncmd => {
+                if Payload::decode(&p.payload).is_ok_and(|p| device::asks_rebirth(&p)) {
+                    let _ = tx.send(LinkEvent::Rebirth);
+                }
+            }
+            Ok(Event::Incoming(Packet::PubAck(_))) => acked.notify_waiters(),
+            Ok(Event::Outgoing(Outgoing::Publish(_))) => {
+                written.fetch_add(1, Ordering::Relaxed);
+            }
+            Ok(Event::Outgoing(Outgoing::Disconnect)) => {
+                broker.connected.store(false, Ordering::Relaxed);
+                // Poll on until the broker closes the connection, so the DISCONNECT is
+                // written.
+                let _ = tokio::time::timeout(Duration::from_secs(1), async {
+                    while eventloop.poll().await.is_ok() {}
+                })
+                .await;
+                return;
+            }
+            Ok(_) => {}
+            Err(e) => {
+                broker.connected.store(false, Ordering::Relaxed);
+                // A refused TCP connection sent no CONNECT; anything later did.
+                let refused = matches!(&e, ConnectionError::Io(io)
+                    if io.kind() == std::io::ErrorKind::ConnectionRefused);
+                if !refused {
+                    sent_connect.store(true, Ordering::Relaxed);
+                }
+                *broker
+                    .last_error
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner) = Some(e.to_string());
+                let _ = tx.send(LinkEvent::Lost(e.to_string()));
+                return;
+            }
+        }
+    }
+}
