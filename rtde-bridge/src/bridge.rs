@@ -223,8 +223,14 @@ impl Bridge {
             )?;
             (None, None, Some(node))
         } else {
-            let (client, driver) =
-                connect(&runtime, &config, session, &broker, &url, options.broker_timeout)?;
+            let (client, driver) = connect(
+                &runtime,
+                &config,
+                session,
+                &broker,
+                &url,
+                options.broker_timeout,
+            )?;
             (Some(client), Some(driver), None)
         };
         let qos = if b.qos1 {
@@ -301,7 +307,7 @@ impl Bridge {
         }
         if let Some(node) = node {
             // One publisher for every robot: Sparkplug's `seq` counts the node's messages.
-            publishers.push(runtime.spawn(node.run(queues.clone(), Arc::clone(&stop))));
+            publishers.push(runtime.spawn(node.run(queues.clone())));
         }
         runtime.spawn(sweep(
             queues.clone(),
@@ -465,9 +471,7 @@ fn connect(
         runtime.block_on(async move {
             let first = broker.connack.notified();
             let driver = tokio::spawn(drive(eventloop, Arc::clone(&broker)));
-            let ok = tokio::time::timeout(timeout, first)
-                .await
-                .is_ok();
+            let ok = tokio::time::timeout(timeout, first).await.is_ok();
             (driver, ok)
         })
     };
@@ -479,7 +483,7 @@ fn connect(
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
-            .unwrap_or_else(|| format!("no answer within {:?}", timeout));
+            .unwrap_or_else(|| format!("no answer within {timeout:?}"));
         return Err(Error::BrokerUnreachable {
             url: url.to_owned(),
             why,

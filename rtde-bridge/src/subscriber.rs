@@ -144,14 +144,10 @@ impl Subscriber {
                                 }
                             }
                             Ok(Event::Incoming(Packet::Publish(p)))
-                                if p.topic.starts_with(sparkplug::NAMESPACE) =>
+                                if p.topic.split('/').next() == Some(sparkplug::NAMESPACE) =>
                             {
-                                match reader.read(&p.topic, &p.payload) {
-                                    sparkplug::Read::Message(m) => {
-                                        if tx.send(m).is_err() {
-                                            return;
-                                        }
-                                    }
+                                let message = match reader.read(&p.topic, &p.payload) {
+                                    sparkplug::Read::Message(m) => m,
                                     sparkplug::Read::AskRebirth { topic, payload } => {
                                         let _ = client.try_publish(
                                             topic,
@@ -159,8 +155,12 @@ impl Subscriber {
                                             false,
                                             payload,
                                         );
+                                        continue;
                                     }
-                                    _ => {}
+                                    _ => continue,
+                                };
+                                if tx.send(message).is_err() {
+                                    return;
                                 }
                             }
                             Ok(Event::Incoming(Packet::Publish(p))) => {

@@ -225,3 +225,105 @@ fn tls_needs_the_feature() {
         "fleet.toml:3: broker.url: `mqtts://127.0.0.1`: TLS needs rtde-bridge built with the `tls` feature (cargo install --features tls)"
     );
 }
+
+const SPARKPLUG: &str = r#"
+[broker]
+url = "mqtt://127.0.0.1:1884"
+client_id = "cell-7"
+
+[payload]
+format = "sparkplug"
+
+[sparkplug]
+group_id = "plant"
+
+[[robots]]
+name = "arm-1"
+address = "10.0.0.1"
+preset = "joints"
+frequency = 500
+
+[[robots]]
+name = "arm-2"
+address = "10.0.0.2"
+preset = "joints"
+frequency = 500
+"#;
+
+#[test]
+fn sparkplug_names_the_edge_node_and_publishes_with_qos_0() {
+    let c = Config::parse(SPARKPLUG, "fleet.toml").unwrap();
+    assert_eq!(c.payload.format, Format::Sparkplug);
+    let sp = c.sparkplug.unwrap();
+    assert_eq!(
+        (sp.group_id.as_str(), sp.edge_node_id.as_str()),
+        ("plant", "cell-7")
+    );
+    assert!(!c.broker.qos1, "births and data go with QoS 0");
+    let c = Config::parse(
+        &SPARKPLUG.replace(
+            "group_id = \"plant\"",
+            "group_id = \"plant\"\nedge_node_id = \"b-1\"\n",
+        ),
+        "fleet.toml",
+    )
+    .unwrap();
+    assert_eq!(c.sparkplug.unwrap().edge_node_id, "b-1");
+    assert_eq!(Config::parse(GOOD, "fleet.toml").unwrap().sparkplug, None);
+}
+
+/// What Sparkplug B forbids is refused where it is written.
+#[test]
+fn sparkplug_refuses_what_the_specification_forbids() {
+    let sparkplug_mistake = |from: &str, to: &str| {
+        assert!(SPARKPLUG.contains(from), "{from}");
+        Config::parse(&SPARKPLUG.replacen(from, to, 1), "fleet.toml")
+            .unwrap_err()
+            .to_string()
+    };
+    let cases = [
+        (
+            "client_id = \"cell-7\"",
+            "client_id = \"cell-7\"\nqos = 1",
+            "fleet.toml:5: broker.qos: Sparkplug B publishes births and data with QoS 0: remove qos or set it to 0",
+        ),
+        (
+            "[payload]",
+            "[topics]\ndata = \"x/{robot}\"\n\n[payload]",
+            "fleet.toml:6: topics: Sparkplug B fixes its topics (spBv1.0/GROUP/TYPE/EDGE_NODE/ROBOT): remove [topics]",
+        ),
+        (
+            "[sparkplug]\ngroup_id = \"plant\"\n",
+            "",
+            "fleet.toml:7: payload.format: Sparkplug B needs a [sparkplug] table with group_id = \"...\"",
+        ),
+        (
+            "group_id = \"plant\"",
+            "group_id = \"plant/a\"",
+            "fleet.toml:10: sparkplug.group_id: `plant/a` cannot be a Sparkplug id: not empty, no `/`, `+`, `#`",
+        ),
+        (
+            "group_id = \"plant\"",
+            "group_id = \"plant\"\nedge_node_id = \"\"",
+            "fleet.toml:11: sparkplug.edge_node_id: `` cannot be a Sparkplug id: not empty, no `/`, `+`, `#`",
+        ),
+        (
+            "group_id = \"plant\"",
+            "group = \"plant\"",
+            "fleet.toml:10: sparkplug.group: unknown field `group`, expected `group_id` or `edge_node_id`",
+        ),
+        (
+            "name = \"arm-2\"",
+            "name = \"ARM-1\"",
+            "fleet.toml:19: robots[1].name: `ARM-1` differs from another robot's name only in case, which Sparkplug B device ids should not",
+        ),
+        (
+            "format = \"sparkplug\"",
+            "format = \"json\"",
+            "fleet.toml:9: sparkplug: a [sparkplug] table needs payload.format = \"sparkplug\"",
+        ),
+    ];
+    for (from, to, expected) in cases {
+        assert_eq!(sparkplug_mistake(from, to), expected, "{from} -> {to}");
+    }
+}

@@ -3,9 +3,9 @@
 //! a broker that comes back without its state gets the retained statuses again; a robot
 //! that dies goes offline while the others keep flowing.
 
-mod common;
 #[path = "common/collect.rs"]
 mod collect;
+mod common;
 
 use std::time::{Duration, Instant};
 

@@ -4,9 +4,9 @@
 //! `bdSeq` one on, rebirth on request; and the subscriber reads DDATA back into the
 //! batches the end-to-end test checks against the motion law.
 
-mod common;
 #[path = "common/collect.rs"]
 mod collect;
+mod common;
 
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -20,7 +20,8 @@ use rtde_bridge::{Bridge, Config};
 use rtde_sim::Sim;
 use rumqttc::{Client, Event, MqttOptions, Packet, QoS};
 
-const SPARKPLUG: &str = "format = \"sparkplug\"\nbatch_ms = 10\n\n[sparkplug]\ngroup_id = \"plant\"";
+const SPARKPLUG: &str =
+    "format = \"sparkplug\"\nbatch_ms = 10\n\n[sparkplug]\ngroup_id = \"plant\"";
 
 /// A message as a plain MQTT client saw it on `spBv1.0/#`.
 #[derive(Debug, Clone)]
@@ -85,7 +86,11 @@ impl Sniffer {
     fn until(&mut self, done: impl Fn(&[Seen]) -> bool) {
         let deadline = Instant::now() + Duration::from_secs(20);
         while !done(&self.seen) {
-            assert!(Instant::now() < deadline, "timed out; saw {}", self.summary());
+            assert!(
+                Instant::now() < deadline,
+                "timed out; saw {}",
+                self.summary()
+            );
             if let Ok(s) = self.rx.recv_timeout(Duration::from_millis(100)) {
                 self.seen.push(s);
             }
@@ -106,7 +111,12 @@ impl Sniffer {
     fn rebirth(&self) {
         let payload = Payload {
             timestamp: Some(1),
-            metrics: vec![Metric::new(REBIRTH, datatype::BOOLEAN, 1, Value::Boolean(true))],
+            metrics: vec![Metric::new(
+                REBIRTH,
+                datatype::BOOLEAN,
+                1,
+                Value::Boolean(true),
+            )],
             seq: None,
         };
         self.client
@@ -154,7 +164,10 @@ fn assert_births(after: &[Seen], bd_seq: u64, born: &[String]) {
         let data = after
             .iter()
             .position(|s| s.kind == "DDATA" && s.device.as_deref() == Some(robot));
-        assert!(data.is_none_or(|d| birth < d), "{robot}: data before its birth");
+        assert!(
+            data.is_none_or(|d| birth < d),
+            "{robot}: data before its birth"
+        );
         // Every metric named, aliased, typed and stamped in a birth.
         assert!(after[birth].payload.metrics.iter().all(|m| m.name.is_some()
             && m.alias.is_some()
@@ -230,7 +243,10 @@ fn births_first_one_seq_that_wraps_and_the_motion_law_read_back() {
     assert!(assert_seq_continuous(seen) >= 1, "seq wrapped");
     // The robots' messages interleave: the counter is the node's, not a robot's.
     let first_of = |robot: &str| seen.iter().position(|s| s.device.as_deref() == Some(robot));
-    let last_of = |robot: &str| seen.iter().rposition(|s| s.device.as_deref() == Some(robot));
+    let last_of = |robot: &str| {
+        seen.iter()
+            .rposition(|s| s.device.as_deref() == Some(robot))
+    };
     assert!(first_of("arm-1") < last_of("arm-0") && first_of("arm-0") < last_of("arm-1"));
     for s in seen {
         if s.kind == "NDEATH" {
@@ -239,9 +255,12 @@ fn births_first_one_seq_that_wraps_and_the_motion_law_read_back() {
             assert_eq!((s.qos, s.retain), (QoS::AtMostOnce, false), "{}", s.kind);
         }
         if s.kind == "DDATA" {
-            assert!(s.payload.metrics.iter().all(|m| m.name.is_none()
-                && m.alias.is_some()
-                && m.timestamp.is_some()));
+            assert!(
+                s.payload
+                    .metrics
+                    .iter()
+                    .all(|m| m.name.is_none() && m.alias.is_some() && m.timestamp.is_some())
+            );
         }
     }
     // Goodbye: each robot's DDEATH, then the node's NDEATH with its birth's bdSeq, last.
@@ -277,7 +296,11 @@ fn a_robot_killed_mid_stream_gets_its_ddeath_while_the_others_flow() {
     let robots = robots(&fleet);
     let mut sniffer = Sniffer::start(&broker, "sp-killed-sniffer");
     let bridge = start(&broker.url(), &robots);
-    sniffer.until(|seen| ["arm-0", "arm-1", "arm-2"].iter().all(|r| data_of(seen, r).count() >= 20));
+    sniffer.until(|seen| {
+        ["arm-0", "arm-1", "arm-2"]
+            .iter()
+            .all(|r| data_of(seen, r).count() >= 20)
+    });
     fleet.take(1).unwrap().shutdown().unwrap();
     sniffer.until(|seen| {
         seen.iter()
@@ -293,7 +316,10 @@ fn a_robot_killed_mid_stream_gets_its_ddeath_while_the_others_flow() {
     sniffer.until(|seen| seen.iter().any(is("NDEATH")));
     let seen = &sniffer.seen;
     assert_seq_continuous(seen);
-    assert!(data_of(&seen[at_death..], "arm-1").next().is_none(), "arm-1 is gone");
+    assert!(
+        data_of(&seen[at_death..], "arm-1").next().is_none(),
+        "arm-1 is gone"
+    );
     // The others' package numbers (Bridge/package, once per package) have no gap.
     for robot in ["arm-0", "arm-2"] {
         let mut numbers = Vec::new();
@@ -311,7 +337,9 @@ fn a_robot_killed_mid_stream_gets_its_ddeath_while_the_others_flow() {
         for d in data_of(seen, robot) {
             for m in &d.payload.metrics {
                 if m.alias == Some(package_alias) {
-                    let Some(Value::Long(n)) = m.value else { panic!("{m:?}") };
+                    let Some(Value::Long(n)) = m.value else {
+                        panic!("{m:?}")
+                    };
                     numbers.push(n);
                 }
             }
@@ -346,7 +374,11 @@ fn the_will_carries_the_births_bdseq_and_the_next_birth_the_next() {
     relay.cut();
     sniffer.until(|seen| seen.iter().any(is("NDEATH")));
     let will = sniffer.seen.iter().position(is("NDEATH")).unwrap();
-    assert_eq!(bd_seq_of(&sniffer.seen[will].payload), Some(0), "the will's bdSeq");
+    assert_eq!(
+        bd_seq_of(&sniffer.seen[will].payload),
+        Some(0),
+        "the will's bdSeq"
+    );
     sniffer.until(|seen| {
         seen.iter().skip(will).any(is("NBIRTH"))
             && names.iter().all(|r| data_of(&seen[will..], r).count() >= 5)
@@ -359,8 +391,17 @@ fn the_will_carries_the_births_bdseq_and_the_next_birth_the_next() {
 
     sniffer.rebirth();
     sniffer.until(|seen| seen[reborn + 1..].iter().any(is("NBIRTH")));
-    let asked = reborn + 1 + sniffer.seen[reborn + 1..].iter().position(is("NBIRTH")).unwrap();
-    sniffer.until(|seen| names.iter().all(|r| data_of(&seen[asked..], r).count() >= 3));
+    let asked = reborn
+        + 1
+        + sniffer.seen[reborn + 1..]
+            .iter()
+            .position(is("NBIRTH"))
+            .unwrap();
+    sniffer.until(|seen| {
+        names
+            .iter()
+            .all(|r| data_of(&seen[asked..], r).count() >= 3)
+    });
     assert_births(&sniffer.seen[asked..], 1, &names);
     let rebirths: Vec<_> = sniffer.seen[asked..]
         .iter()
@@ -380,7 +421,10 @@ fn the_will_carries_the_births_bdseq_and_the_next_birth_the_next() {
     let _ = bridge.shutdown();
     sniffer.until(|seen| seen[asked..].iter().any(is("NDEATH")));
     let last = sniffer.seen.last().unwrap();
-    assert_eq!((last.kind.as_str(), bd_seq_of(&last.payload)), ("NDEATH", Some(1)));
+    assert_eq!(
+        (last.kind.as_str(), bd_seq_of(&last.payload)),
+        ("NDEATH", Some(1))
+    );
     assert_seq_continuous(&sniffer.seen);
 }
 

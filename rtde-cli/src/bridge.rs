@@ -25,6 +25,10 @@ status (online, offline and why) is retained on each robot's status topic; the b
 birth and last will on its own topic. The format is documented in rtde_bridge::payload, \
 the configuration in rtde_bridge::config.
 
+With format = \"sparkplug\" the bridge is a Sparkplug B edge node and each robot a device \
+(spBv1.0 topics, births and deaths instead of statuses, the same facts as metrics): see \
+rtde_bridge::sparkplug.
+
 Ctrl-C publishes what is queued, marks every robot offline and disconnects.",
     after_help = "Examples:
   rtde bridge fleet.toml
@@ -120,7 +124,7 @@ pub(crate) fn run(args: &BridgeArgs) -> Result<(), String> {
     }
     if counts.lost_with_session > 0 {
         say(&format!(
-            "{} publications lost: the broker came back without the bridge's session",
+            "{} publications lost with a broken connection: the broker kept no session to resend them from",
             counts.lost_with_session
         ));
     }

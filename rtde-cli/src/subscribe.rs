@@ -36,13 +36,16 @@ what is published while the subscriber reconnects is kept for it by the broker."
   rtde subscribe --broker mqtt://127.0.0.1:1883 --out recordings/
       until Ctrl-C
   rtde subscribe --broker mqtt://10.0.0.5 --topic 'plant/+/data' --out rec/ --until-offline
-      until the bridge says it stopped"
+      until the bridge says it stopped
+  rtde subscribe --broker mqtt://127.0.0.1:1883 --topic 'spBv1.0/#' --out rec/
+      from a bridge with format = \"sparkplug\"; a late start asks it for its births"
 )]
 pub(crate) struct SubscribeArgs {
     /// The broker: `mqtt://HOST[:PORT]`.
     #[arg(long, value_name = "URL")]
     broker: String,
     /// Topic filters to subscribe to; status topics are recognised by their messages.
+    /// Sparkplug B (`spBv1.0/#`) is read through its births.
     #[arg(long, value_name = "FILTER", default_values = ["rtde/#"])]
     topic: Vec<String>,
     /// The directory to write into (created if missing).

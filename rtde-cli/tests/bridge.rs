@@ -13,7 +13,23 @@ use rtde_sim::{Motion, Sim};
 
 #[test]
 fn bridge_to_subscribe_writes_the_csv_and_a_capture_replay_reads() {
-    let Some(broker) = mosquitto::Broker::start("cli") else {
+    bridge_to_subscribe("cli", "format = \"binary\"", "rtde/#");
+}
+
+/// The same recording from Sparkplug B: DDATA read back through the births.
+#[test]
+fn bridge_to_subscribe_over_sparkplug_writes_the_same_files() {
+    bridge_to_subscribe(
+        "cli-sparkplug",
+        "format = \"sparkplug\"\n\n[sparkplug]\ngroup_id = \"plant\"",
+        "spBv1.0/#",
+    );
+}
+
+/// `rtde bridge` with `payload` for a second, `rtde subscribe` to `filter` until the
+/// bridge goes offline: each robot's CSV and raw capture hold every package.
+fn bridge_to_subscribe(test: &str, payload: &str, filter: &str) {
+    let Some(broker) = mosquitto::Broker::start(test) else {
         return;
     };
     let fleet = Sim::builder().deterministic().start_fleet(2).unwrap();
@@ -22,11 +38,11 @@ fn bridge_to_subscribe_writes_the_csv_and_a_capture_replay_reads() {
         .enumerate()
         .map(|(i, a)| (format!("arm-{i}"), a))
         .collect();
-    let dir = scratch("bridge");
+    let dir = scratch(test);
     let config = dir.join("fleet.toml");
     std::fs::write(
         &config,
-        mosquitto::config(&broker.url(), &robots, "format = \"binary\"", 125.0),
+        mosquitto::config(&broker.url(), &robots, payload, 125.0),
     )
     .unwrap();
     let out = dir.join("rec");
@@ -36,6 +52,8 @@ fn bridge_to_subscribe_writes_the_csv_and_a_capture_replay_reads() {
         "--broker",
         &broker.url(),
         "--until-offline",
+        "--topic",
+        filter,
         "--client-id",
         "cli-sub",
         "-o",
@@ -43,7 +61,7 @@ fn bridge_to_subscribe_writes_the_csv_and_a_capture_replay_reads() {
     .arg(&out);
     let mut sub = Spawned::new(cmd);
     let line = sub.line(Duration::from_secs(10));
-    assert!(line.contains("subscribed to rtde/#"), "{line}");
+    assert!(line.contains(&format!("subscribed to {filter}")), "{line}");
 
     let bridge = common::run(&["bridge", config.to_str().unwrap(), "--duration", "1s"]);
     let said = bridge.ok();

@@ -41,6 +41,14 @@ const PACKAGE: usize = 12;
 pub const FIELD_PREFIX: &str = "RTDE/";
 
 /// The Sparkplug datatype of an RTDE wire type.
+///
+/// ```
+/// use rtde_bridge::sparkplug::{device::datatype_of, proto::datatype};
+/// use rtde_core::fields::WireType;
+///
+/// assert_eq!(datatype_of(WireType::Vector6d), datatype::DOUBLE_ARRAY);
+/// assert_eq!(datatype_of(WireType::Int32), datatype::INT32);
+/// ```
 #[must_use]
 pub fn datatype_of(t: WireType) -> u32 {
     match t {
@@ -73,7 +81,9 @@ fn value_of(t: WireType, be: &[u8]) -> Value {
         WireType::Uint8 => Value::Int(be.first().map_or(0, |b| u32::from(*b))),
         // Int32 goes as its two's complement bits, as the specification says.
         WireType::Uint32 | WireType::Int32 => Value::Int(u32_be()),
-        WireType::Uint64 => Value::Long(be.first_chunk::<8>().map_or(0, |b| u64::from_be_bytes(*b))),
+        WireType::Uint64 => {
+            Value::Long(be.first_chunk::<8>().map_or(0, |b| u64::from_be_bytes(*b)))
+        }
         WireType::Double => Value::Double(
             be.first_chunk::<8>()
                 .map_or(f64::NAN, |b| f64::from_be_bytes(*b)),
@@ -113,7 +123,8 @@ fn write_be(t: WireType, v: &Value, out: &mut [u8]) -> bool {
     true
 }
 
-/// The values a device's birth reports as current: its last batch's.
+/// The values a device's birth reports as current: its last batch's numbers and last
+/// package, as a batch of that one package.
 #[derive(Clone, Debug)]
 struct Last {
     batch: Batch,
@@ -154,10 +165,7 @@ impl Device {
     /// value (the last batch's, if it had the same stream; else null).
     pub(crate) fn birth(&mut self, stream: &Arc<Header>, now_ms: u64) -> Payload {
         self.born = Some(Arc::clone(stream));
-        let last = self
-            .last
-            .as_ref()
-            .filter(|l| *l.batch.stream == **stream);
+        let last = self.last.as_ref().filter(|l| *l.batch.stream == **stream);
         let mut metrics = Vec::with_capacity(FIXED.len() + stream.fields.len());
         for (i, (name, datatype)) in FIXED.iter().enumerate() {
             let value = match i {
@@ -167,14 +175,17 @@ impl Device {
                 PROTOCOL => Some(Value::Int(u32::from(stream.protocol.number()))),
                 RECIPE => stream.recipe_id.map(|r| Value::Int(u32::from(r))),
                 FREQUENCY => Some(Value::Double(stream.frequency)),
-                _ => last.and_then(|l| batch_value(&l.batch, i, l.batch.count() - 1)),
+                _ => last.and_then(|l| batch_value(&l.batch, i, 0)),
             };
             metrics.push(self.named(i, name, *datatype, now_ms, value));
         }
         for (j, f) in stream.fields.iter().enumerate() {
             let value = last.and_then(|l| {
-                let at: usize = stream.fields[..j].iter().map(|f| f.wire_type().size()).sum();
-                let p = l.batch.payload(l.batch.count() - 1)?;
+                let at: usize = stream.fields[..j]
+                    .iter()
+                    .map(|f| f.wire_type().size())
+                    .sum();
+                let p = l.batch.payload(0)?;
                 Some(value_of(f.wire_type(), &p[at..at + f.wire_type().size()]))
             });
             let at_ms = last.map_or(now_ms, |l| l.at_ms);
@@ -236,11 +247,35 @@ impl Device {
                 at += t.size();
             }
         }
-        if count > 0 {
-            self.last = Some(Last {
-                batch: batch.clone(),
-                at_ms: host_ms(count - 1),
+        if let Some(newest) = batch.payload(count.wrapping_sub(1)) {
+            let at_ms = host_ms(count - 1);
+            let last = self.last.get_or_insert_with(|| Last {
+                batch: Batch {
+                    robot: batch.robot.clone(),
+                    stream: Arc::clone(&batch.stream),
+                    payloads: Vec::with_capacity(newest.len()),
+                    ..*batch
+                },
+                at_ms,
             });
+            // The last package only, in the buffer of the one before: no allocation per batch.
+            last.batch.payloads.clear();
+            last.batch.payloads.extend_from_slice(newest);
+            last.batch.first = batch.first + count as u64 - 1;
+            last.at_ms = at_ms;
+            for (to, from) in [
+                (&mut last.batch.seq, batch.seq),
+                (&mut last.batch.dropped, batch.dropped),
+                (&mut last.batch.skipped, batch.skipped),
+                (&mut last.batch.lost, batch.lost),
+            ] {
+                *to = from;
+            }
+            last.batch.t0_unix_us = batch.t0_unix_us;
+            last.batch.t0_timestamp = batch.t0_timestamp;
+            if !Arc::ptr_eq(&last.batch.stream, &batch.stream) {
+                last.batch.stream = Arc::clone(&batch.stream);
+            }
         }
         Payload {
             timestamp: Some(now_ms),
@@ -282,6 +317,43 @@ fn batch_value(b: &Batch, i: usize, p: usize) -> Option<Value> {
 }
 
 /// What a subscriber knows of a device from its birth, to read its DDATA.
+///
+/// ```
+/// use rtde_bridge::sparkplug::device::{Birth, FIELD_PREFIX, FIXED};
+/// use rtde_bridge::sparkplug::proto::{Metric, Payload, Value, datatype};
+///
+/// // A DBIRTH: the fixed metrics (values only where a stream needs them), then the fields.
+/// let mut birth = Payload { timestamp: Some(1), metrics: Vec::new(), seq: Some(1) };
+/// for (i, (name, t)) in FIXED.iter().enumerate() {
+///     let value = match *name {
+///         "Bridge/format_version" => Some(Value::Int(1)),
+///         "Bridge/session" => Some(Value::Long(7)),
+///         "Stream/controller" => Some(Value::String("5.21.0".into())),
+///         "Stream/protocol" => Some(Value::Int(2)),
+///         "Stream/frequency" => Some(Value::Double(500.0)),
+///         _ => None,
+///     };
+///     let m = Metric { alias: Some(1 << 16 | i as u64), is_null: value.is_none(), value, ..Metric::new(name, *t, 1, Value::Int(0)) };
+///     birth.metrics.push(m);
+/// }
+/// let field = Metric { alias: Some(1 << 16 | 13), ..Metric::new(&format!("{FIELD_PREFIX}timestamp"), datatype::DOUBLE, 1, Value::Double(0.0)) };
+/// birth.metrics.push(field);
+/// let birth = Birth::read(&birth).unwrap();
+///
+/// // A DDATA of one package, by alias: batch 0, its numbers, then package 0's fields.
+/// let by_alias = |i: u64, v: Value| Metric { alias: Some(1 << 16 | i), timestamp: Some(1), value: Some(v), ..Metric::default() };
+/// let data = Payload {
+///     timestamp: Some(2),
+///     metrics: vec![
+///         by_alias(6, Value::Long(0)), by_alias(7, Value::Long(0)), by_alias(8, Value::Long(0)),
+///         by_alias(9, Value::Long(0)), by_alias(10, Value::Long(1_000_000)), by_alias(11, Value::Double(10.0)),
+///         by_alias(12, Value::Long(0)), by_alias(13, Value::Double(10.0)),
+///     ],
+///     seq: Some(2),
+/// };
+/// let batch = birth.batch("arm-1", &data).unwrap();
+/// assert_eq!((batch.count(), batch.timestamp(0), batch.host_time_us(0)), (1, Some(10.0), Some(1_000_000)));
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Birth {
     /// The stream: versions, recipe, frequency, fields.
@@ -452,9 +524,8 @@ impl Birth {
                         return Err(err(format!("package {count}: fields out of order")));
                     }
                     let t = fields[j].wire_type();
-                    let ok = value.is_some_and(|v| {
-                        write_be(t, v, &mut batch.payloads[at..at + t.size()])
-                    });
+                    let ok = value
+                        .is_some_and(|v| write_be(t, v, &mut batch.payloads[at..at + t.size()]));
                     if !ok {
                         return Err(err(format!(
                             "package {count}: `{}` is no {t} value",
@@ -481,7 +552,12 @@ pub(crate) fn node_birth(bd_seq: u8, now_ms: u64) -> Payload {
     Payload {
         timestamp: Some(now_ms),
         metrics: vec![
-            Metric::new(BD_SEQ, datatype::INT64, now_ms, Value::Long(u64::from(bd_seq))),
+            Metric::new(
+                BD_SEQ,
+                datatype::INT64,
+                now_ms,
+                Value::Long(u64::from(bd_seq)),
+            ),
             Metric::new(REBIRTH, datatype::BOOLEAN, now_ms, Value::Boolean(false)),
         ],
         seq: None,
@@ -510,12 +586,24 @@ pub const REBIRTH: &str = "Node Control/Rebirth";
 
 /// Whether an NCMD payload asks for a rebirth (`Node Control/Rebirth` = true).
 pub(crate) fn asks_rebirth(p: &Payload) -> bool {
-    p.metrics.iter().any(|m| {
-        m.name.as_deref() == Some(REBIRTH) && m.value == Some(Value::Boolean(true))
-    })
+    p.metrics
+        .iter()
+        .any(|m| m.name.as_deref() == Some(REBIRTH) && m.value == Some(Value::Boolean(true)))
 }
 
 /// The `bdSeq` of an NBIRTH or NDEATH.
+///
+/// ```
+/// use rtde_bridge::sparkplug::device::{BD_SEQ, bd_seq_of};
+/// use rtde_bridge::sparkplug::proto::{Metric, Payload, Value, datatype};
+///
+/// let death = Payload {
+///     timestamp: Some(1),
+///     metrics: vec![Metric::new(BD_SEQ, datatype::INT64, 1, Value::Long(7))],
+///     seq: None,
+/// };
+/// assert_eq!(bd_seq_of(&death), Some(7));
+/// ```
 #[must_use]
 pub fn bd_seq_of(p: &Payload) -> Option<u64> {
     p.metrics.iter().find_map(|m| match (&m.name, &m.value) {
@@ -529,7 +617,12 @@ mod tests {
     use super::*;
 
     fn stream() -> Arc<Header> {
-        let names = ["timestamp", "actual_q", "robot_mode", "actual_digital_input_bits"];
+        let names = [
+            "timestamp",
+            "actual_q",
+            "robot_mode",
+            "actual_digital_input_bits",
+        ];
         Arc::new(Header {
             protocol: ProtocolVersion::V2,
             controller: ControllerVersion::new(5, 21, 0, 0),
@@ -549,8 +642,8 @@ mod tests {
         for i in 0..count {
             let t = 10.0 + (first as f64 + i as f64) * 0.002;
             payloads.extend_from_slice(&t.to_be_bytes());
-            for j in 0..6 {
-                payloads.extend_from_slice(&(-(j as f64) * t).to_be_bytes());
+            for j in 0..6u8 {
+                payloads.extend_from_slice(&(-f64::from(j) * t).to_be_bytes());
             }
             payloads.extend_from_slice(&(-3i32).to_be_bytes());
             payloads.extend_from_slice(&u64::MAX.to_be_bytes());
@@ -576,7 +669,12 @@ mod tests {
         let b = batch(20, 5);
         let birth = device.birth(&b.stream, 1);
         // Names, aliases, datatypes in the birth; unknown values are null.
-        assert!(birth.metrics.iter().all(|m| m.name.is_some() && m.datatype.is_some()));
+        assert!(
+            birth
+                .metrics
+                .iter()
+                .all(|m| m.name.is_some() && m.datatype.is_some())
+        );
         assert_eq!(birth.metrics[0].alias, Some(3 << 16));
         let q = &birth.metrics[FIXED.len() + 1];
         assert_eq!(q.name.as_deref(), Some("RTDE/actual_q"));
@@ -584,7 +682,11 @@ mod tests {
         assert!(q.is_null && q.value.is_none());
         let data = device.data(&b, 2);
         // Aliases only in data, and every metric has its timestamp.
-        assert!(data.metrics.iter().all(|m| m.name.is_none() && m.datatype.is_none()));
+        assert!(
+            data.metrics
+                .iter()
+                .all(|m| m.name.is_none() && m.datatype.is_none())
+        );
         assert!(data.metrics.iter().all(|m| m.timestamp.is_some()));
         // Package 1's timestamp: t0 + (T1 - T0), 20 packages on at 500 Hz... in ms.
         let pkg1 = &data.metrics[6 + FIXED.len() - FIXED.len() + 5];
@@ -605,14 +707,23 @@ mod tests {
 
     #[test]
     fn arrays_are_packed_little_endian() {
-        let be: Vec<u8> = [1.0f64, -2.5].iter().flat_map(|x| x.to_be_bytes()).collect();
-        let le: Vec<u8> = [1.0f64, -2.5].iter().flat_map(|x| x.to_le_bytes()).collect();
+        let be: Vec<u8> = [1.0f64, -2.5]
+            .iter()
+            .flat_map(|x| x.to_be_bytes())
+            .collect();
+        let le: Vec<u8> = [1.0f64, -2.5]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
         assert_eq!(value_of(WireType::Vector6d, &be), Value::Bytes(le.clone()));
         let mut back = vec![0; 16];
         assert!(write_be(WireType::Vector6d, &Value::Bytes(le), &mut back));
         assert_eq!(back, be);
         // The specification's Int32Array example: [-1, 315338746].
-        let be: Vec<u8> = [-1i32, 315_338_746].iter().flat_map(|x| x.to_be_bytes()).collect();
+        let be: Vec<u8> = [-1i32, 315_338_746]
+            .iter()
+            .flat_map(|x| x.to_be_bytes())
+            .collect();
         assert_eq!(
             value_of(WireType::Vector6Int32, &be),
             Value::Bytes(vec![0xff, 0xff, 0xff, 0xff, 0xfa, 0xaf, 0xcb, 0x12])
@@ -627,7 +738,12 @@ mod tests {
         let good = device.data(&b, 2);
         let mut missing = good.clone();
         missing.metrics.pop();
-        assert!(birth.batch("arm-1", &missing).unwrap_err().contains("lacks fields"));
+        assert!(
+            birth
+                .batch("arm-1", &missing)
+                .unwrap_err()
+                .contains("lacks fields")
+        );
         let mut skipped = good.clone();
         skipped.metrics.remove(6);
         assert!(birth.batch("arm-1", &skipped).is_err());

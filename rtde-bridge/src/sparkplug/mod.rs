@@ -64,12 +64,9 @@
 //! specification's optional `primary host` mode), device commands (`DCMD`: the bridge only
 //! reads robots), and `NDATA` (the bridge has no node-level metric that changes).
 //!
-//! ```
-//! use rtde_bridge::sparkplug::topic;
-//!
-//! assert_eq!(topic("cell-7", "DDATA", "bridge-1", Some("arm-1")), "spBv1.0/cell-7/DDATA/bridge-1/arm-1");
-//! assert_eq!(topic("cell-7", "NBIRTH", "bridge-1", None), "spBv1.0/cell-7/NBIRTH/bridge-1");
-//! ```
+//! A subscriber reads it all back with [`Reader`] (as [`crate::Subscriber`] does for
+//! `rtde subscribe --topic 'spBv1.0/#'`), into the same batches and statuses as the
+//! other formats.
 
 pub mod device;
 pub(crate) mod node;
@@ -86,6 +83,13 @@ pub const NAMESPACE: &str = "spBv1.0";
 
 /// The topic of a message of type `kind` (`NBIRTH`, `DDATA`, …) of an edge node, or of
 /// one of its devices.
+///
+/// ```
+/// use rtde_bridge::sparkplug::topic;
+///
+/// assert_eq!(topic("cell-7", "DDATA", "bridge-1", Some("arm-1")), "spBv1.0/cell-7/DDATA/bridge-1/arm-1");
+/// assert_eq!(topic("cell-7", "NBIRTH", "bridge-1", None), "spBv1.0/cell-7/NBIRTH/bridge-1");
+/// ```
 #[must_use]
 pub fn topic(group_id: &str, kind: &str, edge_node_id: &str, device: Option<&str>) -> String {
     match device {
@@ -95,6 +99,13 @@ pub fn topic(group_id: &str, kind: &str, edge_node_id: &str, device: Option<&str
 }
 
 /// A Sparkplug topic, split: `(group_id, type, edge_node_id, device_id)`.
+///
+/// ```
+/// use rtde_bridge::sparkplug::parse_topic;
+///
+/// assert_eq!(parse_topic("spBv1.0/cell-7/DDEATH/b/arm-1"), Some(("cell-7", "DDEATH", "b", Some("arm-1"))));
+/// assert_eq!(parse_topic("rtde/arm-1/data"), None);
+/// ```
 #[must_use]
 pub fn parse_topic(topic: &str) -> Option<(&str, &str, &str, Option<&str>)> {
     let mut levels = topic.split('/');
@@ -103,7 +114,10 @@ pub fn parse_topic(topic: &str) -> Option<(&str, &str, &str, Option<&str>)> {
     }
     let (group, kind, edge) = (levels.next()?, levels.next()?, levels.next()?);
     let device = levels.next();
-    levels.next().is_none().then_some((group, kind, edge, device))
+    levels
+        .next()
+        .is_none()
+        .then_some((group, kind, edge, device))
 }
 
 /// What [`Reader::read`] made of a message.
@@ -169,7 +183,9 @@ impl Reader {
         }
         if kind == "DDATA"
             && let Some(d) = device
-            && !self.births.contains_key(&(node.0.clone(), node.1.clone(), d.to_owned()))
+            && !self
+                .births
+                .contains_key(&(node.0.clone(), node.1.clone(), d.to_owned()))
         {
             // Asked at most once a second per node: the births take a moment.
             let now = std::time::Instant::now();
@@ -224,12 +240,18 @@ impl Reader {
             })
         };
         match (kind, device) {
-            ("NBIRTH", None) => status(None, true, None),
+            ("NBIRTH", None) => {
+                // Its devices are born again after it, maybe with other streams.
+                self.births
+                    .retain(|(g, e, _), _| (g, e) != (&node.0, &node.1));
+                status(None, true, None)
+            }
             ("NDEATH", None) => {
                 // The node's devices died with it.
-                self.births.retain(|(g, e, _), _| (g, e) != (&node.0, &node.1));
-                let bd_seq = device::bd_seq_of(&p)
-                    .map_or_else(String::new, |b| format!(" (bdSeq {b})"));
+                self.births
+                    .retain(|(g, e, _), _| (g, e) != (&node.0, &node.1));
+                let bd_seq =
+                    device::bd_seq_of(&p).map_or_else(String::new, |b| format!(" (bdSeq {b})"));
                 status(None, false, Some(format!("the edge node died{bd_seq}")))
             }
             ("DBIRTH", Some(d)) => match Birth::read(&p) {

@@ -269,7 +269,7 @@ impl Node {
 
     /// Publishes the queues until every one is closed and empty; reconnects (with the
     /// births first) whenever the connection ends; then the node's death and goodbye.
-    pub(crate) async fn run(mut self, queues: Vec<Arc<RobotQueue>>, stop: Arc<AtomicBool>) {
+    pub(crate) async fn run(mut self, queues: Vec<Arc<RobotQueue>>) {
         let wake = Arc::new(Notify::new());
         let forwarders: Vec<_> = queues
             .iter()
@@ -296,9 +296,6 @@ impl Node {
                             .last_error
                             .lock()
                             .unwrap_or_else(PoisonError::into_inner) = Some(why);
-                        if stop.load(Ordering::Relaxed) && closed.iter().all(|c| *c) {
-                            break 'links;
-                        }
                         tokio::time::sleep(backoff).await;
                         backoff = (backoff * 2).min(Duration::from_secs(1));
                         continue;

@@ -56,7 +56,12 @@ impl Collected {
     }
 
     /// Reads until `done` says so, at most `timeout`.
-    pub fn until(&mut self, sub: &Subscriber, timeout: Duration, done: impl Fn(&Collected) -> bool) {
+    pub fn until(
+        &mut self,
+        sub: &Subscriber,
+        timeout: Duration,
+        done: impl Fn(&Collected) -> bool,
+    ) {
         let deadline = Instant::now() + timeout;
         while !done(self) {
             assert!(
@@ -76,7 +81,10 @@ impl Collected {
     /// Every package of `robots` arrived once, numbered in order from 0, 125 Hz apart
     /// with no gap, host times increasing, with the simulator's motion law's values;
     /// nothing unreadable, no gap the bridge did not count.
-    pub fn assert_every_package_follows_the_motion_law(&self, robots: &[(String, std::net::SocketAddr)]) {
+    pub fn assert_every_package_follows_the_motion_law(
+        &self,
+        robots: &[(String, std::net::SocketAddr)],
+    ) {
         assert!(self.unreadable.is_empty(), "{:?}", self.unreadable);
         assert_eq!(self.check.unexplained(), 0);
         for (name, _) in robots {
@@ -134,4 +142,3 @@ pub fn robots(fleet: &rtde_sim::Fleet) -> Vec<(String, std::net::SocketAddr)> {
         .map(|(i, a)| (format!("arm-{i}"), a))
         .collect()
 }
-
