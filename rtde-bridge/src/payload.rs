@@ -1,4 +1,6 @@
 //! The messages the bridge publishes: data batches (JSON or binary), and status messages.
+//! Sparkplug B, the third format, has births, deaths and metrics instead
+//! ([`crate::sparkplug`]); its metrics carry the same facts.
 //! Format version 1; a version changes only when a reader of the old one could no longer
 //! read the new.
 //!

@@ -168,6 +168,16 @@ fn assert_births(after: &[Seen], bd_seq: u64, born: &[String]) {
             data.is_none_or(|d| birth < d),
             "{robot}: data before its birth"
         );
+        let stamps: Vec<u64> = after[birth]
+            .payload
+            .metrics
+            .iter()
+            .filter_map(|m| m.timestamp)
+            .collect();
+        assert!(
+            stamps.windows(2).all(|w| w[0] <= w[1]),
+            "{robot}: a birth in time order"
+        );
         // Every metric named, aliased, typed and stamped in a birth.
         assert!(after[birth].payload.metrics.iter().all(|m| m.name.is_some()
             && m.alias.is_some()
@@ -254,6 +264,18 @@ fn births_first_one_seq_that_wraps_and_the_motion_law_read_back() {
         } else {
             assert_eq!((s.qos, s.retain), (QoS::AtMostOnce, false), "{}", s.kind);
         }
+        // The specification's rule: metric values in chronological order in the list.
+        let stamps: Vec<u64> = s
+            .payload
+            .metrics
+            .iter()
+            .filter_map(|m| m.timestamp)
+            .collect();
+        assert!(
+            stamps.windows(2).all(|w| w[0] <= w[1]),
+            "{}: in time order",
+            s.kind
+        );
         if s.kind == "DDATA" {
             assert!(
                 s.payload

@@ -167,6 +167,9 @@ impl Device {
         self.born = Some(Arc::clone(stream));
         let last = self.last.as_ref().filter(|l| *l.batch.stream == **stream);
         let mut metrics = Vec::with_capacity(FIXED.len() + stream.fields.len());
+        // One time for every metric, so the list stays in chronological order (the
+        // specification's rule): the values are the last package's, as of its host time.
+        let at_ms = last.map_or(now_ms, |l| l.at_ms);
         for (i, (name, datatype)) in FIXED.iter().enumerate() {
             let value = match i {
                 FORMAT => Some(Value::Int(u32::from(FORMAT_VERSION))),
@@ -177,7 +180,7 @@ impl Device {
                 FREQUENCY => Some(Value::Double(stream.frequency)),
                 _ => last.and_then(|l| batch_value(&l.batch, i, 0)),
             };
-            metrics.push(self.named(i, name, *datatype, now_ms, value));
+            metrics.push(self.named(i, name, *datatype, at_ms, value));
         }
         for (j, f) in stream.fields.iter().enumerate() {
             let value = last.and_then(|l| {
@@ -188,7 +191,6 @@ impl Device {
                 let p = l.batch.payload(0)?;
                 Some(value_of(f.wire_type(), &p[at..at + f.wire_type().size()]))
             });
-            let at_ms = last.map_or(now_ms, |l| l.at_ms);
             metrics.push(self.named(
                 FIXED.len() + j,
                 &format!("{FIELD_PREFIX}{}", f.name()),
