@@ -483,3 +483,53 @@ fn a_late_subscriber_asks_for_the_births_and_reads_on() {
         );
     }
 }
+
+/// The broker goes away and comes back: the attempts it refused sent no CONNECT, so the
+/// next NBIRTH has the next bdSeq; the births come before the data the queues kept.
+#[test]
+fn after_a_broker_restart_the_births_come_first_with_the_next_bdseq() {
+    let Some(mut broker) = Broker::start("sparkplug-restart") else {
+        return;
+    };
+    let fleet = Sim::builder().deterministic().start_fleet(2).unwrap();
+    let robots = robots(&fleet);
+    let names: Vec<String> = robots.iter().map(|(n, _)| n.clone()).collect();
+    let mut sniffer = Sniffer::start(&broker, "sp-restart-sniffer");
+    let bridge = start(&broker.url(), &robots);
+    sniffer.until(|seen| names.iter().all(|r| data_of(seen, r).count() >= 5));
+    broker.stop();
+    // Long enough for several refused attempts (the backoff starts at 50 ms).
+    std::thread::sleep(Duration::from_millis(1500));
+    broker.restart();
+    let mut sniffer = Sniffer::start(&broker, "sp-restart-sniffer-2");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !bridge.counts().broker_connected {
+        assert!(Instant::now() < deadline, "the bridge did not reconnect");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The bridge may have been born again before this sniffer subscribed: then a rebirth
+    // request brings the same NBIRTH (same bdSeq) again.
+    let waited = Instant::now();
+    let mut asked = false;
+    while !sniffer.seen.iter().any(is("NBIRTH")) {
+        if let Ok(s) = sniffer.rx.recv_timeout(Duration::from_millis(50)) {
+            sniffer.seen.push(s);
+        }
+        if waited.elapsed() > Duration::from_millis(500) && !asked {
+            sniffer.rebirth();
+            asked = true;
+        }
+        assert!(waited.elapsed() < Duration::from_secs(20), "no NBIRTH");
+    }
+    let birth = sniffer.seen.iter().position(is("NBIRTH")).unwrap();
+    sniffer.until(|seen| {
+        names
+            .iter()
+            .all(|r| data_of(&seen[birth..], r).count() >= 5)
+    });
+    assert_births(&sniffer.seen[birth..], 1, &names);
+    assert_eq!(bridge.counts().broker_connections, 2);
+    let counts = bridge.shutdown();
+    assert_eq!(counts.dropped(), 0, "the queues held the outage");
+    assert_seq_continuous(&sniffer.seen[birth..]);
+}
