@@ -732,6 +732,36 @@ mod tests {
         );
     }
 
+    /// DDATA changed at random (a fixed seed) is read or refused, never a panic.
+    #[test]
+    fn mutated_ddata_is_read_or_refused() {
+        let mut device = Device::new("arm-1".into(), 0, 77);
+        let b = batch(0, 3);
+        let birth = Birth::read(&device.birth(&b.stream, 1)).unwrap();
+        let valid = device.data(&b, 2).encode();
+        let mut outcomes = std::collections::HashMap::new();
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..20_000 {
+            let mut bytes = valid.clone();
+            #[allow(clippy::cast_possible_truncation)] // indices and bytes from the generator
+            for _ in 0..=next() % 3 {
+                let at = next() as usize % bytes.len();
+                bytes[at] = next() as u8;
+            }
+            if let Ok(p) = Payload::decode(&bytes) {
+                let read = birth.batch("arm-1", &p);
+                *outcomes.entry(read.is_ok()).or_insert(0) += 1;
+            }
+        }
+        assert!(outcomes.len() == 2, "both read and refused: {outcomes:?}");
+    }
+
     #[test]
     fn ddata_that_does_not_fit_its_birth_is_refused() {
         let mut device = Device::new("arm-1".into(), 0, 77);
