@@ -581,7 +581,9 @@ pub(crate) fn node_death(bd_seq: u8, now_ms: u64) -> Payload {
     }
 }
 
-/// The birth/death sequence metric.
+/// The birth/death sequence metric, an Int64 as in the specification's NBIRTH example (its
+/// NDEATH example says UInt64; both put the number in `long_value`, which is what hosts
+/// read).
 pub const BD_SEQ: &str = "bdSeq";
 /// The node command that asks for the births again.
 pub const REBIRTH: &str = "Node Control/Rebirth";

@@ -18,7 +18,7 @@
 //! Every connection has a clean session, as the specification requires of MQTT 3.1.1 edge
 //! nodes, and is a new MQTT client: the `bdSeq` metric of its will (`NDEATH`) is the one of
 //! the `NBIRTH` that follows, counting CONNECT packets from 0 (wrapping at 255, like
-//! `seq`). `seq` is 0 in each `NBIRTH` and one more in every message after it, across all
+//! `seq`; an attempt whose TCP connection was refused sent none and takes none). `seq` is 0 in each `NBIRTH` and one more in every message after it, across all
 //! robots, in publish order: one task publishes everything. While the broker is down,
 //! batches wait in the robots' bounded queues (dropped oldest first, counted); births
 //! are not queued, they are made again. QoS 0 delivers at most once: what the MQTT client
