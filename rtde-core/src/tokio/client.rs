@@ -154,6 +154,12 @@ impl AsyncClient {
     /// (at least 1); see [`Packages`]. One per connection at a time: take it before
     /// [`AsyncClient::start`], so that it has the first package too.
     ///
+    /// Memory: at the first package every slot gets a buffer of the recipe's size, so
+    /// that no burst later allocates; the queue then keeps about `capacity` × (the
+    /// payload plus some 60 bytes). Size it by time (a second at the output frequency rides
+    /// out a stalled consumer), not by the largest number that fits: many connections
+    /// with deep queues cost resident memory, and cache misses as the ring goes round.
+    ///
     /// # Errors
     /// [`Error::Misuse`] while another one exists.
     pub fn packages(&self, capacity: usize) -> Result<Packages, Error> {
