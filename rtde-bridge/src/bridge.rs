@@ -525,12 +525,7 @@ async fn drive(mut eventloop: EventLoop, broker: Arc<BrokerState>) {
             Ok(Event::Outgoing(Outgoing::Disconnect)) => {
                 broker.disconnected.store(true, Ordering::Relaxed);
                 broker.connected.store(false, Ordering::Relaxed);
-                // Poll on until the broker closes the connection, so the DISCONNECT
-                // (and anything still buffered) is written.
-                let _ = tokio::time::timeout(Duration::from_secs(1), async {
-                    while eventloop.poll().await.is_ok() {}
-                })
-                .await;
+                finish_disconnect(&mut eventloop).await;
                 return;
             }
             Ok(_) => {}
@@ -546,6 +541,16 @@ async fn drive(mut eventloop: EventLoop, broker: Arc<BrokerState>) {
             }
         }
     }
+}
+
+/// After the event loop sent DISCONNECT: polls on until the broker closes the
+/// connection (a second at most), so the DISCONNECT and anything still buffered are
+/// written.
+pub(crate) async fn finish_disconnect(eventloop: &mut EventLoop) {
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        while eventloop.poll().await.is_ok() {}
+    })
+    .await;
 }
 
 /// Closes batches that have waited their batch time while their robot sent nothing

@@ -20,7 +20,7 @@ use tokio::sync::{Notify, mpsc};
 use super::device::{self, Device};
 use super::proto::Payload;
 use super::topic;
-use crate::bridge::{BrokerState, Error};
+use crate::bridge::{BrokerState, Error, finish_disconnect};
 use crate::config::{Config, Sparkplug};
 use crate::queue::{Out, RobotQueue};
 use crate::robot::unix_us;
@@ -431,12 +431,7 @@ async fn drive(
             }
             Ok(Event::Outgoing(Outgoing::Disconnect)) => {
                 broker.connected.store(false, Ordering::Relaxed);
-                // Poll on until the broker closes the connection, so the DISCONNECT is
-                // written.
-                let _ = tokio::time::timeout(Duration::from_secs(1), async {
-                    while eventloop.poll().await.is_ok() {}
-                })
-                .await;
+                finish_disconnect(&mut eventloop).await;
                 return;
             }
             Ok(_) => {}
