@@ -7,6 +7,6 @@ venv=target/interop-venv
 if [ ! -x "$venv/bin/python" ]; then
     python3 -m venv "$venv"
 fi
-"$venv/bin/pip" install --quiet --disable-pip-version-check "ur_rtde==1.6.5"
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check "ur_rtde==1.6.5"
 "$venv/bin/python" -c "import rtde_receive, rtde_io"
 echo "$PWD/$venv/bin/python"
