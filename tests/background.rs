@@ -10,7 +10,7 @@ use common::input_echo::{self, INPUTS, PERIOD, ReadBack};
 use common::{WAIT, options};
 use rtde_core::client::{Background, Receiver, Sender, SpawnOptions};
 use rtde_core::{Client, DynamicRecipe, Error, OutputRecipe, Recipe, Value};
-use rtde_sim::{Fault, Sim};
+use rtde_sim::{Fault, Sim, Trigger};
 
 // The handles cross threads: checked at compile time.
 const _: () = {
@@ -66,6 +66,44 @@ fn one_thread_sends_at_500_hz_while_another_receives_every_package() {
     );
     read_back.check(&sim, &background.stats());
     background.close().unwrap();
+}
+
+/// Whoever asks first, the reason the link ended is the receiver's (and `close`'s): a
+/// send after the end is `ConnectionLost`, as it is during a reconnection round that
+/// fails, and as the async driver's is.
+#[test]
+fn after_the_link_ends_a_send_is_connection_lost_and_the_receiver_learns_why() {
+    let sim = Sim::builder()
+        .fault(Fault::CloseMidFrame(Trigger::DataPackage(3)))
+        .deterministic()
+        .start()
+        .unwrap();
+    let mut client = Client::connect(sim.addr(), options()).unwrap();
+    let mut outputs = input_echo::outputs();
+    let mut inputs = input_echo::inputs();
+    client.setup_outputs(outputs.spec(), 500.0).unwrap();
+    let handle = client.setup_inputs(inputs.spec()).unwrap();
+    client.start().unwrap();
+    let background = client.spawn(SpawnOptions::new()).unwrap();
+    let deadline = Instant::now() + WAIT;
+    while !background.is_closed() {
+        assert!(
+            Instant::now() < deadline,
+            "the cut link did not end the driver"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    input_echo::set(&mut inputs, 1);
+    let err = background.sender().send(&handle, &inputs).unwrap_err();
+    assert!(matches!(err, Error::ConnectionLost), "{err}");
+    // The packages before the cut, then why.
+    let mut receiver = background.receiver();
+    for _ in 0..3 {
+        receiver.recv_into(&mut outputs, Some(WAIT)).unwrap();
+    }
+    let err = receiver.recv(Some(WAIT)).unwrap_err();
+    assert!(matches!(err, Error::Closed { mid_frame: true }), "{err}");
+    drop(background);
 }
 
 #[test]

@@ -281,7 +281,7 @@ impl Shared {
         lock(&self.client)
     }
 
-    /// Why the handles cannot go on: the error that ended the reader thread (once), then
+    /// Why the receivers cannot go on: the error that ended the reader thread (once), then
     /// [`Error::ConnectionLost`].
     fn ended(&self) -> Error {
         lock(&self.ended_by).take().unwrap_or(Error::ConnectionLost)
@@ -950,18 +950,22 @@ impl Clone for Receiver {
 impl Sender {
     /// Sends `recipe` as a data package of the input recipe `input` was set up with. Holds
     /// the connection's lock for the encoding and the write only. While the reader thread
-    /// reconnects, it waits for the reconnection (bounded by the policy).
+    /// reconnects, it waits for the reconnection (bounded by the policy) and then sends on
+    /// the new link; inputs are never kept for a later link.
     ///
     /// # Errors
     /// As [`Client::send`], except that a lost link is not reconnected here (the reader
-    /// thread does that): [`Error::ConnectionLost`] or the write's error.
+    /// thread does that): the write's error, or [`Error::ConnectionLost`] once the link is
+    /// gone (the reconnection it waited for failed, or the reader thread ended). Why the
+    /// link ended is left to the [`Receiver`] and [`Background::close`], whichever handle
+    /// asks first, as the async driver leaves it to its in-order receiver.
     pub fn send<R: InputRecipe + ?Sized>(
         &self,
         input: &InputHandle,
         recipe: &R,
     ) -> Result<(), Error> {
         if self.shared.closed.load(Ordering::Relaxed) {
-            return Err(self.shared.ended());
+            return Err(Error::ConnectionLost);
         }
         let mut client = self.shared.client();
         let result = client.send_once(input, recipe);
