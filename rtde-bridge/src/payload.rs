@@ -207,27 +207,33 @@ impl Batch {
         let h = &*self.stream;
         s.push_str("{\"format\":\"");
         s.push_str(JSON_BATCH);
-        let _ = write!(
-            s,
-            "\",\"version\":{FORMAT_VERSION},\"robot\":{},\"session\":{},\"seq\":{},\"first\":{},\"count\":{},\"dropped\":{},\"skipped\":{},\"lost\":{},\"t0_unix_us\":{},\"t0_timestamp\":",
-            Json::from(self.robot.as_str()),
-            self.session,
-            self.seq,
-            self.first,
-            self.count(),
-            self.dropped,
-            self.skipped,
-            self.lost,
-            self.t0_unix_us,
-        );
+        // Written piece by piece, not through `fmt`: this runs for every batch.
+        s.push_str("\",\"version\":");
+        integer(&mut s, FORMAT_VERSION);
+        s.push_str(",\"robot\":");
+        string(&mut s, &self.robot);
+        for (key, n) in [
+            (",\"session\":", self.session),
+            (",\"seq\":", self.seq),
+            (",\"first\":", self.first),
+            (",\"count\":", self.count() as u64),
+            (",\"dropped\":", self.dropped),
+            (",\"skipped\":", self.skipped),
+            (",\"lost\":", self.lost),
+        ] {
+            s.push_str(key);
+            integer(&mut s, n);
+        }
+        s.push_str(",\"t0_unix_us\":");
+        integer(&mut s, self.t0_unix_us);
+        s.push_str(",\"t0_timestamp\":");
         number(&mut s, self.t0_timestamp);
-        let _ = write!(
-            s,
-            ",\"controller\":\"{}\",\"protocol\":{},\"recipe_id\":{},\"frequency\":",
-            h.controller,
-            h.protocol.number(),
-            h.recipe_id.map_or(0, u16::from),
-        );
+        let _ = write!(s, ",\"controller\":\"{}\"", h.controller);
+        s.push_str(",\"protocol\":");
+        integer(&mut s, h.protocol.number());
+        s.push_str(",\"recipe_id\":");
+        integer(&mut s, h.recipe_id.map_or(0, u16::from));
+        s.push_str(",\"frequency\":");
         number(&mut s, h.frequency);
         s.push_str(",\"fields\":[");
         list(&mut s, h.fields.iter().map(|f| f.name()));
@@ -324,6 +330,18 @@ fn number(s: &mut String, v: f64) {
         s.push_str(digits.strip_suffix(".0").unwrap_or(digits));
     } else {
         s.push_str("null");
+    }
+}
+
+/// Appends `v` as a JSON string. Names need no escape as a rule; one that does goes
+/// through serde_json, which owns the escaping.
+fn string(s: &mut String, v: &str) {
+    if v.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+        s.push_str(&Json::from(v).to_string());
+    } else {
+        s.push('"');
+        s.push_str(v);
+        s.push('"');
     }
 }
 
@@ -646,4 +664,65 @@ pub fn decode_status(bytes: &[u8]) -> Result<(Option<String>, bool, Option<Strin
         online,
         v.get("reason").and_then(Json::as_str).map(str::to_owned),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn batch(robot: &str) -> Batch {
+        let stream = Arc::new(Header {
+            protocol: ProtocolVersion::V2,
+            controller: ControllerVersion::new(5, 21, 0, 0),
+            frequency: 500.0,
+            recipe_id: Some(3),
+            // What a decoded batch says: the JSON carries t0, not the stream's start.
+            started_unix_micros: -5,
+            fields: vec![lookup(Direction::Output, "timestamp").unwrap()],
+        });
+        let mut payloads = Vec::new();
+        payloads.extend_from_slice(&12.5f64.to_be_bytes());
+        payloads.extend_from_slice(&12.502f64.to_be_bytes());
+        Batch {
+            robot: robot.into(),
+            session: 17,
+            seq: 4,
+            first: 20,
+            dropped: 1,
+            skipped: 2,
+            lost: 3,
+            t0_unix_us: -5,
+            t0_timestamp: 0.25,
+            stream,
+            payloads,
+        }
+    }
+
+    #[test]
+    fn a_json_batch_is_written_key_by_key_as_documented() {
+        let json = String::from_utf8(batch("arm-1").to_json()).unwrap();
+        assert_eq!(
+            json,
+            "{\"format\":\"rtde-bridge/batch\",\"version\":1,\"robot\":\"arm-1\",\"session\":17,\
+             \"seq\":4,\"first\":20,\"count\":2,\"dropped\":1,\"skipped\":2,\"lost\":3,\
+             \"t0_unix_us\":-5,\"t0_timestamp\":0.25,\"controller\":\"5.21.0\",\"protocol\":2,\
+             \"recipe_id\":3,\"frequency\":500,\"fields\":[\"timestamp\"],\"types\":[\"DOUBLE\"],\
+             \"packages\":[[12.5],[12.502]]}"
+        );
+    }
+
+    #[test]
+    fn robot_names_that_need_escapes_survive_json() {
+        for name in [
+            "a\"b",
+            "back\\slash",
+            "new\nline",
+            "tab\t",
+            "Zelle 7 · Roboter",
+        ] {
+            let b = batch(name);
+            let back = decode(&b.to_json()).unwrap();
+            assert_eq!(back, b, "{name:?}");
+        }
+    }
 }
