@@ -3,7 +3,9 @@
 //!
 //! Per robot and per batch, one nonblocking read of the robot's socket (every package
 //! since the last read), the data packages' payloads copied into one MQTT QoS 1 PUBLISH
-//! written to Mosquitto, and the broker's PUBACKs read back. No encoding beyond the
+//! written to Mosquitto (in a write of its own, as rumqttc writes, or with the pass's
+//! other publications in one write, as a client that coalesced them would), and the
+//! broker's PUBACKs read back. No encoding beyond the
 //! copy, no queue, no runtime, no per-robot wake-up: one pass over every robot per batch
 //! period, so even the sleeps are shared. The RTDE handshake goes through rtde-core's
 //! codec; the MQTT packets are written by hand (MQTT 3.1.1, clean session, no keepalive).
@@ -34,6 +36,16 @@ impl Floor {
     }
 }
 
+/// How the floor writes its publications to the broker.
+#[derive(Clone, Copy)]
+pub(crate) enum Writes {
+    /// One write per publication, as rumqttc's event loop does.
+    Each,
+    /// Every publication of a pass in one write: what an MQTT client that coalesced
+    /// its queued publications would pay.
+    Coalesced,
+}
+
 struct Robot {
     socket: TcpStream,
     frames: FrameBuffer,
@@ -42,13 +54,14 @@ struct Robot {
 
 /// Streams every robot at `frequency` with the bridge's recipe, reads each once per
 /// `read_every` for `seconds` after a second of warm-up, and publishes each read to the
-/// broker on `broker_port` as one QoS 1 message.
+/// broker on `broker_port` as one QoS 1 message, written as `writes` says.
 pub(crate) fn run(
     robots: &[SocketAddr],
     frequency: f64,
     read_every: Duration,
     broker_port: u16,
     seconds: u64,
+    writes: Writes,
 ) -> Floor {
     let mut fleet: Vec<Robot> = robots
         .iter()
@@ -84,6 +97,7 @@ pub(crate) fn run(
                 packages,
             ));
         }
+        packet.clear();
         for robot in &mut fleet {
             payloads.clear();
             let count = read_available(robot, &mut payloads);
@@ -92,10 +106,14 @@ pub(crate) fn run(
             }
             packages += count;
             publish(&mut packet, &robot.topic, next_id, &payloads);
-            write_all(&mut broker, &packet);
+            if let Writes::Each = writes {
+                write_all(&mut broker, &packet);
+                packet.clear();
+            }
             publications += 1;
             next_id = next_id.checked_add(1).unwrap_or(1);
         }
+        write_all(&mut broker, &packet);
         ack_bytes += read_acks(&mut broker, &mut acks);
     }
     let (w0, c0, p0) = window.expect("the floor ran past its warm-up");
@@ -192,7 +210,8 @@ fn start_stream(addr: SocketAddr, frequency: f64) -> TcpStream {
 fn mqtt_connect(port: u16) -> TcpStream {
     let mut socket =
         TcpStream::connect((std::net::Ipv4Addr::LOCALHOST, port)).expect("connect to mosquitto");
-    socket.set_nodelay(true).unwrap();
+    // Nagle's algorithm stays on, as in rumqttc's default, which the bridge keeps.
+    socket.set_nodelay(false).unwrap();
     let id = b"bench-floor";
     let mut body = vec![0, 4, b'M', b'Q', b'T', b'T', 4, 0x02, 0, 0];
     body.extend_from_slice(&u16::try_from(id.len()).unwrap().to_be_bytes());
@@ -211,9 +230,8 @@ fn mqtt_connect(port: u16) -> TcpStream {
     socket
 }
 
-/// A QoS 1 PUBLISH of `payload` on `topic` with packet id `id`, into `packet`.
+/// A QoS 1 PUBLISH of `payload` on `topic` with packet id `id`, appended to `packet`.
 fn publish(packet: &mut Vec<u8>, topic: &[u8], id: u16, payload: &[u8]) {
-    packet.clear();
     packet.push(0x32);
     remaining_length(packet, 2 + topic.len() + 2 + payload.len());
     packet.extend_from_slice(&u16::try_from(topic.len()).unwrap().to_be_bytes());
