@@ -742,13 +742,7 @@ mod tests {
         let birth = Birth::read(&device.birth(&b.stream, 1)).unwrap();
         let valid = device.data(&b, 2).encode();
         let mut outcomes = std::collections::HashMap::new();
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = crate::sparkplug::xorshift(0x9e37_79b9_7f4a_7c15u64);
         for _ in 0..20_000 {
             let mut bytes = valid.clone();
             #[allow(clippy::cast_possible_truncation)] // indices and bytes from the generator

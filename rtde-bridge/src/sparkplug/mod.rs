@@ -281,3 +281,15 @@ impl Reader {
         }
     }
 }
+
+/// A small deterministic generator for the decoders' mutation tests: the same bytes on
+/// every run.
+#[cfg(test)]
+fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    }
+}

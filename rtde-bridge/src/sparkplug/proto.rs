@@ -442,13 +442,7 @@ mod tests {
             seq: Some(17),
         }
         .encode();
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = crate::sparkplug::xorshift(0x2545_f491_4f6c_dd1du64);
         let mut decoded = 0;
         for _ in 0..20_000 {
             let mut bytes = valid.clone();
