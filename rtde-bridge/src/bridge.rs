@@ -1,7 +1,7 @@
 //! The running bridge: one MQTT connection and one tokio runtime for every robot.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -10,9 +10,10 @@ use rumqttc::{
     AsyncClient, ConnectionError, Event, EventLoop, LastWill, MqttOptions, Outgoing, Packet, QoS,
 };
 use tokio::runtime::Runtime;
-use tokio::sync::Notify;
 
+use crate::broker::{BrokerState, finish_disconnect};
 use crate::config::{Config, Format};
+use crate::error::Error;
 use crate::payload::{self, Batch};
 use crate::queue::{Out, RobotCounts, RobotQueue};
 use crate::robot::{self, unix_us};
@@ -22,23 +23,6 @@ use crate::sparkplug::node::Node;
 const MAX_PACKET: usize = 64 * 1024 * 1024;
 /// QoS 1 publications the MQTT client may have unacknowledged at once.
 const INFLIGHT: u16 = 1000;
-
-/// Why the bridge could not start or stop.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum Error {
-    /// The broker did not accept a connection in time.
-    #[error("cannot reach the broker at {url}: {why}")]
-    BrokerUnreachable {
-        /// The broker as configured.
-        url: String,
-        /// The last attempt's error.
-        why: String,
-    },
-    /// The runtime or a thread could not be started.
-    #[error("cannot start the bridge: {0}")]
-    Start(#[source] std::io::Error),
-}
 
 /// How the bridge connects, beyond the configuration file.
 #[derive(Clone, Copy, Debug)]
@@ -65,44 +49,6 @@ impl Default for StartOptions {
             drain_timeout: Duration::from_secs(5),
             blocking_readers: false,
         }
-    }
-}
-
-/// What the broker side has seen, shared by the event loop and the handle.
-#[derive(Debug, Default)]
-pub(crate) struct BrokerState {
-    pub(crate) connected: AtomicBool,
-    pub(crate) connections: AtomicU64,
-    /// QoS 1 publications sent since the connection was made, and acknowledged.
-    sent: AtomicU64,
-    acked: AtomicU64,
-    /// Publications the MQTT client held unacknowledged when the broker came back
-    /// without the session (so the client discarded them): lost, and counted.
-    pub(crate) lost_with_session: AtomicU64,
-    pub(crate) last_error: Mutex<Option<String>>,
-    connack: Notify,
-    disconnected: AtomicBool,
-    /// Reconnections to a broker that had no session of ours: a broker that lost its
-    /// state, whose retained statuses may be gone too. The bridge and every robot then
-    /// announce theirs again.
-    fresh_sessions: AtomicU64,
-    fresh_session: Notify,
-}
-
-impl BrokerState {
-    /// Waits for the next reconnection to a broker without our session, unless one came
-    /// since `seen` (a count of them); the count now.
-    async fn fresh_session_since(&self, seen: u64) -> u64 {
-        let fresh = self.fresh_session.notified();
-        tokio::pin!(fresh);
-        // Registered before the count is read, so a reconnection between the two wakes it.
-        fresh.as_mut().enable();
-        let now = self.fresh_sessions.load(Ordering::Relaxed);
-        if now != seen {
-            return now;
-        }
-        fresh.await;
-        self.fresh_sessions.load(Ordering::Relaxed)
     }
 }
 
@@ -541,16 +487,6 @@ async fn drive(mut eventloop: EventLoop, broker: Arc<BrokerState>) {
             }
         }
     }
-}
-
-/// After the event loop sent DISCONNECT: polls on until the broker closes the
-/// connection (a second at most), so the DISCONNECT and anything still buffered are
-/// written.
-pub(crate) async fn finish_disconnect(eventloop: &mut EventLoop) {
-    let _ = tokio::time::timeout(Duration::from_secs(1), async {
-        while eventloop.poll().await.is_ok() {}
-    })
-    .await;
 }
 
 /// Closes batches that have waited their batch time while their robot sent nothing

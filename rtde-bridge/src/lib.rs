@@ -51,14 +51,17 @@
 #![forbid(unsafe_code)]
 
 mod bridge;
+mod broker;
 pub mod config;
+mod error;
 pub mod payload;
 mod queue;
 mod robot;
 pub mod sparkplug;
 pub mod subscriber;
 
-pub use bridge::{Bridge, Counts, Error, StartOptions};
+pub use bridge::{Bridge, Counts, StartOptions};
 pub use config::{Config, ConfigError, Format, Sparkplug};
+pub use error::Error;
 pub use queue::{RobotCounts, packages_per_batch};
 pub use subscriber::{Message, SequenceCheck, Subscriber, SubscriberError, Verdict};

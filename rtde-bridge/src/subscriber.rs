@@ -14,38 +14,7 @@ use rumqttc::{Client, Event, MqttOptions, Packet, QoS};
 use crate::payload::{self, Batch};
 use crate::sparkplug;
 
-/// What arrived on a subscribed topic.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum Message {
-    /// A data batch.
-    Batch {
-        /// The topic it came on.
-        topic: String,
-        /// The batch, decoded.
-        batch: Batch,
-    },
-    /// A robot's or the bridge's status.
-    Status {
-        /// The topic it came on.
-        topic: String,
-        /// The robot; `None` for the bridge's own status.
-        robot: Option<String>,
-        /// Online or offline.
-        online: bool,
-        /// Why offline, when known.
-        reason: Option<String>,
-        /// Whether the broker kept it (a retained message read on subscribing).
-        retained: bool,
-    },
-    /// A message that is neither: its topic, and why it was not read.
-    Unreadable {
-        /// The topic it came on.
-        topic: String,
-        /// What is wrong with it.
-        why: String,
-    },
-}
+pub use crate::payload::Message;
 
 /// Why a subscriber could not start.
 #[derive(Debug, thiserror::Error)]

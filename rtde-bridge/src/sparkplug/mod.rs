@@ -74,7 +74,7 @@ pub mod proto;
 
 use std::collections::HashMap;
 
-use crate::subscriber::Message;
+use crate::payload::Message;
 use device::Birth;
 use proto::Payload;
 

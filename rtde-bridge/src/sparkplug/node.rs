@@ -20,8 +20,9 @@ use tokio::sync::{Notify, mpsc};
 use super::device::{self, Device};
 use super::proto::Payload;
 use super::topic;
-use crate::bridge::{BrokerState, Error, finish_disconnect};
+use crate::broker::{BrokerState, finish_disconnect};
 use crate::config::{Config, Sparkplug};
+use crate::error::Error;
 use crate::queue::{Out, RobotQueue};
 use crate::robot::unix_us;
 

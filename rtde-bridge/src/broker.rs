@@ -1,0 +1,57 @@
+//! The broker connection's side of a running bridge, whichever format it publishes: what
+//! the MQTT event loop has seen, shared with the handle, and how a DISCONNECT is seen out.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+use rumqttc::EventLoop;
+use tokio::sync::Notify;
+
+/// What the broker side has seen, shared by the event loop and the handle.
+#[derive(Debug, Default)]
+pub(crate) struct BrokerState {
+    pub(crate) connected: AtomicBool,
+    pub(crate) connections: AtomicU64,
+    /// QoS 1 publications sent since the connection was made, and acknowledged.
+    pub(crate) sent: AtomicU64,
+    pub(crate) acked: AtomicU64,
+    /// Publications the MQTT client held unacknowledged when the broker came back
+    /// without the session (so the client discarded them): lost, and counted.
+    pub(crate) lost_with_session: AtomicU64,
+    pub(crate) last_error: Mutex<Option<String>>,
+    pub(crate) connack: Notify,
+    pub(crate) disconnected: AtomicBool,
+    /// Reconnections to a broker that had no session of ours: a broker that lost its
+    /// state, whose retained statuses may be gone too. The bridge and every robot then
+    /// announce theirs again.
+    pub(crate) fresh_sessions: AtomicU64,
+    pub(crate) fresh_session: Notify,
+}
+
+impl BrokerState {
+    /// Waits for the next reconnection to a broker without our session, unless one came
+    /// since `seen` (a count of them); the count now.
+    pub(crate) async fn fresh_session_since(&self, seen: u64) -> u64 {
+        let fresh = self.fresh_session.notified();
+        tokio::pin!(fresh);
+        // Registered before the count is read, so a reconnection between the two wakes it.
+        fresh.as_mut().enable();
+        let now = self.fresh_sessions.load(Ordering::Relaxed);
+        if now != seen {
+            return now;
+        }
+        fresh.await;
+        self.fresh_sessions.load(Ordering::Relaxed)
+    }
+}
+
+/// After the event loop sent DISCONNECT: polls on until the broker closes the
+/// connection (a second at most), so the DISCONNECT and anything still buffered are
+/// written.
+pub(crate) async fn finish_disconnect(eventloop: &mut EventLoop) {
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        while eventloop.poll().await.is_ok() {}
+    })
+    .await;
+}
