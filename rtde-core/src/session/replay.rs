@@ -112,7 +112,8 @@ impl Session {
     }
 
     /// The attempt failed with `error` (the driver dropped its transport): `Ok(wait)` when
-    /// the round goes on after `wait` (an [`Event::AttemptFailed`] says so), or the error
+    /// the round goes on after `wait` (an [`Event::AttemptFailed`] says so, and the state
+    /// is [`State::Reconnecting`] while the driver backs off), or the error
     /// back when the round is over (the state becomes [`State::Closed`] once the driver
     /// settles the call).
     ///
@@ -133,6 +134,8 @@ impl Session {
             error,
             retry_in,
         });
+        // Backing off is part of reconnecting, whatever the attempt had got to.
+        self.c.set_state(State::Reconnecting);
         Ok(retry_in)
     }
 }
