@@ -316,7 +316,12 @@ impl AsyncClient {
     /// # Errors
     /// The pause's error, if any (the connection ends all the same).
     pub async fn close(&self) -> Result<(), Error> {
-        let paused = self.command(|s, now| s.close(now)).await.map(|_| ());
+        // During a round of reconnection attempts nothing streams, so nothing is paused:
+        // the task ends the round at once rather than after it.
+        let paused = self
+            .command_unless_reconnecting(|s, now| s.close(now))
+            .await
+            .map(|_| ());
         {
             let mut inner = self.shared.inner();
             inner.closing = true;
@@ -335,12 +340,32 @@ impl AsyncClient {
         &self,
         command: impl FnOnce(&mut Session, Instant) -> Result<Issued, Error>,
     ) -> Result<Option<Done>, Error> {
+        self.command_in(false, command).await
+    }
+
+    /// As [`AsyncClient::command`], but during a round of reconnection attempts it sends
+    /// nothing (`Ok(None)`) instead of waiting for the round.
+    async fn command_unless_reconnecting(
+        &self,
+        command: impl FnOnce(&mut Session, Instant) -> Result<Issued, Error>,
+    ) -> Result<Option<Done>, Error> {
+        self.command_in(true, command).await
+    }
+
+    async fn command_in(
+        &self,
+        skip_round: bool,
+        command: impl FnOnce(&mut Session, Instant) -> Result<Issued, Error>,
+    ) -> Result<Option<Done>, Error> {
         let _turn = self.shared.commands.lock().await;
         let mut command = Some(command);
         let issued = self
             .wait(|inner| {
                 if inner.finished {
                     return Some(Err(Error::ConnectionLost));
+                }
+                if inner.reconnecting && skip_round {
+                    return Some(Ok(false));
                 }
                 if inner.reconnecting || inner.session.is_busy() {
                     return None;
