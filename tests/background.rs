@@ -4,12 +4,15 @@
 
 mod common;
 
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use common::input_echo::{self, INPUTS, PERIOD, ReadBack};
 use common::{WAIT, options};
 use rtde_core::client::{Background, Receiver, Sender, SpawnOptions};
-use rtde_core::{Client, DynamicRecipe, Error, OutputRecipe, Recipe, Value};
+use rtde_core::{
+    Client, DynamicRecipe, Error, OutputRecipe, Recipe, ReconnectPolicy, State, Value,
+};
 use rtde_sim::{Fault, Sim, Trigger};
 
 // The handles cross threads: checked at compile time.
@@ -104,6 +107,69 @@ fn after_the_link_ends_a_send_is_connection_lost_and_the_receiver_learns_why() {
     let err = receiver.recv(Some(WAIT)).unwrap_err();
     assert!(matches!(err, Error::Closed { mid_frame: true }), "{err}");
     drop(background);
+}
+
+/// A send waiting for a reconnection round holds up no other handle (it waits without the
+/// connection's lock), and a close during the round's backoff ends the round and the wait
+/// at once. (The getters through a round, for both drivers that reconnect on their own:
+/// `drivers.rs`.)
+#[test]
+fn a_send_waiting_for_a_round_holds_up_no_getter_and_close_ends_both() {
+    const PROMPT: Duration = Duration::from_millis(200);
+    let sim = input_echo::sim();
+    let backoff = Duration::from_secs(2);
+    let policy = ReconnectPolicy::new()
+        .attempts(5)
+        .initial_backoff(backoff)
+        .max_backoff(backoff);
+    let mut client = Client::connect(sim.addr(), options().reconnect(policy)).unwrap();
+    let mut outputs = input_echo::outputs();
+    let mut inputs = input_echo::inputs();
+    client.setup_outputs(outputs.spec(), 500.0).unwrap();
+    let handle = client.setup_inputs(inputs.spec()).unwrap();
+    client.start().unwrap();
+    let background = client.spawn(SpawnOptions::new()).unwrap();
+    let mut receiver = background.receiver();
+    receiver.recv_into(&mut outputs, Some(WAIT)).unwrap();
+    // The controller goes away and stays away: every attempt is refused.
+    sim.shutdown().unwrap();
+    let deadline = Instant::now() + WAIT;
+    while background.state() != State::Reconnecting {
+        assert!(Instant::now() < deadline, "reconnecting within {WAIT:?}");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let sender = background.sender();
+    let (sent, on_sent) = mpsc::channel();
+    let writer = std::thread::spawn(move || {
+        input_echo::set(&mut inputs, 1);
+        let result = sender.send(&handle, &inputs);
+        let _ = sent.send(());
+        result
+    });
+    for _ in 0..15 {
+        let began = Instant::now();
+        let state = background.state();
+        let _ = background.stats();
+        let _ = background.events();
+        let took = began.elapsed();
+        assert!(
+            took < PROMPT,
+            "the getters took {took:?} while a send waited"
+        );
+        assert_eq!(state, State::Reconnecting);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(on_sent.try_recv().is_err(), "the send waits for the round");
+    let began = Instant::now();
+    background.close().unwrap();
+    let took = began.elapsed();
+    assert!(
+        took < backoff / 4,
+        "close took {took:?} during a {backoff:?} backoff"
+    );
+    on_sent.recv_timeout(WAIT).unwrap();
+    let err = writer.join().unwrap().unwrap_err();
+    assert!(matches!(err, Error::ConnectionLost), "{err}");
 }
 
 #[test]

@@ -611,7 +611,25 @@ macro_rules! every_stale_driver {
     };
 }
 
+/// Runs each scenario against every driver that reconnects on its own, while the
+/// application goes on asking it things.
+macro_rules! every_driver_on_its_own {
+    ($($module:ident :: $scenario:ident),* $(,)?) => {
+        mod background_on_its_own {
+            $(#[test] fn $scenario() { super::$module::$scenario::<super::Threaded>() })*
+        }
+        mod asynchronous_on_its_own {
+            $(#[test] fn $scenario() { super::$module::$scenario::<super::Asynchronous>() })*
+        }
+    };
+}
+
 every_stale_driver!(scripted::staleness_waits_out_the_grace_period_at_start_up);
+
+every_driver_on_its_own!(
+    scripted::the_handles_answer_at_once_while_a_round_backs_off_and_close_ends_it,
+    scripted::the_handles_answer_at_once_while_a_handshake_reply_is_awaited,
+);
 
 every_driver!(
     // against the simulator

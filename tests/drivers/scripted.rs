@@ -1106,6 +1106,117 @@ pub(crate) fn a_send_during_a_reconnection_that_fails_is_connection_lost<D: Driv
     peer.finish_all();
 }
 
+// ---- the handles during a round of attempts ----
+
+/// How long a handle's getter may take while a round backs off: far below the backoff, so
+/// a getter that waits for the round (or for a connect or the backoff's sleep) fails.
+const PROMPT: Duration = Duration::from_millis(200);
+
+/// Runs `call`, failing the test when it took [`PROMPT`] or longer.
+fn promptly<T>(what: &str, call: impl FnOnce() -> T) -> T {
+    let began = Instant::now();
+    let value = call();
+    let took = began.elapsed();
+    assert!(took < PROMPT, "`{what}` took {took:?} during the round");
+    value
+}
+
+/// The drivers that reconnect on their own (the blocking client's round runs inside the
+/// caller's own call, so nothing else can ask it anything meanwhile).
+pub(crate) fn the_handles_answer_at_once_while_a_round_backs_off_and_close_ends_it<D: Driver>() {
+    // One package, then the controller goes away for good: every attempt is refused.
+    let peer = FakePeer::start(streaming("5.21.0").raw(&at(1.0)).close());
+    let backoff = Duration::from_secs(2);
+    let policy = ReconnectPolicy::new()
+        .attempts(5)
+        .initial_backoff(backoff)
+        .max_backoff(backoff);
+    let mut driver: D = started(peer.addr, options().reconnect(policy), 500.0);
+    let mut recipe = outputs();
+    driver.recv_into(&mut recipe).unwrap();
+    peer.finish_all();
+    // Through the first backoff into the second: the attempts count up, and every getter
+    // answers at once with the round's truth.
+    let deadline = Instant::now() + WAIT;
+    let mut failed = Vec::new();
+    let mut reconnecting = false;
+    while failed.len() < 2 {
+        assert!(
+            Instant::now() < deadline,
+            "two failed attempts within {WAIT:?}: {failed:?}"
+        );
+        let state = promptly("state", || driver.state());
+        reconnecting |= state == State::Reconnecting;
+        let stats = promptly("stats", || driver.stats());
+        assert_eq!(stats.reconnects, 0);
+        for event in promptly("events", || driver.events()) {
+            if let Event::AttemptFailed {
+                attempt, retry_in, ..
+            } = event
+            {
+                assert_eq!(retry_in, backoff);
+                failed.push(attempt);
+            }
+        }
+        promptly("output_recipe_id", || driver.output_recipe_id());
+        promptly("text_messages", || driver.text_messages());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(failed, [1, 2], "the attempts count up, one per backoff");
+    assert!(reconnecting, "the state showed the reconnection");
+    assert_eq!(promptly("state", || driver.state()), State::Reconnecting);
+    // In the second backoff: closing does not wait it out.
+    let began = Instant::now();
+    driver.close().unwrap();
+    let took = began.elapsed();
+    assert!(
+        took < backoff / 4,
+        "close took {took:?} during a {backoff:?} backoff"
+    );
+}
+
+pub(crate) fn the_handles_answer_at_once_while_a_handshake_reply_is_awaited<D: Driver>() {
+    let (reached, on_reached) = mpsc::channel();
+    let (release, held) = mpsc::channel();
+    // The second link is accepted, then its controller sits on the protocol request until
+    // the test lets go (each reply may take the 5 s read timeout).
+    let peer = FakePeer::start_many(vec![
+        streaming("5.21.0").raw(&at(1.0)).close(),
+        Script::new()
+            .reached(reached)
+            .hold(held)
+            .handshake_v2("5.21.0")
+            .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
+            .start()
+            .raw(&at(2.0))
+            .pause()
+            .expect_eof(),
+    ]);
+    let mut driver: D = started(peer.addr, reconnecting(3), 500.0);
+    let mut recipe = outputs();
+    driver.recv_into(&mut recipe).unwrap();
+    on_reached.recv_timeout(WAIT).unwrap();
+    // The driver waits for the reply to its protocol request; the handles say so at once.
+    let deadline = Instant::now() + WAIT;
+    while promptly("state", || driver.state()) != State::Negotiating {
+        assert!(Instant::now() < deadline, "negotiating within {WAIT:?}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    for _ in 0..10 {
+        assert_eq!(promptly("state", || driver.state()), State::Negotiating);
+        assert_eq!(promptly("stats", || driver.stats()).reconnects, 0);
+        promptly("events", || driver.events());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(release);
+    driver.recv_into(&mut recipe).unwrap();
+    assert_eq!(timestamp(&recipe), 2.0);
+    assert_eq!(driver.state(), State::Running);
+    assert_eq!(driver.stats().reconnects, 1);
+    driver.close().unwrap();
+    peer.finish_all();
+}
+
 // ---- nothing lost across a reconnection ----
 
 pub(crate) fn text_messages_already_received_survive_a_reconnection<D: Driver>() {

@@ -39,7 +39,7 @@
 //! handles still held then return [`Error::ConnectionLost`].
 
 use std::io::{self, Read};
-use std::net::TcpStream;
+use std::net::{SocketAddr, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
@@ -47,11 +47,15 @@ use std::time::{Duration, Instant};
 
 use rtde_fields::ControllerVersion;
 
-use super::{Client, realtime};
+use super::reconnect::{Hold, round};
+use super::transport::Got;
+use super::{Client, Turn, realtime};
 use crate::error::Error;
 use crate::protocol::{MAX_PACKAGE_LEN, ProtocolVersion, package_type as ty};
 use crate::recipe::{FromPayload, InputRecipe, OutputRecipe};
-use crate::session::{ControllerText, Event, InputHandle, Ready, ReconnectPolicy, State, Stats};
+use crate::session::{
+    ControllerText, Done, Event, InputHandle, Ready, ReconnectPolicy, State, Stats,
+};
 
 /// How often the reader thread wakes when nothing arrives, to notice a close (and, at the
 /// latest, a stale stream).
@@ -258,6 +262,11 @@ struct Shared {
     overflowed: AtomicU64,
     /// The error that ended the reader thread, for the first handle that asks.
     ended_by: Mutex<Option<Error>>,
+    /// Whether the reader thread is making a round of reconnection attempts; set and
+    /// cleared with `client` locked. Senders wait for the round's end on `round_changed`,
+    /// and the reader's backoff waits on it for a close.
+    round: Mutex<bool>,
+    round_changed: Condvar,
     /// [`SpawnOptions::spin_before_arrival`]'s window, and the output period.
     spin: Option<(Duration, Duration)>,
 }
@@ -285,6 +294,13 @@ impl Shared {
     /// [`Error::ConnectionLost`].
     fn ended(&self) -> Error {
         lock(&self.ended_by).take().unwrap_or(Error::ConnectionLost)
+    }
+
+    /// Wakes whoever waits on the round: a sender for its end, the reader's backoff for
+    /// a close.
+    fn notify_round(&self) {
+        let _round = lock(&self.round);
+        self.round_changed.notify_all();
     }
 
     fn publish(&self, seq: u64, at: Instant, values: &[u8]) {
@@ -381,6 +397,8 @@ impl Client {
             stale: AtomicBool::new(false),
             overflowed: AtomicU64::new(0),
             ended_by: Mutex::new(None),
+            round: Mutex::new(false),
+            round_changed: Condvar::new(),
             spin,
         });
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
@@ -463,11 +481,8 @@ fn run(
         let got = read.read(&mut buf);
         let now = Instant::now();
         let mut client = shared.client();
-        let lost = match got {
-            Ok(0) => Some(Error::Closed {
-                mid_frame: client.session.mid_frame(),
-            }),
-            Ok(n) => {
+        let lost = match Got::from(got, client.session.mid_frame()) {
+            Got::Bytes(n) => {
                 let mut rest = &buf[..n];
                 let mut lost = None;
                 while !rest.is_empty() && lost.is_none() {
@@ -480,20 +495,12 @@ fn run(
                 }
                 lost
             }
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                ) =>
-            {
+            Got::Nothing => {
                 client.session.handle_timeout(now);
                 dispatch(shared, &mut client, &mut seq, now)
             }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => None,
-            Err(source) => Some(Error::Io {
-                source,
-                mid_frame: client.session.mid_frame(),
-            }),
+            Got::Interrupted => None,
+            Got::Lost(e) => Some(e),
         };
         // A sender's failed write loses the link too.
         let lost = lost.or_else(|| client.session.is_lost().then_some(Error::ConnectionLost));
@@ -508,12 +515,36 @@ fn run(
         }
         let policy = reconnect.or(client.options.get_reconnect());
         let result = match policy {
-            Some(policy) => client.reconnect_round(policy, Some(cause)),
+            Some(policy) => {
+                // Senders wait for the round from here (the flag is set under the client's
+                // lock, which they check it under), and the handles ask the session how
+                // it goes between its steps.
+                *lock(&shared.round) = true;
+                drop(client);
+                let mut stepwise = Stepwise {
+                    shared,
+                    buf: &mut buf,
+                    tick,
+                };
+                let result = round(&mut stepwise, policy, Some(cause));
+                client = shared.client();
+                *lock(&shared.round) = false;
+                shared.notify_round();
+                result
+            }
             None => {
                 client.session.handle_link_lost(now);
                 Err(cause)
             }
         };
+        if shared.stop.load(Ordering::Relaxed) {
+            // Closed during the round: there is nothing to pause.
+            client.shut_down();
+            let _ = client.session.settle::<()>(Err(Error::ConnectionLost));
+            drop(client);
+            finish(shared);
+            return Ok(());
+        }
         match result.and_then(|_| {
             client.stream.try_clone().map_err(|source| Error::Io {
                 source,
@@ -531,6 +562,100 @@ fn run(
                 drop(client);
                 return end(shared, result);
             }
+        }
+    }
+}
+
+/// The reader thread's hold on the client through a round of reconnection attempts: the
+/// lock for each step of the session, none while it connects, backs off, or waits for the
+/// handshake's replies, so the handles answer meanwhile with the round's truth (the state,
+/// the attempts in the events). A close ends the round between two of its steps.
+struct Stepwise<'a> {
+    shared: &'a Shared,
+    buf: &'a mut [u8],
+    tick: Duration,
+}
+
+impl Hold for Stepwise<'_> {
+    fn with<T>(&mut self, step: impl FnOnce(&mut Client) -> T) -> T {
+        step(&mut self.shared.client())
+    }
+
+    fn handshake(&mut self, stream: TcpStream, peer: SocketAddr) -> Result<Done, Error> {
+        let link = |source| Error::Io {
+            source,
+            mid_frame: false,
+        };
+        let mut read = stream.try_clone().map_err(link)?;
+        self.with(|client| client.connected(stream, peer));
+        loop {
+            // Poll and write under the lock (the write is bounded by the write timeout);
+            // room for what is read next, so the session takes all of it.
+            let (deadline, room) = {
+                let mut client = self.shared.client();
+                match client.drive_turn()? {
+                    Turn::Done(result) => return result,
+                    Turn::Read(deadline) => (deadline, client.session.receive_buffer().len()),
+                }
+            };
+            if self.shared.stop.load(Ordering::Relaxed) {
+                return Err(Error::ConnectionLost);
+            }
+            // Waits in ticks, to notice a close.
+            let now = Instant::now();
+            let wait = deadline.map_or(self.tick, |d| {
+                d.saturating_duration_since(now).min(self.tick)
+            });
+            let room = room.min(self.buf.len());
+            let got = if wait.is_zero() || room == 0 {
+                Err(io::ErrorKind::TimedOut.into())
+            } else {
+                read.set_read_timeout(Some(wait))
+                    .and_then(|()| read.read(&mut self.buf[..room]))
+            };
+            let now = Instant::now();
+            let mut client = self.shared.client();
+            match Got::from(got, client.session.mid_frame()) {
+                Got::Bytes(n) => {
+                    let taken = client.session.handle_bytes(&self.buf[..n], now);
+                    if taken < n {
+                        // Cannot happen (the read fit the room); a link out of step if it did.
+                        client.session.handle_link_lost(now);
+                        return Err(Error::ConnectionLost);
+                    }
+                }
+                Got::Nothing => {
+                    if deadline.is_some_and(|d| now >= d) {
+                        client.session.handle_timeout(now);
+                    }
+                }
+                Got::Interrupted => {}
+                Got::Lost(e) => {
+                    client.session.handle_link_lost(now);
+                    return Err(e);
+                }
+            }
+        }
+    }
+
+    fn back_off(&mut self, wait: Duration) -> Result<(), Error> {
+        let deadline = Instant::now().checked_add(wait);
+        let mut round = lock(&self.shared.round);
+        loop {
+            // Checked under the lock `Background::stop` notifies under: no wake-up is lost.
+            if self.shared.stop.load(Ordering::Relaxed) {
+                return Err(Error::ConnectionLost);
+            }
+            let left = deadline.map_or(IDLE_TICK, |d| d.saturating_duration_since(Instant::now()));
+            if left.is_zero() {
+                return Ok(());
+            }
+            round = self
+                .shared
+                .round_changed
+                .wait_timeout(round, left)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
         }
     }
 }
@@ -579,6 +704,7 @@ fn end(shared: &Shared, result: Result<(), Error>) -> Result<(), Error> {
 /// The thread ends: wake every waiting receiver.
 fn finish(shared: &Shared) {
     shared.closed.store(true, Ordering::Relaxed);
+    shared.notify_round();
     let _queue = lock(&shared.queue);
     shared.arrived.notify_all();
 }
@@ -612,7 +738,12 @@ impl Background {
         }
     }
 
-    /// What the connection is doing.
+    /// What the connection is doing. During a round of reconnection attempts it answers at
+    /// once, like every getter here: [`State::Reconnecting`] (and
+    /// [`State::Negotiating`] while an attempt's handshake and replay run), with each
+    /// failed attempt in [`Background::events`]. The reader thread holds the connection
+    /// only for the session's steps, never while it connects, backs off or waits for a
+    /// reply.
     #[must_use]
     pub fn state(&self) -> State {
         self.shared.client().state()
@@ -701,7 +832,9 @@ impl Background {
         self.shared.client().controller_version()
     }
 
-    /// Pauses if streaming, shuts the connection down and joins the reader thread.
+    /// Pauses if streaming, shuts the connection down and joins the reader thread. During a
+    /// round of reconnection attempts there is nothing to pause: the round ends at its next
+    /// step (a backoff is cut short; a TCP connect under way may take its connect timeout).
     ///
     /// # Errors
     /// The pause's error, or the error that ended the thread earlier.
@@ -711,6 +844,8 @@ impl Background {
 
     fn stop(&mut self) -> Result<(), Error> {
         self.shared.stop.store(true, Ordering::Relaxed);
+        // A reader backing off between two attempts ends the round now.
+        self.shared.notify_round();
         let joined = match self.thread.take() {
             Some(thread) => thread
                 .join()
@@ -950,8 +1085,9 @@ impl Clone for Receiver {
 impl Sender {
     /// Sends `recipe` as a data package of the input recipe `input` was set up with. Holds
     /// the connection's lock for the encoding and the write only. While the reader thread
-    /// reconnects, it waits for the reconnection (bounded by the policy) and then sends on
-    /// the new link; inputs are never kept for a later link.
+    /// reconnects, it waits for the reconnection (bounded by the policy; a close ends it)
+    /// without that lock, so the other handles answer meanwhile, and then sends on the new
+    /// link; inputs are never kept for a later link.
     ///
     /// # Errors
     /// As [`Client::send`], except that a lost link is not reconnected here (the reader
@@ -964,11 +1100,28 @@ impl Sender {
         input: &InputHandle,
         recipe: &R,
     ) -> Result<(), Error> {
-        if self.shared.closed.load(Ordering::Relaxed) {
-            return Err(Error::ConnectionLost);
+        loop {
+            {
+                // The round is bounded by the policy, and a close ends it.
+                let mut round = lock(&self.shared.round);
+                while *round && !self.shared.closed.load(Ordering::Relaxed) {
+                    round = self
+                        .shared
+                        .round_changed
+                        .wait(round)
+                        .unwrap_or_else(PoisonError::into_inner);
+                }
+            }
+            if self.shared.closed.load(Ordering::Relaxed) {
+                return Err(Error::ConnectionLost);
+            }
+            let mut client = self.shared.client();
+            if *lock(&self.shared.round) {
+                // A round began in between.
+                continue;
+            }
+            let result = client.send_once(input, recipe);
+            return client.session.settle(result);
         }
-        let mut client = self.shared.client();
-        let result = client.send_once(input, recipe);
-        client.session.settle(result)
     }
 }

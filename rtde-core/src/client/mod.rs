@@ -155,6 +155,15 @@ pub use crate::session::{
 pub use background::{Background, Receiver, Sender, SpawnOptions};
 pub use tolerant::{DropReason, DroppedField};
 
+/// What one turn of [`Client::drive`] came to.
+enum Turn {
+    /// The request chain in flight finished.
+    Done(Result<Done, Error>),
+    /// More bytes are needed: read them until the deadline, then
+    /// [`Session::handle_timeout`].
+    Read(Option<Instant>),
+}
+
 /// The controller's RTDE port.
 pub const RTDE_PORT: u16 = 30004;
 
@@ -643,20 +652,32 @@ impl Client {
             return Err(Error::Misuse("nothing is in flight"));
         }
         loop {
+            match self.drive_turn()? {
+                Turn::Done(result) => return result,
+                Turn::Read(deadline) => {
+                    if !self.fill(deadline)? {
+                        self.session.handle_timeout(Instant::now());
+                    }
+                }
+            }
+        }
+    }
+
+    /// The poll → write half of one turn of [`Client::drive`]; the read half is the
+    /// caller's (the background driver's reader reads without the client's lock).
+    fn drive_turn(&mut self) -> Result<Turn, Error> {
+        loop {
             match self.session.poll_event() {
                 Some(Ready::Done(result)) => {
                     self.flush()?;
-                    return result;
+                    return Ok(Turn::Done(result));
                 }
                 Some(Ready::Broken(e)) => return Err(e),
                 Some(_) => {}
                 None => {
                     // A reply may have queued the next request of a chain.
                     self.flush()?;
-                    let deadline = self.session.poll_timeout();
-                    if !self.fill(deadline)? {
-                        self.session.handle_timeout(Instant::now());
-                    }
+                    return Ok(Turn::Read(self.session.poll_timeout()));
                 }
             }
         }

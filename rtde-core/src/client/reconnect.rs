@@ -1,8 +1,10 @@
-//! The blocking driver's reconnection: the transport of each attempt and the backoff's
-//! sleep; which attempts to make, and what to replay, is the session's.
+//! The drivers' reconnection round over a `TcpStream`: the transport of each attempt and
+//! the backoff's wait; which attempts to make, and what to replay, is the session's. The
+//! blocking client and the background driver's reader thread make the same round
+//! ([`round`]); they differ only in how they hold the client through it ([`Hold`]).
 
-use std::net::Shutdown;
-use std::time::Instant;
+use std::net::{Shutdown, SocketAddr, TcpStream};
+use std::time::{Duration, Instant};
 
 use super::{Client, transport};
 use crate::error::Error;
@@ -55,28 +57,85 @@ impl Client {
         policy: ReconnectPolicy,
         cause: Option<Error>,
     ) -> Result<Reconnection, Error> {
-        self.session.begin_reconnect(policy, cause, Instant::now());
-        let _ = self.stream.shutdown(Shutdown::Both);
-        loop {
-            self.session.reconnect_attempt();
-            let error = match self.attempt() {
-                Ok(Done::Reconnected(reconnection)) => return Ok(reconnection),
-                Ok(_) => Error::Misuse("a reconnection finished as something else"),
-                Err(error) => error,
-            };
-            let _ = self.stream.shutdown(Shutdown::Both);
-            let wait = self.session.attempt_failed(error, Instant::now())?;
-            std::thread::sleep(wait);
-        }
+        round(self, policy, cause)
     }
 
-    /// One attempt: connect, then the session's handshake and replay.
-    fn attempt(&mut self) -> Result<Done, Error> {
-        let (stream, peer) = transport::open(&self.addrs, &self.options)?;
+    /// An attempt's transport is up: the session begins the handshake (and the replay) on
+    /// it.
+    pub(super) fn connected(&mut self, stream: TcpStream, peer: SocketAddr) {
         self.stream = stream;
         self.peer = peer;
         self.socket_timeout = self.options.get_read_timeout();
         self.session.handle_connected(Instant::now());
+    }
+}
+
+/// How a driver holds its [`Client`] through a round of attempts. The blocking client has
+/// it for the whole call (`&mut self`); the background driver's reader thread locks it for
+/// each step only, so that the handles can ask how the round goes while it connects, backs
+/// off, or waits for the handshake's replies.
+pub(super) trait Hold {
+    /// Runs `step` on the client.
+    fn with<T>(&mut self, step: impl FnOnce(&mut Client) -> T) -> T;
+
+    /// The attempt's transport is up: [`Client::connected`], then the handshake and the
+    /// replay until the session is done with them.
+    ///
+    /// # Errors
+    /// The attempt's.
+    fn handshake(&mut self, stream: TcpStream, peer: SocketAddr) -> Result<Done, Error>;
+
+    /// Waits `wait` before the next attempt.
+    ///
+    /// # Errors
+    /// [`Error::ConnectionLost`] when the driver was closed meanwhile: the round ends.
+    fn back_off(&mut self, wait: Duration) -> Result<(), Error>;
+}
+
+impl Hold for Client {
+    fn with<T>(&mut self, step: impl FnOnce(&mut Client) -> T) -> T {
+        step(self)
+    }
+
+    fn handshake(&mut self, stream: TcpStream, peer: SocketAddr) -> Result<Done, Error> {
+        self.connected(stream, peer);
         self.drive()
+    }
+
+    fn back_off(&mut self, wait: Duration) -> Result<(), Error> {
+        std::thread::sleep(wait);
+        Ok(())
+    }
+}
+
+/// One round of attempts under `policy`, whoever holds the client: the session's steps
+/// (which attempts to make, what to replay, how long to back off) and the transport of
+/// each attempt, opened without the client.
+pub(super) fn round(
+    hold: &mut impl Hold,
+    policy: ReconnectPolicy,
+    cause: Option<Error>,
+) -> Result<Reconnection, Error> {
+    let (addrs, options) = hold.with(|client| {
+        client
+            .session
+            .begin_reconnect(policy, cause, Instant::now());
+        let _ = client.stream.shutdown(Shutdown::Both);
+        (client.addrs.clone(), client.options.clone())
+    });
+    loop {
+        hold.with(|client| client.session.reconnect_attempt());
+        let attempt = transport::open(&addrs, &options)
+            .and_then(|(stream, peer)| hold.handshake(stream, peer));
+        let error = match attempt {
+            Ok(Done::Reconnected(reconnection)) => return Ok(reconnection),
+            Ok(_) => Error::Misuse("a reconnection finished as something else"),
+            Err(error) => error,
+        };
+        let wait = hold.with(|client| {
+            let _ = client.stream.shutdown(Shutdown::Both);
+            client.session.attempt_failed(error, Instant::now())
+        })?;
+        hold.back_off(wait)?;
     }
 }

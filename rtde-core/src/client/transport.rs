@@ -45,6 +45,37 @@ pub(super) fn open(
     Ok((stream, peer))
 }
 
+/// What one read of a socket came to, for every driver that reads a `TcpStream`.
+pub(super) enum Got {
+    Bytes(usize),
+    /// The read timeout passed first.
+    Nothing,
+    /// A signal interrupted the read: read again.
+    Interrupted,
+    /// The link is gone: end of stream, or an error.
+    Lost(Error),
+}
+
+impl Got {
+    /// `mid_frame`: whether the session holds part of a package (for the error).
+    pub(super) fn from(read: io::Result<usize>, mid_frame: bool) -> Got {
+        match read {
+            Ok(0) => Got::Lost(Error::Closed { mid_frame }),
+            Ok(n) => Got::Bytes(n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => Got::Interrupted,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                Got::Nothing
+            }
+            Err(source) => Got::Lost(Error::Io { source, mid_frame }),
+        }
+    }
+}
+
 impl Client {
     /// Writes what the session has to transmit.
     pub(super) fn flush(&mut self) -> Result<(), Error> {
@@ -102,27 +133,16 @@ impl Client {
             self.socket_timeout = timeout;
         }
         loop {
-            match self.stream.read(self.session.receive_buffer()) {
-                Ok(0) => {
-                    self.session.handle_link_lost(Instant::now());
-                    return Err(Error::Closed { mid_frame });
-                }
-                Ok(n) => {
+            match Got::from(self.stream.read(self.session.receive_buffer()), mid_frame) {
+                Got::Bytes(n) => {
                     self.session.handle_received(n, Instant::now());
                     return Ok(true);
                 }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                    ) =>
-                {
-                    return Ok(false);
-                }
-                Err(source) => {
+                Got::Nothing => return Ok(false),
+                Got::Interrupted => {}
+                Got::Lost(e) => {
                     self.session.handle_link_lost(Instant::now());
-                    return Err(Error::Io { source, mid_frame });
+                    return Err(e);
                 }
             }
         }
