@@ -262,9 +262,9 @@ struct Shared {
     overflowed: AtomicU64,
     /// The error that ended the reader thread, for the first handle that asks.
     ended_by: Mutex<Option<Error>>,
-    /// Whether the reader thread is making a round of reconnection attempts; set and
-    /// cleared with `client` locked. Senders wait for the round's end on `round_changed`,
-    /// and the reader's backoff waits on it for a close.
+    /// Whether the reader thread is making a round of reconnection attempts ([`UnderWay`]);
+    /// set and cleared with `client` locked. Senders wait for the round's end on
+    /// `round_changed`, and the reader's backoff waits on it for a close.
     round: Mutex<bool>,
     round_changed: Condvar,
     /// [`SpawnOptions::spin_before_arrival`]'s window, and the output period.
@@ -519,7 +519,7 @@ fn run(
                 // Senders wait for the round from here (the flag is set under the client's
                 // lock, which they check it under), and the handles ask the session how
                 // it goes between its steps.
-                *lock(&shared.round) = true;
+                let under_way = UnderWay::begin(shared);
                 drop(client);
                 let mut stepwise = Stepwise {
                     shared,
@@ -528,8 +528,7 @@ fn run(
                 };
                 let result = round(&mut stepwise, policy, Some(cause));
                 client = shared.client();
-                *lock(&shared.round) = false;
-                shared.notify_round();
+                drop(under_way);
                 result
             }
             None => {
@@ -563,6 +562,24 @@ fn run(
                 return end(shared, result);
             }
         }
+    }
+}
+
+/// A round of reconnection attempts is under way while this lives: senders wait for its
+/// end. Ended by drop, so that a reader thread that panicked cannot leave them waiting.
+struct UnderWay<'a>(&'a Shared);
+
+impl<'a> UnderWay<'a> {
+    fn begin(shared: &'a Shared) -> Self {
+        *lock(&shared.round) = true;
+        UnderWay(shared)
+    }
+}
+
+impl Drop for UnderWay<'_> {
+    fn drop(&mut self) {
+        *lock(&self.0.round) = false;
+        self.0.round_changed.notify_all();
     }
 }
 
