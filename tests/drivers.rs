@@ -106,6 +106,10 @@ pub(crate) trait Staleness: Driver {
     /// stale). `None` for a driver without such a wait: the background driver's
     /// `Receiver::latest` never waits, and its `Receiver::recv` takes a timeout.
     fn changed(&mut self) -> Option<Result<(), Error>>;
+    /// The next entry of the in-order queue into `recipe`, waiting without a timeout of
+    /// the driver's own (the background driver's `Receiver::recv(None)`, the async
+    /// `Packages::recv_into`); the test fails if nothing ends the wait within [`WAIT`].
+    fn recv_in_order(&mut self, recipe: &mut DynamicRecipe) -> Result<(), Error>;
 }
 
 pub(crate) struct Blocking {
@@ -373,6 +377,24 @@ impl Staleness for Threaded {
     fn changed(&mut self) -> Option<Result<(), Error>> {
         None
     }
+
+    fn recv_in_order(&mut self, recipe: &mut DynamicRecipe) -> Result<(), Error> {
+        // `recv(None)` on a thread of its own, so a wait that never ends fails the test
+        // rather than hanging it (dropping the driver then ends that wait).
+        let mut receiver = std::mem::replace(&mut self.receiver, self.background.receiver());
+        let (done, ended) = std::sync::mpsc::channel();
+        let waiter = std::thread::spawn(move || {
+            let got = receiver.recv(None).map(<[u8]>::to_vec);
+            let _ = done.send(());
+            (receiver, got)
+        });
+        ended
+            .recv_timeout(WAIT)
+            .unwrap_or_else(|_| panic!("`Receiver::recv(None)` waited past {WAIT:?}"));
+        let (receiver, got) = waiter.join().expect("the waiting receiver");
+        self.receiver = receiver;
+        recipe.decode_into(&got?).map_err(Error::Payload)
+    }
 }
 
 /// The async driver: the connection task on a one-worker runtime, so it reads on while the
@@ -582,6 +604,13 @@ impl Staleness for Asynchronous {
             .unwrap_or_else(|_| panic!("`Latest::changed` waited past {WAIT:?}"));
         Some(changed.map(drop))
     }
+
+    fn recv_in_order(&mut self, recipe: &mut DynamicRecipe) -> Result<(), Error> {
+        let packages = &mut self.packages;
+        self.runtime
+            .block_on(async { tokio::time::timeout(WAIT, packages.recv_into(recipe)).await })
+            .unwrap_or_else(|_| panic!("`Packages::recv_into` waited past {WAIT:?}"))
+    }
 }
 
 /// Runs each scenario (`module::scenario`) against every driver.
@@ -624,7 +653,10 @@ macro_rules! every_driver_on_its_own {
     };
 }
 
-every_stale_driver!(scripted::staleness_waits_out_the_grace_period_at_start_up);
+every_stale_driver!(
+    scripted::staleness_waits_out_the_grace_period_at_start_up,
+    scripted::an_in_order_receive_returns_the_queued_packages_then_stale_then_waits_again,
+);
 
 every_driver_on_its_own!(
     scripted::the_handles_answer_at_once_while_a_round_backs_off_and_close_ends_it,

@@ -93,9 +93,11 @@ pub enum Error {
     /// ([`Session::set_staleness`](crate::session::Session::set_staleness): the async
     /// driver's `Connection::staleness`, the background driver's
     /// [`SpawnOptions::staleness`](crate::client::SpawnOptions::staleness)): the controller
-    /// stopped sending, or the link stalls. Reported once per silence, as
-    /// [`Event::Stale`](crate::Event::Stale) is; the connection stays, and the next package
-    /// makes the stream fresh again.
+    /// stopped sending, or the link stalls. Reported once per silence and per receiver that
+    /// waits (the async `Latest::changed` and `Packages::recv`, the background
+    /// [`Receiver::recv`](crate::client::Receiver::recv)), as
+    /// [`Event::Stale`](crate::Event::Stale) is once; the connection stays, and the next
+    /// package makes the stream fresh again.
     #[error(
         "no fresh output package for {silent_for:?}: the stream is stale (the staleness \
          limit); the newest package is that old"

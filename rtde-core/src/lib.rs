@@ -74,6 +74,7 @@ mod dynamic;
 pub mod error;
 mod recipe;
 pub mod session;
+mod silences;
 #[cfg(feature = "tokio")]
 pub mod tokio;
 mod typed;

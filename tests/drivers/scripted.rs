@@ -1323,16 +1323,96 @@ pub(crate) fn staleness_waits_out_the_grace_period_at_start_up<D: Staleness>() {
     std::thread::sleep(Duration::from_millis(400));
     assert!(driver.is_stale());
     assert_eq!(stale_events(driver.events()).len(), 1);
-    // A wait that begins on a stale stream learns it at once.
+    // A wait that begins on a stale stream learns it at once: the watch, and the in-order
+    // receive (the background driver's with its timeout: Stale comes first).
     if let Some(changed) = driver.changed() {
         let err = changed.unwrap_err();
         assert!(stale_for_the_limit(&err), "{err}");
     }
+    let err = driver.recv_into(&mut recipe).unwrap_err();
+    assert!(stale_for_the_limit(&err), "{err}");
     driver.recv_into(&mut recipe).unwrap();
     assert!(!driver.is_stale());
     if let Some(changed) = driver.changed() {
         changed.unwrap();
     }
+    driver.finish();
+    peer.finish();
+}
+
+/// Waits (within [`WAIT`]) until the driver reports the stream stale.
+fn until_stale<D: Staleness>(driver: &D) {
+    let deadline = Instant::now() + WAIT;
+    while !driver.is_stale() {
+        assert!(Instant::now() < deadline, "not stale within {WAIT:?}");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+pub(crate) fn an_in_order_receive_returns_the_queued_packages_then_stale_then_waits_again<
+    D: Staleness,
+>() {
+    let limit = Duration::from_millis(50);
+    let (resume, resumed) = mpsc::channel::<()>();
+    let (end, ended) = mpsc::channel::<()>();
+    // Three packages, silence until the test has seen it, one more (the next in time:
+    // nothing is missing), silence again, then the link ends.
+    let peer = FakePeer::start(
+        streaming("5.21.0")
+            .raw(&at(1.0))
+            .raw(&at(1.002))
+            .raw(&at(1.004))
+            .hold(resumed)
+            .raw(&at(1.006))
+            .hold(ended)
+            .close(),
+    );
+    let mut driver: D = stale_after(&peer, limit, Duration::from_secs(3));
+    let mut recipe = outputs();
+    // The packages are queued before the stream goes stale, and read only after.
+    until_stale(&driver);
+    for t in [1.0, 1.002, 1.004] {
+        driver.recv_in_order(&mut recipe).unwrap();
+        assert_eq!(
+            timestamp(&recipe),
+            t,
+            "queued before the silence, returned first"
+        );
+    }
+    let err = driver.recv_in_order(&mut recipe).unwrap_err();
+    assert!(
+        matches!(err, Error::Stale { silent_for } if silent_for >= limit),
+        "{err}"
+    );
+    assert_eq!(err.kind(), ErrorKind::Link);
+    // Once per silence: the next receive waits for the package that ends it.
+    drop(resume);
+    driver.recv_in_order(&mut recipe).unwrap();
+    assert_eq!(timestamp(&recipe), 1.006);
+    assert!(!driver.is_stale());
+    // The next silence is reported too, once; then the link's end.
+    until_stale(&driver);
+    let err = driver.recv_in_order(&mut recipe).unwrap_err();
+    assert!(matches!(err, Error::Stale { .. }), "{err}");
+    drop(end);
+    let err = driver.recv_in_order(&mut recipe).unwrap_err();
+    assert!(
+        !matches!(err, Error::Stale { .. }),
+        "once per silence: {err}"
+    );
+    assert_eq!(err.kind(), ErrorKind::Link);
+    assert!(matches!(
+        driver.recv_in_order(&mut recipe),
+        Err(Error::ConnectionLost)
+    ));
+    // A silence is no lost package.
+    let stats = driver.stats();
+    assert_eq!(
+        (stats.skipped, stats.overflowed, stats.lost),
+        (0, 0, 0),
+        "{stats:?}"
+    );
+    assert_eq!(stale_events(driver.events()).len(), 2);
     driver.finish();
     peer.finish();
 }

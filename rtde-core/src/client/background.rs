@@ -56,6 +56,7 @@ use crate::recipe::{FromPayload, InputRecipe, OutputRecipe};
 use crate::session::{
     ControllerText, Done, Event, InputHandle, Ready, ReconnectPolicy, State, Stats,
 };
+use crate::silences::{Heard, Silences};
 
 /// How often the reader thread wakes when nothing arrives, to notice a close (and, at the
 /// latest, a stale stream).
@@ -191,6 +192,8 @@ struct Latest {
     seq: u64,
     at: Option<Instant>,
     values: Vec<u8>,
+    /// The silences reported, for [`Receiver::recv`].
+    silences: Silences,
 }
 
 /// A ring of fixed-size slots, allocated once.
@@ -317,6 +320,32 @@ impl Shared {
         }
         self.stale.store(false, Ordering::Relaxed);
     }
+
+    /// The session reported a silence: the flag for the getters, and the receivers waiting
+    /// for a package learn it.
+    fn went_stale(&self, silent_for: Duration) {
+        self.stale.store(true, Ordering::Relaxed);
+        {
+            let mut latest = lock(&self.latest);
+            let newest = latest.seq;
+            latest.silences.went_stale(silent_for, newest);
+        }
+        // Under the queue's lock, as for a package: no receiver parks in between.
+        let _queue = lock(&self.queue);
+        if self.waiting.load(Ordering::Relaxed) > 0 {
+            self.arrived.notify_all();
+        }
+    }
+
+    /// A silence still going on that the receiver `heard` has not been told of. The flag
+    /// is the steady path's one load; the record decides.
+    fn untold(&self, heard: &mut Heard) -> Option<Duration> {
+        if !self.stale.load(Ordering::Relaxed) {
+            return None;
+        }
+        let latest = lock(&self.latest);
+        latest.silences.untold(heard, latest.seq)
+    }
 }
 
 /// A running background driver: the reader thread and the way to its handles. Dropping it
@@ -336,6 +365,8 @@ pub struct Receiver {
     values: Vec<u8>,
     seq: u64,
     at: Option<Instant>,
+    /// The silences this receiver reported.
+    heard: Heard,
 }
 
 /// Sends input packages on a background driver's connection, from any thread:
@@ -379,6 +410,7 @@ impl Client {
                 seq: 0,
                 at: None,
                 values: Vec::with_capacity(size),
+                silences: Silences::default(),
             }),
             newest: AtomicU64::new(0),
             queue: Mutex::new(Queue {
@@ -700,7 +732,7 @@ fn dispatch_all(
                 *seq += 1;
                 shared.publish(*seq, now, client.session.data());
             }
-            Ready::Stale { .. } => shared.stale.store(true, Ordering::Relaxed),
+            Ready::Stale { silent_for } => shared.went_stale(silent_for),
             Ready::Rejected(e) => client.session.record(Event::Rejected(e)),
             Ready::Broken(e) | Ready::Done(Err(e)) => return Some(e),
             Ready::Done(Ok(_)) => {}
@@ -735,6 +767,7 @@ impl Background {
             values: Vec::with_capacity(self.shared.payload_size),
             seq: 0,
             at: None,
+            heard: Heard::default(),
         }
     }
 
@@ -946,7 +979,38 @@ impl Receiver {
     /// queue had no room for are counted in [`Stats::overflowed`]; [`Receiver::seq`] tells
     /// which package this was (they count from 1 without holes).
     ///
+    /// **When the controller stops sending.** With a staleness deadline
+    /// ([`SpawnOptions::staleness`]), a silence longer than the limit ends the wait with
+    /// [`Error::Stale`], once per silence and per receiver, as the async driver's
+    /// in-order receive and `Latest::changed` do: every package queued before the silence
+    /// is returned first, and the next call waits again, for the package that ends the
+    /// silence. A silence a package has already ended is not reported (that package is
+    /// next); a receiver that begins waiting on a stale stream learns it at once. Stale is
+    /// not a lost package: nothing is counted, and [`Receiver::seq`] stays. With a
+    /// `timeout`, a silence that began during the wait (or before it, untold to this
+    /// receiver) is reported as Stale rather than as the timeout: it says why nothing
+    /// came, and a loop with a timeout learns it as one without does; the calls after it
+    /// time out as before. Without a deadline, nothing changes.
+    ///
+    /// ```no_run
+    /// # fn f(receiver: &mut rtde_core::client::Receiver) -> Result<(), rtde_core::Error> {
+    /// use rtde_core::Error;
+    ///
+    /// loop {
+    ///     match receiver.recv(None) {
+    ///         Ok(values) => { /* every package, in order */ let _ = values; }
+    ///         Err(Error::Stale { silent_for }) => {
+    ///             // nothing for `silent_for`: the robot went silent; wait on
+    ///             let _ = silent_for;
+    ///         }
+    ///         Err(e) => return Err(e), // the reader thread ended
+    ///     }
+    /// }
+    /// # }
+    /// ```
+    ///
     /// # Errors
+    /// [`Error::Stale`] when the stream went stale (the next call goes on);
     /// [`Error::Timeout`]; [`Error::ConnectionLost`] once the reader thread has ended and
     /// the queue is empty; [`Error::Misuse`] when the queue has no capacity.
     pub fn recv(&mut self, timeout: Option<Duration>) -> Result<&[u8], Error> {
@@ -966,6 +1030,12 @@ impl Receiver {
             if self.shared.closed.load(Ordering::Relaxed) {
                 drop(queue);
                 return Err(self.shared.ended());
+            }
+            // The reader queues each package before the silence after it is recorded, and
+            // records the silence before it takes this lock to wake: an empty queue here and
+            // a silence still going on mean every package before it was returned.
+            if let Some(silent_for) = self.shared.untold(&mut self.heard) {
+                return Err(Error::Stale { silent_for });
             }
             let left = match deadline {
                 None => None,
@@ -1095,6 +1165,7 @@ impl Clone for Receiver {
             values: Vec::with_capacity(self.shared.payload_size),
             seq: 0,
             at: None,
+            heard: Heard::default(),
         }
     }
 }

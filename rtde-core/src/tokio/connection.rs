@@ -466,7 +466,7 @@ impl Deferral {
 }
 
 /// Hands out everything the session has ready: whether a package (or an error for the
-/// consumer) was queued, and the error of a broken stream. While the task serves the
+/// consumer, or a silence) was delivered, and the error of a broken stream. While the task serves the
 /// handles a finished request goes to the command waiting for it; `until_done` puts it in
 /// `done` instead and stops there.
 fn deliver(
@@ -505,14 +505,13 @@ fn deliver(
             }
             // The session is lost now.
             Ready::Broken(e) => return (delivered, Some(e)),
-            // The session recorded the event; the handles read the flag, and a `Latest`
-            // waiting for a change learns it.
+            // The session recorded the event; the handles read the flag, and the receives
+            // waiting (a `Latest`'s change, the in-order receiver's package) learn it:
+            // woken after the pass, as for a package.
             Ready::Stale { silent_for } => {
                 shared.stale.store(true, Ordering::Relaxed);
                 shared.latest().went_stale(silent_for);
-                if shared.latest_seq.receiver_count() > 0 {
-                    shared.latest_seq.send_modify(|_| {});
-                }
+                delivered = true;
             }
         }
     }

@@ -12,6 +12,7 @@ use super::queue::Entry;
 use super::shared::Handle;
 use crate::error::Error;
 use crate::recipe::{FromPayload, OutputRecipe, RecipeSpec};
+use crate::silences::Heard;
 
 /// Every output package, in order, from a bounded queue that the connection task fills;
 /// from [`AsyncClient::packages`](super::AsyncClient::packages).
@@ -35,6 +36,8 @@ use crate::recipe::{FromPayload, OutputRecipe, RecipeSpec};
 pub struct Packages {
     shared: Handle,
     held: Box<[u8]>,
+    /// The silences this receiver reported.
+    heard: Heard,
 }
 
 impl Packages {
@@ -42,10 +45,12 @@ impl Packages {
         Packages {
             shared,
             held: Box::default(),
+            heard: Heard::default(),
         }
     }
 
-    /// Takes the next entry into `held` when there is one; registers the waker otherwise.
+    /// Takes the next entry into `held` when there is one; a silence this receiver was not
+    /// told of once the queue is empty; registers the waker otherwise.
     fn poll_entry(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
         let mut queue = self.shared.queue();
         match queue.pop() {
@@ -56,7 +61,16 @@ impl Packages {
             }
             Some(Entry::Failed(e)) => Poll::Ready(Err(e)),
             None if queue.finished => Poll::Ready(Err(Error::ConnectionLost)),
+            // The flag is the steady path's one load; the slot decides. The task queues a
+            // package before it counts it in the slot, under the queue's lock held here: an
+            // empty queue and a silence still going on mean every package before the
+            // silence was returned.
             None => {
+                if self.shared.stale.load(std::sync::atomic::Ordering::Relaxed)
+                    && let Some(silent_for) = self.shared.latest().untold(&mut self.heard)
+                {
+                    return Poll::Ready(Err(Error::Stale { silent_for }));
+                }
                 match &queue.consumer {
                     Some(w) if w.will_wake(cx.waker()) => {}
                     _ => queue.consumer = Some(cx.waker().clone()),
@@ -67,11 +81,42 @@ impl Packages {
     }
 
     /// The values of the next output package, in recipe order, big-endian, borrowed from
-    /// this receiver until the next call. Cancel-safe.
+    /// this receiver until the next call. Cancel-safe (a stale report, too, is taken only
+    /// in the poll that returns it).
+    ///
+    /// **When the controller stops sending.** With a staleness deadline
+    /// ([`Connection::staleness`](super::Connection::staleness)), a silence longer than the
+    /// limit ends the wait with [`Error::Stale`], once per silence, as
+    /// [`Latest::changed`] does: every package queued before the silence is returned
+    /// first, and the next call waits again, for the package that ends the silence. A
+    /// silence a package has already ended is not reported (that package is next). Stale
+    /// is not a lost package: nothing is counted. Without a deadline, a silent controller
+    /// is waited for until the link's own errors end the connection.
+    ///
+    /// ```no_run
+    /// # async fn f(mut packages: rtde_core::tokio::Packages) -> Result<(), rtde_core::Error> {
+    /// use rtde_core::Error;
+    ///
+    /// loop {
+    ///     match packages.recv().await {
+    ///         Ok(values) => { /* every package, in order */ let _ = values; }
+    ///         Err(Error::Stale { silent_for }) => {
+    ///             // nothing for `silent_for`: the robot went silent; wait on
+    ///             let _ = silent_for;
+    ///         }
+    ///         Err(e @ (Error::WrongRecipeId { .. } | Error::WrongLength { .. })) => {
+    ///             let _ = e; // one package that did not fit; the stream goes on
+    ///         }
+    ///         Err(e) => return Err(e), // the connection ended
+    ///     }
+    /// }
+    /// # }
+    /// ```
     ///
     /// # Errors
     /// A package that does not fit the recipe ([`Error::WrongRecipeId`],
-    /// [`Error::WrongLength`]; the next call goes on); when the link is lost and nothing
+    /// [`Error::WrongLength`]; the next call goes on); [`Error::Stale`] when the stream
+    /// went stale (the next call goes on); when the link is lost and nothing
     /// reconnects it, the error that lost it (after every package before it), then
     /// [`Error::ConnectionLost`] from every later call.
     pub async fn recv(&mut self) -> Result<&[u8], Error> {
@@ -79,7 +124,8 @@ impl Packages {
         Ok(&self.held)
     }
 
-    /// The next package, if one is queued, without waiting.
+    /// The next package, if one is queued, without waiting; as [`Packages::recv`], an
+    /// empty queue on a stale stream reports [`Error::Stale`] once.
     pub fn try_recv(&mut self) -> Option<Result<&[u8], Error>> {
         let waker = std::task::Waker::noop();
         match self.poll_entry(&mut Context::from_waker(waker)) {
@@ -141,7 +187,8 @@ impl Drop for Packages {
 
 /// Every output package decoded as a `T`, as a [`Stream`]; from [`Packages::stream`].
 ///
-/// Each item is one package (or the error of one that did not fit the recipe); after the
+/// Each item is one package (or the error of one that did not fit the recipe, or
+/// [`Error::Stale`] when the stream went stale, as [`Packages::recv`]); after the
 /// connection ends, the items queued before the end, then `None`. `T` is checked against
 /// the output recipe at the first package: another recipe yields [`Error::Misuse`] and
 /// ends the stream. Cancel-safe, as [`Packages`]; decoding allocates only what `T` does
@@ -230,7 +277,7 @@ pub struct Latest {
     held: Vec<u8>,
     seen: u64,
     /// The silences this handle reported from [`Latest::changed`].
-    silences_seen: u64,
+    heard: Heard,
 }
 
 impl Latest {
@@ -241,7 +288,7 @@ impl Latest {
             changes,
             held: Vec::new(),
             seen: 0,
-            silences_seen: 0,
+            heard: Heard::default(),
         }
     }
 
@@ -336,13 +383,7 @@ impl Latest {
         if self.take_newer() {
             return Some(Ok(()));
         }
-        let slot = self.shared.latest();
-        if slot.silences == self.silences_seen {
-            return None;
-        }
-        self.silences_seen = slot.silences;
-        // A silence that a package ended is over: nothing to report.
-        (slot.silent_after == slot.seq).then_some(Err(slot.silent_for))
+        self.shared.latest().untold(&mut self.heard).map(Err)
     }
 
     /// Copies the slot when it holds a newer package than the last one taken.

@@ -10,6 +10,7 @@ use ::tokio::sync::{Notify, watch};
 use super::queue::PackageQueue;
 use crate::error::Error;
 use crate::session::{Done, Session, Stats};
+use crate::silences::{Heard, Silences};
 
 /// Shared by the task and every handle. No lock is held across an `.await`: the task holds
 /// `inner` for one synchronous pass (read → handle → poll → write), a handle for one
@@ -70,20 +71,20 @@ impl Drop for Handle {
 pub(super) struct LatestSlot {
     pub(super) seq: u64,
     pub(super) values: Vec<u8>,
-    /// The silences reported so far ([`Ready::Stale`](crate::session::Ready::Stale)).
-    pub(super) silences: u64,
-    /// The last silence's length, as reported.
-    pub(super) silent_for: std::time::Duration,
-    /// `seq` when the last silence was reported: while it still is, the stream is stale.
-    pub(super) silent_after: u64,
+    /// The silences reported ([`Ready::Stale`](crate::session::Ready::Stale)), for every
+    /// receive that waits: [`Latest`](super::Latest) and [`Packages`](super::Packages).
+    pub(super) silences: Silences,
 }
 
 impl LatestSlot {
     /// A silence was reported.
     pub(super) fn went_stale(&mut self, silent_for: std::time::Duration) {
-        self.silences += 1;
-        self.silent_for = silent_for;
-        self.silent_after = self.seq;
+        self.silences.went_stale(silent_for, self.seq);
+    }
+
+    /// A silence still going on that the receiver `heard` has not been told of.
+    pub(super) fn untold(&self, heard: &mut Heard) -> Option<std::time::Duration> {
+        self.silences.untold(heard, self.seq)
     }
 }
 
