@@ -141,6 +141,12 @@ fn data_of<'a>(seen: &'a [Seen], robot: &'a str) -> impl Iterator<Item = &'a See
 
 /// The births of one connection: an NBIRTH (`seq` 0, `bdSeq`, `Node Control/Rebirth`
 /// false, no alias on it), then a DBIRTH of each robot in `born` before any DDATA after it.
+/// The specification's rule: a payload's stamped metrics in chronological order.
+fn in_time_order(payload: &Payload) -> bool {
+    let stamps: Vec<u64> = payload.metrics.iter().filter_map(|m| m.timestamp).collect();
+    stamps.windows(2).all(|w| w[0] <= w[1])
+}
+
 fn assert_births(after: &[Seen], bd_seq: u64, born: &[String]) {
     let nbirth = &after[0];
     assert_eq!(nbirth.kind, "NBIRTH");
@@ -168,14 +174,8 @@ fn assert_births(after: &[Seen], bd_seq: u64, born: &[String]) {
             data.is_none_or(|d| birth < d),
             "{robot}: data before its birth"
         );
-        let stamps: Vec<u64> = after[birth]
-            .payload
-            .metrics
-            .iter()
-            .filter_map(|m| m.timestamp)
-            .collect();
         assert!(
-            stamps.windows(2).all(|w| w[0] <= w[1]),
+            in_time_order(&after[birth].payload),
             "{robot}: a birth in time order"
         );
         // Every metric named, aliased, typed and stamped in a birth.
@@ -264,18 +264,7 @@ fn births_first_one_seq_that_wraps_and_the_motion_law_read_back() {
         } else {
             assert_eq!((s.qos, s.retain), (QoS::AtMostOnce, false), "{}", s.kind);
         }
-        // The specification's rule: metric values in chronological order in the list.
-        let stamps: Vec<u64> = s
-            .payload
-            .metrics
-            .iter()
-            .filter_map(|m| m.timestamp)
-            .collect();
-        assert!(
-            stamps.windows(2).all(|w| w[0] <= w[1]),
-            "{}: in time order",
-            s.kind
-        );
+        assert!(in_time_order(&s.payload), "{}: in time order", s.kind);
         if s.kind == "DDATA" {
             assert!(
                 s.payload
