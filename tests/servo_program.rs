@@ -1,6 +1,7 @@
 //! The control-loop kit against the simulator running the servo program: the handshake
 //! never skips a waypoint at 30 % speed, the watchdog stops the robot within the
-//! documented number of cycles, and a client that skips the handshake is stopped.
+//! documented number of cycles, a client that skips the handshake is stopped, and a control
+//! function that outlasts a period is counted as a missed deadline.
 
 use std::time::Duration;
 
@@ -222,8 +223,56 @@ fn a_client_that_ignores_the_handshake_is_stopped() {
     sim.shutdown().unwrap();
 }
 
+/// Cycles whose control function outlasts several periods: each must be a missed deadline.
+const SLOW_CYCLES: [u64; 3] = [5, 12, 19];
+/// Five periods at 500 Hz: the next package is certainly there when the command goes out.
+const SLOW_WORK: Duration = Duration::from_millis(10);
+
+/// The control function of the miss tests: sleeps past the next package on `SLOW_CYCLES`.
+fn slow_on_some_cycles(cycle: u64, h: &mut rtde_core::control::Handshake) -> Target {
+    if SLOW_CYCLES.contains(&cycle) {
+        std::thread::sleep(SLOW_WORK);
+    }
+    h.advance();
+    Target { q: [0.0; 6] }
+}
+
+/// What a loop whose slow cycles were `SLOW_CYCLES` must report: each of them a miss, in its
+/// cycle report (`missed`), its event and the stats, which agree.
+fn assert_slow_cycles_missed(control: &mut ControlLoop<State, Target>, missed: &[u64]) {
+    let stats = control.stats();
+    let events: Vec<u64> = control
+        .events()
+        .filter_map(|e| match e {
+            LoopEvent::DeadlineMiss {
+                cycle, response, ..
+            } => {
+                if SLOW_CYCLES.contains(&cycle) {
+                    assert!(response >= SLOW_WORK, "cycle {cycle}: {response:?}");
+                }
+                Some(cycle)
+            }
+            _ => None,
+        })
+        .collect();
+    // A loaded machine may add misses of its own; the slow cycles are never absent.
+    for cycle in SLOW_CYCLES {
+        assert!(
+            events.contains(&cycle),
+            "cycle {cycle} not reported: {events:?}"
+        );
+        assert!(
+            missed.contains(&cycle),
+            "cycle {cycle}'s report: not missed"
+        );
+    }
+    assert_eq!(u64::try_from(events.len()).unwrap(), stats.misses);
+    assert_eq!(u64::try_from(missed.len()).unwrap(), stats.misses);
+    assert!(stats.max_response >= SLOW_WORK, "{stats:?}");
+}
+
 #[test]
-fn loop_reports_no_missed_deadline_with_a_trivial_function() {
+fn a_control_function_that_sleeps_past_the_next_package_is_a_missed_deadline() {
     let (sim, mut client) = start();
     let mut control = ControlLoop::<State, Target>::setup(&mut client, 500.0).unwrap();
     assert_eq!(
@@ -231,24 +280,47 @@ fn loop_reports_no_missed_deadline_with_a_trivial_function() {
         ["input_int_register_24", "input_int_register_25"]
     );
     client.start().unwrap();
-    for _ in 0..50 {
-        control
-            .cycle(&mut client, |_, h| {
-                h.advance();
-                Target { q: [0.0; 6] }
-            })
+    let mut missed = Vec::new();
+    for cycle in 0..25 {
+        let report = control
+            .cycle(&mut client, |_, h| slow_on_some_cycles(cycle, h))
             .unwrap();
+        if report.missed {
+            missed.push(cycle);
+        }
     }
-    let stats = control.stats();
-    assert_eq!(stats.cycles, 50);
-    // Misses depend on the machine's load; each is an event with its cycle.
-    let misses = control
-        .events()
-        .filter(|e| matches!(e, LoopEvent::DeadlineMiss { .. }))
-        .count();
-    assert_eq!(u64::try_from(misses).unwrap(), stats.misses);
+    assert_eq!(control.stats().cycles, 25);
+    assert_slow_cycles_missed(&mut control, &missed);
     assert_eq!(control.status(), Some(ProgramStatus::Running));
     client.close().unwrap();
+    sim.shutdown().unwrap();
+}
+
+#[test]
+fn a_slow_control_function_is_a_missed_deadline_over_the_background_driver_too() {
+    let (sim, mut client) = start();
+    let mut control = ControlLoop::<State, Target>::setup(&mut client, 500.0).unwrap();
+    client.start().unwrap();
+    let driver = client
+        .spawn(rtde_core::client::SpawnOptions::new())
+        .unwrap();
+    let (mut receiver, sender) = (driver.receiver(), driver.sender());
+    let mut missed = Vec::new();
+    for cycle in 0..25 {
+        let report = control
+            .cycle_background(
+                &mut receiver,
+                &sender,
+                Some(Duration::from_secs(5)),
+                |_, h| slow_on_some_cycles(cycle, h),
+            )
+            .unwrap();
+        if report.missed {
+            missed.push(cycle);
+        }
+    }
+    assert_slow_cycles_missed(&mut control, &missed);
+    driver.close().unwrap();
     sim.shutdown().unwrap();
 }
 
