@@ -1,2 +1,9 @@
-//! The derive's test suite lives in `tests/`; this library compiles the README's examples.
+//! The derive's test suite lives in `tests/`; this library compiles the README's examples
+//! and those of the guides in `docs/`, so that none of them goes stale.
 #![doc = include_str!("../../README.md")]
+
+#[doc = include_str!("../../docs/recipes.md")]
+pub mod recipes {}
+
+#[doc = include_str!("../../docs/drivers.md")]
+pub mod drivers {}

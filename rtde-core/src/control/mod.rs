@@ -29,7 +29,7 @@
 //! thread of the host can delay it past the next package; run the loop's thread at
 //! SCHED_FIFO with [`crate::client::realtime::set_fifo_priority`] (and a core of its own with
 //! [`crate::client::realtime::set_cpu_affinity`]), as the UR Client Library asks for its
-//! control loops. The README's control-loop figures are given for both.
+//! control loops. The control-loop figures in docs/performance.md are given for both.
 
 pub mod layout;
 mod run;
