@@ -243,11 +243,15 @@ impl OutputRecipe for DynamicRecipe {
             });
         }
         // Each slot holds a value of its field's wire type (`new` makes them so, `set` keeps
-        // them so), and the offsets and sizes add up to the length checked above: every
-        // read is in bounds and decodes in place.
-        for (value, &offset) in self.values.iter_mut().zip(&self.offsets) {
-            let read = value.read_own_type_be(payload.get(offset..).unwrap_or_default());
-            debug_assert!(read, "a field outside the payload");
+        // them so), and their sizes add up to the length checked above: every read is in
+        // bounds and decodes in place, walking the payload front to back.
+        let mut rest = payload;
+        for value in &mut self.values {
+            let Some(after) = value.read_own_type_be(rest) else {
+                debug_assert!(false, "a field outside the payload");
+                break;
+            };
+            rest = after;
         }
         Ok(())
     }

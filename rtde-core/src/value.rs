@@ -91,26 +91,23 @@ impl Value {
         if self.wire_type() != wire_type {
             *self = Value::zero(wire_type);
         }
-        self.read_own_type_be(bytes)
+        self.read_own_type_be(bytes).is_some()
     }
 
     /// Overwrites the value with one of its own wire type, read big-endian from the front of
     /// `bytes`, in place: [`DynamicRecipe`](crate::DynamicRecipe)'s decoder, through the
-    /// same [`WireKind`] codec as derived recipes. Reads nothing and returns `false` when
-    /// `bytes` is shorter than the type.
+    /// same [`WireKind`] codec as derived recipes. Returns the bytes after the value, or
+    /// `None` (reading nothing) when `bytes` is shorter than the type: a decoder walks the
+    /// payload with it, with one length check per field and no offsets.
     #[inline]
-    pub(crate) fn read_own_type_be(&mut self, bytes: &[u8]) -> bool {
-        fn read<W: WireKind<Bytes = [u8; N]>, const N: usize>(
+    pub(crate) fn read_own_type_be<'a>(&mut self, bytes: &'a [u8]) -> Option<&'a [u8]> {
+        fn read<'a, W: WireKind<Bytes = [u8; N]>, const N: usize>(
             slot: &mut W::Repr,
-            bytes: &[u8],
-        ) -> bool {
-            match bytes.first_chunk::<N>() {
-                Some(b) => {
-                    *slot = W::decode(*b);
-                    true
-                }
-                None => false,
-            }
+            bytes: &'a [u8],
+        ) -> Option<&'a [u8]> {
+            let (b, rest) = bytes.split_first_chunk::<N>()?;
+            *slot = W::decode(*b);
+            Some(rest)
         }
         match self {
             Value::Bool(v) => read::<wire::BOOL, 1>(v, bytes),
