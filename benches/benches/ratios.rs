@@ -80,10 +80,9 @@ fn main() -> ExitCode {
     );
     assert_eq!(used, stream::PACKAGE_LEN);
     let mut check = sample(9.0);
-    assert_eq!(
-        stream::parse_and_decode_into(bytes, &mut check),
-        Some(stream::PACKAGE_LEN)
-    );
+    let mut used = 0;
+    assert!(stream::parse_and_decode_into(bytes, &mut check, &mut used).is_ok());
+    assert_eq!(used, stream::PACKAGE_LEN);
     assert_eq!(Some(check), stream::parse_and_decode(bytes).map(|(r, _)| r));
     assert_eq!(servo.to_payload(), floor::encode_servo(&servo));
 
@@ -203,9 +202,15 @@ fn main() -> ExitCode {
     bench.case(FRAMES_INTO, |n| {
         let mut pos = 0;
         for _ in 0..n {
-            let used = stream::parse_and_decode_into(black_box(&bytes[pos..]), &mut frame_into);
-            pos += used.unwrap_or(bytes.len());
+            let mut used = bytes.len();
+            let decoded =
+                stream::parse_and_decode_into(black_box(&bytes[pos..]), &mut frame_into, &mut used);
+            // A caller branches on the result (`recv_into(..)?`); it keeps the values.
+            if let Err(e) = decoded {
+                black_box(e);
+            }
             black_box(&frame_into);
+            pos += used;
             if pos >= bytes.len() {
                 pos = 0;
             }

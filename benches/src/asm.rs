@@ -57,9 +57,16 @@ pub fn frame_as(buf: &[u8], used: &mut usize) -> Result<Reference, rtde_core::Er
 }
 
 /// A package parsed from the front of a receive buffer and decoded into `out`.
+///
+/// # Errors
+/// Anything but a whole data package of the recipe.
 #[inline(never)]
-pub fn frame_into(buf: &[u8], out: &mut Reference) -> Option<usize> {
-    stream::parse_and_decode_into(buf, out)
+pub fn frame_into(
+    buf: &[u8],
+    out: &mut Reference,
+    used: &mut usize,
+) -> Result<(), rtde_core::Error> {
+    stream::parse_and_decode_into(buf, out, used)
 }
 
 /// `DynamicRecipe::decode_into`.

@@ -183,6 +183,20 @@ impl FrameBuffer {
         Ok(Some((kind, start + HEADER_LEN..start + used)))
     }
 
+    /// Takes the package at the front if it is a whole data package of the recipe whose
+    /// header is `header`, and returns where its values sit in the buffer; otherwise takes
+    /// nothing (see [`DataHeader`](super::DataHeader)).
+    #[inline]
+    pub(crate) fn take_data(
+        &mut self,
+        header: &super::DataHeader,
+    ) -> Option<std::ops::Range<usize>> {
+        let start = self.start;
+        header.payload(self.buf.get(start..self.end)?)?;
+        self.start = start + header.package_len();
+        Some(start + header.values_at()..self.start)
+    }
+
     /// Bytes of a package taken with [`FrameBuffer::take_frame`]; valid until the next
     /// [`FrameBuffer::spare`], which may move or overwrite them.
     pub(crate) fn bytes_at(&self, range: std::ops::Range<usize>) -> &[u8] {

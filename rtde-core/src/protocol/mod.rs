@@ -29,11 +29,13 @@
 //! ```
 
 mod bytes;
+mod data_header;
 mod error;
 mod frame;
 mod message;
 pub mod timing;
 
+pub use data_header::DataHeader;
 pub use error::{DecodeError, DecodeErrorKind, EncodeError};
 pub(crate) use frame::finish_input_data_package;
 pub use frame::{Frame, FrameBuffer, HEADER_LEN, MAX_PACKAGE_LEN};

@@ -107,7 +107,8 @@ use rtde_fields::{ControllerVersion, Direction, Generation};
 
 use crate::error::Error;
 use crate::protocol::{
-    ClientMessage, FrameBuffer, MAX_PACKAGE_LEN, ProtocolVersion, finish_input_data_package,
+    ClientMessage, DataHeader, FrameBuffer, MAX_PACKAGE_LEN, ProtocolVersion,
+    finish_input_data_package,
 };
 use crate::recipe::{InputRecipe, PayloadError, RecipeSpec};
 
@@ -184,6 +185,31 @@ struct Outputs {
     recipe_id: Option<u8>,
     recipe: SetUp,
     frequency: f64,
+    /// How its data packages start on this link (see [`DataHeader`]).
+    header: Option<DataHeader>,
+}
+
+impl Outputs {
+    fn new(
+        recipe_id: Option<u8>,
+        recipe: SetUp,
+        frequency: f64,
+        protocol: ProtocolVersion,
+    ) -> Self {
+        let header = DataHeader::new(protocol, recipe_id, recipe.payload_size);
+        Outputs {
+            recipe_id,
+            recipe,
+            frequency,
+            header,
+        }
+    }
+
+    /// The id the controller gave the recipe on a new link (a reconnection replays it).
+    fn reassigned(&mut self, recipe_id: Option<u8>, protocol: ProtocolVersion) {
+        self.recipe_id = recipe_id;
+        self.header = DataHeader::new(protocol, recipe_id, self.recipe.payload_size);
+    }
 }
 
 /// One input recipe as set up.

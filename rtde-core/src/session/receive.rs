@@ -153,6 +153,9 @@ impl Session {
             return None;
         }
         loop {
+            if let Some(ready) = self.take_data_of_the_recipe() {
+                return Some(ready);
+            }
             let (kind, range) = match self.rx.take_frame() {
                 Ok(Some(frame)) => frame,
                 Ok(None) => return None,
@@ -169,6 +172,24 @@ impl Session {
                 }
             }
         }
+    }
+
+    /// A data package of the output recipe at the front of the buffer, while the stream
+    /// runs and no reply is due, taken by its header alone: the general way below (frame
+    /// parse, message decode, recipe id and length checks) would take it the same way, and
+    /// nearly every package of a connection is one.
+    #[inline]
+    fn take_data_of_the_recipe(&mut self) -> Option<Ready> {
+        let c = &self.c;
+        if !c.running || c.pending.is_some() {
+            return None;
+        }
+        let outputs = c.outputs.as_ref()?;
+        let (header, frequency) = (outputs.header?, outputs.frequency);
+        let range = self.rx.take_data(&header)?;
+        self.c.observe(self.rx.bytes_at(range.clone()), frequency);
+        self.c.delivered = Some(range);
+        Some(Ready::Data)
     }
 
     /// Queues the text messages among the whole packages still buffered: they were
@@ -403,15 +424,12 @@ impl Conversation {
                         self.gaps = GapCounter::new(&spec, frequency, self.max_frequency());
                         if replay {
                             if let Some(o) = &mut self.outputs {
-                                o.recipe_id = recipe_id;
+                                o.reassigned(recipe_id, self.protocol);
                             }
                             return self.next_replay_step();
                         }
-                        self.outputs = Some(Outputs {
-                            recipe_id,
-                            recipe,
-                            frequency,
-                        });
+                        self.outputs =
+                            Some(Outputs::new(recipe_id, recipe, frequency, self.protocol));
                         Ok(Done::OutputsSetUp)
                     }
                 }
