@@ -5,6 +5,11 @@
 //! with the registry's units where it gives one; the packages the controller skipped
 //! shaded, with the lines broken there rather than drawn across.
 //!
+//! Fields with a typed value that names its codes (`robot_mode`, `safety_status`, …) are
+//! drawn as steps, with the codes' UR names on the axis. The rotation vectors of poses are
+//! unwrapped ([`Pose::unwrapped_near`]), so a rotation through π is drawn continuous rather
+//! than as a jump from `r` to nearly `-r`. The legend is as wide as its longest label.
+//!
 //! Text is drawn with DejaVu Sans from the `dejavu` crate, compiled in: no system font,
 //! fontconfig or freetype is needed. The picture is drawn in memory and written under a
 //! temporary name, then renamed, as `rtde record` does.
@@ -12,9 +17,14 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use std::ops::Range;
+
 use plotters::coord::Shift;
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::FontStyle;
+use rtde_core::Pose;
 use rtde_core::fields::{Direction, Field, WireType, lookup, lookup_ignore_case};
 
 use crate::outfile::PendingFile;
@@ -25,7 +35,11 @@ use crate::table::{self, Table, columns_of, width};
 #[command(
     long_about = "Plot a CSV from `rtde record`: one panel per field, stacked on a shared time \
 axis (`timestamp`), one line per vector element, labelled with the registry's units. \
-Packages the controller skipped are shaded, and lines are not drawn across them.
+Packages the controller skipped are shaded, and lines are not drawn across them. Fields \
+whose codes have names (`robot_mode`, `safety_status`, `runtime_state`, …) are drawn as steps \
+with the names on the axis. The rotation vectors of poses (`actual_TCP_pose`, …) are unwrapped, \
+so that a rotation through π is drawn continuous rather than as a jump from r to about -r; the \
+panel's title says so when it happens.
 
 The picture is a PNG or an SVG, by the output's extension. Text is drawn with a font compiled \
 into rtde, so no system fonts are needed.",
@@ -94,8 +108,14 @@ const INK: RGBColor = RGBColor(0x33, 0x33, 0x33);
 const GAP: RGBColor = RGBColor(0xe1, 0x57, 0x59);
 /// The font family every text is drawn in; registered by [`register_fonts`].
 const FONT: &str = "sans-serif";
-/// The width of the legend column right of each panel.
+/// The narrowest legend column right of each panel; it widens to fit its longest label.
 const LEGEND_WIDTH: u32 = 150;
+/// The narrowest y tick labels' column; it widens to fit the names of codes.
+const Y_LABEL_WIDTH: u32 = 72;
+/// Where a legend's text starts, right of its line sample.
+const LEGEND_TEXT_X: u32 = 38;
+/// The most codes a panel names on its axis; beyond, the axis has numbers.
+const MAX_NAMED_CODES: usize = 16;
 
 /// Runs `rtde plot`.
 pub(crate) fn run(args: &PlotArgs) -> Result<(), String> {
@@ -239,6 +259,41 @@ struct Panel {
     y_label: String,
     /// (label, values): one line each.
     lines: Vec<(String, Vec<f64>)>,
+    /// The UR names of the field's codes, when a typed value names them: drawn as steps.
+    codes: Option<&'static [(i64, &'static str)]>,
+}
+
+impl Panel {
+    /// The codes of the panel's values, in order, with their names, when they are few
+    /// enough to name on the axis; `None` for a panel of numbers.
+    fn named_codes(&self) -> Option<Vec<(f64, String)>> {
+        let names = self.codes?;
+        let mut values: Vec<f64> = self
+            .lines
+            .iter()
+            .flat_map(|(_, v)| v.iter().copied())
+            .filter(|v| v.is_finite() && v.fract() == 0.0)
+            .collect();
+        values.sort_by(f64::total_cmp);
+        values.dedup();
+        if values.is_empty() || values.len() > MAX_NAMED_CODES {
+            return None;
+        }
+        Some(
+            values
+                .into_iter()
+                .map(|v| {
+                    // Codes are `i32` or `u32`: exact as `f64`. A code without a name keeps
+                    // its number.
+                    let name = names
+                        .iter()
+                        .find(|(code, _)| *code as f64 == v)
+                        .map_or_else(|| v.to_string(), |(_, name)| (*name).to_owned());
+                    (v, name)
+                })
+                .collect(),
+        )
+    }
 }
 
 impl Plot {
@@ -325,22 +380,67 @@ impl Plot {
         let areas = body.split_evenly((self.panels.len(), 1));
         let x_max = x_span(&self.x);
         let (width, _) = body.dim_in_pixel();
+        let text_width = |text: &str, size: u32| {
+            root.estimate_text_size(text, &font(size))
+                .map_or(0, |(w, _)| w)
+        };
+        // The legend fits its longest label, up to two fifths of the picture; a longer
+        // label wraps. A tenth more than measured: an SVG viewer may draw `sans-serif` in a
+        // wider font than DejaVu Sans.
+        let longest_label = self
+            .panels
+            .iter()
+            .flat_map(|p| &p.lines)
+            .map(|(label, _)| text_width(label, 14) * 11 / 10)
+            .max()
+            .unwrap_or(0);
+        let legend_width = (px(LEGEND_TEXT_X + 12) + longest_label)
+            .max(px(LEGEND_WIDTH))
+            .min(width * 2 / 5);
+        let named: Vec<Option<Vec<(f64, String)>>> =
+            self.panels.iter().map(Panel::named_codes).collect();
+        // One width for every panel, so that their time axes line up; at most a third of
+        // the picture, so that a small one keeps room for the lines.
+        let y_label_width = named
+            .iter()
+            .flatten()
+            .flatten()
+            .map(|(_, name)| text_width(name, 13) + px(14))
+            .max()
+            .unwrap_or(0)
+            .clamp(px(Y_LABEL_WIDTH), (width / 3).max(px(Y_LABEL_WIDTH)));
         for (i, (panel, area)) in self.panels.iter().zip(&areas).enumerate() {
             let last = i + 1 == self.panels.len();
             let (chart_area, legend_area) =
-                area.split_horizontally(width.saturating_sub(px(LEGEND_WIDTH)));
+                area.split_horizontally(width.saturating_sub(legend_width));
             let (lo, hi) = y_range(&panel.lines);
+            let codes = &named[i];
+            // The codes' names at the codes, or plotters' own numbers.
+            let y_keys = match codes {
+                Some(codes) => codes.iter().map(|(v, _)| *v).collect(),
+                None => RangedCoordf64::from(lo..hi).key_points(6),
+            };
+            let y_axis = YAxis {
+                range: (lo..hi).into(),
+                ticks: y_keys,
+            };
             let mut chart = ChartBuilder::on(&chart_area)
                 .caption(&panel.title, font(16))
                 .margin_left(px(10))
                 .margin_right(px(10))
                 .margin_top(px(6))
                 .x_label_area_size(px(if last { 50 } else { 30 }))
-                .y_label_area_size(px(72))
-                .build_cartesian_2d(0.0..x_max, lo..hi)
+                .y_label_area_size(y_label_width)
+                .build_cartesian_2d(0.0..x_max, y_axis)
                 .map_err(err)?;
             let x_ticks = |v: &f64| tick(*v, x_max);
-            let y_ticks = |v: &f64| tick(*v, hi - lo);
+            let y_ticks = |v: &f64| match codes {
+                Some(codes) => codes
+                    .iter()
+                    .find(|(code, _)| code == v)
+                    .map_or_else(|| tick(*v, hi - lo), |(_, name)| name.clone()),
+                None => tick(*v, hi - lo),
+            };
             let mut mesh = chart.configure_mesh();
             mesh.light_line_style(TRANSPARENT)
                 .x_label_formatter(&x_ticks)
@@ -375,6 +475,11 @@ impl Plot {
             for (j, (_, values)) in panel.lines.iter().enumerate() {
                 let color = PALETTE[j % PALETTE.len()];
                 for segment in segments(&self.x, values, &self.gaps, plot_w.max(1) as usize) {
+                    let segment = if panel.codes.is_some() {
+                        steps(&segment)
+                    } else {
+                        segment
+                    };
                     if k == 1 {
                         // Vector output: the viewer draws wide lines, and joins them well.
                         chart
@@ -396,34 +501,108 @@ impl Plot {
                     }
                 }
             }
-            draw_legend(&legend_area, &panel.lines, k).map_err(err)?;
+            let fits = legend_width.saturating_sub(px(LEGEND_TEXT_X + 6));
+            let labels: Vec<Vec<String>> = panel
+                .lines
+                .iter()
+                .map(|(label, _)| wrap(label, |text| text_width(text, 14) * 11 / 10 <= fits))
+                .collect();
+            draw_legend(&legend_area, &labels, k).map_err(err)?;
         }
         Ok(())
     }
 }
 
-/// The legend, in its own column right of the panel: a line of each colour and its label.
+/// A linear y axis with the ticks it is given: a panel's codes, or plotters' own numbers.
+struct YAxis {
+    range: RangedCoordf64,
+    ticks: Vec<f64>,
+}
+
+impl Ranged for YAxis {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        self.range.map(value, limit)
+    }
+
+    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        // The light lines are not drawn.
+        if hint.weight().allow_light_points() {
+            Vec::new()
+        } else {
+            self.ticks.clone()
+        }
+    }
+
+    fn range(&self) -> Range<f64> {
+        self.range.range()
+    }
+}
+
+/// The legend, in its own column right of the panel: a line of each colour and its label,
+/// one text line per element of `labels` (a label that did not fit, wrapped).
 fn draw_legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
-    lines: &[(String, Vec<f64>)],
+    labels: &[Vec<String>],
     k: u32,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let k = i32::try_from(k).unwrap_or(1);
     let style = (FONT, f64::from(14 * k)).into_font().color(&INK);
-    for (j, (label, _)) in lines.iter().enumerate() {
-        let y = (44 + 24 * i32::try_from(j).unwrap_or(0)) * k;
+    let text_x = i32::try_from(LEGEND_TEXT_X).unwrap_or(38) * k;
+    let mut y = 44 * k;
+    for (j, label) in labels.iter().enumerate() {
         let color = PALETTE[j % PALETTE.len()];
         area.draw(&PathElement::new(
             vec![(6 * k, y), (30 * k, y)],
             color.stroke_width(u32::try_from(3 * k).unwrap_or(3)),
         ))?;
-        area.draw(&Text::new(
-            label.clone(),
-            (38 * k, y - 8 * k),
-            style.clone(),
-        ))?;
+        for line in label {
+            area.draw(&Text::new(line.clone(), (text_x, y - 8 * k), style.clone()))?;
+            y += 17 * k;
+        }
+        y += 7 * k;
     }
     Ok(())
+}
+
+/// A label in lines that fit, broken after `_`, space or `,`; a piece without a break
+/// that does not fit stays whole, on a line of its own.
+fn wrap(label: &str, fits: impl Fn(&str) -> bool) -> Vec<String> {
+    if fits(label) {
+        return vec![label.to_owned()];
+    }
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for piece in label.split_inclusive(['_', ' ', ',']) {
+        let longer = format!("{line}{piece}");
+        if line.is_empty() || fits(longer.trim_end()) {
+            line = longer;
+        } else {
+            lines.push(line.trim_end().to_owned());
+            line = piece.to_owned();
+        }
+    }
+    if !line.is_empty() {
+        lines.push(line.trim_end().to_owned());
+    }
+    lines
+}
+
+/// A line as steps: each value holds until the next sample, then changes at once; codes
+/// have no values between them.
+fn steps(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let mut out = Vec::with_capacity(points.len() * 2);
+    for (i, &(x, y)) in points.iter().enumerate() {
+        if let Some(&(_, before)) = i.checked_sub(1).and_then(|i| points.get(i))
+            && before != y
+        {
+            out.push((x, before));
+        }
+        out.push((x, y));
+    }
+    out
 }
 
 /// A tick label on an axis spanning `range`: as many decimals as the tick spacing needs,
@@ -651,6 +830,7 @@ fn field_panels(table: &Table, field: &'static Field) -> Vec<Panel> {
             title: format!("{} — {}", field.name(), field.description()),
             y_label: labelled(field.name().to_owned(), field.unit()),
             lines,
+            codes: rtde_core::code_names(field.name()),
         }];
     }
     // "m/s, rad/s": a unit for each half.
@@ -662,21 +842,54 @@ fn field_panels(table: &Table, field: &'static Field) -> Vec<Panel> {
         _ => (field.unit(), field.unit()),
     };
     let mut lines = lines;
-    let rotation = lines.split_off(3);
+    let mut rotation = lines.split_off(3);
+    let mut rotation_title = format!("{} rx, ry, rz", field.name());
+    if Pose::FIELDS.contains(&field.name()) && unwrap_rotation(&mut rotation) > 0 {
+        rotation_title.push_str(" (unwrapped: continuous across sign flips, |r| may exceed π)");
+    }
     vec![
         Panel {
             name: field.name().to_owned(),
             title: format!("{} x, y, z — {}", field.name(), field.description()),
             y_label: labelled(format!("{} x, y, z", field.name()), linear),
             lines,
+            codes: None,
         },
         Panel {
             name: format!("{} (rotation)", field.name()),
-            title: format!("{} rx, ry, rz", field.name()),
+            title: rotation_title,
             y_label: labelled(format!("{} rx, ry, rz", field.name()), angular),
             lines: rotation,
+            codes: None,
         },
     ]
+}
+
+/// Unwraps the rotation vector of each row near the row before it
+/// ([`Pose::unwrapped_near`]); rows that are not numbers are skipped. Returns how many rows
+/// it changed.
+fn unwrap_rotation(lines: &mut [(String, Vec<f64>)]) -> usize {
+    let [(_, rx), (_, ry), (_, rz)] = lines else {
+        return 0;
+    };
+    let mut previous: Option<[f64; 3]> = None;
+    let mut changed = 0;
+    for ((x, y), z) in rx.iter_mut().zip(ry.iter_mut()).zip(rz.iter_mut()) {
+        let raw = Pose::new(0.0, 0.0, 0.0, *x, *y, *z);
+        if !raw.rotation_vector().iter().all(|c| c.is_finite()) {
+            continue;
+        }
+        let unwrapped = match previous {
+            Some(p) => raw.unwrapped_near(p),
+            None => raw,
+        };
+        if unwrapped != raw {
+            changed += 1;
+        }
+        [*x, *y, *z] = unwrapped.rotation_vector();
+        previous = Some([*x, *y, *z]);
+    }
+    changed
 }
 
 /// Whether a field is a six-vector of x, y, z and rx, ry, rz (a pose, a speed, a wrench).
@@ -695,6 +908,7 @@ fn column_panel(table: &Table, column: &str) -> Panel {
             column.to_owned(),
             table.column(column).unwrap_or_default().to_vec(),
         )],
+        codes: None,
     }
 }
 
@@ -803,6 +1017,37 @@ mod tests {
         assert_eq!(names("actual_TCP_pose")[3], "rx");
         assert_eq!(names("actual_tool_accelerometer"), ["x", "y", "z"]);
         assert_eq!(names("robot_mode"), ["robot_mode"]);
+    }
+
+    #[test]
+    fn labels_wrap_after_underscores_and_spaces_only_when_too_long() {
+        let fits = |n: usize| move |t: &str| t.len() <= n;
+        assert_eq!(
+            wrap("actual_digital_input_bits", fits(30)),
+            ["actual_digital_input_bits"]
+        );
+        assert_eq!(
+            wrap("actual_digital_input_bits", fits(15)),
+            ["actual_digital_", "input_bits"]
+        );
+        assert_eq!(wrap("wrist 1", fits(3)), ["wrist", "1"]);
+        assert_eq!(wrap("unbreakable", fits(3)), ["unbreakable"]);
+    }
+
+    #[test]
+    fn codes_hold_until_the_next_sample() {
+        assert_eq!(
+            steps(&[(0.0, 3.0), (1.0, 3.0), (2.0, 5.0), (3.0, 7.0)]),
+            [
+                (0.0, 3.0),
+                (1.0, 3.0),
+                (2.0, 3.0),
+                (2.0, 5.0),
+                (3.0, 5.0),
+                (3.0, 7.0)
+            ]
+        );
+        assert!(steps(&[]).is_empty());
     }
 
     #[test]

@@ -100,7 +100,7 @@ pub use rtde_derive::RtdeRecipe;
 pub use session::Session;
 pub use typed::{
     DigitalBits, JointMode, Pose, RobotMode, RobotStatusBits, RuntimeState, SafetyMode,
-    SafetyStatus, SafetyStatusBits, ToolMode,
+    SafetyStatus, SafetyStatusBits, ToolMode, code_names,
 };
 pub use value::Value;
 

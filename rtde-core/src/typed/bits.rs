@@ -4,15 +4,17 @@ use std::fmt;
 
 use crate::wire::{self, IsWire, field};
 
-/// Declares a flag word: named bit getters, the raw bits, `Debug` listing the set flags.
-/// Bits without a name stay in `bits()`. The `IsWire` impls are written out below.
+/// Declares the flag words: named bit getters, the raw bits, `Display` and `Debug` listing
+/// the set flags. Bits without a name stay in `bits()`. The `IsWire` impls are written out
+/// below. All are declared in one invocation, so the tests see every one of them.
 macro_rules! flags {
-    (
+    ($(
         $(#[$meta:meta])*
         pub struct $name:ident($raw:ty) {
             $($(#[$fmeta:meta])* $bit:literal => $getter:ident, $flag:ident;)*
         }
-    ) => {
+    )*) => {
+        $(
         $(#[$meta])*
         #[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
         pub struct $name($raw);
@@ -50,21 +52,61 @@ macro_rules! flags {
             )*
         }
 
-        impl fmt::Debug for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(f, "{}({:#x}", stringify!($name), self.0)?;
-                let mut sep = ": ";
+        impl $name {
+            /// The names of the set flags, in bit order, and the unknown bits set.
+            fn names(self) -> (Vec<&'static str>, $raw) {
+                let mut names = Vec::new();
+                let mut rest = self.0;
                 $(
                     if self.$getter() {
-                        write!(f, "{sep}{}", stringify!($flag))?;
-                        sep = " | ";
+                        names.push(stringify!($flag));
+                        rest &= !Self::$flag;
                     }
                 )*
-                let _ = sep;
-                f.write_str(")")
+                (names, rest)
             }
         }
 
+        impl fmt::Display for $name {
+            /// The set flags by name, ` | ` between them (`POWER_ON | PROGRAM_RUNNING`),
+            /// then any unknown bits in hex; `0` when none is set.
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                let (names, rest) = self.names();
+                if names.is_empty() && rest == 0 {
+                    return f.write_str("0");
+                }
+                let mut sep = "";
+                for name in names {
+                    write!(f, "{sep}{name}")?;
+                    sep = " | ";
+                }
+                if rest != 0 {
+                    write!(f, "{sep}{rest:#x}")?;
+                }
+                Ok(())
+            }
+        }
+
+        impl fmt::Debug for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "{}({:#x}", stringify!($name), self.0)?;
+                let (names, _) = self.names();
+                if !names.is_empty() {
+                    write!(f, ": {}", names.join(" | "))?;
+                }
+                f.write_str(")")
+            }
+        }
+        )*
+
+        /// Every flag word, by name: the `Display` of each flag alone.
+        #[cfg(test)]
+        pub(super) fn displays() -> Vec<(&'static str, Vec<String>)> {
+            vec![$((
+                stringify!($name),
+                vec![$($name::from_bits($name::$flag).to_string()),*],
+            )),*]
+        }
     };
 }
 
@@ -80,20 +122,7 @@ flags! {
         /// Bit 3: the power button is pressed.
         3 => is_power_button_pressed, POWER_BUTTON_PRESSED;
     }
-}
 
-impl IsWire<wire::UINT32, field::robot_status_bits> for RobotStatusBits {
-    #[inline]
-    fn from_wire(raw: u32) -> Self {
-        RobotStatusBits(raw)
-    }
-    #[inline]
-    fn to_wire(&self) -> u32 {
-        self.0
-    }
-}
-
-flags! {
     /// The `safety_status_bits` output (`UINT32`, bits 0-11; bit 11 from e-Series 5.25.0 and
     /// PolyScope X 10.12.0, see the registry's source for the field).
     pub struct SafetyStatusBits(u32) {
@@ -122,6 +151,17 @@ flags! {
         /// Bit 11: the three-position enabling (3PE) input is active; always clear on
         /// controllers older than e-Series 5.25.0 or PolyScope X 10.12.0.
         11 => is_3pe_input_active, THREE_PE_INPUT_ACTIVE;
+    }
+}
+
+impl IsWire<wire::UINT32, field::robot_status_bits> for RobotStatusBits {
+    #[inline]
+    fn from_wire(raw: u32) -> Self {
+        RobotStatusBits(raw)
+    }
+    #[inline]
+    fn to_wire(&self) -> u32 {
+        self.0
     }
 }
 
@@ -268,6 +308,16 @@ mod tests {
             format!("{:?}", SafetyStatusBits::default()),
             "SafetyStatusBits(0x0)"
         );
+        assert_eq!(s.to_string(), "PROTECTIVE_STOPPED | STOPPED_DUE_TO_SAFETY");
+        assert_eq!(
+            RobotStatusBits::from_bits(0b1_0001).to_string(),
+            "POWER_ON | 0x10"
+        );
+        assert_eq!(
+            RobotStatusBits::from_bits(1 << 31).to_string(),
+            "0x80000000"
+        );
+        assert_eq!(SafetyStatusBits::default().to_string(), "0");
     }
 
     #[test]

@@ -4,11 +4,52 @@
 //! `safety_mode: RobotMode` is a compile error. Codes a controller sends that a type does not
 //! know decode to an `Unknown(code)` variant (or, for flags, stay in the raw bits): decoding
 //! never fails and never panics.
+//!
+//! A typed value that names a state displays the name Universal Robots' documentation gives
+//! it, the constant engineers search for: `ROBOT_MODE_RUNNING`, `SAFETY_STATUS_NORMAL`,
+//! `JOINT_RUNNING_MODE`, and `UNKNOWN(code)` for a code without a name. A flag word displays
+//! its set flags by name, `POWER_ON | PROGRAM_RUNNING`. `Debug` shows the Rust variant
+//! (`Running`). [`Pose`] and [`DigitalBits`] hold numbers, not names, and have no `Display`.
 
 mod bits;
 mod modes;
 mod pose;
 
 pub use bits::{DigitalBits, RobotStatusBits, SafetyStatusBits};
-pub use modes::{JointMode, RobotMode, RuntimeState, SafetyMode, SafetyStatus, ToolMode};
+pub use modes::{
+    JointMode, RobotMode, RuntimeState, SafetyMode, SafetyStatus, ToolMode, code_names,
+};
 pub use pose::Pose;
+
+#[cfg(test)]
+mod tests {
+    /// Whether a name is written as UR writes its constants: `ROBOT_MODE_RUNNING`.
+    fn is_constant_name(name: &str) -> bool {
+        name.starts_with(|c: char| c.is_ascii_uppercase())
+            && name
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+    }
+
+    #[test]
+    fn every_typed_value_displays_as_a_ur_constant_name() {
+        let modes = super::modes::displays();
+        let flags = super::bits::displays();
+        assert!(modes.len() >= 6 && flags.len() >= 2);
+        for (ty, known, unknown) in modes {
+            assert!(!known.is_empty(), "{ty} has no values");
+            for (i, name) in known.iter().enumerate() {
+                assert!(is_constant_name(name), "{ty} displays as `{name}`");
+                assert!(!known[..i].contains(name), "{ty}: `{name}` twice");
+            }
+            assert_eq!(unknown, "UNKNOWN(42)", "{ty}");
+        }
+        for (ty, names) in flags {
+            assert!(!names.is_empty(), "{ty} has no flags");
+            for (i, name) in names.iter().enumerate() {
+                assert!(is_constant_name(name), "{ty} flag displays as `{name}`");
+                assert!(!names[..i].contains(name), "{ty}: `{name}` twice");
+            }
+        }
+    }
+}

@@ -6,16 +6,19 @@ use std::fmt;
 
 use crate::wire::{self, IsWire, field};
 
-/// Declares a code enum: its variants with their UR names, `Unknown(code)`, conversions and
-/// `Display`. Its `IsWire` impls are written out below it: a compile error quotes the impl
-/// that would have fit, and reads better without a macro around it.
-macro_rules! code_enum {
-    (
+/// Declares the code enums: each with its variants and their UR names, `Unknown(code)`,
+/// conversions and `Display`, and the field it describes, checked against the `IsWire` impl
+/// written out below it (a compile error quotes the impl that would have fit, and reads
+/// better without a macro around it). All are declared in one invocation, so
+/// [`code_names`] and the tests see every one of them.
+macro_rules! code_enums {
+    ($(
         $(#[$meta:meta])*
-        pub enum $name:ident: $code:ty {
+        pub enum $name:ident: $code:ty, field $field:ident $(as $held:ty)? {
             $($(#[$vmeta:meta])* $variant:ident = $value:literal => $ur:literal,)*
         }
-    ) => {
+    )*) => {
+        $(
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         #[non_exhaustive]
@@ -28,6 +31,10 @@ macro_rules! code_enum {
         impl $name {
             /// Every known value, in code order.
             pub const KNOWN: &'static [$name] = &[$($name::$variant),*];
+
+            // Codes are `i32` or `u32` literals: every one fits an `i64`.
+            #[allow(clippy::unnecessary_cast)]
+            const NAMES: &'static [(i64, &'static str)] = &[$(($value as i64, $ur)),*];
 
             /// The value of a code; never fails.
             #[must_use]
@@ -58,6 +65,7 @@ macro_rules! code_enum {
         }
 
         impl fmt::Display for $name {
+            /// The UR name of the code (`ROBOT_MODE_RUNNING`), or `UNKNOWN(code)`.
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 match self {
                     $name::Unknown(code) => write!(f, "UNKNOWN({code})"),
@@ -78,12 +86,55 @@ macro_rules! code_enum {
             }
         }
 
+        // The field named above is the one the `IsWire` impl below decodes.
+        const _: () = crate::__private::assert_is_wire::<held!($name $(, $held)?), _, field::$field>();
+        )*
+
+        /// The UR names of the codes a field carries, `(code, name)` in code order, for
+        /// the fields that have a typed value ([`RobotMode`] for `robot_mode`,
+        /// [`JointMode`] for each element of `joint_mode`, …); `None` for any other field.
+        ///
+        /// For programs that handle fields by name, as `rtde plot` does.
+        ///
+        /// ```
+        /// let names = rtde_core::code_names("robot_mode").unwrap();
+        /// assert!(names.contains(&(7, "ROBOT_MODE_RUNNING")));
+        /// assert_eq!(rtde_core::code_names("actual_q"), None);
+        /// ```
+        #[must_use]
+        pub fn code_names(field: &str) -> Option<&'static [(i64, &'static str)]> {
+            match field {
+                $(stringify!($field) => Some($name::NAMES),)*
+                _ => None,
+            }
+        }
+
+        /// Every code enum, by name: the `Display` of each known value and of one unknown
+        /// code.
+        #[cfg(test)]
+        pub(super) fn displays() -> Vec<(&'static str, Vec<String>, String)> {
+            vec![$((
+                stringify!($name),
+                $name::KNOWN.iter().map(ToString::to_string).collect(),
+                $name::Unknown(42).to_string(),
+            )),*]
+        }
     };
 }
 
-code_enum! {
+/// The type that holds a field: the code enum, or the array given after `as`.
+macro_rules! held {
+    ($name:ty) => {
+        $name
+    };
+    ($name:ty, $held:ty) => {
+        $held
+    };
+}
+
+code_enums! {
     /// The robot's mode: the `robot_mode` output (`INT32`).
-    pub enum RobotMode: i32 {
+    pub enum RobotMode: i32, field robot_mode {
         /// -1: no controller.
         NoController = -1 => "ROBOT_MODE_NO_CONTROLLER",
         /// 0: the controller is not connected to the arm.
@@ -105,25 +156,12 @@ code_enum! {
         /// 8: updating joint firmware.
         UpdatingFirmware = 8 => "ROBOT_MODE_UPDATING_FIRMWARE",
     }
-}
 
-impl IsWire<wire::INT32, field::robot_mode> for RobotMode {
-    #[inline]
-    fn from_wire(raw: i32) -> Self {
-        RobotMode::from_code(raw)
-    }
-    #[inline]
-    fn to_wire(&self) -> i32 {
-        self.code()
-    }
-}
-
-code_enum! {
     /// The safety system's mode: the `safety_mode` output (`INT32`).
     ///
     /// Codes 12 and 13 appear on e-Series controllers; `safety_status` ([`SafetyStatus`])
     /// reports the same states and is the newer field.
-    pub enum SafetyMode: i32 {
+    pub enum SafetyMode: i32, field safety_mode {
         /// 1: normal.
         Normal = 1 => "SAFETY_MODE_NORMAL",
         /// 2: reduced limits are active.
@@ -151,22 +189,9 @@ code_enum! {
         /// 13: stop from the system's three-position enabling device.
         SystemThreePositionEnablingStop = 13 => "SAFETY_MODE_SYSTEM_THREE_POSITION_ENABLING_STOP",
     }
-}
 
-impl IsWire<wire::INT32, field::safety_mode> for SafetyMode {
-    #[inline]
-    fn from_wire(raw: i32) -> Self {
-        SafetyMode::from_code(raw)
-    }
-    #[inline]
-    fn to_wire(&self) -> i32 {
-        self.code()
-    }
-}
-
-code_enum! {
     /// The safety status: the `safety_status` output (`INT32`, from 3.10 and 5.4).
-    pub enum SafetyStatus: i32 {
+    pub enum SafetyStatus: i32, field safety_status {
         /// 1: normal.
         Normal = 1 => "SAFETY_STATUS_NORMAL",
         /// 2: reduced limits are active.
@@ -194,22 +219,9 @@ code_enum! {
         /// 13: stop from the system's three-position enabling device.
         SystemThreePositionEnablingStop = 13 => "SAFETY_STATUS_SYSTEM_THREE_POSITION_ENABLING_STOP",
     }
-}
 
-impl IsWire<wire::INT32, field::safety_status> for SafetyStatus {
-    #[inline]
-    fn from_wire(raw: i32) -> Self {
-        SafetyStatus::from_code(raw)
-    }
-    #[inline]
-    fn to_wire(&self) -> i32 {
-        self.code()
-    }
-}
-
-code_enum! {
     /// The program's state: the `runtime_state` output (`UINT32`).
-    pub enum RuntimeState: u32 {
+    pub enum RuntimeState: u32, field runtime_state {
         /// 0: the program is stopping.
         Stopping = 0 => "STOPPING",
         /// 1: no program is running.
@@ -223,23 +235,10 @@ code_enum! {
         /// 5: the program is resuming.
         Resuming = 5 => "RESUMING",
     }
-}
 
-impl IsWire<wire::UINT32, field::runtime_state> for RuntimeState {
-    #[inline]
-    fn from_wire(raw: u32) -> Self {
-        RuntimeState::from_code(raw)
-    }
-    #[inline]
-    fn to_wire(&self) -> u32 {
-        self.code()
-    }
-}
-
-code_enum! {
     /// One joint's mode: an element of the `joint_mode` output, read as `[JointMode; 6]`
     /// (`VECTOR6INT32`).
-    pub enum JointMode: i32 {
+    pub enum JointMode: i32, field joint_mode as [JointMode; 6] {
         /// 236: shutting down.
         ShuttingDown = 236 => "JOINT_SHUTTING_DOWN_MODE",
         /// 237: part D calibration.
@@ -271,6 +270,60 @@ code_enum! {
         /// 255: idle.
         Idle = 255 => "JOINT_IDLE_MODE",
     }
+
+    /// The tool's mode: the `tool_mode` output (`UINT32`).
+    pub enum ToolMode: u32, field tool_mode {
+        /// 249: bootloader.
+        Bootloader = 249 => "TOOL_BOOTLOADER_MODE",
+        /// 253: running.
+        Running = 253 => "TOOL_RUNNING_MODE",
+        /// 255: idle.
+        Idle = 255 => "TOOL_IDLE_MODE",
+    }
+}
+
+impl IsWire<wire::INT32, field::robot_mode> for RobotMode {
+    #[inline]
+    fn from_wire(raw: i32) -> Self {
+        RobotMode::from_code(raw)
+    }
+    #[inline]
+    fn to_wire(&self) -> i32 {
+        self.code()
+    }
+}
+
+impl IsWire<wire::INT32, field::safety_mode> for SafetyMode {
+    #[inline]
+    fn from_wire(raw: i32) -> Self {
+        SafetyMode::from_code(raw)
+    }
+    #[inline]
+    fn to_wire(&self) -> i32 {
+        self.code()
+    }
+}
+
+impl IsWire<wire::INT32, field::safety_status> for SafetyStatus {
+    #[inline]
+    fn from_wire(raw: i32) -> Self {
+        SafetyStatus::from_code(raw)
+    }
+    #[inline]
+    fn to_wire(&self) -> i32 {
+        self.code()
+    }
+}
+
+impl IsWire<wire::UINT32, field::runtime_state> for RuntimeState {
+    #[inline]
+    fn from_wire(raw: u32) -> Self {
+        RuntimeState::from_code(raw)
+    }
+    #[inline]
+    fn to_wire(&self) -> u32 {
+        self.code()
+    }
 }
 
 impl IsWire<wire::VECTOR6INT32, field::joint_mode> for [JointMode; 6] {
@@ -281,18 +334,6 @@ impl IsWire<wire::VECTOR6INT32, field::joint_mode> for [JointMode; 6] {
     #[inline]
     fn to_wire(&self) -> [i32; 6] {
         self.map(JointMode::code)
-    }
-}
-
-code_enum! {
-    /// The tool's mode: the `tool_mode` output (`UINT32`).
-    pub enum ToolMode: u32 {
-        /// 249: bootloader.
-        Bootloader = 249 => "TOOL_BOOTLOADER_MODE",
-        /// 253: running.
-        Running = 253 => "TOOL_RUNNING_MODE",
-        /// 255: idle.
-        Idle = 255 => "TOOL_IDLE_MODE",
     }
 }
 
@@ -355,6 +396,26 @@ mod tests {
                 .windows(2)
                 .all(|w| w[0].code() < w[1].code())
         );
+    }
+
+    #[test]
+    fn fields_with_a_typed_value_have_its_names() {
+        assert_eq!(code_names("robot_mode"), Some(RobotMode::NAMES));
+        assert_eq!(code_names("safety_status").map(<[_]>::len), Some(13));
+        assert_eq!(
+            code_names("runtime_state").map(|n| n[2]),
+            Some((2, "PLAYING"))
+        );
+        assert_eq!(
+            code_names("joint_mode").map(|n| n[0]),
+            Some((236, "JOINT_SHUTTING_DOWN_MODE"))
+        );
+        assert_eq!(
+            code_names("robot_mode").map(|n| n[0]),
+            Some((-1, "ROBOT_MODE_NO_CONTROLLER"))
+        );
+        assert_eq!(code_names("actual_q"), None);
+        assert_eq!(code_names("ROBOT_MODE"), None);
     }
 
     #[test]
