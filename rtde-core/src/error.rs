@@ -97,7 +97,7 @@ pub enum Error {
     /// waits (the async `Latest::changed` and `Packages::recv`, the background
     /// [`Receiver::recv`](crate::client::Receiver::recv)), as
     /// [`Event::Stale`](crate::Event::Stale) is once; the connection stays, and the next
-    /// package makes the stream fresh again.
+    /// package makes the stream fresh again ([`Event::Fresh`](crate::Event::Fresh)).
     #[error(
         "no fresh output package for {silent_for:?}: the stream is stale (the staleness \
          limit); the newest package is that old"

@@ -800,7 +800,9 @@ impl Background {
     }
 
     /// Whether no package arrived for the staleness limit ([`SpawnOptions::staleness`]);
-    /// false again with the next package.
+    /// false again with the next package, which [`Event::Fresh`] reports in
+    /// [`Background::events`] (as [`Event::Stale`] the silence), so nothing needs to poll
+    /// this.
     #[must_use]
     pub fn is_stale(&self) -> bool {
         self.shared.stale.load(Ordering::Relaxed)

@@ -226,7 +226,9 @@ impl AsyncClient {
 
     /// Whether no package arrived for the staleness limit
     /// ([`Connection::staleness`](super::Connection::staleness)); false again with the next
-    /// package. As the background driver's
+    /// package, which [`Event::Fresh`](crate::Event::Fresh) reports in
+    /// [`AsyncClient::events`] (as [`Event::Stale`](crate::Event::Stale) the silence), so
+    /// nothing needs to poll this. As the background driver's
     /// [`Background::is_stale`](crate::client::Background::is_stale).
     #[must_use]
     pub fn is_stale(&self) -> bool {
