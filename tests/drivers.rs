@@ -657,6 +657,7 @@ every_stale_driver!(
     scripted::staleness_waits_out_the_grace_period_at_start_up,
     scripted::an_in_order_receive_returns_the_queued_packages_then_stale_then_waits_again,
     scripted::the_package_that_ends_a_stale_silence_reports_the_stream_fresh_once,
+    sim::a_paused_stream_goes_stale_and_its_resumption_is_fresh,
 );
 
 every_driver_on_its_own!(

@@ -122,6 +122,49 @@ impl Sim {
         self.shared.controller().io.clone()
     }
 
+    /// Holds the output stream of every connection, as a controller whose stream stalls
+    /// does: connections stay open, requests are answered and inputs applied, but no
+    /// output data package goes out until [`Sim::resume_stream`]. A client with a
+    /// staleness deadline sees its stream go stale; what was sent before comes first.
+    ///
+    /// The clock goes on: when the stream resumes, the ticks it was held for are not
+    /// sent, as after a PAUSE and a START (the client's timestamps jump over them, and it
+    /// counts them as skipped). A connection that STARTs while the stream is held begins
+    /// when it resumes.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use rtde_core::{Client, ConnectOptions, DynamicRecipe, Error, Recipe};
+    /// use rtde_sim::Sim;
+    ///
+    /// let sim = Sim::builder().start().unwrap();
+    /// let options = ConnectOptions::new().read_timeout(Some(Duration::from_millis(100)));
+    /// let mut client = Client::connect(sim.addr(), options).unwrap();
+    /// let mut outputs = DynamicRecipe::outputs(["timestamp"]).unwrap();
+    /// client.setup_outputs(outputs.spec(), 125.0).unwrap();
+    /// client.start().unwrap();
+    /// client.recv_into(&mut outputs).unwrap();
+    ///
+    /// sim.pause_stream();
+    /// // At most what was already on its way, then nothing.
+    /// let silence = (0..100).find_map(|_| client.recv_into(&mut outputs).err());
+    /// assert!(matches!(silence, Some(Error::Timeout { .. })), "{silence:?}");
+    ///
+    /// sim.resume_stream();
+    /// client.recv_into(&mut outputs).unwrap();
+    /// # sim.shutdown().unwrap();
+    /// ```
+    pub fn pause_stream(&self) {
+        self.shared.hold_stream(true);
+    }
+
+    /// Lets the output stream held by [`Sim::pause_stream`] go again: each streaming
+    /// connection sends from the next tick its recipe is due at (within a tenth of a
+    /// second, paced: a held connection looks again that often).
+    pub fn resume_stream(&self) {
+        self.shared.hold_stream(false);
+    }
+
     /// Stops the simulator: closes the listener and every connection and joins all its
     /// threads, waiting at most [`SHUTDOWN_TIMEOUT`].
     ///

@@ -1,12 +1,12 @@
 //! The scenarios against rtde-sim's faults.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rtde_core::protocol::ProtocolVersion;
 use rtde_core::{Client, DynamicRecipe, Error, ErrorKind, Event, Recipe, State, Value};
 use rtde_sim::{Fault, Malformation, Sim, Trigger};
 
-use super::{Driver, outputs, started};
+use super::{Driver, Staleness, outputs, started};
 use crate::common::{due_between, options, reconnecting, timestamp};
 
 pub(crate) fn every_package_in_order_until_the_link_closes_with_skips_counted<D: Driver>() {
@@ -354,5 +354,42 @@ pub(crate) fn a_downgraded_controller_is_refused_naming_the_field_it_lost<D: Dri
             "{failed:?}"
         );
     }
+    driver.finish();
+}
+
+pub(crate) fn a_paused_stream_goes_stale_and_its_resumption_is_fresh<D: Staleness>() {
+    let limit = Duration::from_millis(50);
+    let sim = Sim::builder().deterministic().start().unwrap();
+    let mut client = Client::connect(sim.addr(), options()).unwrap();
+    client.setup_outputs(outputs().spec(), 500.0).unwrap();
+    client.start().unwrap();
+    let _ = client.events().count();
+    let mut driver = D::take_stale(client, limit, Duration::from_secs(3));
+    let mut recipe = outputs();
+    driver.recv_in_order(&mut recipe).unwrap();
+
+    sim.pause_stream();
+    // What was on its way comes first (2 s of packages at most), then the silence.
+    let silence = (0..1000).find_map(|_| driver.recv_in_order(&mut recipe).err());
+    assert!(
+        matches!(silence, Some(Error::Stale { silent_for }) if silent_for >= limit),
+        "{silence:?}"
+    );
+    assert!(driver.is_stale());
+    let before = timestamp(&recipe);
+    assert_eq!(sim.stats().connections_open, 1, "the connection stays");
+
+    sim.resume_stream();
+    driver.recv_in_order(&mut recipe).unwrap();
+    assert!(!driver.is_stale());
+    // The clock went on while the stream was held: the ticks of the silence were not sent.
+    assert!(
+        timestamp(&recipe) >= before + 0.05,
+        "{before} then {}",
+        timestamp(&recipe)
+    );
+    driver.recv_in_order(&mut recipe).unwrap();
+    let stats = driver.stats();
+    assert_eq!((stats.lost, stats.overflowed), (0, 0), "{stats:?}");
     driver.finish();
 }
