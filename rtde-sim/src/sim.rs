@@ -168,13 +168,53 @@ impl Sim {
     /// Stops the simulator: closes the listener and every connection and joins all its
     /// threads, waiting at most [`SHUTDOWN_TIMEOUT`].
     ///
-    /// Dropping the handle does the same and ignores the outcome.
+    /// Dropping the handle does the same and ignores the outcome. This blocks the calling
+    /// thread while the simulator's threads end; in async code, await `Sim::shutdown_async`
+    /// (feature `tokio`) instead.
     ///
     /// # Errors
     /// [`Error::ShutdownTimeout`] when some thread had not finished in time; it is left
     /// running detached.
     pub fn shutdown(mut self) -> Result<(), Error> {
         self.stop()
+    }
+
+    /// [`Sim::shutdown`] for async code (feature `tokio`): the same stop, awaited instead
+    /// of blocking the caller's thread.
+    ///
+    /// The simulator runs on threads of its own, and its shutdown joins them; only a
+    /// thread can wait for that. [`Sim::shutdown`] waits on the caller's: in a task, it
+    /// stalls the runtime's worker (the only one of a current-thread runtime, as in
+    /// `#[tokio::test]`), and a task the simulator waits for (the client's connection, a
+    /// task that feeds an [`OutputSource`](crate::OutputSource)) cannot run until the
+    /// [`SHUTDOWN_TIMEOUT`] has passed. This one waits on tokio's blocking pool, so the
+    /// runtime goes on meanwhile. Dropped before it ends, it still shuts the simulator
+    /// down (the stop is under way on the pool).
+    ///
+    /// ```
+    /// let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    /// runtime.block_on(async {
+    ///     let sim = rtde_sim::Sim::builder().start().unwrap();
+    ///     // … a client on this runtime uses it …
+    ///     sim.shutdown_async().await.unwrap();
+    /// });
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Sim::shutdown`].
+    ///
+    /// # Panics
+    /// Outside a tokio runtime, as `tokio::task::spawn_blocking` does.
+    #[cfg(feature = "tokio")]
+    pub async fn shutdown_async(self) -> Result<(), Error> {
+        match tokio::task::spawn_blocking(move || self.shutdown()).await {
+            Ok(stopped) => stopped,
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            // Cancelled: the runtime shut down before its pool ran the stop (this task
+            // goes with it, so no caller sees this). The `Sim` was dropped, which stops
+            // it as dropping one does.
+            Err(_) => Ok(()),
+        }
     }
 
     fn stop(&mut self) -> Result<(), Error> {
