@@ -277,6 +277,79 @@ impl Error {
         }
     }
 
+    /// The same error again, for a second party to be told of one event (a connection's
+    /// end goes to the in-order receiver and to the driver's own result): an I/O error is
+    /// rebuilt from its OS code, or else its kind and message; the rest is cloned.
+    pub(crate) fn duplicate(&self) -> Self {
+        let io = |e: &io::Error| match e.raw_os_error() {
+            Some(code) => io::Error::from_raw_os_error(code),
+            None => io::Error::new(e.kind(), e.to_string()),
+        };
+        match self {
+            Error::Resolve { source } => Error::Resolve { source: io(source) },
+            Error::Connect { addr, source } => Error::Connect {
+                addr: addr.clone(),
+                source: io(source),
+            },
+            Error::Io { source, mid_frame } => Error::Io {
+                source: io(source),
+                mid_frame: *mid_frame,
+            },
+            Error::Closed { mid_frame } => Error::Closed {
+                mid_frame: *mid_frame,
+            },
+            Error::Timeout {
+                after,
+                waiting_for,
+                mid_frame,
+            } => Error::Timeout {
+                after: *after,
+                waiting_for: *waiting_for,
+                mid_frame: *mid_frame,
+            },
+            Error::ConnectionLost => Error::ConnectionLost,
+            Error::Stale { silent_for } => Error::Stale {
+                silent_for: *silent_for,
+            },
+            Error::ProtocolRefused => Error::ProtocolRefused,
+            Error::SetupRefused(e) => Error::SetupRefused(e.clone()),
+            Error::StartRefused => Error::StartRefused,
+            Error::PauseRefused => Error::PauseRefused,
+            Error::Unavailable(e) => Error::Unavailable(e.clone()),
+            Error::FrequencyTooHigh { asked, max } => Error::FrequencyTooHigh {
+                asked: *asked,
+                max: *max,
+            },
+            Error::FrequencyNotInV1 { asked, rate } => Error::FrequencyNotInV1 {
+                asked: *asked,
+                rate: *rate,
+            },
+            Error::Realtime(e) => Error::Realtime(e.clone()),
+            Error::Recipe(e) => Error::Recipe(e.clone()),
+            Error::InvalidFrequency { asked } => Error::InvalidFrequency { asked: *asked },
+            Error::Misuse(why) => Error::Misuse(why),
+            Error::Encode(e) => Error::Encode(e.clone()),
+            Error::Payload(e) => Error::Payload(e.clone()),
+            Error::Decode(e) => Error::Decode(e.clone()),
+            Error::Unexpected {
+                package_type,
+                waiting_for,
+            } => Error::Unexpected {
+                package_type: *package_type,
+                waiting_for: *waiting_for,
+            },
+            Error::WrongRecipeId { expected, found } => Error::WrongRecipeId {
+                expected: *expected,
+                found: *found,
+            },
+            Error::WrongLength { expected, found } => Error::WrongLength {
+                expected: *expected,
+                found: *found,
+            },
+            Error::SetupReply(e) => Error::SetupReply(e.clone()),
+        }
+    }
+
     /// The category: link, refused, unsupported, usage or protocol.
     #[must_use]
     pub fn kind(&self) -> ErrorKind {

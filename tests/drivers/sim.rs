@@ -393,3 +393,32 @@ pub(crate) fn a_paused_stream_goes_stale_and_its_resumption_is_fresh<D: Stalenes
     assert_eq!((stats.lost, stats.overflowed), (0, 0), "{stats:?}");
     driver.finish();
 }
+
+pub(crate) fn a_controller_that_shuts_down_ends_the_stream_and_the_driver_with_one_error<
+    D: Driver,
+>() {
+    let sim = Sim::builder().start().unwrap();
+    let mut driver: D = started(sim.addr(), options(), 500.0);
+    let mut recipe = outputs();
+    driver.recv_into(&mut recipe).unwrap();
+    // Between two packages: the controller closes the connection cleanly.
+    sim.shutdown().unwrap();
+    // What came before the shutdown comes first (5 s of packages at most).
+    let end = (0..2500)
+        .find_map(|_| driver.recv_into(&mut recipe).err())
+        .expect("the stream ends");
+    assert!(matches!(end, Error::Closed { mid_frame: false }), "{end}");
+    assert!(matches!(
+        driver.recv_into(&mut recipe),
+        Err(Error::ConnectionLost)
+    ));
+    assert_eq!(driver.state(), State::Closed);
+    // The driver's own report of the end names the same event.
+    if let Some(ended) = driver.end() {
+        let ended = ended.unwrap_err();
+        assert!(
+            matches!(ended, Error::Closed { mid_frame: false }),
+            "{ended}"
+        );
+    }
+}
