@@ -4,9 +4,15 @@
 
 mod common;
 
+use std::sync::{Mutex, PoisonError, mpsc};
+
 use common::input_echo::{self, INPUTS, PERIOD, ReadBack};
 use common::{WAIT, options};
-use rtde_core::Recipe;
+use rtde_core::fields::Field;
+use rtde_core::tokio::StreamExt;
+use rtde_core::{Recipe, RtdeRecipe, StaticRecipe, Value};
+use rtde_sim::{IoState, OutputSource, SHUTDOWN_TIMEOUT, Sample, Sim, Tick};
+use tokio::sync::oneshot;
 use tokio::time::{MissedTickBehavior, timeout};
 
 #[test]
@@ -61,4 +67,75 @@ fn one_task_sends_at_500_hz_while_another_receives_every_package() {
         drop(packages);
         timeout(WAIT, task).await.unwrap().unwrap().unwrap();
     });
+}
+
+/// A source that a task of the runtime feeds: its first sample waits until the task has
+/// run (bounded, so that its thread ends whatever happens).
+#[derive(Debug)]
+struct FedByATask {
+    /// Told when the first sample begins to wait.
+    waiting: Mutex<Option<oneshot::Sender<()>>>,
+    fed: Mutex<mpsc::Receiver<()>>,
+}
+
+impl OutputSource for FedByATask {
+    fn sample(&self, tick: Tick, _: &[&'static Field], _: &IoState, out: &mut [Value]) -> Sample {
+        let waiting = self
+            .waiting
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(waiting) = waiting {
+            let _ = waiting.send(());
+            let fed = self.fed.lock().unwrap_or_else(PoisonError::into_inner);
+            let _ = fed.recv_timeout(SHUTDOWN_TIMEOUT * 2);
+        }
+        out.fill(Value::Double(tick.seconds()));
+        Sample::Send
+    }
+}
+
+#[derive(RtdeRecipe)]
+struct Stamp {
+    timestamp: f64,
+}
+
+/// `#[tokio::test]` runs on a current-thread runtime: a shutdown that blocked its one
+/// worker would keep the feeding task from running until the shutdown timed out.
+#[tokio::test]
+async fn shutdown_async_lets_the_runtime_run_what_the_simulator_waits_for() {
+    let (waiting, sampling) = oneshot::channel();
+    let (feed, fed) = mpsc::channel();
+    let sim = Sim::builder()
+        .source(FedByATask {
+            waiting: Mutex::new(Some(waiting)),
+            fed: Mutex::new(fed),
+        })
+        .start()
+        .unwrap();
+    let (client, connection) = rtde_core::tokio::connect(sim.addr(), options())
+        .await
+        .unwrap();
+    let task = tokio::spawn(connection);
+    client.setup_outputs(Stamp::SPEC, 125.0).await.unwrap();
+    let mut stamps = client.packages(16).unwrap().stream::<Stamp>();
+    client.start().await.unwrap();
+    // The simulator's thread now waits in the source, for the task below.
+    timeout(WAIT, sampling).await.unwrap().unwrap();
+    tokio::spawn(async move { feed.send(()) });
+    timeout(WAIT, sim.shutdown_async())
+        .await
+        .expect("shut down within the wait")
+        .expect("every thread of the simulator stopped");
+
+    // The stream ends with the link.
+    let mut items = 0;
+    while let Some(item) = timeout(WAIT, stamps.next()).await.expect("the stream ends") {
+        items += 1;
+        assert!(items <= 2, "at most the fed package, then the end");
+        if let Ok(stamp) = item {
+            assert!(stamp.timestamp >= 0.0);
+        }
+    }
+    let _ = timeout(WAIT, task).await.expect("the connection ended");
 }

@@ -90,6 +90,10 @@ pub(crate) trait Driver: Sized {
     fn text_messages(&mut self) -> Vec<ControllerText>;
     /// Pauses if streaming, then closes.
     fn close(self) -> Result<(), Error>;
+    /// After the connection ended by itself: how the driver reports that end besides its
+    /// receives (the async connection task's output, the background driver's `close`);
+    /// `None` for the blocking client, whose calls are all it has.
+    fn end(self) -> Option<Result<(), Error>>;
     /// Drops the driver without pausing.
     fn finish(self);
 }
@@ -202,6 +206,10 @@ impl Driver for Blocking {
 
     fn close(self) -> Result<(), Error> {
         self.client.close()
+    }
+
+    fn end(self) -> Option<Result<(), Error>> {
+        None
     }
 
     fn finish(self) {
@@ -360,6 +368,10 @@ impl Driver for Threaded {
         self.background.close()
     }
 
+    fn end(self) -> Option<Result<(), Error>> {
+        Some(self.background.close())
+    }
+
     fn finish(self) {
         drop(self.background);
     }
@@ -401,6 +413,8 @@ impl Staleness for Threaded {
 /// test thread does something else; each call blocks on the handle's future.
 pub(crate) struct Asynchronous {
     runtime: tokio::runtime::Runtime,
+    /// The connection task.
+    task: tokio::task::JoinHandle<Result<(), Error>>,
     client: rtde_core::tokio::AsyncClient,
     packages: rtde_core::tokio::Packages,
     latest: rtde_core::tokio::Latest,
@@ -416,17 +430,18 @@ impl Asynchronous {
             .enable_all()
             .build()
             .unwrap();
-        let (client, packages) = runtime.block_on(async {
+        let (client, packages, task) = runtime.block_on(async {
             let (client, connection) = rtde_core::tokio::from_client(client).unwrap();
             let packages = client.packages(1024).unwrap();
-            match staleness {
+            let task = match staleness {
                 Some((limit, grace)) => tokio::spawn(connection.staleness(limit, grace)),
                 None => tokio::spawn(connection),
             };
-            (client, packages)
+            (client, packages, task)
         });
         Asynchronous {
             runtime,
+            task,
             latest: client.latest(),
             client,
             packages,
@@ -434,6 +449,14 @@ impl Asynchronous {
             wait: WAIT,
             reconnects: 0,
         }
+    }
+
+    /// Drops the handles, then the runtime with the connection task.
+    fn finish_handles(self) {
+        drop(self.client);
+        drop(self.packages);
+        drop(self.latest);
+        self.runtime.shutdown_timeout(WAIT);
     }
 
     /// The next entry of the in-order queue within the wait: a package's values, or the
@@ -553,18 +576,23 @@ impl Driver for Asynchronous {
             .runtime
             .block_on(async { tokio::time::timeout(WAIT, self.client.close()).await })
             .expect("closed within the wait");
-        drop(self.client);
-        drop(self.packages);
-        drop(self.latest);
-        self.runtime.shutdown_timeout(WAIT);
+        self.finish_handles();
         closed
     }
 
+    fn end(mut self) -> Option<Result<(), Error>> {
+        let task = &mut self.task;
+        let ended = self
+            .runtime
+            .block_on(async { tokio::time::timeout(WAIT, task).await })
+            .expect("the connection task ended within the wait")
+            .expect("the connection task ran to its end");
+        self.finish_handles();
+        Some(ended)
+    }
+
     fn finish(self) {
-        drop(self.client);
-        drop(self.packages);
-        drop(self.latest);
-        self.runtime.shutdown_timeout(WAIT);
+        self.finish_handles();
     }
 }
 
@@ -656,6 +684,8 @@ macro_rules! every_driver_on_its_own {
 every_stale_driver!(
     scripted::staleness_waits_out_the_grace_period_at_start_up,
     scripted::an_in_order_receive_returns_the_queued_packages_then_stale_then_waits_again,
+    scripted::the_package_that_ends_a_stale_silence_reports_the_stream_fresh_once,
+    sim::a_paused_stream_goes_stale_and_its_resumption_is_fresh,
 );
 
 every_driver_on_its_own!(
@@ -672,6 +702,7 @@ every_driver!(
     sim::a_v1_only_controller_is_reconnected_over_v1,
     sim::a_restarted_controller_is_reconnected_and_the_loss_estimated,
     sim::a_downgraded_controller_is_refused_naming_the_field_it_lost,
+    sim::a_controller_that_shuts_down_ends_the_stream_and_the_driver_with_one_error,
     // the link
     scripted::closed_mid_frame_is_a_typed_error_and_the_way_on_is_each_drivers,
     scripted::a_peer_that_stops_sending_times_out_within_the_bound_and_the_connection_stays,

@@ -97,7 +97,7 @@ pub enum Error {
     /// waits (the async `Latest::changed` and `Packages::recv`, the background
     /// [`Receiver::recv`](crate::client::Receiver::recv)), as
     /// [`Event::Stale`](crate::Event::Stale) is once; the connection stays, and the next
-    /// package makes the stream fresh again.
+    /// package makes the stream fresh again ([`Event::Fresh`](crate::Event::Fresh)).
     #[error(
         "no fresh output package for {silent_for:?}: the stream is stale (the staleness \
          limit); the newest package is that old"
@@ -274,6 +274,79 @@ impl Error {
         Error::Io {
             source: io::Error::new(io::ErrorKind::TimedOut, message),
             mid_frame: false,
+        }
+    }
+
+    /// The same error again, for a second party to be told of one event (a connection's
+    /// end goes to the in-order receiver and to the driver's own result): an I/O error is
+    /// rebuilt from its OS code, or else its kind and message; the rest is cloned.
+    pub(crate) fn duplicate(&self) -> Self {
+        let io = |e: &io::Error| match e.raw_os_error() {
+            Some(code) => io::Error::from_raw_os_error(code),
+            None => io::Error::new(e.kind(), e.to_string()),
+        };
+        match self {
+            Error::Resolve { source } => Error::Resolve { source: io(source) },
+            Error::Connect { addr, source } => Error::Connect {
+                addr: addr.clone(),
+                source: io(source),
+            },
+            Error::Io { source, mid_frame } => Error::Io {
+                source: io(source),
+                mid_frame: *mid_frame,
+            },
+            Error::Closed { mid_frame } => Error::Closed {
+                mid_frame: *mid_frame,
+            },
+            Error::Timeout {
+                after,
+                waiting_for,
+                mid_frame,
+            } => Error::Timeout {
+                after: *after,
+                waiting_for: *waiting_for,
+                mid_frame: *mid_frame,
+            },
+            Error::ConnectionLost => Error::ConnectionLost,
+            Error::Stale { silent_for } => Error::Stale {
+                silent_for: *silent_for,
+            },
+            Error::ProtocolRefused => Error::ProtocolRefused,
+            Error::SetupRefused(e) => Error::SetupRefused(e.clone()),
+            Error::StartRefused => Error::StartRefused,
+            Error::PauseRefused => Error::PauseRefused,
+            Error::Unavailable(e) => Error::Unavailable(e.clone()),
+            Error::FrequencyTooHigh { asked, max } => Error::FrequencyTooHigh {
+                asked: *asked,
+                max: *max,
+            },
+            Error::FrequencyNotInV1 { asked, rate } => Error::FrequencyNotInV1 {
+                asked: *asked,
+                rate: *rate,
+            },
+            Error::Realtime(e) => Error::Realtime(e.clone()),
+            Error::Recipe(e) => Error::Recipe(e.clone()),
+            Error::InvalidFrequency { asked } => Error::InvalidFrequency { asked: *asked },
+            Error::Misuse(why) => Error::Misuse(why),
+            Error::Encode(e) => Error::Encode(e.clone()),
+            Error::Payload(e) => Error::Payload(e.clone()),
+            Error::Decode(e) => Error::Decode(e.clone()),
+            Error::Unexpected {
+                package_type,
+                waiting_for,
+            } => Error::Unexpected {
+                package_type: *package_type,
+                waiting_for: *waiting_for,
+            },
+            Error::WrongRecipeId { expected, found } => Error::WrongRecipeId {
+                expected: *expected,
+                found: *found,
+            },
+            Error::WrongLength { expected, found } => Error::WrongLength {
+                expected: *expected,
+                found: *found,
+            },
+            Error::SetupReply(e) => Error::SetupReply(e.clone()),
         }
     }
 

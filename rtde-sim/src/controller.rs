@@ -128,6 +128,8 @@ pub(crate) struct Shared {
     pub(crate) config: Config,
     controller: Mutex<Controller>,
     pub(crate) shutdown: AtomicBool,
+    /// [`Sim::pause_stream`](crate::Sim::pause_stream): no output data package goes out.
+    stream_held: AtomicBool,
     pub(crate) counters: Counters,
     /// A clone of every open connection's socket, to unblock its threads at shutdown.
     pub(crate) sockets: Mutex<HashMap<u64, std::net::TcpStream>>,
@@ -139,6 +141,7 @@ impl Shared {
             config,
             controller: Mutex::new(controller),
             shutdown: AtomicBool::new(false),
+            stream_held: AtomicBool::new(false),
             counters: Counters::default(),
             sockets: Mutex::new(HashMap::new()),
         }
@@ -154,6 +157,15 @@ impl Shared {
 
     pub(crate) fn is_shutting_down(&self) -> bool {
         self.shutdown.load(Ordering::Acquire)
+    }
+
+    /// Holds every connection's output stream (`true`) or lets it go again.
+    pub(crate) fn hold_stream(&self, held: bool) {
+        self.stream_held.store(held, Ordering::Release);
+    }
+
+    pub(crate) fn is_stream_held(&self) -> bool {
+        self.stream_held.load(Ordering::Acquire)
     }
 }
 

@@ -104,6 +104,9 @@
 //!   By default they are served as if every version of the generation had them (the
 //!   registry's policy: let the controller decide); [`SimBuilder::refuse_unrecorded_fields`]
 //!   (`--refuse-unrecorded` on both command lines) answers `NOT_FOUND` instead.
+//! - **A stalled stream.** [`Sim::pause_stream`] holds every connection's output packages
+//!   while the connections stay open, and [`Sim::resume_stream`] lets them go again, so a
+//!   client's staleness deadline can be tested without a fault that ends the link.
 //! - **Slow clients.** A client that leaves the simulator unable to write for longer than
 //!   [`SimBuilder::stall_timeout`] is disconnected.
 //! - **The robot.** See [`SimulatedRobot`] and [`Motion`]: joints move smoothly within

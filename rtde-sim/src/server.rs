@@ -289,6 +289,9 @@ struct Connection {
     package: Vec<u8>,
     /// Why the clock thread ended the connection, under a shared clock.
     ended: Option<End>,
+    /// The output stream was held ([`Sim::pause_stream`](crate::Sim::pause_stream)) when
+    /// this connection last looked.
+    held: bool,
 }
 
 impl Connection {
@@ -308,6 +311,7 @@ impl Connection {
             payload: Vec::new(),
             package: Vec::new(),
             ended: None,
+            held: false,
         }
     }
 
@@ -315,9 +319,16 @@ impl Connection {
         self.session.is_running() && self.session.output().is_some()
     }
 
-    /// The next tick to stream, while streaming and some tick is still due.
-    fn due(&self) -> Option<u64> {
-        self.next_tick.filter(|_| self.streaming())
+    /// The next tick to stream, while streaming, not held, and some tick is still due. A
+    /// stream let go again starts over as after a START: the ticks it was held for are
+    /// not sent (the client's timestamps jump over them), none is sent twice.
+    fn due(&mut self) -> Option<u64> {
+        let held = self.shared.is_stream_held();
+        if self.held && !held && self.streaming() {
+            self.schedule_first_package();
+        }
+        self.held = held;
+        self.next_tick.filter(|_| !held && self.streaming())
     }
 
     fn run(&mut self, rx: &Receiver<Inbound>) -> End {
@@ -442,6 +453,7 @@ impl Connection {
         was_streaming: bool,
     ) -> Result<(), End> {
         let due = match kind {
+            _ if self.held => None,
             package_type::START if started => self.next_tick,
             package_type::PAUSE if was_streaming => self.next_tick,
             _ => None,

@@ -122,16 +122,99 @@ impl Sim {
         self.shared.controller().io.clone()
     }
 
+    /// Holds the output stream of every connection, as a controller whose stream stalls
+    /// does: connections stay open, requests are answered and inputs applied, but no
+    /// output data package goes out until [`Sim::resume_stream`]. A client with a
+    /// staleness deadline sees its stream go stale; what was sent before comes first.
+    ///
+    /// The clock goes on: when the stream resumes, the ticks it was held for are not
+    /// sent, as after a PAUSE and a START (the client's timestamps jump over them, and it
+    /// counts them as skipped). A connection that STARTs while the stream is held begins
+    /// when it resumes.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use rtde_core::{Client, ConnectOptions, DynamicRecipe, Error, Recipe};
+    /// use rtde_sim::Sim;
+    ///
+    /// let sim = Sim::builder().start().unwrap();
+    /// let options = ConnectOptions::new().read_timeout(Some(Duration::from_millis(100)));
+    /// let mut client = Client::connect(sim.addr(), options).unwrap();
+    /// let mut outputs = DynamicRecipe::outputs(["timestamp"]).unwrap();
+    /// client.setup_outputs(outputs.spec(), 125.0).unwrap();
+    /// client.start().unwrap();
+    /// client.recv_into(&mut outputs).unwrap();
+    ///
+    /// sim.pause_stream();
+    /// // At most what was already on its way, then nothing.
+    /// let silence = (0..100).find_map(|_| client.recv_into(&mut outputs).err());
+    /// assert!(matches!(silence, Some(Error::Timeout { .. })), "{silence:?}");
+    ///
+    /// sim.resume_stream();
+    /// client.recv_into(&mut outputs).unwrap();
+    /// # sim.shutdown().unwrap();
+    /// ```
+    pub fn pause_stream(&self) {
+        self.shared.hold_stream(true);
+    }
+
+    /// Lets the output stream held by [`Sim::pause_stream`] go again: each streaming
+    /// connection sends from the next tick its recipe is due at (within a tenth of a
+    /// second, paced: a held connection looks again that often).
+    pub fn resume_stream(&self) {
+        self.shared.hold_stream(false);
+    }
+
     /// Stops the simulator: closes the listener and every connection and joins all its
     /// threads, waiting at most [`SHUTDOWN_TIMEOUT`].
     ///
-    /// Dropping the handle does the same and ignores the outcome.
+    /// Dropping the handle does the same and ignores the outcome. This blocks the calling
+    /// thread while the simulator's threads end; in async code, await `Sim::shutdown_async`
+    /// (feature `tokio`) instead.
     ///
     /// # Errors
     /// [`Error::ShutdownTimeout`] when some thread had not finished in time; it is left
     /// running detached.
     pub fn shutdown(mut self) -> Result<(), Error> {
         self.stop()
+    }
+
+    /// [`Sim::shutdown`] for async code (feature `tokio`): the same stop, awaited instead
+    /// of blocking the caller's thread.
+    ///
+    /// The simulator runs on threads of its own, and its shutdown joins them; only a
+    /// thread can wait for that. [`Sim::shutdown`] waits on the caller's: in a task, it
+    /// stalls the runtime's worker (the only one of a current-thread runtime, as in
+    /// `#[tokio::test]`), and a task the simulator waits for (the client's connection, a
+    /// task that feeds an [`OutputSource`](crate::OutputSource)) cannot run until the
+    /// [`SHUTDOWN_TIMEOUT`] has passed. This one waits on tokio's blocking pool, so the
+    /// runtime goes on meanwhile. Dropped before it ends, it still shuts the simulator
+    /// down (the stop is under way on the pool).
+    ///
+    /// ```
+    /// let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    /// runtime.block_on(async {
+    ///     let sim = rtde_sim::Sim::builder().start().unwrap();
+    ///     // … a client on this runtime uses it …
+    ///     sim.shutdown_async().await.unwrap();
+    /// });
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Sim::shutdown`].
+    ///
+    /// # Panics
+    /// Outside a tokio runtime, as `tokio::task::spawn_blocking` does.
+    #[cfg(feature = "tokio")]
+    pub async fn shutdown_async(self) -> Result<(), Error> {
+        match tokio::task::spawn_blocking(move || self.shutdown()).await {
+            Ok(stopped) => stopped,
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            // Cancelled: the runtime shut down before its pool ran the stop (this task
+            // goes with it, so no caller sees this). The `Sim` was dropped, which stops
+            // it as dropping one does.
+            Err(_) => Ok(()),
+        }
     }
 
     fn stop(&mut self) -> Result<(), Error> {

@@ -1416,3 +1416,63 @@ pub(crate) fn an_in_order_receive_returns_the_queued_packages_then_stale_then_wa
     driver.finish();
     peer.finish();
 }
+
+pub(crate) fn the_package_that_ends_a_stale_silence_reports_the_stream_fresh_once<D: Staleness>() {
+    let limit = Duration::from_millis(50);
+    let (resume, resumed) = mpsc::channel::<()>();
+    let (end, ended) = mpsc::channel::<()>();
+    // Two packages in a row, silence until the test has seen it, two more in a row.
+    let peer = FakePeer::start(
+        streaming("5.21.0")
+            .raw(&at(1.0))
+            .raw(&at(1.002))
+            .hold(resumed)
+            .raw(&at(1.004))
+            .raw(&at(1.006))
+            .hold(ended)
+            .close(),
+    );
+    let mut driver: D = stale_after(&peer, limit, Duration::from_secs(3));
+    let mut recipe = outputs();
+    for _ in 0..2 {
+        driver.recv_in_order(&mut recipe).unwrap();
+    }
+    until_stale(&driver);
+    let events = driver.events();
+    assert!(
+        !events.iter().any(|e| matches!(e, Event::Fresh { .. })),
+        "packages that end no silence report nothing: {events:?}"
+    );
+    let stale = stale_events(events);
+    assert_eq!(stale.len(), 1, "{stale:?}");
+
+    drop(resume);
+    // The silence first (this receiver was not told of it, unless the package came first).
+    let first = loop {
+        match driver.recv_in_order(&mut recipe) {
+            Err(Error::Stale { .. }) => {}
+            other => break other,
+        }
+    };
+    first.unwrap();
+    assert_eq!(timestamp(&recipe), 1.004);
+    driver.recv_in_order(&mut recipe).unwrap();
+    assert!(!driver.is_stale());
+    let fresh: Vec<Duration> = driver
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Fresh { silent_for } => Some(silent_for),
+            Event::Stale { .. } => panic!("one silence, reported once"),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(fresh.len(), 1, "once per silence: {fresh:?}");
+    assert!(
+        fresh[0] >= stale[0],
+        "the whole silence: {fresh:?} {stale:?}"
+    );
+    drop(end);
+    driver.finish();
+    peer.finish();
+}

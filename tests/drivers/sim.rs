@@ -1,12 +1,12 @@
 //! The scenarios against rtde-sim's faults.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rtde_core::protocol::ProtocolVersion;
 use rtde_core::{Client, DynamicRecipe, Error, ErrorKind, Event, Recipe, State, Value};
 use rtde_sim::{Fault, Malformation, Sim, Trigger};
 
-use super::{Driver, outputs, started};
+use super::{Driver, Staleness, outputs, started};
 use crate::common::{due_between, options, reconnecting, timestamp};
 
 pub(crate) fn every_package_in_order_until_the_link_closes_with_skips_counted<D: Driver>() {
@@ -355,4 +355,70 @@ pub(crate) fn a_downgraded_controller_is_refused_naming_the_field_it_lost<D: Dri
         );
     }
     driver.finish();
+}
+
+pub(crate) fn a_paused_stream_goes_stale_and_its_resumption_is_fresh<D: Staleness>() {
+    let limit = Duration::from_millis(50);
+    let sim = Sim::builder().deterministic().start().unwrap();
+    let mut client = Client::connect(sim.addr(), options()).unwrap();
+    client.setup_outputs(outputs().spec(), 500.0).unwrap();
+    client.start().unwrap();
+    let _ = client.events().count();
+    let mut driver = D::take_stale(client, limit, Duration::from_secs(3));
+    let mut recipe = outputs();
+    driver.recv_in_order(&mut recipe).unwrap();
+
+    sim.pause_stream();
+    // What was on its way comes first (2 s of packages at most), then the silence.
+    let silence = (0..1000).find_map(|_| driver.recv_in_order(&mut recipe).err());
+    assert!(
+        matches!(silence, Some(Error::Stale { silent_for }) if silent_for >= limit),
+        "{silence:?}"
+    );
+    assert!(driver.is_stale());
+    let before = timestamp(&recipe);
+    assert_eq!(sim.stats().connections_open, 1, "the connection stays");
+
+    sim.resume_stream();
+    driver.recv_in_order(&mut recipe).unwrap();
+    assert!(!driver.is_stale());
+    // The clock went on while the stream was held: the ticks of the silence were not sent.
+    assert!(
+        timestamp(&recipe) >= before + 0.05,
+        "{before} then {}",
+        timestamp(&recipe)
+    );
+    driver.recv_in_order(&mut recipe).unwrap();
+    let stats = driver.stats();
+    assert_eq!((stats.lost, stats.overflowed), (0, 0), "{stats:?}");
+    driver.finish();
+}
+
+pub(crate) fn a_controller_that_shuts_down_ends_the_stream_and_the_driver_with_one_error<
+    D: Driver,
+>() {
+    let sim = Sim::builder().start().unwrap();
+    let mut driver: D = started(sim.addr(), options(), 500.0);
+    let mut recipe = outputs();
+    driver.recv_into(&mut recipe).unwrap();
+    // Between two packages: the controller closes the connection cleanly.
+    sim.shutdown().unwrap();
+    // What came before the shutdown comes first (5 s of packages at most).
+    let end = (0..2500)
+        .find_map(|_| driver.recv_into(&mut recipe).err())
+        .expect("the stream ends");
+    assert!(matches!(end, Error::Closed { mid_frame: false }), "{end}");
+    assert!(matches!(
+        driver.recv_into(&mut recipe),
+        Err(Error::ConnectionLost)
+    ));
+    assert_eq!(driver.state(), State::Closed);
+    // The driver's own report of the end names the same event.
+    if let Some(ended) = driver.end() {
+        let ended = ended.unwrap_err();
+        assert!(
+            matches!(ended, Error::Closed { mid_frame: false }),
+            "{ended}"
+        );
+    }
 }

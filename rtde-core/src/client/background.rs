@@ -263,8 +263,11 @@ struct Shared {
     closed: AtomicBool,
     stale: AtomicBool,
     overflowed: AtomicU64,
-    /// The error that ended the reader thread, for the first handle that asks.
+    /// The error that ended the reader thread: for [`Background::close`], and a copy for
+    /// the first receive that asks.
     ended_by: Mutex<Option<Error>>,
+    /// A receive was told why the reader thread ended; later ones say `ConnectionLost`.
+    told: AtomicBool,
     /// Whether the reader thread is making a round of reconnection attempts ([`UnderWay`]);
     /// set and cleared with `client` locked. Senders wait for the round's end on
     /// `round_changed`, and the reader's backoff waits on it for a close.
@@ -293,10 +296,14 @@ impl Shared {
         lock(&self.client)
     }
 
-    /// Why the receivers cannot go on: the error that ended the reader thread (once), then
-    /// [`Error::ConnectionLost`].
+    /// Why the receivers cannot go on: the error that ended the reader thread (once, the
+    /// same [`Background::close`] returns), then [`Error::ConnectionLost`].
     fn ended(&self) -> Error {
-        lock(&self.ended_by).take().unwrap_or(Error::ConnectionLost)
+        let ended_by = lock(&self.ended_by);
+        match ended_by.as_ref() {
+            Some(e) if !self.told.swap(true, Ordering::Relaxed) => e.duplicate(),
+            _ => Error::ConnectionLost,
+        }
     }
 
     /// Wakes whoever waits on the round: a sender for its end, the reader's backoff for
@@ -429,6 +436,7 @@ impl Client {
             stale: AtomicBool::new(false),
             overflowed: AtomicU64::new(0),
             ended_by: Mutex::new(None),
+            told: AtomicBool::new(false),
             round: Mutex::new(false),
             round_changed: Condvar::new(),
             spin,
@@ -800,7 +808,9 @@ impl Background {
     }
 
     /// Whether no package arrived for the staleness limit ([`SpawnOptions::staleness`]);
-    /// false again with the next package.
+    /// false again with the next package, which [`Event::Fresh`] reports in
+    /// [`Background::events`] (as [`Event::Stale`] the silence), so nothing needs to poll
+    /// this.
     #[must_use]
     pub fn is_stale(&self) -> bool {
         self.shared.stale.load(Ordering::Relaxed)
@@ -887,7 +897,9 @@ impl Background {
     /// step (a backoff is cut short; a TCP connect under way may take its connect timeout).
     ///
     /// # Errors
-    /// The pause's error, or the error that ended the thread earlier.
+    /// The pause's error, or the error that ended the thread earlier: the same a
+    /// [`Receiver`] was told (one end, one error, as the async driver's connection task
+    /// returns the error its in-order receiver ends with).
     pub fn close(mut self) -> Result<(), Error> {
         self.stop()
     }
@@ -902,9 +914,9 @@ impl Background {
                 .unwrap_or(Err(Error::Misuse("the reader thread panicked"))),
             None => Ok(()),
         };
-        // The error that ended the thread earlier, if no handle took it.
-        match lock(&self.shared.ended_by).take() {
-            Some(e) => Err(e),
+        // The error that ended the thread earlier; a receiver not told yet still is.
+        match lock(&self.shared.ended_by).as_ref() {
+            Some(e) => Err(e.duplicate()),
             None => joined,
         }
     }
@@ -1181,8 +1193,9 @@ impl Sender {
     /// As [`Client::send`], except that a lost link is not reconnected here (the reader
     /// thread does that): the write's error, or [`Error::ConnectionLost`] once the link is
     /// gone (the reconnection it waited for failed, or the reader thread ended). Why the
-    /// link ended is left to the [`Receiver`] and [`Background::close`], whichever handle
-    /// asks first, as the async driver leaves it to its in-order receiver.
+    /// link ended is told by the [`Receiver`] (its first receive after the end) and by
+    /// [`Background::close`], as the async driver tells it by its in-order receiver and
+    /// its connection task.
     pub fn send<R: InputRecipe + ?Sized>(
         &self,
         input: &InputHandle,

@@ -106,6 +106,14 @@ pub enum Event {
         /// Since the last package (or since START, within the grace period).
         silent_for: Duration,
     },
+    /// The first output package after an [`Event::Stale`]: the stream is fresh again (and
+    /// the drivers' `is_stale` false), once per silence. It comes with that package, after
+    /// the [`Event::PackagesLost`] a reconnection meanwhile counted.
+    Fresh {
+        /// How long no package came: from the last package before the silence (or the
+        /// START it began after) to this one.
+        silent_for: Duration,
+    },
     /// A package that did not fit the recipe, consumed by a background driver (a blocking
     /// call returns it as its error instead).
     Rejected(Error),

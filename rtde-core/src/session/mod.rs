@@ -154,7 +154,7 @@ pub enum Ready {
     /// ([`Session::is_lost`] is true).
     Broken(Error),
     /// No fresh output package for the staleness limit ([`Session::set_staleness`]);
-    /// reported once until the next package.
+    /// reported once until the next package, which records [`Event::Fresh`].
     Stale {
         /// Since the last package (or since START, within the grace period).
         silent_for: Duration,

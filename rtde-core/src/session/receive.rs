@@ -374,7 +374,9 @@ impl Conversation {
             None => self.stats.skipped += self.gaps.observe(values),
         }
         self.last_data_at = Some(now);
-        self.staleness.fed(now);
+        if let Some(silent_for) = self.staleness.fed(now) {
+            self.events.push(super::Event::Fresh { silent_for });
+        }
     }
 
     fn on_reply(&mut self, pending: Pending, msg: ControllerMessage<'_>) -> Next {

@@ -16,6 +16,9 @@ pub(super) struct Staleness {
     /// Reported for this silence already.
     reported: bool,
     report: Option<Duration>,
+    /// The stream is stale: a silence that began then was reported, and no package has
+    /// come since (a START or a reconnection does not end it; a package does).
+    stale_since: Option<Instant>,
 }
 
 impl Staleness {
@@ -39,10 +42,15 @@ impl Staleness {
         self.reported = false;
     }
 
-    pub(super) fn fed(&mut self, now: Instant) {
+    /// A package arrived. When it ends a silence reported as stale: how long that silence
+    /// lasted (the stream is fresh again; reported once, as the silence was).
+    pub(super) fn fed(&mut self, now: Instant) -> Option<Duration> {
         self.since = Some(now);
         self.in_grace = false;
         self.reported = false;
+        self.stale_since
+            .take()
+            .map(|since| now.saturating_duration_since(since))
     }
 
     /// Whether the stream went stale by `now`, and for how long it has been silent.
@@ -52,6 +60,8 @@ impl Staleness {
             return None;
         }
         self.reported = true;
+        // A silence that goes on across a START or a reconnection began with the first.
+        self.stale_since.get_or_insert(since);
         let silent_for = now.saturating_duration_since(since);
         self.report = Some(silent_for);
         Some(silent_for)

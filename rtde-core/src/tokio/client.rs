@@ -106,8 +106,8 @@ impl AsyncClient {
     /// for a later link: nothing is queued while the link is down, so a package cannot go
     /// out stale behind the replay, and what the caller sees is the wait. When the round
     /// fails, it returns [`Error::ConnectionLost`] (the round's own error goes where the
-    /// connection's end goes: the in-order [`Packages`], else the
-    /// [`Connection`](super::Connection) future), as the background driver's `send` does.
+    /// connection's end goes: the [`Connection`](super::Connection) future, and the
+    /// in-order [`Packages`] when one exists), as the background driver's `send` does.
     ///
     /// Cancel-safe: dropped at its `.await` (waiting for room or for a reconnection), it
     /// queued nothing.
@@ -226,7 +226,9 @@ impl AsyncClient {
 
     /// Whether no package arrived for the staleness limit
     /// ([`Connection::staleness`](super::Connection::staleness)); false again with the next
-    /// package. As the background driver's
+    /// package, which [`Event::Fresh`](crate::Event::Fresh) reports in
+    /// [`AsyncClient::events`] (as [`Event::Stale`](crate::Event::Stale) the silence), so
+    /// nothing needs to poll this. As the background driver's
     /// [`Background::is_stale`](crate::client::Background::is_stale).
     #[must_use]
     pub fn is_stale(&self) -> bool {

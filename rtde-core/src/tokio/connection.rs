@@ -29,10 +29,10 @@ pub(super) type Opening<IO> = Pin<Box<dyn Future<Output = Result<IO, Error>> + S
 /// The half of a connection that does the work: a future that owns the transport and
 /// drives the session, to be spawned (`tokio::spawn(connection)`) or polled next to the
 /// handles. It ends with `Ok(())` after [`AsyncClient::close`](super::AsyncClient::close)
-/// or once every handle is dropped, and with an error when the link is lost and nothing
-/// (or no attempt left) reconnects it: the error that lost it goes to the in-order
-/// [`Packages`](super::Packages) when one exists (this future then returns
-/// [`Error::ConnectionLost`]), else this future returns it.
+/// or once every handle is dropped, and with the error that lost the link when nothing
+/// (or no attempt left) reconnects it: [`Error::Closed`] when the controller closed it,
+/// say. The in-order [`Packages`](super::Packages), when one exists, ends with the same
+/// error, after the packages before it: one end, one error, told to both.
 ///
 /// Cancellation: dropping it drops the link (without a PAUSE); the handles then see
 /// [`Error::ConnectionLost`].
@@ -326,22 +326,17 @@ impl<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static> Connection<IO> {
         }
     }
 
-    /// Ends the connection. What ended it goes to the in-order receiver when there is one
-    /// (after the packages before it, as the other drivers report it), and this future
-    /// returns [`Error::ConnectionLost`]; without a receiver, this future returns it.
+    /// Ends the connection. What ended it is this future's error, and goes to the
+    /// in-order receiver too when there is one (after the packages before it, as the
+    /// other drivers report it): one end, one error.
     fn end(&mut self, error: Option<Error>) -> Poll<Result<(), Error>> {
         self.phase = Phase::Ended;
         self.io = None;
-        let error = match error {
-            Some(e) if self.shared.queue().open => {
-                self.shared.finish(Some(e));
-                Some(Error::ConnectionLost)
-            }
-            other => {
-                self.shared.finish(None);
-                other
-            }
-        };
+        let told = error
+            .as_ref()
+            .filter(|_| self.shared.queue().open)
+            .map(Error::duplicate);
+        self.shared.finish(told);
         Poll::Ready(error.map_or(Ok(()), Err))
     }
 }
@@ -564,11 +559,8 @@ fn stall(since: &mut Option<Instant>, inner: &Inner, wrote: bool) {
 /// [`AsyncClient::send`](super::AsyncClient::send) that waits (or comes next), which
 /// reports it as the blocking client's `send` does.
 fn write_failed(inner: &mut Inner, error: Error) -> Error {
-    if let Error::Io { source, mid_frame } = &error {
-        inner.send_failure = Some(Error::Io {
-            source: io::Error::new(source.kind(), source.to_string()),
-            mid_frame: *mid_frame,
-        });
+    if matches!(error, Error::Io { .. }) {
+        inner.send_failure = Some(error.duplicate());
     }
     error
 }

@@ -19,7 +19,8 @@
 //! Output packages reach the application two ways, both fed by the task as it reads:
 //! [`Packages`] (every package in order, from a bounded queue whose overflow is counted in
 //! [`Stats::overflowed`](crate::Stats::overflowed); [`PackageStream`] is the same as a
-//! `Stream` of decoded recipes) and [`Latest`] (a watch of the newest).
+//! `Stream` of decoded recipes, read with the [`StreamExt`] re-exported here) and
+//! [`Latest`] (a watch of the newest).
 //!
 //! **No rule lives here.** Every check, reply, loss count and reconnection step is the
 //! session's; this module moves bytes between it and the transport, and between it and
@@ -120,6 +121,11 @@ use ::tokio::net::{TcpStream, ToSocketAddrs};
 pub use client::{AsyncClient, MAX_READ_DEFERRAL};
 pub use connection::Connection;
 pub use receive::{Latest, PackageStream, Packages};
+/// The combinators of a [`PackageStream`] (`next`, `map`, `take`, `timeout`, …): tokio's
+/// own, re-exported so that reading a stream needs no other crate. Any `StreamExt` works
+/// on a `PackageStream` (it is a `futures_core::Stream`); import only one of them, as two
+/// traits with a `next` make the call ambiguous.
+pub use tokio_stream::StreamExt;
 
 use crate::error::Error;
 use crate::session::{ConnectOptions, Session};

@@ -164,6 +164,31 @@ impl Packages {
     }
 
     /// A [`Stream`] of every package decoded as a `T`. It ends after the connection does.
+    ///
+    /// Its items come with a `StreamExt`: [`rtde_core::tokio::StreamExt`](super::StreamExt)
+    /// is re-exported for that (`futures::StreamExt` works too; import one of the two).
+    ///
+    /// ```no_run
+    /// # async fn f(client: rtde_core::tokio::AsyncClient) -> Result<(), rtde_core::Error> {
+    /// use rtde_core::{RtdeRecipe, StaticRecipe};
+    /// use rtde_core::tokio::StreamExt;
+    ///
+    /// #[derive(RtdeRecipe)]
+    /// struct Telemetry { timestamp: f64, actual_q: [f64; 6] }
+    ///
+    /// client.setup_outputs(Telemetry::SPEC, 125.0).await?;
+    /// let mut stream = client.packages(1024)?.stream::<Telemetry>();
+    /// client.start().await?;
+    /// // `None` once the connection has ended and every package before the end was read.
+    /// while let Some(package) = stream.next().await {
+    ///     match package {
+    ///         Ok(telemetry) => println!("{:.3} s: {:?}", telemetry.timestamp, telemetry.actual_q),
+    ///         // A package that did not fit, a stale stream, or the error that ended the link.
+    ///         Err(e) => eprintln!("{e}"),
+    ///     }
+    /// }
+    /// # Ok(()) }
+    /// ```
     #[must_use]
     pub fn stream<T: FromPayload>(self) -> PackageStream<T> {
         PackageStream {
@@ -196,14 +221,21 @@ impl Drop for Packages {
 ///
 /// ```no_run
 /// # async fn f(client: rtde_core::tokio::AsyncClient) -> Result<(), rtde_core::Error> {
-/// use rtde_core::{FromPayload, RtdeRecipe};
-/// use futures_core::Stream;
+/// use rtde_core::RtdeRecipe;
+/// use rtde_core::tokio::StreamExt;
 ///
 /// #[derive(RtdeRecipe)]
 /// struct Telemetry { timestamp: f64, actual_q: [f64; 6] }
 ///
-/// let stream = client.packages(1024)?.stream::<Telemetry>();
-/// # let _ = stream;
+/// // The first 500 packages that fit, each as a `Telemetry`.
+/// let mut first = client
+///     .packages(1024)?
+///     .stream::<Telemetry>()
+///     .filter_map(Result::ok)
+///     .take(500);
+/// while let Some(telemetry) = first.next().await {
+///     let _ = telemetry.actual_q;
+/// }
 /// # Ok(()) }
 /// ```
 #[derive(Debug)]
