@@ -289,6 +289,45 @@ fn a_recording_cut_short_keeps_its_packages_under_partial_names() {
 }
 
 #[test]
+fn a_connection_closed_without_an_end_of_stream_is_a_loss() {
+    // A controller that goes away closes the connection cleanly, between two packages,
+    // but says nothing first: unlike a replay at its end, that is a lost link.
+    let sim = Sim::builder().start().unwrap();
+    let dir = scratch("closed-cleanly");
+    let mut cmd = rtde();
+    cmd.current_dir(&dir).args([
+        "record",
+        "--robot",
+        &sim.addr().to_string(),
+        "--fields",
+        "actual_q",
+        "-o",
+        "x.csv",
+        "--raw",
+        "x.rtde",
+    ]);
+    let child = Spawned::new(cmd);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::fs::read_to_string(dir.join("x.csv.partial")).map_or(true, |t| t.lines().count() < 2)
+    {
+        assert!(Instant::now() < deadline, "no rows after 10 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(sim);
+    let run = common::finish(child, Duration::from_secs(10));
+    let line = run.one_line_error();
+    assert!(
+        line.starts_with("error: the controller closed the connection; the "),
+        "{line}"
+    );
+    assert!(
+        line.ends_with("recorded until then are in `x.csv.partial` and `x.rtde.partial`"),
+        "{line}"
+    );
+    assert_eq!(files(&dir), ["x.csv.partial", "x.rtde.partial"]);
+}
+
+#[test]
 fn a_tiny_frequency_records_without_a_panic() {
     // Five periods of silence at 1e-300 Hz are more seconds than a `Duration` holds.
     // At that frequency only tick 0 is ever due: a clock per connection makes it the
