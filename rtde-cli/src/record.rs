@@ -1,19 +1,20 @@
 //! `rtde record`: every output package a controller sends, to CSV and, on request, to a
 //! raw capture ([`rtde_core::capture`]).
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rtde_core::fields::{ControllerVersion, Field};
+use rtde_core::protocol::timing::effective_frequency;
 use rtde_core::{Client, ConnectOptions, DynamicRecipe, Error, OutputRecipe, Recipe, Value};
 use rtde_sim::Sim;
 
+use crate::args;
 use crate::outfile::PendingFile;
 use crate::progress::{Progress, clock};
-use crate::{args, table};
 use rtde_core::capture::{self, Header};
+use rtde_core::csv::CsvWriter;
 
 /// The frequency recorded at unless `--frequency` says otherwise: every package of a CB3,
 /// every fourth of an e-Series controller.
@@ -42,9 +43,16 @@ element (actual_q_0 … actual_q_5).
 Without --robot the built-in simulator is recorded (a UR5e on an e-Series controller, \
 in-process), which is handy for trying things out.
 
+--duration counts controller time as packages: a package stands for the period up to the \
+next, so 5s at 125 Hz is the 625 packages from the first, and the recording ends with the \
+last of them (`rtde replay` gives a capture's length the same way).
+
 Files are written under NAME.partial and renamed when the recording ends, so a file with \
-the name you gave is always complete. Ctrl-C ends a recording cleanly; a recording that \
-fails part-way keeps what it got in the .partial files and says so.
+the name you gave is always complete. Ctrl-C ends a recording cleanly, and so does a server \
+that announces the end of its stream before it closes the connection (`rtde replay` at the \
+end of its capture; the end-of-stream text message of rtde_core::protocol). A recording \
+that fails part-way, a connection closed without that announcement included, keeps what it \
+got in the .partial files and says so.
 
 --raw also writes a capture: the negotiated recipe, the controller version and frequency, \
 then every data package byte for byte as it arrived. `rtde replay` serves a capture to any \
@@ -83,7 +91,8 @@ pub(crate) struct RecordArgs {
     /// Packages per second [default: 125, or the control-loop rate in protocol v1].
     #[arg(long, value_name = "HZ")]
     frequency: Option<f64>,
-    /// Stop after this much controller time: 10s, 500ms, 2m, 1h [default: until Ctrl-C].
+    /// Stop after this much controller time: 10s, 500ms, 2m, 1h; 5s at 125 Hz is 625
+    /// packages [default: until Ctrl-C].
     #[arg(long, value_name = "DURATION", value_parser = args::duration, conflicts_with = "samples")]
     duration: Option<Duration>,
     /// Stop after this many packages [default: until Ctrl-C].
@@ -109,6 +118,9 @@ enum End {
     Done,
     /// Ctrl-C.
     Interrupted,
+    /// The server said its data had ended, then closed the connection (a replay at the
+    /// end of its capture): everything it had is recorded.
+    SourceEnded,
     /// Something failed; what was written is kept under the `.partial` names.
     Failed(String),
 }
@@ -132,7 +144,7 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
         return Err("--raw and --output name the same file".into());
     }
     // Created before connecting: an unwritable path fails before anything else happens.
-    let mut csv = PendingFile::create(&args.output)?;
+    let csv = PendingFile::create(&args.output)?;
     let raw = args.raw.as_deref().map(PendingFile::create).transpose()?;
 
     ctrlc::set_handler(|| {
@@ -197,8 +209,8 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
         fields: fields.clone(),
     };
     let csv_name = csv.temp_path().display().to_string();
-    table::write_header(csv.writer(), &fields)
-        .map_err(|e| format!("cannot write `{csv_name}`: {e}"))?;
+    let mut csv =
+        CsvWriter::new(csv, &fields).map_err(|e| format!("cannot write `{csv_name}`: {e}"))?;
     let mut raw = match raw {
         Some(file) => {
             let name = file.temp_path().display().to_string();
@@ -214,7 +226,9 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
         .set_read_timeout(Some(RECV_WAIT))
         .map_err(|e| e.to_string())?;
 
-    let period = 1.0 / frequency;
+    // The period packages actually come at: a frequency that does not divide the loop
+    // rate streams faster than asked.
+    let period = 1.0 / effective_frequency(client.max_frequency(), frequency);
     // Saturating: five periods of a tiny frequency (1e-300 Hz) are no `Duration`.
     let silence =
         MIN_SILENCE.max(Duration::try_from_secs_f64(5.0 * period).unwrap_or(Duration::MAX));
@@ -224,7 +238,6 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
     let mut last_flush = started;
     let mut first_timestamp = None;
     let mut last_timestamp = None;
-    let mut written = 0u64;
     let mut skipped_so_far = 0u64;
     let mut gaps: Vec<(f64, u64)> = Vec::new();
     let mut gap_count = 0u64;
@@ -232,7 +245,7 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
         if STOP.load(Ordering::SeqCst) {
             break End::Interrupted;
         }
-        if args.samples.is_some_and(|n| written >= n) {
+        if args.samples.is_some_and(|n| csv.rows() >= n) {
             break End::Done;
         }
         let payload = match client.recv() {
@@ -246,6 +259,22 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
                 }
                 continue;
             }
+            Err(e @ Error::Closed { mid_frame: false }) => {
+                let mut ended = false;
+                for text in client.text_messages() {
+                    if text.is_end_of_stream() {
+                        ended = true;
+                    } else {
+                        progress.clear();
+                        eprintln!("rtde: the controller says: {text}");
+                    }
+                }
+                break if ended {
+                    End::SourceEnded
+                } else {
+                    End::Failed(e.to_string())
+                };
+            }
             Err(e) => break End::Failed(e.to_string()),
         };
         last_package = Instant::now();
@@ -255,26 +284,19 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
         let Some(&Value::Double(t)) = recipe.value(timestamp_at) else {
             unreachable!("`timestamp` is a DOUBLE")
         };
-        if let Some(d) = args.duration {
-            let t0 = *first_timestamp.get_or_insert(t);
-            // Half a period of slack: the package due at exactly t0 + d is the next run's.
-            // At most half the duration, so that the first package is always recorded
-            // (a duration shorter than a period is that one package, not none).
-            let d = d.as_secs_f64();
-            if t - t0 > d - (period / 2.0).min(d / 2.0) {
-                break End::Done;
-            }
+        let t0 = *first_timestamp.get_or_insert(t);
+        if args.duration.is_some_and(|d| !within(d, period, t - t0)) {
+            // After a gap: the window closed while the controller skipped packages.
+            break End::Done;
         }
         if let Some((writer, name)) = &mut raw
             && let Err(e) = writer.package(payload)
         {
             break End::Failed(format!("cannot write `{name}`: {e}"));
         }
-        if let Err(e) = table::write_row(csv.writer(), recipe.values()) {
+        if let Err(e) = csv.row(recipe.values()) {
             break End::Failed(format!("cannot write `{csv_name}`: {e}"));
         }
-        written += 1;
-        first_timestamp.get_or_insert(t);
         last_timestamp = Some(t);
         let skipped = client.stats().skipped;
         if skipped > skipped_so_far {
@@ -288,7 +310,7 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
             progress.clear();
             eprintln!("rtde: the controller says: {text}");
         }
-        progress.update(written, skipped_so_far);
+        progress.update(csv.rows(), skipped_so_far);
         if last_package - last_flush >= FLUSH_EVERY {
             last_flush = last_package;
             let flushed = csv
@@ -304,8 +326,18 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
                 break End::Failed(e);
             }
         }
+        if args
+            .duration
+            .is_some_and(|d| !within(d, period, t - t0 + period))
+        {
+            // The next package would be outside the window: no need to wait for it (a
+            // replay may have none to send).
+            break End::Done;
+        }
     };
     progress.clear();
+    let written = csv.rows();
+    let csv = csv.into_inner();
     let stats = client.stats();
     // Pausing may fail on a broken link; the recording is what matters now.
     let _ = client.set_read_timeout(Some(REPLY_WAIT));
@@ -318,10 +350,14 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
             .finish(stats.skipped)
             .map_err(|e| format!("cannot write `{name}`: {e}"))
     });
-    let interrupted = matches!(end, End::Interrupted);
+    let how = match end {
+        End::Interrupted => "stopped by Ctrl-C: ",
+        End::SourceEnded => "the source ended its stream: ",
+        End::Done | End::Failed(_) => "",
+    };
     let failure = match end {
         End::Failed(why) => Some(why),
-        End::Done | End::Interrupted => None,
+        End::Done | End::Interrupted | End::SourceEnded => None,
     };
     let failure = failure.or_else(|| match &finished_raw {
         Some(Err(e)) => Some(e.clone()),
@@ -346,13 +382,10 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
     };
     let outputs = commit(csv, raw)?;
 
-    let how = if interrupted {
-        "stopped by Ctrl-C: "
-    } else {
-        ""
-    };
+    // A package stands for the period from its timestamp to the next: N packages at
+    // f Hz are N/f seconds, as `--duration` and `rtde replay` count them.
     let span = match (first_timestamp, last_timestamp) {
-        (Some(a), Some(b)) => format!(", {:.3} s of controller time", b - a),
+        (Some(a), Some(b)) => format!(", {:.3} s of controller time", b - a + period),
         _ => String::new(),
     };
     say(&format!(
@@ -385,6 +418,16 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// Whether a package `offset` seconds after the first lies in the window of `--duration d`:
+/// the packages whose timestamps fall in `[t0, t0 + d)`, so `d` at f Hz is d·f packages when
+/// the controller skips none (the definition `rtde replay` announces its length by). Half a
+/// period of slack absorbs the rounding of timestamps, at most half the duration so that
+/// the first package is always in it (a duration shorter than a period is that package).
+fn within(d: Duration, period: f64, offset: f64) -> bool {
+    let d = d.as_secs_f64();
+    offset <= d - (period / 2.0).min(d / 2.0)
 }
 
 /// Renames the finished files to their names; returns the names, quoted. When the CSV

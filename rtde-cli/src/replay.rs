@@ -6,7 +6,9 @@
 //! recorded package whose `timestamp` lies `n` control-loop periods after the first
 //! one's. So a client asking for the recorded frequency gets every recorded package with
 //! its recorded values in the recorded order, and sees the controller's recorded gaps as
-//! gaps; a lower frequency gets every k-th package, as from a controller.
+//! gaps; a lower frequency gets every k-th package, as from a controller. After the last
+//! package the simulator sends the end-of-stream text message and closes the connection
+//! ([`Sample::End`]).
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
@@ -29,8 +31,15 @@ Every client gets the capture from its beginning: at the recorded frequency, eac
 package with its recorded values, in order, and the recorded gaps as gaps; at a lower \
 frequency, every k-th package, as a controller decimates. It refuses what the capture cannot \
 give: a field it lacks is NOT_FOUND, a frequency above the recorded one is refused, each \
-with a text message that says why. At the end of the capture the connection is closed \
-(--loop starts again instead, shifting `timestamp` so that it keeps increasing).",
+with a text message that says why. At the end of the capture it sends the end-of-stream \
+text message (level info, \"end of stream: the source has no more data\"), then closes \
+the connection, so that a recorder can tell the end from a lost link (`rtde record` then \
+finishes its files and exits 0); --loop starts again instead, shifting `timestamp` so \
+that it keeps increasing.
+
+The length announced is the packages' count and the controller time they stand for, each \
+package the period up to the next: 625 packages at 125 Hz are 5 s, and `rtde record \
+--duration 5s` records all 625.",
     after_help = "Examples:
   rtde record --robot 192.168.1.10 --fields actual_q,actual_TCP_pose --duration 1m -o run.csv --raw run.rtde
   rtde replay run.rtde
@@ -212,7 +221,9 @@ impl Replay {
         })
     }
 
-    /// What the replay serves, for people.
+    /// What the replay serves, for people: the length is the span of the timestamps plus
+    /// the last package's period, the controller time the packages stand for, as
+    /// `rtde record --duration` counts it.
     fn summary(&self) -> String {
         let names: Vec<&str> = self.fields.iter().map(|f| f.name()).collect();
         #[allow(clippy::cast_precision_loss)] // seconds for people to read

@@ -1,80 +1,9 @@
-//! The CSV that `rtde record` writes and `rtde plot` reads.
-//!
-//! A header row, then one row per data package, in the order the controller sent them.
-//! The columns are the recipe's fields in order; a vector field takes one column per
-//! element, `actual_q_0` … `actual_q_5`. Doubles are written in the shortest form that
-//! reads back as the same `f64` (`0.1`, `-1.5707963267948966`, `1e-7`, `NaN`, `inf`),
-//! booleans as `0` and `1`, integers in decimal. Nothing is quoted: no value needs it.
+//! The CSV that `rtde record` writes and `rtde plot` reads: written by
+//! [`rtde_core::csv`], which documents the format, and read back here.
 
-use std::io::{self, Write};
 use std::path::Path;
 
-use rtde_core::Value;
-use rtde_core::fields::{Field, WireType};
-
-/// How many values a wire type holds: 1, 3 or 6.
-pub(crate) fn width(t: WireType) -> usize {
-    match t {
-        WireType::Vector3d => 3,
-        WireType::Vector6d | WireType::Vector6Int32 | WireType::Vector6Uint32 => 6,
-        _ => 1,
-    }
-}
-
-/// The column names of a field: its name, or `name_0` … for a vector.
-pub(crate) fn columns_of(field: &Field) -> Vec<String> {
-    match width(field.wire_type()) {
-        1 => vec![field.name().to_owned()],
-        n => (0..n).map(|i| format!("{}_{i}", field.name())).collect(),
-    }
-}
-
-/// Writes the header row.
-pub(crate) fn write_header(out: &mut impl Write, fields: &[&Field]) -> io::Result<()> {
-    let columns: Vec<String> = fields.iter().flat_map(|f| columns_of(f)).collect();
-    writeln!(out, "{}", columns.join(","))
-}
-
-/// Writes one row of values.
-pub(crate) fn write_row(out: &mut impl Write, values: &[Value]) -> io::Result<()> {
-    for (i, v) in values.iter().enumerate() {
-        if i > 0 {
-            out.write_all(b",")?;
-        }
-        write_value(out, v)?;
-    }
-    out.write_all(b"\n")
-}
-
-fn write_value(out: &mut impl Write, v: &Value) -> io::Result<()> {
-    fn all<T>(
-        out: &mut impl Write,
-        xs: &[T],
-        f: impl Fn(&mut dyn Write, &T) -> io::Result<()>,
-    ) -> io::Result<()> {
-        for (i, x) in xs.iter().enumerate() {
-            if i > 0 {
-                out.write_all(b",")?;
-            }
-            f(out, x)?;
-        }
-        Ok(())
-    }
-    // `{:?}` of an f64 is the shortest text that parses back to the same bits, with an
-    // exponent for very large and small magnitudes (`{}` would print 1e-300 in full).
-    match v {
-        Value::Bool(b) => write!(out, "{}", u8::from(*b)),
-        Value::Uint8(x) => write!(out, "{x}"),
-        Value::Uint32(x) => write!(out, "{x}"),
-        Value::Uint64(x) => write!(out, "{x}"),
-        Value::Int32(x) => write!(out, "{x}"),
-        Value::Double(x) => write!(out, "{x:?}"),
-        Value::Vector3d(xs) => all(out, xs, |o, x| write!(o, "{x:?}")),
-        Value::Vector6d(xs) => all(out, xs, |o, x| write!(o, "{x:?}")),
-        Value::Vector6Int32(xs) => all(out, xs, |o, x| write!(o, "{x}")),
-        Value::Vector6Uint32(xs) => all(out, xs, |o, x| write!(o, "{x}")),
-    }
-}
+pub(crate) use rtde_core::csv::{columns as columns_of, width, write_header, write_row};
 
 /// A CSV read back, column by column.
 #[derive(Debug)]
@@ -154,31 +83,9 @@ pub(crate) fn parse(text: &str) -> Result<Table, String> {
 
 #[cfg(test)]
 mod tests {
-    use rtde_core::fields::{Direction, lookup};
+    use rtde_core::Value;
 
     use super::*;
-
-    fn field(name: &str) -> &'static Field {
-        lookup(Direction::Output, name).unwrap()
-    }
-
-    #[test]
-    fn vectors_take_a_column_per_element() {
-        let mut out = Vec::new();
-        let fields = [
-            field("timestamp"),
-            field("actual_q"),
-            field("actual_tool_accelerometer"),
-            field("robot_mode"),
-        ];
-        write_header(&mut out, &fields).unwrap();
-        assert_eq!(
-            String::from_utf8(out).unwrap(),
-            "timestamp,actual_q_0,actual_q_1,actual_q_2,actual_q_3,actual_q_4,actual_q_5,\
-             actual_tool_accelerometer_0,actual_tool_accelerometer_1,actual_tool_accelerometer_2,\
-             robot_mode\n"
-        );
-    }
 
     #[test]
     fn values_read_back_exactly() {

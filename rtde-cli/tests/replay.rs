@@ -89,7 +89,7 @@ fn a_replay_feeds_a_client_the_recorded_values_in_the_recorded_order() {
     loop {
         match client.recv_into(&mut recipe) {
             Ok(()) => got.push(flatten(recipe.values())),
-            // At the end of the capture the replay closes the connection.
+            // At the end of the capture the replay says so and closes the connection.
             Err(Error::Closed { mid_frame: false }) => break,
             Err(e) => panic!("{e}"),
         }
@@ -136,6 +136,88 @@ fn a_replay_feeds_a_client_the_recorded_values_in_the_recorded_order() {
         client.recv_into(&mut recipe).unwrap();
         assert_eq!(flatten(recipe.values()), row[..7]);
     }
+}
+
+/// Starts `rtde replay CAPTURE --port 0 ARGS`; returns it, its address, and the length
+/// its banner announces: `(packages, "S.SSS")`.
+fn replay_announced(
+    capture: &Path,
+    args: &[&str],
+) -> (Spawned, std::net::SocketAddr, (u64, String)) {
+    let (mut child, addr) = replay(capture, args);
+    let banner = child.line(Duration::from_secs(10));
+    // `…: 300 packages (2.408 s) of timestamp,… at up to 125 Hz; Ctrl-C stops`
+    let (before, rest) = banner
+        .split_once(" packages (")
+        .unwrap_or_else(|| panic!("no length in {banner:?}"));
+    let count = before.rsplit(' ').next().unwrap();
+    let seconds = rest.split_once(" s)").unwrap().0.to_owned();
+    (child, addr, (count.parse().unwrap(), seconds))
+}
+
+#[test]
+fn a_recording_of_a_whole_replay_ends_with_the_source_and_complete_files() {
+    let (capture, csv) = record("replay-to-end");
+    let dir = capture.parent().unwrap();
+    let (_replay, addr, (packages, _)) = replay_announced(&capture, &["--speed", "max"]);
+    assert_eq!(packages, 300);
+    let run = run_in(
+        dir,
+        &[
+            "record",
+            "--robot",
+            &addr.to_string(),
+            "--fields",
+            FIELDS,
+            "-o",
+            "whole.csv",
+            "--raw",
+            "whole.rtde",
+        ],
+    );
+    let stderr = run.ok();
+    assert!(
+        stderr.contains("the source ended its stream: recorded 300 packages at 125 Hz, 2.408 s of controller time"),
+        "{stderr}"
+    );
+    assert!(!dir.join("whole.csv.partial").exists() && !dir.join("whole.rtde.partial").exists());
+    assert_eq!(Csv::read(&dir.join("whole.csv")).rows, csv.rows);
+    assert_eq!(common::capture_counts(&dir.join("whole.rtde")), (300, 1));
+}
+
+#[test]
+fn the_duration_a_replay_announces_records_all_of_it() {
+    let (capture, csv) = record("replay-duration");
+    let dir = capture.parent().unwrap();
+    let (_replay, addr, (packages, seconds)) = replay_announced(&capture, &["--speed", "max"]);
+    // 300 packages, one skipped among them: 301 periods of 8 ms.
+    assert_eq!((packages, seconds.as_str()), (300, "2.408"));
+    let duration = format!("{seconds}s");
+    let run = run_in(
+        dir,
+        &[
+            "record",
+            "--robot",
+            &addr.to_string(),
+            "--fields",
+            FIELDS,
+            "--duration",
+            &duration,
+            "-o",
+            "timed.csv",
+        ],
+    );
+    let stderr = run.ok();
+    // Ended by the duration, with the last package of the window, not by the replay.
+    assert!(
+        stderr.contains(&format!(
+            "recorded 300 packages at 125 Hz, {seconds} s of controller time"
+        )),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("source ended"), "{stderr}");
+    assert!(!dir.join("timed.csv.partial").exists());
+    assert_eq!(Csv::read(&dir.join("timed.csv")).rows, csv.rows);
 }
 
 #[test]

@@ -57,6 +57,8 @@
 //! - `tokio` (feature `tokio`): the async driver, a connection task and
 //!   cheap handles (tokio-postgres' shape), with a `Stream` of every package and a watch
 //!   of the latest.
+//! - [`csv`]: the CSV format `rtde record` writes, as a writer and as a recording a
+//!   program starts and stops ([`CsvRecording`](csv::CsvRecording)).
 //! - [`fields`]: the registry of every RTDE variable (re-exported `rtde-fields`).
 
 #![forbid(unsafe_code)]
@@ -69,6 +71,7 @@ pub mod __private;
 pub mod capture;
 pub mod client;
 pub mod control;
+pub mod csv;
 pub mod diagnosis;
 mod dynamic;
 pub mod error;

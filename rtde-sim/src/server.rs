@@ -12,11 +12,11 @@ use std::time::{Duration, Instant};
 
 use rtde_core::Value;
 use rtde_core::protocol::{
-    ControllerMessage, Frame, FrameBuffer, MessageLevel, ProtocolVersion, package_type,
+    ControllerMessage, Frame, FrameBuffer, MessageLevel, ProtocolVersion, TextMessage, package_type,
 };
 
 use crate::clock::Clock;
-use crate::controller::{Outgoing, Session, Shared, TEXT_SOURCE, encode_text};
+use crate::controller::{Outgoing, Session, Shared, TEXT_SOURCE, encode, encode_text};
 use crate::fault::FaultPlan;
 use crate::source::{Sample, Tick};
 use crate::ticker::{Ticked, Ticker};
@@ -582,6 +582,14 @@ impl Connection {
             Sample::Send => {}
             Sample::Skip => return Ok(()),
             Sample::End => {
+                // Said before the close, so that a recorder can tell the end of the data
+                // from a lost link.
+                let end = ControllerMessage::TextMessage(TextMessage::end_of_stream(
+                    TEXT_SOURCE.as_bytes(),
+                ));
+                if let Some(bytes) = encode(&end, version) {
+                    self.out.extend_from_slice(&bytes);
+                }
                 self.flush()?;
                 return Err(End::SourceEnded);
             }

@@ -53,8 +53,11 @@ pub enum Sample {
     Send,
     /// Send no package for this tick (the client sees a gap in `timestamp`).
     Skip,
-    /// The source has no more data: the simulator stops streaming and closes the
-    /// connection after the packages already sent.
+    /// The source has no more data: the simulator stops streaming, sends the
+    /// end-of-stream text message
+    /// ([`TextMessage::end_of_stream`](rtde_core::protocol::TextMessage::end_of_stream))
+    /// after the packages already sent, and closes the connection. A client can tell this
+    /// end from a lost link.
     End,
 }
 

@@ -252,8 +252,11 @@ fn another_output_source_serves_what_it_provides_and_ends() {
         client.recv_into(&mut out).unwrap();
         assert_eq!(double(&out, "timestamp"), f64::from(2 * k) / 500.0 + 1000.0);
     }
-    // The source ran out: the simulator closes the connection.
-    assert!(client.recv_into(&mut out).is_err());
+    // The source ran out: the simulator says so, then closes the connection cleanly.
+    let err = client.recv_into(&mut out).unwrap_err();
+    assert!(matches!(err, Error::Closed { mid_frame: false }), "{err}");
+    let last = client.text_messages().last().unwrap();
+    assert!(last.is_end_of_stream(), "{last}");
 }
 
 #[test]

@@ -66,7 +66,48 @@ pub struct TextMessage<'a> {
     pub source: &'a [u8],
 }
 
+/// The text of the message that announces the end of a stream: see
+/// [`TextMessage::end_of_stream`].
+pub const END_OF_STREAM: &str = "end of stream: the source has no more data";
+
+impl TextMessage<'static> {
+    /// The message a server that is not a live robot (a replayed capture, a simulator whose
+    /// source ran out) sends right after its last data package and right before it closes
+    /// the connection: an [`Info`](MessageLevel::Info) text whose message is exactly
+    /// [`END_OF_STREAM`], from `source` (protocol v2; v1 sends no source).
+    ///
+    /// The RTDE guide defines no end of stream: a controller streams until the client
+    /// pauses or leaves, so a close without this message is a lost link. A recorder that
+    /// received it before a clean close ([`Error::Closed`](crate::Error::Closed) with
+    /// `mid_frame: false`) has everything the server had, and finishes normally. Clients
+    /// that know nothing of it print one more informational message.
+    ///
+    /// ```
+    /// use rtde_core::protocol::{MessageLevel, TextMessage};
+    ///
+    /// let end = TextMessage::end_of_stream(b"RTDE");
+    /// assert!(end.is_end_of_stream());
+    /// assert_eq!(end.level, MessageLevel::Info);
+    /// let warning = TextMessage { level: MessageLevel::Warning, ..end };
+    /// assert!(!warning.is_end_of_stream());
+    /// ```
+    #[must_use]
+    pub const fn end_of_stream(source: &'static [u8]) -> Self {
+        TextMessage {
+            level: MessageLevel::Info,
+            message: END_OF_STREAM.as_bytes(),
+            source,
+        }
+    }
+}
+
 impl TextMessage<'_> {
+    /// Whether this is the message [`TextMessage::end_of_stream`] builds (any source).
+    #[must_use]
+    pub fn is_end_of_stream(&self) -> bool {
+        self.level == MessageLevel::Info && self.message == END_OF_STREAM.as_bytes()
+    }
+
     /// The message as text, with invalid UTF-8 replaced.
     #[must_use]
     pub fn message_lossy(&self) -> Cow<'_, str> {

@@ -39,7 +39,7 @@ pub use data_header::DataHeader;
 pub use error::{DecodeError, DecodeErrorKind, EncodeError};
 pub(crate) use frame::finish_input_data_package;
 pub use frame::{Frame, FrameBuffer, HEADER_LEN, MAX_PACKAGE_LEN};
-pub use message::{ClientMessage, ControllerMessage, MessageLevel, TextMessage};
+pub use message::{ClientMessage, ControllerMessage, END_OF_STREAM, MessageLevel, TextMessage};
 
 /// The package type bytes, named as in the RTDE guide.
 pub mod package_type {

@@ -16,6 +16,30 @@ pub struct ControllerText {
 }
 
 impl ControllerText {
+    /// Whether the server announced that its data has ended and it is about to close the
+    /// connection ([`TextMessage::end_of_stream`]); a close after it is no lost link.
+    ///
+    /// ```
+    /// use rtde_core::ControllerText;
+    /// use rtde_core::protocol::{END_OF_STREAM, MessageLevel};
+    ///
+    /// let text = ControllerText {
+    ///     level: MessageLevel::Info,
+    ///     message: END_OF_STREAM.to_owned(),
+    ///     source: String::new(),
+    /// };
+    /// assert!(text.is_end_of_stream());
+    /// ```
+    #[must_use]
+    pub fn is_end_of_stream(&self) -> bool {
+        TextMessage {
+            level: self.level,
+            message: self.message.as_bytes(),
+            source: self.source.as_bytes(),
+        }
+        .is_end_of_stream()
+    }
+
     pub(crate) fn from_message(t: &TextMessage<'_>) -> Self {
         ControllerText {
             level: t.level,
