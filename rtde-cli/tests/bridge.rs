@@ -108,6 +108,81 @@ fn bridge_to_subscribe(test: &str, payload: &str, filter: &str) {
     }
 }
 
+/// `rtde subscribe` started while `rtde bridge` has long been publishing, then stopped
+/// and started again (same client id) while it still publishes: neither run reports the
+/// packages published before it joined as missing, and both succeed.
+#[test]
+fn subscribe_joining_late_and_rejoining_reports_no_loss() {
+    let Some(broker) = mosquitto::Broker::start("cli-late") else {
+        return;
+    };
+    let fleet = Sim::builder().deterministic().start_fleet(2).unwrap();
+    let robots: Vec<_> = fleet
+        .addrs()
+        .enumerate()
+        .map(|(i, a)| (format!("arm-{i}"), a))
+        .collect();
+    let dir = scratch("cli-late");
+    let config = dir.join("fleet.toml");
+    std::fs::write(
+        &config,
+        mosquitto::config(&broker.url(), &robots, "format = \"json\"", 125.0),
+    )
+    .unwrap();
+    let mut cmd = rtde();
+    cmd.args(["bridge", config.to_str().unwrap(), "--duration", "6s"]);
+    let mut bridge = Spawned::new(cmd);
+    // Joins late for sure: the bridge has published a hundred packages of a robot.
+    let probe = rtde_bridge::Subscriber::connect(
+        "127.0.0.1",
+        broker.port,
+        "cli-late-probe",
+        &["rtde/#".to_owned()],
+        Duration::from_secs(5),
+    )
+    .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no batch from the bridge"
+        );
+        if let Some(rtde_bridge::Message::Batch { batch, .. }) =
+            probe.recv_timeout(Duration::from_millis(100))
+            && batch.first >= 100
+        {
+            break;
+        }
+    }
+    probe.close();
+    let url = broker.url();
+    let subscribe = |out: &str, until: &[&str]| {
+        let out = dir.join(out);
+        let mut args = vec![
+            "subscribe",
+            "--broker",
+            &url,
+            "--client-id",
+            "cli-late-sub",
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(until);
+        let run = common::run(&args);
+        let said = run.ok().to_owned();
+        for (name, _) in &robots {
+            let summary = said
+                .lines()
+                .find(|l| l.starts_with(&format!("rtde subscribe: {name}: ")))
+                .unwrap_or_else(|| panic!("no summary of {name}: {said}"));
+            assert!(summary.contains(" 0 missing"), "{summary}");
+        }
+    };
+    subscribe("first", &["--duration", "1s"]);
+    subscribe("again", &["--until-offline"]);
+    assert!(bridge.wait(Duration::from_secs(20)).success());
+}
+
 #[test]
 fn a_malformed_config_is_one_line_naming_the_line_and_key() {
     let dir = scratch("bridge-bad-config");
