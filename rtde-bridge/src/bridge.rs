@@ -13,7 +13,7 @@ use tokio::runtime::Runtime;
 
 use crate::broker::{BrokerState, finish_disconnect};
 use crate::config::{Config, Format};
-use crate::error::Error;
+use crate::error::{BrokerError, Error};
 use crate::payload::{self, Batch};
 use crate::queue::{Out, RobotCounts, RobotQueue};
 use crate::robot::{self, unix_us};
@@ -299,9 +299,9 @@ impl Bridge {
         }
     }
 
-    /// The last error of the broker connection, if it ever failed.
+    /// Why the broker connection last failed, if it ever did.
     #[must_use]
-    pub fn broker_error(&self) -> Option<String> {
+    pub fn broker_error(&self) -> Option<BrokerError> {
         self.broker
             .last_error
             .lock()
@@ -428,8 +428,11 @@ fn connect(
             .last_error
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-            .unwrap_or_else(|| format!("no answer within {timeout:?}"));
+            .as_ref()
+            .map_or_else(
+                || format!("no answer within {timeout:?}"),
+                BrokerError::at_start,
+            );
         return Err(Error::BrokerUnreachable {
             url: url.to_owned(),
             why,
@@ -477,11 +480,8 @@ async fn drive(mut eventloop: EventLoop, broker: Arc<BrokerState>) {
             Ok(_) => {}
             Err(ConnectionError::RequestsDone) => return,
             Err(e) => {
-                broker.connected.store(false, Ordering::Relaxed);
-                *broker
-                    .last_error
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner) = Some(e.to_string());
+                let (host, port) = eventloop.mqtt_options.broker_address();
+                broker.failed(BrokerError::of(&e, (&host, port)));
                 tokio::time::sleep(backoff).await;
                 backoff = (backoff * 2).min(Duration::from_secs(1));
             }

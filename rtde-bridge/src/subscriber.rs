@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use rumqttc::{Client, Event, MqttOptions, Packet, QoS};
 
+use crate::error::BrokerError;
 use crate::payload::{self, Batch};
 use crate::sparkplug;
 
@@ -89,6 +90,7 @@ impl Subscriber {
         let stop = Arc::new(AtomicBool::new(false));
         let thread = {
             let (client, filters, stop) = (client.clone(), filters.to_vec(), Arc::clone(&stop));
+            let address = (host.to_owned(), port);
             thread::Builder::new()
                 .name("rtde-subscriber".into())
                 .spawn(move || {
@@ -141,7 +143,8 @@ impl Subscriber {
                             Ok(_) => {}
                             Err(e) => {
                                 if let Some(r) = &ready {
-                                    let _ = r.send(Err(e.to_string()));
+                                    let why = BrokerError::of(&e, (&address.0, address.1));
+                                    let _ = r.send(Err(why.at_start()));
                                 }
                                 thread::sleep(Duration::from_millis(50));
                             }

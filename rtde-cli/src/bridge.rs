@@ -54,6 +54,9 @@ pub(crate) struct BridgeArgs {
     /// Print nothing but errors.
     #[arg(long, short = 'q')]
     quiet: bool,
+    /// After a broker error, also print the MQTT client's own account of it.
+    #[arg(long, short = 'v')]
+    verbose: bool,
 }
 
 /// Runs `rtde bridge`.
@@ -97,10 +100,15 @@ pub(crate) fn run(args: &BridgeArgs) -> Result<(), String> {
             if was_connected {
                 say("broker back; publishing what was queued");
             } else {
+                let why = bridge.broker_error();
                 say(&format!(
-                    "broker lost ({}); queueing, oldest dropped past the bound",
-                    bridge.broker_error().unwrap_or_default()
+                    "{}; queueing, oldest dropped past the bound",
+                    why.as_ref()
+                        .map_or_else(|| "broker lost".to_owned(), ToString::to_string)
                 ));
+                if let Some(why) = why.filter(|_| args.verbose) {
+                    say(&format!("  the MQTT client said: {}", why.detail()));
+                }
             }
         }
         if last_report.elapsed() >= Duration::from_secs(10) {

@@ -7,8 +7,8 @@
 //! promises no more; it is counted in [`crate::Counts::lost_with_session`]), and nothing
 //! of an old connection can reach the broker after the new one's births.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
 use rumqttc::{
@@ -22,7 +22,7 @@ use super::proto::Payload;
 use super::topic;
 use crate::broker::{BrokerState, finish_disconnect};
 use crate::config::{Config, Sparkplug};
-use crate::error::Error;
+use crate::error::{BrokerError, Error};
 use crate::queue::{Out, RobotQueue};
 use crate::robot::unix_us;
 
@@ -41,7 +41,7 @@ enum LinkEvent {
     Connected,
     Rebirth,
     /// The connection ended (or never came up), with why.
-    Lost(String),
+    Lost(BrokerError),
 }
 
 /// One MQTT connection of the node.
@@ -121,7 +121,9 @@ impl Node {
         let first = runtime.block_on(async {
             tokio::time::timeout(timeout, node.open())
                 .await
-                .unwrap_or_else(|_| Err(format!("no answer within {timeout:?}")))
+                .unwrap_or_else(|_| {
+                    Err(BrokerError::other(format!("no answer within {timeout:?}")))
+                })
         });
         match first {
             Ok(link) => {
@@ -130,7 +132,7 @@ impl Node {
             }
             Err(why) => Err(Error::BrokerUnreachable {
                 url: url.to_owned(),
-                why,
+                why: why.at_start(),
             }),
         }
     }
@@ -141,7 +143,7 @@ impl Node {
 
     /// One connection attempt, with the next `bdSeq` in its will: the link and its
     /// `bdSeq` once the broker accepted it and the node's command topic is subscribed.
-    async fn open(&mut self) -> Result<(Link, u8), String> {
+    async fn open(&mut self) -> Result<(Link, u8), BrokerError> {
         let bd_seq = self.bd_seq;
         let mut options = self.options.clone();
         options.set_last_will(LastWill::new(
@@ -172,13 +174,15 @@ impl Node {
         match up {
             Some(LinkEvent::Connected) => {}
             Some(LinkEvent::Lost(why)) => return Err(why),
-            _ => return Err("the connection ended".into()),
+            _ => return Err(BrokerError::other("the connection ended".into())),
         }
         // Subscribed before the births, so a rebirth asked for right after them is heard.
         client
             .subscribe(self.topic("NCMD", None), QoS::AtLeastOnce)
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| {
+                BrokerError::other(format!("cannot subscribe to the node's commands: {e}"))
+            })?;
         Ok((
             Link {
                 client,
@@ -292,11 +296,7 @@ impl Node {
                 None => match self.open().await {
                     Ok(l) => l,
                     Err(why) => {
-                        *self
-                            .broker
-                            .last_error
-                            .lock()
-                            .unwrap_or_else(PoisonError::into_inner) = Some(why);
+                        self.broker.failed(why);
                         tokio::time::sleep(backoff).await;
                         backoff = (backoff * 2).min(Duration::from_secs(1));
                         continue;
@@ -437,18 +437,16 @@ async fn drive(
             }
             Ok(_) => {}
             Err(e) => {
-                broker.connected.store(false, Ordering::Relaxed);
                 // A refused TCP connection sent no CONNECT; anything later did.
                 let refused = matches!(&e, ConnectionError::Io(io)
                     if io.kind() == std::io::ErrorKind::ConnectionRefused);
                 if !refused {
                     sent_connect.store(true, Ordering::Relaxed);
                 }
-                *broker
-                    .last_error
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner) = Some(e.to_string());
-                let _ = tx.send(LinkEvent::Lost(e.to_string()));
+                let (host, port) = eventloop.mqtt_options.broker_address();
+                let why = BrokerError::of(&e, (&host, port));
+                broker.failed(why.clone());
+                let _ = tx.send(LinkEvent::Lost(why));
                 return;
             }
         }
