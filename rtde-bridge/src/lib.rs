@@ -19,7 +19,9 @@
 //!   subscriber can check each gap. The MQTT session is persistent, so the broker keeps
 //!   what it owes a subscriber across a bridge reconnection and the client re-sends what
 //!   the broker had not acknowledged; if the broker comes back *without* the session, the
-//!   unacknowledged publications are counted ([`Counts::lost_with_session`]).
+//!   unacknowledged publications are lost in flight, and counted as soon as the bridge
+//!   is back: per robot ([`RobotCounts::lost_in_flight`]), in the robot's status, and in
+//!   the `dropped` count of its next batches, so a subscriber can account for the gap.
 //! - **Broker errors in words**: [`Bridge::broker_error`] says what happened to the
 //!   connection ("the broker closed the connection (connection reset)"), with the MQTT
 //!   client's own account in [`BrokerError::detail`].

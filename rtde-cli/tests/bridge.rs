@@ -133,28 +133,7 @@ fn subscribe_joining_late_and_rejoining_reports_no_loss() {
     cmd.args(["bridge", config.to_str().unwrap(), "--duration", "6s"]);
     let mut bridge = Spawned::new(cmd);
     // Joins late for sure: the bridge has published a hundred packages of a robot.
-    let probe = rtde_bridge::Subscriber::connect(
-        "127.0.0.1",
-        broker.port,
-        "cli-late-probe",
-        &["rtde/#".to_owned()],
-        Duration::from_secs(5),
-    )
-    .unwrap();
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    loop {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no batch from the bridge"
-        );
-        if let Some(rtde_bridge::Message::Batch { batch, .. }) =
-            probe.recv_timeout(Duration::from_millis(100))
-            && batch.first >= 100
-        {
-            break;
-        }
-    }
-    probe.close();
+    published(&broker, 100);
     let url = broker.url();
     let subscribe = |out: &str, until: &[&str]| {
         let out = dir.join(out);
@@ -181,6 +160,93 @@ fn subscribe_joining_late_and_rejoining_reports_no_loss() {
     subscribe("first", &["--duration", "1s"]);
     subscribe("again", &["--until-offline"]);
     assert!(bridge.wait(Duration::from_secs(20)).success());
+}
+
+/// Waits until the bridge publishing to `broker` has published package `first` of a
+/// robot (at most 20 s).
+fn published(broker: &mosquitto::Broker, first: u64) {
+    let probe = rtde_bridge::Subscriber::connect(
+        "127.0.0.1",
+        broker.port,
+        "probe",
+        &["rtde/#".to_owned()],
+        Duration::from_secs(5),
+    )
+    .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no batch from the bridge"
+        );
+        if let Some(rtde_bridge::Message::Batch { batch, .. }) =
+            probe.recv_timeout(Duration::from_millis(100))
+            && batch.first >= first
+        {
+            break;
+        }
+    }
+    probe.close();
+}
+
+/// The broker stops answering while `rtde bridge` publishes, then dies and comes back
+/// without the bridge's session: the bridge says why it lost the broker in words (and,
+/// with `--verbose`, the MQTT client's account), and the packages lost in flight as soon
+/// as the broker is back, before it stops.
+#[test]
+fn bridge_says_why_the_broker_was_lost_and_the_losses_in_flight_when_they_happen() {
+    let Some(mut broker) = mosquitto::Broker::start("cli-in-flight") else {
+        return;
+    };
+    let fleet = Sim::builder().deterministic().start_fleet(2).unwrap();
+    let robots: Vec<_> = fleet
+        .addrs()
+        .enumerate()
+        .map(|(i, a)| (format!("arm-{i}"), a))
+        .collect();
+    let dir = scratch("cli-in-flight");
+    let config = dir.join("fleet.toml");
+    std::fs::write(
+        &config,
+        mosquitto::config(&broker.url(), &robots, "batch_ms = 10", 125.0),
+    )
+    .unwrap();
+    let mut cmd = rtde();
+    cmd.args([
+        "bridge",
+        config.to_str().unwrap(),
+        "--duration",
+        "4s",
+        "--verbose",
+    ]);
+    let bridge = Spawned::new(cmd);
+    published(&broker, 20);
+    broker.freeze();
+    std::thread::sleep(Duration::from_millis(300));
+    broker.crash();
+    broker.forget();
+    broker.restart();
+    let run = common::finish(bridge, Duration::from_secs(20));
+    let said: Vec<&str> = run.ok().lines().collect();
+    let at = |text: &str| {
+        said.iter()
+            .position(|l| l.contains(text))
+            .unwrap_or_else(|| panic!("no {text:?} in {said:#?}"))
+    };
+    // A frozen broker's socket holds unread data: killed, it resets the connection.
+    let lost = at("rtde bridge: the broker closed the connection (connection reset); queueing");
+    let detail = at("rtde bridge:   the MQTT client said: ");
+    let in_flight = at("packages lost in flight with a broken broker connection so far (arm-0 ");
+    let stopping = at("rtde bridge: stopping");
+    assert!(
+        lost < detail && detail < in_flight && in_flight < stopping,
+        "{said:#?}"
+    );
+    assert!(said[detail].contains("os error"), "{}", said[detail]);
+    for (name, _) in &robots {
+        let summary = said[at(&format!("rtde bridge: {name}: "))];
+        assert!(!summary.contains(" 0 lost in flight"), "{summary}");
+    }
 }
 
 #[test]
