@@ -236,7 +236,7 @@ impl Bridge {
                             data_topic: config.topics.data_of(&robot.name),
                             status_topic: config.topics.status_of(&robot.name),
                             bridge: b.client_id.clone(),
-                            format: config.payload.format,
+                            binary: config.payload.format == Format::Binary,
                             qos,
                             broker: Arc::clone(&broker),
                         }
@@ -560,7 +560,8 @@ struct Publisher {
     data_topic: String,
     status_topic: String,
     bridge: String,
-    format: Format,
+    /// Binary batches, else JSON (Sparkplug B has a publisher of its own).
+    binary: bool,
     qos: QoS,
     broker: Arc<BrokerState>,
 }
@@ -596,7 +597,7 @@ impl Publisher {
             };
             let sent = match out {
                 Out::Batch(batch) => {
-                    let bytes = encode(&batch, self.format);
+                    let bytes = encode(&batch, self.binary);
                     self.client
                         .publish(self.data_topic.as_str(), self.qos, false, bytes)
                         .await
@@ -629,13 +630,13 @@ impl Publisher {
     }
 }
 
-fn encode(batch: &Batch, format: Format) -> Vec<u8> {
-    match format {
-        Format::Json => batch.to_json(),
+/// A batch's bytes: binary, or JSON.
+fn encode(batch: &Batch, binary: bool) -> Vec<u8> {
+    if binary {
         // Fails only for a robot name over 65535 bytes, which the configuration refuses,
         // or a recipe no controller accepts; JSON carries the batch then.
-        Format::Binary => batch.to_binary().unwrap_or_else(|_| batch.to_json()),
-        // Published by the edge node, never by a `Publisher`.
-        Format::Sparkplug => batch.to_json(),
+        batch.to_binary().unwrap_or_else(|_| batch.to_json())
+    } else {
+        batch.to_json()
     }
 }
