@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
@@ -55,6 +55,7 @@ pub enum SubscriberError {
 pub struct Subscriber {
     client: Client,
     messages: Receiver<Message>,
+    seq_gaps: Arc<AtomicU64>,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
@@ -88,8 +89,10 @@ impl Subscriber {
         let (tx, rx) = mpsc::channel();
         let (ready_tx, ready_rx) = mpsc::channel::<Result<(), String>>();
         let stop = Arc::new(AtomicBool::new(false));
+        let seq_gaps = Arc::new(AtomicU64::new(0));
         let thread = {
             let (client, filters, stop) = (client.clone(), filters.to_vec(), Arc::clone(&stop));
+            let seq_gaps = Arc::clone(&seq_gaps);
             let address = (host.to_owned(), port);
             thread::Builder::new()
                 .name("rtde-subscriber".into())
@@ -117,7 +120,9 @@ impl Subscriber {
                             Ok(Event::Incoming(Packet::Publish(p)))
                                 if p.topic.split('/').next() == Some(sparkplug::NAMESPACE) =>
                             {
-                                let message = match reader.read(&p.topic, &p.payload) {
+                                let read = reader.read(&p.topic, &p.payload);
+                                seq_gaps.store(reader.seq_gaps(), Ordering::Relaxed);
+                                let message = match read {
                                     sparkplug::Read::Message(m) => m,
                                     sparkplug::Read::AskRebirth { topic, payload } => {
                                         let _ = client.try_publish(
@@ -174,6 +179,7 @@ impl Subscriber {
         Ok(Subscriber {
             client,
             messages: rx,
+            seq_gaps,
             stop,
             thread: Some(thread),
         })
@@ -183,6 +189,13 @@ impl Subscriber {
     #[must_use]
     pub fn recv_timeout(&self, timeout: Duration) -> Option<Message> {
         self.messages.recv_timeout(timeout).ok()
+    }
+
+    /// Sparkplug B messages read so far whose `seq` did not follow their edge node's
+    /// previous message ([`sparkplug::Reader::seq_gaps`]): messages lost on the way.
+    #[must_use]
+    pub fn sparkplug_seq_gaps(&self) -> u64 {
+        self.seq_gaps.load(Ordering::Relaxed)
     }
 
     /// Disconnects; the broker keeps the session (and queues for it) until it expires.

@@ -140,6 +140,7 @@ pub(crate) fn run(args: &SubscribeArgs) -> Result<(), String> {
             _ => {}
         }
     };
+    let seq_gaps = sub.sparkplug_seq_gaps();
     sub.close();
     let mut outputs = Vec::new();
     let mut failure = result.err();
@@ -158,6 +159,13 @@ pub(crate) fn run(args: &SubscribeArgs) -> Result<(), String> {
                 check.packages(robot),
                 check.gaps(robot),
                 check.duplicates(robot)
+            );
+        }
+        if seq_gaps > 0 {
+            eprintln!(
+                "rtde subscribe: {seq_gaps} Sparkplug B message{} out of sequence (`seq` did \
+                 not follow the edge node's previous message): messages were lost on the way",
+                if seq_gaps == 1 { "" } else { "s" }
             );
         }
         if !outputs.is_empty() {

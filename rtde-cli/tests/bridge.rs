@@ -162,6 +162,74 @@ fn subscribe_joining_late_and_rejoining_reports_no_loss() {
     assert!(bridge.wait(Duration::from_secs(20)).success());
 }
 
+/// A Sparkplug B message whose `seq` does not follow its node's previous one means
+/// messages were lost on the way: `rtde subscribe` says how many.
+#[test]
+fn subscribe_says_how_many_sparkplug_messages_came_out_of_sequence() {
+    use rtde_bridge::sparkplug::{proto::Payload, topic};
+    use rumqttc::{Client, Event, MqttOptions, QoS};
+
+    let Some(broker) = mosquitto::Broker::start("cli-seq-gap") else {
+        return;
+    };
+    let out = scratch("cli-seq-gap").join("rec");
+    let mut cmd = rtde();
+    cmd.args([
+        "subscribe",
+        "--broker",
+        &broker.url(),
+        "--topic",
+        "spBv1.0/#",
+        "--duration",
+        "2s",
+        "-o",
+    ])
+    .arg(&out);
+    let mut sub = Spawned::new(cmd);
+    let line = sub.line(Duration::from_secs(10));
+    assert!(line.contains("subscribed to spBv1.0/#"), "{line}");
+    // A node's birth (seq 0), then a device death with seq 3: 1 and 2 never came.
+    let (client, mut connection) = Client::new(
+        MqttOptions::new("seq-gap-node", "127.0.0.1", broker.port),
+        10,
+    );
+    for (kind, device, seq) in [("NBIRTH", None, 0), ("DDEATH", Some("arm-0"), 3)] {
+        let payload = Payload {
+            timestamp: Some(1),
+            metrics: Vec::new(),
+            seq: Some(seq),
+        };
+        client
+            .publish(
+                topic("g", kind, "node", device),
+                QoS::AtLeastOnce,
+                false,
+                payload.encode(),
+            )
+            .unwrap();
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let mut acked = 0;
+    while acked < 2 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the broker took nothing"
+        );
+        if let Ok(Ok(Event::Incoming(rumqttc::Packet::PubAck(_)))) =
+            connection.recv_timeout(Duration::from_millis(100))
+        {
+            acked += 1;
+        }
+    }
+    let _ = client.disconnect();
+    let run = common::finish(sub, Duration::from_secs(20));
+    let said = run.ok();
+    assert!(
+        said.contains("rtde subscribe: 1 Sparkplug B message out of sequence"),
+        "{said}"
+    );
+}
+
 /// Waits until the bridge publishing to `broker` has published package `first` of a
 /// robot (at most 20 s).
 fn published(broker: &mosquitto::Broker, first: u64) {
