@@ -7,13 +7,14 @@ use std::time::Duration;
 
 use rtde_core::ReconnectPolicy;
 use rumqttc::{
-    AsyncClient, ConnectionError, Event, EventLoop, LastWill, MqttOptions, Outgoing, Packet, QoS,
+    AsyncClient, ConnectionError, Event, EventLoop, LastWill, MqttOptions, Outgoing, Packet,
+    Publish, QoS, Request,
 };
 use tokio::runtime::Runtime;
 
 use crate::broker::{BrokerState, finish_disconnect};
 use crate::config::{Config, Format};
-use crate::error::Error;
+use crate::error::{BrokerError, Error};
 use crate::payload::{self, Batch};
 use crate::queue::{Out, RobotCounts, RobotQueue};
 use crate::robot::{self, unix_us};
@@ -64,8 +65,9 @@ pub struct Counts {
     pub broker_connections: u64,
     /// Publications discarded by the MQTT client because the broker came back without
     /// the bridge's session (with Sparkplug B, which has no session to keep: what the
-    /// client held when a connection broke); a subscriber sees them as gaps beyond
-    /// `dropped`.
+    /// client held when a connection broke), statuses included. Their packages are in
+    /// each robot's [`RobotCounts::lost_in_flight`], and in the `dropped` count of the
+    /// robot's next batches, so a subscriber can tell them from a gap nobody counted.
     pub lost_with_session: u64,
 }
 
@@ -92,6 +94,13 @@ impl Counts {
     #[must_use]
     pub fn queued(&self) -> u64 {
         self.robots.iter().map(|(_, c)| c.queued).sum()
+    }
+
+    /// Packages published but lost with a broken broker connection
+    /// ([`RobotCounts::lost_in_flight`]).
+    #[must_use]
+    pub fn lost_in_flight(&self) -> u64 {
+        self.robots.iter().map(|(_, c)| c.lost_in_flight).sum()
     }
 }
 
@@ -214,6 +223,11 @@ impl Bridge {
                 Duration::from_secs_f64(1.0 / robot.frequency),
             ));
             if let Some(client) = &client {
+                broker
+                    .data_topics
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(config.topics.data_of(&robot.name), Arc::clone(&queue));
                 publishers.push(
                     runtime.spawn(
                         Publisher {
@@ -222,7 +236,7 @@ impl Bridge {
                             data_topic: config.topics.data_of(&robot.name),
                             status_topic: config.topics.status_of(&robot.name),
                             bridge: b.client_id.clone(),
-                            format: config.payload.format,
+                            binary: config.payload.format == Format::Binary,
                             qos,
                             broker: Arc::clone(&broker),
                         }
@@ -299,9 +313,9 @@ impl Bridge {
         }
     }
 
-    /// The last error of the broker connection, if it ever failed.
+    /// Why the broker connection last failed, if it ever did.
     #[must_use]
-    pub fn broker_error(&self) -> Option<String> {
+    pub fn broker_error(&self) -> Option<BrokerError> {
         self.broker
             .last_error
             .lock()
@@ -428,8 +442,11 @@ fn connect(
             .last_error
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-            .unwrap_or_else(|| format!("no answer within {timeout:?}"));
+            .as_ref()
+            .map_or_else(
+                || format!("no answer within {timeout:?}"),
+                BrokerError::at_start,
+            );
         return Err(Error::BrokerUnreachable {
             url: url.to_owned(),
             why,
@@ -442,18 +459,18 @@ fn connect(
 /// counts acknowledgements, and notices a session the broker lost.
 async fn drive(mut eventloop: EventLoop, broker: Arc<BrokerState>) {
     let mut backoff = Duration::from_millis(50);
+    // What the client held unacknowledged when the connection broke: re-sent if the
+    // broker kept our session, lost if it did not.
+    let mut at_risk: Vec<Publish> = Vec::new();
     loop {
         match eventloop.poll().await {
             Ok(Event::Incoming(Packet::ConnAck(ack))) => {
                 let before = broker.connections.fetch_add(1, Ordering::Relaxed);
-                let unacked = broker
-                    .sent
-                    .swap(0, Ordering::Relaxed)
-                    .saturating_sub(broker.acked.swap(0, Ordering::Relaxed));
+                broker.sent.store(0, Ordering::Relaxed);
+                broker.acked.store(0, Ordering::Relaxed);
+                let held = std::mem::take(&mut at_risk);
                 if before > 0 && !ack.session_present {
-                    broker
-                        .lost_with_session
-                        .fetch_add(unacked, Ordering::Relaxed);
+                    broker.lost_in_flight(held.iter().map(|p| (p.topic.as_str(), &p.payload[..])));
                     broker.fresh_sessions.fetch_add(1, Ordering::Relaxed);
                     broker.fresh_session.notify_waiters();
                 }
@@ -477,11 +494,17 @@ async fn drive(mut eventloop: EventLoop, broker: Arc<BrokerState>) {
             Ok(_) => {}
             Err(ConnectionError::RequestsDone) => return,
             Err(e) => {
-                broker.connected.store(false, Ordering::Relaxed);
-                *broker
-                    .last_error
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner) = Some(e.to_string());
+                // The client moved what it held into `pending` as the connection broke.
+                at_risk = eventloop
+                    .pending
+                    .iter()
+                    .filter_map(|r| match r {
+                        Request::Publish(p) => Some(p.clone()),
+                        _ => None,
+                    })
+                    .collect();
+                let (host, port) = eventloop.mqtt_options.broker_address();
+                broker.failed(BrokerError::of(&e, (&host, port)));
                 tokio::time::sleep(backoff).await;
                 backoff = (backoff * 2).min(Duration::from_secs(1));
             }
@@ -537,77 +560,83 @@ struct Publisher {
     data_topic: String,
     status_topic: String,
     bridge: String,
-    format: Format,
+    /// Binary batches, else JSON (Sparkplug B has a publisher of its own).
+    binary: bool,
     qos: QoS,
     broker: Arc<BrokerState>,
 }
 
 impl Publisher {
     /// Publishes the queue, in order, until it is closed and empty; after a reconnection
-    /// to a broker that lost our session, the robot's last status again (it is retained,
-    /// and a broker that lost its state may have lost it).
+    /// to a broker that lost our session, the robot's last status again, at once (it is
+    /// retained, and a broker that lost its state may have lost it), with the packages
+    /// lost in flight counted at that reconnection.
     async fn run(self) {
         let mut seen = self.broker.fresh_sessions.load(Ordering::Relaxed);
-        let mut last_status: Option<Vec<u8>> = None;
+        let mut last_status: Option<(bool, Option<String>)> = None;
         loop {
-            loop {
-                let out = match self.queue.take() {
-                    Err(()) => return,
-                    Ok(None) => break,
-                    Ok(Some(out)) => out,
-                };
-                let sent = match out {
-                    Out::Batch(batch) => {
-                        let bytes = encode(&batch, self.format);
-                        self.client
-                            .publish(self.data_topic.as_str(), self.qos, false, bytes)
-                            .await
-                    }
-                    Out::Status { online, reason } => {
-                        let bytes = payload::robot_status(
-                            &self.queue.name,
-                            &self.bridge,
-                            self.queue.session,
-                            online,
-                            reason.as_deref(),
-                        );
-                        last_status = Some(bytes.clone());
-                        self.status(bytes).await
-                    }
-                };
-                if sent.is_err() {
-                    // The event loop is gone: the bridge is stopping.
+            let now = self.broker.fresh_sessions.load(Ordering::Relaxed);
+            if now != seen {
+                seen = now;
+                if let Some((online, reason)) = &last_status
+                    && self.status(*online, reason.as_deref()).await.is_err()
+                {
                     return;
                 }
             }
-            tokio::select! {
-                () = self.queue.ready.notified() => {}
-                now = self.broker.fresh_session_since(seen) => {
-                    seen = now;
-                    if let Some(bytes) = &last_status
-                        && self.status(bytes.clone()).await.is_err()
-                    {
-                        return;
+            let out = match self.queue.take() {
+                Err(()) => return,
+                Ok(None) => {
+                    tokio::select! {
+                        () = self.queue.ready.notified() => {}
+                        _ = self.broker.fresh_session_since(seen) => {}
                     }
+                    continue;
                 }
+                Ok(Some(out)) => out,
+            };
+            let sent = match out {
+                Out::Batch(batch) => {
+                    let bytes = encode(&batch, self.binary);
+                    self.client
+                        .publish(self.data_topic.as_str(), self.qos, false, bytes)
+                        .await
+                }
+                Out::Status { online, reason } => {
+                    let sent = self.status(online, reason.as_deref()).await;
+                    last_status = Some((online, reason));
+                    sent
+                }
+            };
+            if sent.is_err() {
+                // The event loop is gone: the bridge is stopping.
+                return;
             }
         }
     }
 
-    async fn status(&self, bytes: Vec<u8>) -> Result<(), rumqttc::ClientError> {
+    async fn status(&self, online: bool, reason: Option<&str>) -> Result<(), rumqttc::ClientError> {
+        let bytes = payload::robot_status(
+            &self.queue.name,
+            &self.bridge,
+            self.queue.session,
+            online,
+            reason,
+            self.queue.counts().lost_in_flight,
+        );
         self.client
             .publish(self.status_topic.as_str(), QoS::AtLeastOnce, true, bytes)
             .await
     }
 }
 
-fn encode(batch: &Batch, format: Format) -> Vec<u8> {
-    match format {
-        Format::Json => batch.to_json(),
+/// A batch's bytes: binary, or JSON.
+fn encode(batch: &Batch, binary: bool) -> Vec<u8> {
+    if binary {
         // Fails only for a robot name over 65535 bytes, which the configuration refuses,
         // or a recipe no controller accepts; JSON carries the batch then.
-        Format::Binary => batch.to_binary().unwrap_or_else(|_| batch.to_json()),
-        // Published by the edge node, never by a `Publisher`.
-        Format::Sparkplug => batch.to_json(),
+        batch.to_binary().unwrap_or_else(|_| batch.to_json())
+    } else {
+        batch.to_json()
     }
 }

@@ -19,7 +19,12 @@
 //!   subscriber can check each gap. The MQTT session is persistent, so the broker keeps
 //!   what it owes a subscriber across a bridge reconnection and the client re-sends what
 //!   the broker had not acknowledged; if the broker comes back *without* the session, the
-//!   unacknowledged publications are counted ([`Counts::lost_with_session`]).
+//!   unacknowledged publications are lost in flight, and counted as soon as the bridge
+//!   is back: per robot ([`RobotCounts::lost_in_flight`]), in the robot's status, and in
+//!   the `dropped` count of its next batches, so a subscriber can account for the gap.
+//! - **Broker errors in words**: [`Bridge::broker_error`] says what happened to the
+//!   connection ("the broker closed the connection (connection reset)"), with the MQTT
+//!   client's own account in [`BrokerError::detail`].
 //! - **Status**: each robot's online/offline state is a retained message on its status
 //!   topic; the bridge's own birth is retained on the bridge topic, and its last will there
 //!   says offline if the bridge vanishes (then its robots are offline too). A broker that
@@ -62,6 +67,6 @@ pub mod subscriber;
 
 pub use bridge::{Bridge, Counts, StartOptions};
 pub use config::{Config, ConfigError, Format, Sparkplug};
-pub use error::Error;
+pub use error::{BrokerError, Error};
 pub use queue::{RobotCounts, packages_per_batch};
 pub use subscriber::{Message, SequenceCheck, Subscriber, SubscriberError, Verdict};

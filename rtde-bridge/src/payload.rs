@@ -15,9 +15,13 @@
 //! - `seq`: the batch's number, per robot and session, from 0;
 //! - `first`, `count`: the packages' numbers, per robot and session, from 0: the next
 //!   batch's `first` is this `first + count` unless packages were dropped;
-//! - `dropped`: packages this robot's queue has dropped so far in the session (oldest
-//!   first, while the broker was down or slow); a gap in `first` equals the growth of
-//!   `dropped`, exactly;
+//! - `dropped`: packages of this robot the bridge has lost so far in the session: dropped
+//!   from its queue (oldest first, while the broker was down or slow), or lost in flight
+//!   (published, then lost with a broken broker connection; see the status's
+//!   `lost_in_flight`). A gap in `first` equals the growth of `dropped`, exactly; a loss
+//!   in flight, which the bridge learns of when it reconnects, is counted in the batches
+//!   published after that, so a subscriber compares the gaps with the growth over the
+//!   session ([`crate::SequenceCheck`]);
 //! - `skipped`, `lost`: packages the controller skipped (from `timestamp`) and packages
 //!   lost while the bridge reconnected to the robot, so far in the session;
 //! - the time mapping `t0_unix_us`, `t0_timestamp`: the host's clock (µs since the Unix
@@ -69,11 +73,14 @@
 //! # Status messages
 //!
 //! Retained JSON on each robot's status topic, and on the bridge's topic (its birth, and
-//! its last will, which the broker publishes if the bridge vanishes):
+//! its last will, which the broker publishes if the bridge vanishes). A robot's status
+//! says how many of its packages were lost in flight so far (`lost_in_flight`); it is
+//! published again, with the new count, as soon as the bridge is back on a broker that
+//! lost its session, the outage that loses them:
 //!
 //! ```json
 //! {"format":"rtde-bridge/status","version":1,"robot":"arm-1","bridge":"cell-7","session":1764576000000000,
-//!  "online":false,"reason":"link lost: connection reset by peer"}
+//!  "online":false,"reason":"link lost: connection reset by peer","lost_in_flight":0}
 //! {"format":"rtde-bridge/bridge","version":1,"bridge":"cell-7","session":1764576000000000,"online":true}
 //! ```
 //!
@@ -142,7 +149,8 @@ pub struct Batch {
     pub seq: u64,
     /// The number of the batch's first package in the session, per robot.
     pub first: u64,
-    /// Packages the robot's queue dropped so far in the session.
+    /// Packages the bridge lost so far in the session: dropped from the robot's queue,
+    /// or lost in flight with a broken broker connection.
     pub dropped: u64,
     /// Packages the controller skipped so far in the session.
     pub skipped: u64,
@@ -640,7 +648,7 @@ fn from_json(t: WireType, j: &Json) -> Option<Value> {
     })
 }
 
-/// A robot's status message.
+/// A robot's status message, with the robot's packages lost in flight so far.
 #[must_use]
 pub fn robot_status(
     robot: &str,
@@ -648,6 +656,7 @@ pub fn robot_status(
     session: u64,
     online: bool,
     reason: Option<&str>,
+    lost_in_flight: u64,
 ) -> Vec<u8> {
     let mut v = serde_json::json!({
         "format": JSON_STATUS,
@@ -656,6 +665,7 @@ pub fn robot_status(
         "bridge": bridge,
         "session": session,
         "online": online,
+        "lost_in_flight": lost_in_flight,
     });
     if let Some(reason) = reason {
         v["reason"] = Json::from(reason);

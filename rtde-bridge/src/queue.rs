@@ -30,6 +30,10 @@ pub struct RobotCounts {
     pub received: u64,
     /// Packages dropped from the queue, oldest first, because it was full.
     pub dropped: u64,
+    /// Packages published but lost with a broken broker connection: the broker came back
+    /// without the session that held them, or (Sparkplug B) the client had not written
+    /// them yet. Counted when the bridge learns of it, at the reconnection.
+    pub lost_in_flight: u64,
     /// Packages handed to the MQTT client.
     pub published: u64,
     /// Batches handed to the MQTT client.
@@ -61,6 +65,7 @@ struct Inner {
     next_package: u64,
     next_seq: u64,
     dropped: u64,
+    lost_in_flight: u64,
     skipped: u64,
     lost: u64,
     received: u64,
@@ -69,6 +74,14 @@ struct Inner {
     /// The status last queued: `None` before the first.
     announced: Option<bool>,
     closed: bool,
+}
+
+impl Inner {
+    /// What a batch's `dropped` says: every package the bridge lost, from the queue or
+    /// in flight, so that a subscriber can account for each gap.
+    fn bridge_lost(&self) -> u64 {
+        self.dropped + self.lost_in_flight
+    }
 }
 
 /// One robot's queue; shared by its reader and its publisher.
@@ -113,6 +126,7 @@ impl RobotQueue {
                 next_package: 0,
                 next_seq: 0,
                 dropped: 0,
+                lost_in_flight: 0,
                 skipped: 0,
                 lost: 0,
                 received: 0,
@@ -266,8 +280,9 @@ impl RobotQueue {
         match q.out.pop_front() {
             Some(Out::Batch(mut b)) => {
                 // Stamped now: every older batch has been taken or dropped, so the
-                // count covers exactly the gap before this batch.
-                b.dropped = q.dropped;
+                // count covers exactly the gap before this batch (a loss in flight found
+                // later is counted in the batches taken after it is found).
+                b.dropped = q.bridge_lost();
                 let n = b.count();
                 q.queued -= n;
                 q.published += n as u64;
@@ -280,12 +295,18 @@ impl RobotQueue {
         }
     }
 
+    /// `packages` of this robot, published, were lost with a broken broker connection.
+    pub(crate) fn lost_in_flight(&self, packages: u64) {
+        self.lock().lost_in_flight += packages;
+    }
+
     /// The counters so far.
     pub(crate) fn counts(&self) -> RobotCounts {
         let q = self.lock();
         RobotCounts {
             received: q.received,
             dropped: q.dropped,
+            lost_in_flight: q.lost_in_flight,
             published: q.published,
             batches: q.batches,
             queued: q.queued as u64,
@@ -306,7 +327,7 @@ impl RobotQueue {
             session: self.session,
             seq: q.next_seq,
             first: open.first,
-            dropped: q.dropped,
+            dropped: q.bridge_lost(),
             skipped: q.skipped,
             lost: q.lost,
             t0_unix_us: q.t0_unix_us,

@@ -4,13 +4,14 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use rumqttc::{Client, Event, MqttOptions, Packet, QoS};
 
+use crate::error::BrokerError;
 use crate::payload::{self, Batch};
 use crate::sparkplug;
 
@@ -54,6 +55,7 @@ pub enum SubscriberError {
 pub struct Subscriber {
     client: Client,
     messages: Receiver<Message>,
+    seq_gaps: Arc<AtomicU64>,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
@@ -87,8 +89,11 @@ impl Subscriber {
         let (tx, rx) = mpsc::channel();
         let (ready_tx, ready_rx) = mpsc::channel::<Result<(), String>>();
         let stop = Arc::new(AtomicBool::new(false));
+        let seq_gaps = Arc::new(AtomicU64::new(0));
         let thread = {
             let (client, filters, stop) = (client.clone(), filters.to_vec(), Arc::clone(&stop));
+            let seq_gaps = Arc::clone(&seq_gaps);
+            let address = (host.to_owned(), port);
             thread::Builder::new()
                 .name("rtde-subscriber".into())
                 .spawn(move || {
@@ -115,7 +120,9 @@ impl Subscriber {
                             Ok(Event::Incoming(Packet::Publish(p)))
                                 if p.topic.split('/').next() == Some(sparkplug::NAMESPACE) =>
                             {
-                                let message = match reader.read(&p.topic, &p.payload) {
+                                let read = reader.read(&p.topic, &p.payload);
+                                seq_gaps.store(reader.seq_gaps(), Ordering::Relaxed);
+                                let message = match read {
                                     sparkplug::Read::Message(m) => m,
                                     sparkplug::Read::AskRebirth { topic, payload } => {
                                         let _ = client.try_publish(
@@ -141,7 +148,8 @@ impl Subscriber {
                             Ok(_) => {}
                             Err(e) => {
                                 if let Some(r) = &ready {
-                                    let _ = r.send(Err(e.to_string()));
+                                    let why = BrokerError::of(&e, (&address.0, address.1));
+                                    let _ = r.send(Err(why.at_start()));
                                 }
                                 thread::sleep(Duration::from_millis(50));
                             }
@@ -171,6 +179,7 @@ impl Subscriber {
         Ok(Subscriber {
             client,
             messages: rx,
+            seq_gaps,
             stop,
             thread: Some(thread),
         })
@@ -180,6 +189,13 @@ impl Subscriber {
     #[must_use]
     pub fn recv_timeout(&self, timeout: Duration) -> Option<Message> {
         self.messages.recv_timeout(timeout).ok()
+    }
+
+    /// Sparkplug B messages read so far whose `seq` did not follow their edge node's
+    /// previous message ([`sparkplug::Reader::seq_gaps`]): messages lost on the way.
+    #[must_use]
+    pub fn sparkplug_seq_gaps(&self) -> u64 {
+        self.seq_gaps.load(Ordering::Relaxed)
     }
 
     /// Disconnects; the broker keeps the session (and queues for it) until it expires.
@@ -232,6 +248,10 @@ pub enum Verdict {
 /// Checks each robot's package numbers: gaps, what the bridge's drop count explains of
 /// them, duplicates.
 ///
+/// A robot's count starts at the first batch seen of each bridge session: a subscriber
+/// that joins late (or comes back after leaving) expects nothing published before it,
+/// and reports none of it missing. From there on every package number is accounted for.
+///
 /// ```
 /// # use std::sync::Arc;
 /// # use rtde_bridge::payload::Batch;
@@ -247,37 +267,65 @@ pub enum Verdict {
 ///     t0_unix_us: 0, t0_timestamp: 0.0, stream: stream.clone(), payloads: vec![0; 16],
 /// };
 /// let mut check = SequenceCheck::default();
-/// assert_eq!(check.check(&batch(0, 0)), Verdict::New { gap: 0, dropped: 0 });
-/// assert_eq!(check.check(&batch(0, 0)), Verdict::Duplicate);
-/// assert_eq!(check.check(&batch(10, 8)), Verdict::New { gap: 8, dropped: 8 });
+/// // Joined while the bridge was at package 100: the count starts there.
+/// assert_eq!(check.check(&batch(100, 5)), Verdict::New { gap: 0, dropped: 0 });
+/// assert_eq!(check.check(&batch(100, 5)), Verdict::Duplicate);
+/// assert_eq!(check.check(&batch(110, 13)), Verdict::New { gap: 8, dropped: 8 });
 /// assert_eq!(check.unexplained(), 0);
+/// // A gap the bridge did not count.
+/// assert_eq!(check.check(&batch(120, 13)), Verdict::New { gap: 8, dropped: 0 });
+/// assert_eq!(check.unexplained(), 8);
 /// ```
 #[derive(Debug, Default)]
 pub struct SequenceCheck {
     robots: HashMap<String, Track>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Track {
     session: u64,
     next: u64,
+    /// The bridge's drop count at the first batch seen, and at the latest.
+    dropped_before: u64,
     dropped: u64,
     packages: u64,
     gaps: u64,
-    unexplained: u64,
     duplicates: u64,
 }
 
+impl Track {
+    /// A robot's session as first seen in `batch`: nothing before it is expected.
+    fn from(batch: &Batch) -> Track {
+        Track {
+            session: batch.session,
+            next: batch.first,
+            dropped_before: batch.dropped,
+            dropped: batch.dropped,
+            packages: 0,
+            gaps: 0,
+            duplicates: 0,
+        }
+    }
+
+    /// Missing packages beyond what the bridge counted as dropped since the first batch.
+    /// Compared in total, not gap by gap: a loss the bridge learns of late (publications
+    /// lost with a broken broker connection) is counted in the batches after its gap.
+    fn unexplained(&self) -> u64 {
+        self.gaps
+            .saturating_sub(self.dropped.saturating_sub(self.dropped_before))
+    }
+}
+
 impl SequenceCheck {
-    /// Checks `batch` against the robot's previous ones. A new session (a restarted
-    /// bridge) starts the robot's count again.
+    /// Checks `batch` against the robot's previous ones. The first batch of a robot's
+    /// session (the first seen, or one of a restarted bridge) starts its count.
     pub fn check(&mut self, batch: &Batch) -> Verdict {
-        let t = self.robots.entry(batch.robot.clone()).or_default();
+        let t = self
+            .robots
+            .entry(batch.robot.clone())
+            .or_insert_with(|| Track::from(batch));
         if t.session != batch.session {
-            *t = Track {
-                session: batch.session,
-                ..Track::default()
-            };
+            *t = Track::from(batch);
         }
         let count = batch.count() as u64;
         if batch.first < t.next {
@@ -287,8 +335,7 @@ impl SequenceCheck {
         let gap = batch.first - t.next;
         let dropped = batch.dropped.saturating_sub(t.dropped);
         t.gaps += gap;
-        t.unexplained += gap.saturating_sub(dropped);
-        t.dropped = batch.dropped;
+        t.dropped = t.dropped.max(batch.dropped);
         t.next = batch.first + count;
         t.packages += count;
         Verdict::New { gap, dropped }
@@ -300,7 +347,7 @@ impl SequenceCheck {
         self.robots.get(robot).map_or(0, |t| t.packages)
     }
 
-    /// Packages missing, per robot.
+    /// Packages missing since the robot's first batch seen, per robot.
     #[must_use]
     pub fn gaps(&self, robot: &str) -> u64 {
         self.robots.get(robot).map_or(0, |t| t.gaps)
@@ -316,7 +363,7 @@ impl SequenceCheck {
     /// 0 unless something lost data silently.
     #[must_use]
     pub fn unexplained(&self) -> u64 {
-        self.robots.values().map(|t| t.unexplained).sum()
+        self.robots.values().map(Track::unexplained).sum()
     }
 
     /// The robots seen, sorted.
@@ -325,5 +372,100 @@ impl SequenceCheck {
         let mut r: Vec<&str> = self.robots.keys().map(String::as_str).collect();
         r.sort_unstable();
         r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use rtde_core::capture::Header;
+    use rtde_core::fields::{ControllerVersion, Direction, lookup};
+    use rtde_core::protocol::ProtocolVersion;
+
+    use super::*;
+
+    /// A batch of 10 packages of robot `a` from package `first`, with the bridge's drop
+    /// count at `dropped`.
+    fn batch(session: u64, first: u64, dropped: u64) -> Batch {
+        Batch {
+            robot: "a".into(),
+            session,
+            seq: first / 10,
+            first,
+            dropped,
+            skipped: 0,
+            lost: 0,
+            t0_unix_us: 0,
+            t0_timestamp: 0.0,
+            stream: Arc::new(Header {
+                protocol: ProtocolVersion::V2,
+                controller: ControllerVersion::new(5, 21, 0, 0),
+                frequency: 500.0,
+                recipe_id: Some(1),
+                started_unix_micros: 0,
+                fields: vec![lookup(Direction::Output, "timestamp").unwrap()],
+            }),
+            payloads: vec![0; 80],
+        }
+    }
+
+    #[test]
+    fn a_subscriber_that_joins_late_expects_nothing_from_before_its_first_batch() {
+        let mut check = SequenceCheck::default();
+        // The bridge had published 19,920 packages and dropped 30 before this one.
+        for first in (19_920..20_000).step_by(10) {
+            assert_eq!(
+                check.check(&batch(1, first, 30)),
+                Verdict::New { gap: 0, dropped: 0 }
+            );
+        }
+        assert_eq!(
+            (check.packages("a"), check.gaps("a"), check.unexplained()),
+            (80, 0, 0)
+        );
+    }
+
+    #[test]
+    fn a_restarted_bridge_is_counted_from_its_first_batch_seen() {
+        let mut check = SequenceCheck::default();
+        check.check(&batch(1, 0, 0));
+        check.check(&batch(1, 10, 0));
+        // The bridge restarted; the subscriber was away while it began.
+        assert_eq!(
+            check.check(&batch(2, 500, 0)),
+            Verdict::New { gap: 0, dropped: 0 }
+        );
+        check.check(&batch(2, 510, 0));
+        assert_eq!(
+            (check.packages("a"), check.gaps("a"), check.unexplained()),
+            (20, 0, 0)
+        );
+    }
+
+    #[test]
+    fn a_gap_the_bridge_did_not_count_after_a_late_join_is_unexplained() {
+        let mut check = SequenceCheck::default();
+        check.check(&batch(1, 500, 7));
+        // Ten packages missing, five counted as dropped.
+        assert_eq!(
+            check.check(&batch(1, 520, 12)),
+            Verdict::New {
+                gap: 10,
+                dropped: 5
+            }
+        );
+        assert_eq!((check.gaps("a"), check.unexplained()), (10, 5));
+    }
+
+    #[test]
+    fn a_loss_counted_in_the_batch_after_its_gap_explains_it() {
+        let mut check = SequenceCheck::default();
+        check.check(&batch(1, 0, 0));
+        // Lost in flight: the batch after the gap was stamped before the bridge knew.
+        check.check(&batch(1, 20, 0));
+        assert_eq!(check.unexplained(), 10);
+        check.check(&batch(1, 30, 10));
+        assert_eq!((check.gaps("a"), check.unexplained()), (10, 0));
     }
 }

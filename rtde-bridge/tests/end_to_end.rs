@@ -7,11 +7,12 @@
 mod collect;
 mod common;
 
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use collect::{Collected, fast_reconnect, robots, subscriber, unix_us};
 use common::{Broker, config};
-use rtde_bridge::{Bridge, Config};
+use rtde_bridge::{Bridge, Config, Message};
 use rtde_sim::Sim;
 
 /// Every package of three robots arrives once, in order, with the motion law's values.
@@ -167,6 +168,108 @@ fn a_broker_restart_loses_exactly_the_packages_counted_as_dropped() {
         (BOUND - 10..=BOUND + 60).contains(&kept),
         "{kept} packages of the outage arrived; the bound is {BOUND}"
     );
+}
+
+/// The broker stops answering while the bridge publishes, then dies and comes back
+/// without the bridge's session: what the client held unacknowledged is lost in flight.
+/// The loss is in `Counts` as soon as the bridge is back, before any shutdown, against
+/// the robots whose batches were lost, and the robots' next batches count it in `dropped`.
+#[test]
+fn publications_lost_in_flight_are_counted_when_the_broker_comes_back() {
+    let Some(mut broker) = Broker::start("in-flight") else {
+        return;
+    };
+    let fleet = Sim::builder().deterministic().start_fleet(2).unwrap();
+    let robots = robots(&fleet);
+    let text = config(&broker.url(), &robots, "batch_ms = 10", 125.0);
+    let bridge =
+        Bridge::start(Config::parse(&text, "test.toml").unwrap(), fast_reconnect()).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !bridge
+        .counts()
+        .robots
+        .iter()
+        .all(|(_, c)| c.published >= 50)
+    {
+        assert!(Instant::now() < deadline, "the bridge did not publish");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Frozen, the broker acknowledges nothing: the batches of these 300 ms are in flight.
+    broker.freeze();
+    std::thread::sleep(Duration::from_millis(300));
+    let before = bridge.counts();
+    assert_eq!(before.lost_in_flight(), 0, "{before:?}");
+    broker.crash();
+    broker.forget();
+    broker.restart();
+    while !(bridge.counts().broker_connected && bridge.counts().broker_connections >= 2) {
+        assert!(Instant::now() < deadline, "the bridge did not reconnect");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let counts = bridge.counts();
+    assert!(counts.lost_with_session > 0, "{counts:?}");
+    for (name, c) in &counts.robots {
+        // 300 ms at 125 Hz, less what went out before the freeze took hold.
+        assert!(c.lost_in_flight >= 10, "{name}: {c:?}");
+        assert_eq!(c.dropped, 0, "{name}: the queue held the rest");
+    }
+    // The batches published from now on carry the loss in their drop count (but for one
+    // a publisher took before the reconnection).
+    let sub = subscriber(&broker, "in-flight-sub");
+    let mut seen: HashMap<String, Vec<u64>> = HashMap::new();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while seen.len() < robots.len() || seen.values().any(|d| d.len() < 3) {
+        assert!(
+            Instant::now() < deadline,
+            "no batches after the reconnection"
+        );
+        if let Some(Message::Batch { batch, .. }) = sub.recv_timeout(Duration::from_millis(100)) {
+            seen.entry(batch.robot.clone())
+                .or_default()
+                .push(batch.dropped);
+        }
+    }
+    for (name, c) in &counts.robots {
+        assert_eq!(seen[name].last(), Some(&c.lost_in_flight), "{name}");
+    }
+    // Each robot's retained status says so too, published again at the reconnection.
+    let statuses = retained_statuses(&broker, robots.len());
+    for (name, c) in &counts.robots {
+        assert_eq!(
+            statuses[name]["lost_in_flight"].as_u64(),
+            Some(c.lost_in_flight),
+            "{name}: {}",
+            statuses[name]
+        );
+    }
+    sub.close();
+    let end = bridge.shutdown();
+    assert_eq!(end.lost_in_flight(), counts.lost_in_flight());
+}
+
+/// The robots' retained statuses as JSON, by robot, read with an MQTT client of the
+/// test's own (a `Subscriber` reads a status as online or offline only); waits at most
+/// 20 s for `robots` of them.
+fn retained_statuses(broker: &Broker, robots: usize) -> HashMap<String, serde_json::Value> {
+    let options = rumqttc::MqttOptions::new("statuses", "127.0.0.1", broker.port);
+    let (client, mut connection) = rumqttc::Client::new(options, 16);
+    client
+        .subscribe("rtde/+/status", rumqttc::QoS::AtLeastOnce)
+        .unwrap();
+    let mut statuses = HashMap::new();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while statuses.len() < robots {
+        assert!(Instant::now() < deadline, "statuses: {statuses:?}");
+        if let Ok(Ok(rumqttc::Event::Incoming(rumqttc::Packet::Publish(p)))) =
+            connection.recv_timeout(Duration::from_millis(100))
+        {
+            let status: serde_json::Value = serde_json::from_slice(&p.payload).unwrap();
+            let robot = status["robot"].as_str().unwrap().to_owned();
+            statuses.insert(robot, status);
+        }
+    }
+    let _ = client.disconnect();
+    statuses
 }
 
 /// A broker that comes back having lost everything (no session, no retained message):

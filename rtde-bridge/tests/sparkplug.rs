@@ -460,8 +460,11 @@ fn a_late_subscriber_asks_for_the_births_and_reads_on() {
     sub.close();
     assert!(got.unreadable.is_empty(), "{:?}", got.unreadable);
     sniffer.until(|seen| seen.iter().filter(|s| s.kind == "NBIRTH").count() >= 2);
-    // It joined late: the packages before its births are a gap, the rest has none.
+    // It joined late: what came before its births was never expected, and the rest has
+    // no gap.
+    assert_eq!(got.check.unexplained(), 0);
     for robot in ["arm-0", "arm-1"] {
+        assert_eq!(got.check.gaps(robot), 0, "{robot}");
         let list = &got.packages[robot];
         assert!(list.windows(2).all(|w| w[1].0 == w[0].0 + 1), "{robot}");
         assert!(

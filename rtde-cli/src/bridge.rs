@@ -54,6 +54,9 @@ pub(crate) struct BridgeArgs {
     /// Print nothing but errors.
     #[arg(long, short = 'q')]
     quiet: bool,
+    /// After a broker error, also print the MQTT client's own account of it.
+    #[arg(long, short = 'v')]
+    verbose: bool,
 }
 
 /// Runs `rtde bridge`.
@@ -89,6 +92,7 @@ pub(crate) fn run(args: &BridgeArgs) -> Result<(), String> {
     let started = Instant::now();
     let mut last_report = started;
     let mut was_connected = true;
+    let mut lost_before = 0;
     while !STOP.load(Ordering::SeqCst) && args.duration.is_none_or(|d| started.elapsed() < d) {
         std::thread::sleep(Duration::from_millis(50));
         let counts = bridge.counts();
@@ -97,19 +101,40 @@ pub(crate) fn run(args: &BridgeArgs) -> Result<(), String> {
             if was_connected {
                 say("broker back; publishing what was queued");
             } else {
+                let why = bridge.broker_error();
                 say(&format!(
-                    "broker lost ({}); queueing, oldest dropped past the bound",
-                    bridge.broker_error().unwrap_or_default()
+                    "{}; queueing, oldest dropped past the bound",
+                    why.as_ref()
+                        .map_or_else(|| "broker lost".to_owned(), ToString::to_string)
                 ));
+                if let Some(why) = why.filter(|_| args.verbose) {
+                    say(&format!("  the MQTT client said: {}", why.detail()));
+                }
             }
+        }
+        // Said as soon as the bridge knows, not at the next report.
+        if counts.lost_in_flight() > lost_before {
+            lost_before = counts.lost_in_flight();
+            let robots: Vec<String> = counts
+                .robots
+                .iter()
+                .filter(|(_, c)| c.lost_in_flight > 0)
+                .map(|(name, c)| format!("{name} {}", c.lost_in_flight))
+                .collect();
+            say(&format!(
+                "{lost_before} packages lost in flight with a broken broker connection so far \
+                 ({}); the robots' next batches count them as dropped",
+                robots.join(", ")
+            ));
         }
         if last_report.elapsed() >= Duration::from_secs(10) {
             last_report = Instant::now();
             say(&format!(
-                "{} packages read, {} published, {} dropped, {} queued",
+                "{} packages read, {} published, {} dropped, {} lost in flight, {} queued",
                 counts.received(),
                 counts.published(),
                 counts.dropped(),
+                counts.lost_in_flight(),
                 counts.queued()
             ));
         }
@@ -118,14 +143,8 @@ pub(crate) fn run(args: &BridgeArgs) -> Result<(), String> {
     let counts = bridge.shutdown();
     for (name, c) in &counts.robots {
         say(&format!(
-            "{name}: {} packages read, {} published in {} batches, {} dropped",
-            c.received, c.published, c.batches, c.dropped
-        ));
-    }
-    if counts.lost_with_session > 0 {
-        say(&format!(
-            "{} publications lost with a broken connection: the broker kept no session to resend them from",
-            counts.lost_with_session
+            "{name}: {} packages read, {} published in {} batches, {} dropped, {} lost in flight",
+            c.received, c.published, c.batches, c.dropped, c.lost_in_flight
         ));
     }
     if counts.queued() > 0 {

@@ -26,8 +26,10 @@ NAME, OUT/NAME.csv (as `rtde record` writes it) and OUT/NAME.rtde (a raw capture
 `rtde replay` serves).
 
 Every batch's package numbers are checked: duplicates (QoS 1 delivers at least once) are \
-left out, and every gap is compared with the bridge's count of dropped packages. The \
-summary lists both; a gap the bridge did not count makes the command fail.
+left out, and every gap is compared with the bridge's count of dropped packages. Each \
+robot is counted from the first batch received of its bridge session, so what was \
+published before the command joined is not missing. The summary lists both; a gap the \
+bridge did not count makes the command fail.
 
 A robot whose stream changes (it reconnected to another controller version or recipe) \
 continues in OUT/NAME.2.rtde, and so on. The session is persistent (client id --client-id): \
@@ -138,6 +140,7 @@ pub(crate) fn run(args: &SubscribeArgs) -> Result<(), String> {
             _ => {}
         }
     };
+    let seq_gaps = sub.sparkplug_seq_gaps();
     sub.close();
     let mut outputs = Vec::new();
     let mut failure = result.err();
@@ -156,6 +159,13 @@ pub(crate) fn run(args: &SubscribeArgs) -> Result<(), String> {
                 check.packages(robot),
                 check.gaps(robot),
                 check.duplicates(robot)
+            );
+        }
+        if seq_gaps > 0 {
+            eprintln!(
+                "rtde subscribe: {seq_gaps} Sparkplug B message{} out of sequence (`seq` did \
+                 not follow the edge node's previous message): messages were lost on the way",
+                if seq_gaps == 1 { "" } else { "s" }
             );
         }
         if !outputs.is_empty() {

@@ -22,8 +22,11 @@
 //! robots, in publish order: one task publishes everything. While the broker is down,
 //! batches wait in the robots' bounded queues (dropped oldest first, counted); births
 //! are not queued, they are made again. QoS 0 delivers at most once: what the MQTT client
-//! held when a connection broke is lost, and counted in
-//! [`Counts::lost_with_session`](crate::Counts::lost_with_session).
+//! held unwritten when a connection broke is lost, and counted in
+//! [`Counts::lost_with_session`](crate::Counts::lost_with_session); the packages of its
+//! DDATA in their robots' [`RobotCounts::lost_in_flight`](crate::RobotCounts) and in
+//! the robots' next `Bridge/dropped`. (What was written to a connection that then broke
+//! cannot be told from what arrived: QoS 0 has no acknowledgement.)
 //!
 //! A robot is born with its first batch (the batch's stream defines its metrics): a robot
 //! that connects sends its `DBIRTH` with its first packages, and one whose stream changes

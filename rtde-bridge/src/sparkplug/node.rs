@@ -7,8 +7,9 @@
 //! promises no more; it is counted in [`crate::Counts::lost_with_session`]), and nothing
 //! of an old connection can reach the broker after the new one's births.
 
+use std::collections::VecDeque;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
 use rumqttc::{
@@ -22,7 +23,7 @@ use super::proto::Payload;
 use super::topic;
 use crate::broker::{BrokerState, finish_disconnect};
 use crate::config::{Config, Sparkplug};
-use crate::error::Error;
+use crate::error::{BrokerError, Error};
 use crate::queue::{Out, RobotQueue};
 use crate::robot::unix_us;
 
@@ -41,7 +42,7 @@ enum LinkEvent {
     Connected,
     Rebirth,
     /// The connection ended (or never came up), with why.
-    Lost(String),
+    Lost(BrokerError),
 }
 
 /// One MQTT connection of the node.
@@ -52,7 +53,21 @@ struct Link {
     written: Arc<AtomicU64>,
     /// Publications handed to the client.
     accepted: u64,
+    /// The publications not yet known written, oldest first: the robot and packages of
+    /// each batch, `None` for the rest.
+    unwritten: VecDeque<Option<(usize, u64)>>,
     acked: Arc<Notify>,
+}
+
+impl Link {
+    /// Drops from `unwritten` what the event loop has written since.
+    fn forget_written(&mut self) {
+        let written = self.written.load(Ordering::Relaxed).min(self.accepted);
+        let known = self.accepted - self.unwritten.len() as u64;
+        for _ in known..written {
+            self.unwritten.pop_front();
+        }
+    }
 }
 
 /// The edge node: its identity, its counters, its devices.
@@ -121,7 +136,9 @@ impl Node {
         let first = runtime.block_on(async {
             tokio::time::timeout(timeout, node.open())
                 .await
-                .unwrap_or_else(|_| Err(format!("no answer within {timeout:?}")))
+                .unwrap_or_else(|_| {
+                    Err(BrokerError::other(format!("no answer within {timeout:?}")))
+                })
         });
         match first {
             Ok(link) => {
@@ -130,7 +147,7 @@ impl Node {
             }
             Err(why) => Err(Error::BrokerUnreachable {
                 url: url.to_owned(),
-                why,
+                why: why.at_start(),
             }),
         }
     }
@@ -141,7 +158,7 @@ impl Node {
 
     /// One connection attempt, with the next `bdSeq` in its will: the link and its
     /// `bdSeq` once the broker accepted it and the node's command topic is subscribed.
-    async fn open(&mut self) -> Result<(Link, u8), String> {
+    async fn open(&mut self) -> Result<(Link, u8), BrokerError> {
         let bd_seq = self.bd_seq;
         let mut options = self.options.clone();
         options.set_last_will(LastWill::new(
@@ -172,29 +189,41 @@ impl Node {
         match up {
             Some(LinkEvent::Connected) => {}
             Some(LinkEvent::Lost(why)) => return Err(why),
-            _ => return Err("the connection ended".into()),
+            _ => return Err(BrokerError::other("the connection ended".into())),
         }
         // Subscribed before the births, so a rebirth asked for right after them is heard.
         client
             .subscribe(self.topic("NCMD", None), QoS::AtLeastOnce)
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| {
+                BrokerError::other(format!("cannot subscribe to the node's commands: {e}"))
+            })?;
         Ok((
             Link {
                 client,
                 events,
                 written,
                 accepted: 0,
+                unwritten: VecDeque::new(),
                 acked,
             },
             bd_seq,
         ))
     }
 
-    async fn publish(&mut self, link: &mut Link, topic: String, mut p: Payload) -> bool {
+    /// Publishes `p` with the next `seq`; `batch` is the robot and packages it carries.
+    async fn publish(
+        &mut self,
+        link: &mut Link,
+        topic: String,
+        mut p: Payload,
+        batch: Option<(usize, u64)>,
+    ) -> bool {
         p.seq = Some(u64::from(self.seq));
         self.seq = self.seq.wrapping_add(1);
+        link.forget_written();
         link.accepted += 1;
+        link.unwritten.push_back(batch);
         link.client
             .publish(topic, QoS::AtMostOnce, false, p.encode())
             .await
@@ -207,7 +236,7 @@ impl Node {
         let now = now_ms();
         let topic = self.topic("NBIRTH", None);
         if !self
-            .publish(link, topic, device::node_birth(bd_seq, now))
+            .publish(link, topic, device::node_birth(bd_seq, now), None)
             .await
         {
             return false;
@@ -218,7 +247,7 @@ impl Node {
             };
             let birth = self.devices[i].birth(&stream, now);
             let topic = self.topic("DBIRTH", Some(&self.devices[i].name));
-            if !self.publish(link, topic, birth).await {
+            if !self.publish(link, topic, birth, None).await {
                 return false;
             }
         }
@@ -236,13 +265,14 @@ impl Node {
                 if self.devices[i].born.as_deref() != Some(&*batch.stream) {
                     let birth = self.devices[i].birth(&batch.stream, now);
                     let topic = self.topic("DBIRTH", Some(&self.devices[i].name));
-                    if !self.publish(link, topic, birth).await {
+                    if !self.publish(link, topic, birth, None).await {
                         return false;
                     }
                 }
                 let data = self.devices[i].data(&batch, now);
                 let topic = self.topic("DDATA", Some(&self.devices[i].name));
-                self.publish(link, topic, data).await
+                let packages = batch.count() as u64;
+                self.publish(link, topic, data, Some((i, packages))).await
             }
             Out::Status { online: false, .. } if self.devices[i].born.is_some() => {
                 self.devices[i].born = None;
@@ -252,20 +282,25 @@ impl Node {
                     seq: None,
                 };
                 let topic = self.topic("DDEATH", Some(&self.devices[i].name));
-                self.publish(link, topic, death).await
+                self.publish(link, topic, death, None).await
             }
             Out::Status { .. } => true,
         }
     }
 
-    /// Counts what the ended link's client held unwritten.
-    fn lost(&self, link: &Link) {
-        let unwritten = link
-            .accepted
-            .saturating_sub(link.written.load(Ordering::Relaxed));
+    /// Counts what the ended link's client held unwritten, each batch's packages against
+    /// its robot.
+    fn lost(&self, link: &mut Link, queues: &[Arc<RobotQueue>]) {
+        link.forget_written();
+        let held = std::mem::take(&mut link.unwritten);
         self.broker
             .lost_with_session
-            .fetch_add(unwritten, Ordering::Relaxed);
+            .fetch_add(held.len() as u64, Ordering::Relaxed);
+        for (i, packages) in held.into_iter().flatten() {
+            if let Some(q) = queues.get(i) {
+                q.lost_in_flight(packages);
+            }
+        }
     }
 
     /// Publishes the queues until every one is closed and empty; reconnects (with the
@@ -292,11 +327,7 @@ impl Node {
                 None => match self.open().await {
                     Ok(l) => l,
                     Err(why) => {
-                        *self
-                            .broker
-                            .last_error
-                            .lock()
-                            .unwrap_or_else(PoisonError::into_inner) = Some(why);
+                        self.broker.failed(why);
                         tokio::time::sleep(backoff).await;
                         backoff = (backoff * 2).min(Duration::from_secs(1));
                         continue;
@@ -305,7 +336,7 @@ impl Node {
             };
             backoff = Duration::from_millis(50);
             if !self.births(&mut link, bd_seq).await {
-                self.lost(&link);
+                self.lost(&mut link, &queues);
                 continue;
             }
             loop {
@@ -321,7 +352,7 @@ impl Node {
                         Ok(Some(out)) => {
                             progressed = true;
                             if !self.out(&mut link, i, out).await {
-                                self.lost(&link);
+                                self.lost(&mut link, &queues);
                                 continue 'links;
                             }
                         }
@@ -336,13 +367,13 @@ impl Node {
                     match link.events.try_recv() {
                         Ok(LinkEvent::Rebirth) => {
                             if !self.births(&mut link, bd_seq).await {
-                                self.lost(&link);
+                                self.lost(&mut link, &queues);
                                 continue 'links;
                             }
                         }
                         Ok(LinkEvent::Connected) => {}
                         Ok(LinkEvent::Lost(_)) | Err(mpsc::error::TryRecvError::Disconnected) => {
-                            self.lost(&link);
+                            self.lost(&mut link, &queues);
                             continue 'links;
                         }
                         Err(mpsc::error::TryRecvError::Empty) => break,
@@ -356,13 +387,13 @@ impl Node {
                     event = link.events.recv() => match event {
                         Some(LinkEvent::Rebirth) => {
                             if !self.births(&mut link, bd_seq).await {
-                                self.lost(&link);
+                                self.lost(&mut link, &queues);
                                 continue 'links;
                             }
                         }
                         Some(LinkEvent::Connected) => {}
                         Some(LinkEvent::Lost(_)) | None => {
-                            self.lost(&link);
+                            self.lost(&mut link, &queues);
                             continue 'links;
                         }
                     },
@@ -437,20 +468,80 @@ async fn drive(
             }
             Ok(_) => {}
             Err(e) => {
-                broker.connected.store(false, Ordering::Relaxed);
                 // A refused TCP connection sent no CONNECT; anything later did.
                 let refused = matches!(&e, ConnectionError::Io(io)
                     if io.kind() == std::io::ErrorKind::ConnectionRefused);
                 if !refused {
                     sent_connect.store(true, Ordering::Relaxed);
                 }
-                *broker
-                    .last_error
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner) = Some(e.to_string());
-                let _ = tx.send(LinkEvent::Lost(e.to_string()));
+                let (host, port) = eventloop.mqtt_options.broker_address();
+                let why = BrokerError::of(&e, (&host, port));
+                broker.failed(why.clone());
+                let _ = tx.send(LinkEvent::Lost(why));
                 return;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A link whose client handed over `carried` (the robot and packages of each
+    /// publication, `None` for a birth or death), of which the event loop wrote `written`.
+    fn link(carried: &[Option<(usize, u64)>], written: u64) -> Link {
+        let (client, _eventloop) = AsyncClient::new(MqttOptions::new("t", "127.0.0.1", 1), 1);
+        Link {
+            client,
+            events: mpsc::unbounded_channel().1,
+            written: Arc::new(AtomicU64::new(written)),
+            accepted: carried.len() as u64,
+            unwritten: carried.iter().copied().collect(),
+            acked: Arc::new(Notify::new()),
+        }
+    }
+
+    #[test]
+    fn what_a_broken_link_held_unwritten_is_counted_against_its_robots() {
+        let broker = Arc::new(BrokerState::default());
+        let node = Node {
+            group_id: "g".into(),
+            edge_node_id: "e".into(),
+            options: MqttOptions::new("t", "127.0.0.1", 1),
+            broker: Arc::clone(&broker),
+            bd_seq: 0,
+            seq: 0,
+            link: None,
+            devices: Vec::new(),
+        };
+        let queue = || {
+            Arc::new(RobotQueue::new(
+                "r".into(),
+                1,
+                10,
+                Duration::from_millis(10),
+                100,
+                Duration::from_millis(2),
+            ))
+        };
+        let queues = [queue(), queue()];
+        // The birth and robot 0's first batch were written; the rest was not.
+        let carried = [
+            None,
+            Some((0, 5)),
+            Some((1, 2)),
+            None,
+            Some((0, 3)),
+            Some((1, 4)),
+        ];
+        let mut link = link(&carried, 2);
+        node.lost(&mut link, &queues);
+        assert_eq!(broker.lost_with_session.load(Ordering::Relaxed), 4);
+        assert_eq!(queues[0].counts().lost_in_flight, 3);
+        assert_eq!(queues[1].counts().lost_in_flight, 6);
+        // Counted once: the link holds nothing more.
+        node.lost(&mut link, &queues);
+        assert_eq!(broker.lost_with_session.load(Ordering::Relaxed), 4);
     }
 }

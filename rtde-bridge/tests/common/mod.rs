@@ -151,6 +151,22 @@ impl Broker {
         let _ = child.wait();
     }
 
+    /// Pauses the broker's process (SIGSTOP): its connections stay open, and what is
+    /// sent to it waits there, unread and unacknowledged.
+    pub fn freeze(&self) {
+        let pid = self.pid().expect("running").to_string();
+        let status = Command::new("kill").args(["-STOP", &pid]).status().unwrap();
+        assert!(status.success());
+    }
+
+    /// Kills the broker (SIGKILL), frozen or not, and reaps it: it saves nothing, and
+    /// its connections break.
+    pub fn crash(&mut self) {
+        let mut child = self.child.take().expect("running");
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+
     /// Starts the broker again on the same port, with what it saved.
     pub fn restart(&mut self) {
         assert!(self.child.is_none(), "stop it first");
