@@ -55,7 +55,7 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// | attribute | where | meaning |
 /// | --- | --- | --- |
-/// | `#[rtde(output)]` | struct | an output recipe (the default): [`OutputRecipe`] |
+/// | `#[rtde(output)]` | struct | an output recipe (the default): [`OutputRecipe`]; required when every field is an input register (read back) |
 /// | `#[rtde(input)]` | struct | an input recipe: [`InputRecipe`] |
 /// | `#[rtde(min_controller = "5.4")]` | struct, once per generation | every field must exist on that version ("3.10", "5.4", "10.11") |
 /// | `#[rtde(name = "actual_TCP_pose")]` | field | the wire name, exactly; otherwise the field's name, ignoring case |
@@ -91,7 +91,8 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// # Compile errors
 ///
-/// Unknown fields (with the closest name), fields of the other direction, fields a declared
+/// Unknown fields (with the closest name), fields of the other direction (a recipe of input
+/// fields only, without `#[rtde(input)]`, is one error at the struct), fields a declared
 /// `min_controller` lacks, fieldbus-reserved registers, register runs that reach past their
 /// family, are not arrays of their length or conflict with `name`, an output value without its mask (or
 /// a mask without a value) in an input recipe, two fields naming one variable, an empty
