@@ -93,6 +93,35 @@ pub fn write_payload<const N: usize>(
 #[inline]
 pub const fn assert_is_wire<T: IsWire<W, F>, W: WireKind, F: ?Sized>() {}
 
+/// A field that a typed value carries (`robot_mode` a `RobotMode`): implemented for the
+/// markers of rtde-fields' `typed_values!` table, next to the value's `IsWire` impl.
+pub trait Carries {
+    /// The typed value.
+    type Value;
+}
+
+/// What [`assert_fits`] requires of a field's Rust type: the field's [`IsWire`], with an
+/// error that names the typed value the field carries (`V`) and its plain type (`P`).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot hold the RTDE field `{F}`, which is `{W}` on the wire",
+    label = "`{F}` carries a `{V}`; use `{V}` or `{P}`",
+    note = "a typed value fits only the fields it describes; your own type can implement `rtde_core::wire::IsWire<{W}, {F}>`"
+)]
+pub trait Fits<
+    W: WireKind,
+    F: Carries + ?Sized,
+    V = <F as Carries>::Value,
+    P = <W as WireKind>::Repr,
+>
+{
+}
+
+impl<T: IsWire<W, F>, W: WireKind, F: Carries + ?Sized> Fits<W, F> for T {}
+
+/// [`assert_is_wire`] for a field that a typed value carries: the error names the value.
+#[inline]
+pub const fn assert_fits<T: Fits<W, F>, W: WireKind, F: Carries + ?Sized>() {}
+
 /// The decode and encode of one field: `T` for the wire type `W` and the field marker `F`.
 ///
 /// Generated code calls `(&&Slot::<T, W, F>::NEW).rtde_from_wire(raw)`. When `T` implements

@@ -89,13 +89,19 @@ fn slot(p: &TokenStream, ty: &Type, entry: &Entry) -> TokenStream {
 
 /// The check that a field's Rust type fits its field, spanned at the type: the one place
 /// that reports a type that does not fit. `entry` is the field's, or a run's first
-/// register's (a run's registers share one wire type).
+/// register's (a run's registers share one wire type). For a field that a typed value
+/// carries, the check's error names the value (`safety_mode` carries a `SafetyMode`).
 pub(crate) fn type_check(p: &TokenStream, ty: &Type, entry: &Entry) -> TokenStream {
     let span = ty.span();
     let wire = wire_marker(p, entry.wire_type(), span);
     let marker = field_marker(p, entry, span);
+    let assert = if rtde_fields::typed_value(entry.name()).is_some() {
+        Ident::new("assert_fits", span)
+    } else {
+        Ident::new("assert_is_wire", span)
+    };
     quote_spanned! {span=>
-        #p::assert_is_wire::<#ty, #wire, #marker>();
+        #p::#assert::<#ty, #wire, #marker>();
     }
 }
 

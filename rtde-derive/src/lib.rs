@@ -98,7 +98,8 @@ use syn::{DeriveInput, parse_macro_input};
 /// a mask without a value) in an input recipe, two fields naming one variable, an empty
 /// recipe, a name list over 2048 bytes, and unknown or repeated attributes are reported
 /// together, each at the token to fix. A Rust type that cannot hold its field (`[f32; 6]`
-/// for `actual_q`, `RobotMode` for `safety_mode`) is reported at the type, in RTDE terms.
+/// for `actual_q`, `RobotMode` for `safety_mode`) is reported at the type, once, in RTDE
+/// terms, naming the typed value that the field carries (`SafetyMode`) if it has one.
 ///
 /// [`Recipe`]: https://docs.rs/rtde-core/latest/rtde_core/trait.Recipe.html
 /// [`StaticRecipe`]: https://docs.rs/rtde-core/latest/rtde_core/trait.StaticRecipe.html

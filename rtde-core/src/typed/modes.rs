@@ -4,11 +4,12 @@
 
 use std::fmt;
 
-use crate::wire::{self, IsWire, field};
+use super::TypedValue;
+use crate::wire;
 
 /// Declares a code enum: its variants with their UR names, `Unknown(code)`, conversions and
-/// `Display`. Its `IsWire` impls are written out below it: a compile error quotes the impl
-/// that would have fit, and reads better without a macro around it.
+/// `Display`. Its conversion to and from the wire is written out below it; the fields it
+/// carries are in rtde-fields' table (see the module above).
 macro_rules! code_enum {
     (
         $(#[$meta:meta])*
@@ -107,13 +108,14 @@ code_enum! {
     }
 }
 
-impl IsWire<wire::INT32, field::robot_mode> for RobotMode {
+impl TypedValue for RobotMode {
+    type Wire = wire::INT32;
     #[inline]
-    fn from_wire(raw: i32) -> Self {
+    fn from_raw(raw: i32) -> Self {
         RobotMode::from_code(raw)
     }
     #[inline]
-    fn to_wire(&self) -> i32 {
+    fn to_raw(&self) -> i32 {
         self.code()
     }
 }
@@ -153,13 +155,14 @@ code_enum! {
     }
 }
 
-impl IsWire<wire::INT32, field::safety_mode> for SafetyMode {
+impl TypedValue for SafetyMode {
+    type Wire = wire::INT32;
     #[inline]
-    fn from_wire(raw: i32) -> Self {
+    fn from_raw(raw: i32) -> Self {
         SafetyMode::from_code(raw)
     }
     #[inline]
-    fn to_wire(&self) -> i32 {
+    fn to_raw(&self) -> i32 {
         self.code()
     }
 }
@@ -196,13 +199,14 @@ code_enum! {
     }
 }
 
-impl IsWire<wire::INT32, field::safety_status> for SafetyStatus {
+impl TypedValue for SafetyStatus {
+    type Wire = wire::INT32;
     #[inline]
-    fn from_wire(raw: i32) -> Self {
+    fn from_raw(raw: i32) -> Self {
         SafetyStatus::from_code(raw)
     }
     #[inline]
-    fn to_wire(&self) -> i32 {
+    fn to_raw(&self) -> i32 {
         self.code()
     }
 }
@@ -225,13 +229,14 @@ code_enum! {
     }
 }
 
-impl IsWire<wire::UINT32, field::runtime_state> for RuntimeState {
+impl TypedValue for RuntimeState {
+    type Wire = wire::UINT32;
     #[inline]
-    fn from_wire(raw: u32) -> Self {
+    fn from_raw(raw: u32) -> Self {
         RuntimeState::from_code(raw)
     }
     #[inline]
-    fn to_wire(&self) -> u32 {
+    fn to_raw(&self) -> u32 {
         self.code()
     }
 }
@@ -273,13 +278,14 @@ code_enum! {
     }
 }
 
-impl IsWire<wire::VECTOR6INT32, field::joint_mode> for [JointMode; 6] {
+impl TypedValue for [JointMode; 6] {
+    type Wire = wire::VECTOR6INT32;
     #[inline]
-    fn from_wire(raw: [i32; 6]) -> Self {
+    fn from_raw(raw: [i32; 6]) -> Self {
         raw.map(JointMode::from_code)
     }
     #[inline]
-    fn to_wire(&self) -> [i32; 6] {
+    fn to_raw(&self) -> [i32; 6] {
         self.map(JointMode::code)
     }
 }
@@ -296,13 +302,14 @@ code_enum! {
     }
 }
 
-impl IsWire<wire::UINT32, field::tool_mode> for ToolMode {
+impl TypedValue for ToolMode {
+    type Wire = wire::UINT32;
     #[inline]
-    fn from_wire(raw: u32) -> Self {
+    fn from_raw(raw: u32) -> Self {
         ToolMode::from_code(raw)
     }
     #[inline]
-    fn to_wire(&self) -> u32 {
+    fn to_raw(&self) -> u32 {
         self.code()
     }
 }
@@ -310,6 +317,7 @@ impl IsWire<wire::UINT32, field::tool_mode> for ToolMode {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::{IsWire, field};
 
     #[test]
     fn codes_round_trip_and_unknown_codes_are_kept() {

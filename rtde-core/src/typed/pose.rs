@@ -1,6 +1,7 @@
 //! A Cartesian pose: position and rotation vector, as UR controllers report TCP poses.
 
-use crate::wire::{self, IsWire, field};
+use super::TypedValue;
+use crate::wire;
 
 /// A pose `(x, y, z, rx, ry, rz)`: position in metres and orientation as a rotation vector
 /// (axis times angle, in radians), the layout of `actual_TCP_pose`, `target_TCP_pose` and
@@ -125,35 +126,14 @@ impl From<Pose> for [f64; 6] {
     }
 }
 
-impl IsWire<wire::VECTOR6D, field::actual_TCP_pose> for Pose {
+impl TypedValue for Pose {
+    type Wire = wire::VECTOR6D;
     #[inline]
-    fn from_wire(raw: [f64; 6]) -> Self {
+    fn from_raw(raw: [f64; 6]) -> Self {
         Pose::from_array(raw)
     }
     #[inline]
-    fn to_wire(&self) -> [f64; 6] {
-        self.to_array()
-    }
-}
-
-impl IsWire<wire::VECTOR6D, field::target_TCP_pose> for Pose {
-    #[inline]
-    fn from_wire(raw: [f64; 6]) -> Self {
-        Pose::from_array(raw)
-    }
-    #[inline]
-    fn to_wire(&self) -> [f64; 6] {
-        self.to_array()
-    }
-}
-
-impl IsWire<wire::VECTOR6D, field::tcp_offset> for Pose {
-    #[inline]
-    fn from_wire(raw: [f64; 6]) -> Self {
-        Pose::from_array(raw)
-    }
-    #[inline]
-    fn to_wire(&self) -> [f64; 6] {
+    fn to_raw(&self) -> [f64; 6] {
         self.to_array()
     }
 }

@@ -17,7 +17,7 @@ const _: () = {
             ::rtde_core::__private::wire::VECTOR6D,
             ::rtde_core::__private::field::actual_q,
         >();
-        ::rtde_core::__private::assert_is_wire::<
+        ::rtde_core::__private::assert_fits::<
             RobotMode,
             ::rtde_core::__private::wire::INT32,
             ::rtde_core::__private::field::robot_mode,

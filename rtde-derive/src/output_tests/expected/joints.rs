@@ -25,7 +25,7 @@ const _: () = {
             ::rtde_core::__private::wire::VECTOR6D,
             ::rtde_core::__private::field::actual_qd,
         >();
-        ::rtde_core::__private::assert_is_wire::<
+        ::rtde_core::__private::assert_fits::<
             [JointMode; 6],
             ::rtde_core::__private::wire::VECTOR6INT32,
             ::rtde_core::__private::field::joint_mode,

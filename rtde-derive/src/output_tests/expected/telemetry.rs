@@ -15,17 +15,17 @@ const _: () = {
             ::rtde_core::__private::wire::DOUBLE,
             ::rtde_core::__private::field::timestamp,
         >();
-        ::rtde_core::__private::assert_is_wire::<
+        ::rtde_core::__private::assert_fits::<
             Pose,
             ::rtde_core::__private::wire::VECTOR6D,
             ::rtde_core::__private::field::actual_TCP_pose,
         >();
-        ::rtde_core::__private::assert_is_wire::<
+        ::rtde_core::__private::assert_fits::<
             RobotMode,
             ::rtde_core::__private::wire::INT32,
             ::rtde_core::__private::field::robot_mode,
         >();
-        ::rtde_core::__private::assert_is_wire::<
+        ::rtde_core::__private::assert_fits::<
             DigitalBits,
             ::rtde_core::__private::wire::UINT64,
             ::rtde_core::__private::field::actual_digital_input_bits,
