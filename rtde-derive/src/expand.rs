@@ -354,7 +354,7 @@ pub(crate) fn expand(recipe: &Recipe<'_>, per_field: &[Vec<&'static Entry>]) -> 
             layouts.push(Layout {
                 field,
                 checked_as: field_entries[0],
-                ty: run.map_or(field.ty, |(elem, _)| elem),
+                ty: checked_type(field).unwrap_or(field.ty),
                 index: run.map(|_| i),
                 entry,
                 offset: offset.clone(),
