@@ -16,18 +16,20 @@ use crate::suggest;
 pub(crate) type Resolved = Vec<Vec<Option<&'static Entry>>>;
 
 /// Runs every rule; returns what resolved, for the expansion (or the fallback's type checks).
-pub(crate) fn check(cx: &Ctxt, recipe: &Recipe<'_>) -> Resolved {
-    // A recipe of input fields that forgot `#[rtde(input)]` is one mistake: its fields are
-    // resolved as the inputs they are, and not reported one by one.
-    let direction = if input_attribute_forgotten(cx, recipe) {
-        Direction::Input
-    } else {
-        recipe.attrs.direction
-    };
+///
+/// A recipe of input fields that forgot `#[rtde(input)]` is one mistake, reported once: from
+/// then on the recipe is the input recipe it was meant to be, so that its fields are not
+/// reported one by one, the input rules apply, and the fallback's stubs are an input
+/// recipe's (code that sends it raises nothing more).
+pub(crate) fn check(cx: &Ctxt, recipe: &mut Recipe<'_>) -> Resolved {
+    if input_attribute_forgotten(cx, recipe) {
+        recipe.attrs.direction = Direction::Input;
+    }
+    let recipe = &*recipe;
     let resolved: Resolved = recipe
         .fields
         .iter()
-        .map(|f| resolve_field(cx, direction, f))
+        .map(|f| resolve_field(cx, recipe.attrs.direction, f))
         .collect();
     register_run_is_an_array(cx, recipe);
     duplicate_wire_names(cx, recipe, &resolved);
