@@ -32,20 +32,23 @@ struct InBits {
     b: [bool; 64],
 }
 
-// The same registers read back as outputs.
+// The same registers read back as outputs, which a recipe of input fields must say.
 #[derive(RtdeRecipe, Debug, PartialEq)]
+#[rtde(output)]
 struct BackDoubles {
     #[rtde(registers = "input_double_register_24..=47")]
     d: [f64; 24],
 }
 
 #[derive(RtdeRecipe, Debug, PartialEq)]
+#[rtde(output)]
 struct BackInts {
     #[rtde(registers = "input_int_register_24..=47")]
     i: [i32; 24],
 }
 
 #[derive(RtdeRecipe, Debug, PartialEq)]
+#[rtde(output)]
 struct BackBits {
     #[rtde(registers = "input_bit_register_64..=127")]
     b: [bool; 64],

@@ -844,7 +844,7 @@ fn field_panels(table: &Table, field: &'static Field) -> Vec<Panel> {
     let mut lines = lines;
     let mut rotation = lines.split_off(3);
     let mut rotation_title = format!("{} rx, ry, rz", field.name());
-    if Pose::FIELDS.contains(&field.name()) && unwrap_rotation(&mut rotation) > 0 {
+    if Pose::describes(field.name()) && unwrap_rotation(&mut rotation) > 0 {
         rotation_title.push_str(" (unwrapped: continuous across sign flips, |r| may exceed π)");
     }
     vec![

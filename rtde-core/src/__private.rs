@@ -9,6 +9,7 @@ pub use core::clone::Clone;
 pub use core::convert::{AsRef, From};
 pub use core::fmt;
 pub use core::marker::Copy;
+use core::marker::PhantomData;
 pub use core::option::Option::{self, None, Some};
 pub use core::result::Result::{self, Err, Ok};
 pub use core::{assert, panic, unreachable};
@@ -91,6 +92,91 @@ pub fn write_payload<const N: usize>(
 /// that a field whose Rust type does not fit raises exactly one error, at its type.
 #[inline]
 pub const fn assert_is_wire<T: IsWire<W, F>, W: WireKind, F: ?Sized>() {}
+
+/// A field that a typed value carries (`robot_mode` a `RobotMode`): implemented for the
+/// markers of rtde-fields' `typed_values!` table, next to the value's `IsWire` impl.
+pub trait Carries {
+    /// The typed value.
+    type Value;
+}
+
+/// What [`assert_fits`] requires of a field's Rust type: the field's [`IsWire`], with an
+/// error that names the typed value the field carries (`V`) and its plain type (`P`).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot hold the RTDE field `{F}`, which is `{W}` on the wire",
+    label = "`{F}` carries a `{V}`; use `{V}` or `{P}`",
+    note = "a typed value fits only the fields it describes; your own type can implement `rtde_core::wire::IsWire<{W}, {F}>`"
+)]
+pub trait Fits<
+    W: WireKind,
+    F: Carries + ?Sized,
+    V = <F as Carries>::Value,
+    P = <W as WireKind>::Repr,
+>
+{
+}
+
+impl<T: IsWire<W, F>, W: WireKind, F: Carries + ?Sized> Fits<W, F> for T {}
+
+/// [`assert_is_wire`] for a field that a typed value carries: the error names the value.
+#[inline]
+pub const fn assert_fits<T: Fits<W, F>, W: WireKind, F: Carries + ?Sized>() {}
+
+/// The decode and encode of one field: `T` for the wire type `W` and the field marker `F`.
+///
+/// Generated code calls `(&&Slot::<T, W, F>::NEW).rtde_from_wire(raw)`. When `T` implements
+/// `IsWire<W, F>`, method lookup finds [`Fit`] on `&Slot`, which calls it. When `T` does
+/// not, lookup goes on to [`Unfit`] on `Slot` instead of failing: the one `assert_is_wire`
+/// of the field reports the mistake, and no decode or encode repeats it (rustc counts each
+/// repeat, though it prints one). `Unfit` therefore only ever exists in a build that fails.
+pub struct Slot<T, W, F: ?Sized>(PhantomData<fn(&F, W) -> T>);
+
+impl<T, W, F: ?Sized> fmt::Debug for Slot<T, W, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Slot")
+    }
+}
+
+impl<T, W, F: ?Sized> Slot<T, W, F> {
+    /// The slot, a zero-sized value to call the methods on.
+    pub const NEW: Self = Slot(PhantomData);
+}
+
+/// A field's decode and encode through its type's [`IsWire`] implementation.
+pub trait Fit<T, W: WireKind> {
+    /// `T` from the wire type's plain value.
+    fn rtde_from_wire(&self, raw: W::Repr) -> T;
+    /// The wire type's plain value of `value`.
+    fn rtde_to_wire(&self, value: &T) -> W::Repr;
+}
+
+impl<T: IsWire<W, F>, W: WireKind, F: ?Sized> Fit<T, W> for &Slot<T, W, F> {
+    #[inline(always)]
+    fn rtde_from_wire(&self, raw: W::Repr) -> T {
+        T::from_wire(raw)
+    }
+    #[inline(always)]
+    fn rtde_to_wire(&self, value: &T) -> W::Repr {
+        value.to_wire()
+    }
+}
+
+/// The stand-in for a field whose type does not fit: see [`Slot`].
+pub trait Unfit<T, W: WireKind> {
+    /// Never called: a build that selects it fails at the field's `assert_is_wire`.
+    fn rtde_from_wire(&self, raw: W::Repr) -> T;
+    /// Never called: a build that selects it fails at the field's `assert_is_wire`.
+    fn rtde_to_wire(&self, value: &T) -> W::Repr;
+}
+
+impl<T, W: WireKind, F: ?Sized> Unfit<T, W> for Slot<T, W, F> {
+    fn rtde_from_wire(&self, _: W::Repr) -> T {
+        unreachable!("a field whose type does not fit its wire type fails to compile")
+    }
+    fn rtde_to_wire(&self, _: &T) -> W::Repr {
+        unreachable!("a field whose type does not fit its wire type fails to compile")
+    }
+}
 
 /// A recipe that another recipe can include with `#[rtde(flatten)]`: decoded from, encoded
 /// into and viewed over the `N` bytes of its part of the outer payload. The derive

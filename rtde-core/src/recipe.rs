@@ -211,6 +211,11 @@ pub trait OutputRecipe: Recipe {
 }
 
 /// An input recipe: encodes values into a data package's payload.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an input recipe",
+    label = "an input recipe is needed here",
+    note = "derive `{Self}` with `#[rtde(input)]` to send it: without it, a recipe is an output recipe, which the controller sends and the client receives"
+)]
 pub trait InputRecipe: Recipe {
     /// Writes the values into the front of `out` (recipe id excluded) and returns how many
     /// bytes that took, always the recipe's payload size.

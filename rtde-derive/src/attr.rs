@@ -56,8 +56,10 @@ pub(crate) struct MinController {
 
 /// The struct's attributes.
 pub(crate) struct Container {
-    /// The direction and the key that chose it (`None`: the default, output).
+    /// The direction: `input`, `output`, or the default, output.
     pub(crate) direction: Direction,
+    /// Whether `input` or `output` was written, rather than the default taken.
+    pub(crate) direction_declared: bool,
     /// One entry per declared generation.
     pub(crate) min_controller: Vec<MinController>,
     pub(crate) allow_fieldbus_registers: bool,
@@ -165,8 +167,10 @@ impl Container {
             Ok(())
         });
 
+        let declared = direction.get();
         Container {
-            direction: direction.get().unwrap_or(Direction::Output),
+            direction: declared.unwrap_or(Direction::Output),
+            direction_declared: declared.is_some(),
             min_controller,
             allow_fieldbus_registers: allow.get().is_some(),
             crate_path: crate_path

@@ -16,7 +16,16 @@ use crate::suggest;
 pub(crate) type Resolved = Vec<Vec<Option<&'static Entry>>>;
 
 /// Runs every rule; returns what resolved, for the expansion (or the fallback's type checks).
-pub(crate) fn check(cx: &Ctxt, recipe: &Recipe<'_>) -> Resolved {
+///
+/// A recipe of input fields that forgot `#[rtde(input)]` is one mistake, reported once: from
+/// then on the recipe is the input recipe it was meant to be, so that its fields are not
+/// reported one by one, the input rules apply, and the fallback's stubs are an input
+/// recipe's (code that sends it raises nothing more).
+pub(crate) fn check(cx: &Ctxt, recipe: &mut Recipe<'_>) -> Resolved {
+    if input_attribute_forgotten(cx, recipe) {
+        recipe.attrs.direction = Direction::Input;
+    }
+    let recipe = &*recipe;
     let resolved: Resolved = recipe
         .fields
         .iter()
@@ -91,6 +100,58 @@ fn resolve_field(cx: &Ctxt, direction: Direction, f: &Field<'_>) -> Vec<Option<&
             entry
         })
         .collect()
+}
+
+/// Whether every name of a field exists in `direction`, as [`resolve_field`] looks it up.
+fn names_exist(direction: Direction, f: &Field<'_>) -> bool {
+    if f.attrs.flatten {
+        return false;
+    }
+    if f.attrs.is_run {
+        return f.attrs.registers.as_ref().is_some_and(|run| {
+            run.names.iter().all(|name| {
+                rtde_fields::lookup(direction, name).is_some_and(|e| e.register().is_some())
+            })
+        });
+    }
+    let name = asked_name(f);
+    match f.attrs.name {
+        Some(_) => rtde_fields::lookup(direction, &name).is_some(),
+        None => rtde_fields::lookup_ignore_case(direction, &name).is_some(),
+    }
+}
+
+/// Rule: a recipe whose fields are all input fields says `#[rtde(input)]`. Without it, it
+/// would be an output recipe: one that fails field by field, or, when the fields are input
+/// registers, one that silently reads them back and cannot be sent. An explicit
+/// `#[rtde(output)]` is how a recipe reads input registers back.
+fn input_attribute_forgotten(cx: &Ctxt, recipe: &Recipe<'_>) -> bool {
+    let forgotten = !recipe.attrs.direction_declared
+        && !recipe.fields.is_empty()
+        && recipe
+            .fields
+            .iter()
+            .all(|f| names_exist(Direction::Input, f));
+    if forgotten {
+        let read_back = if recipe
+            .fields
+            .iter()
+            .all(|f| names_exist(Direction::Output, f))
+        {
+            ", or `#[rtde(output)]` to read its registers back"
+        } else {
+            ""
+        };
+        cx.error_spanned_by(
+            recipe.ident,
+            format!(
+                "every field of `{}` is an input field, but a recipe without `#[rtde(input)]` is \
+                 an output recipe; add `#[rtde(input)]` to send it{read_back}",
+                recipe.ident
+            ),
+        );
+    }
+    forgotten
 }
 
 /// Rule: every field names an RTDE variable of the recipe's direction. An identifier matches

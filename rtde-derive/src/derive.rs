@@ -12,8 +12,8 @@ use crate::{check, expand, fallback};
 /// The derive: the generated code, or every error plus a stub.
 pub(crate) fn derive(input: &DeriveInput) -> TokenStream {
     let cx = Ctxt::new();
-    let recipe = Recipe::from_ast(&cx, input);
-    let resolved = check::check(&cx, &recipe);
+    let mut recipe = Recipe::from_ast(&cx, input);
+    let resolved = check::check(&cx, &mut recipe);
     match cx.check() {
         Ok(()) => {
             let entries: Vec<Vec<&'static Entry>> = resolved

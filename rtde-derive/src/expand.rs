@@ -78,28 +78,54 @@ pub(crate) fn field_marker(p: &TokenStream, entry: &Entry, span: Span) -> TokenS
     quote_spanned!(span=> #p::field::#ident)
 }
 
-/// `<T as IsWire<W, F>>`, spanned at the field's type so that a type that does not fit is
-/// reported there, once (every use has the same span and so the same diagnostic).
-fn is_wire(p: &TokenStream, ty: &Type, entry: &Entry) -> TokenStream {
+/// `&&Slot::<T, W, F>::NEW`, spanned at the field's type: its decode and encode, which never
+/// report a type that does not fit (the field's one type check does, see [`type_check`]).
+fn slot(p: &TokenStream, ty: &Type, entry: &Entry) -> TokenStream {
     let span = ty.span();
     let wire = wire_marker(p, entry.wire_type(), span);
     let marker = field_marker(p, entry, span);
-    quote_spanned!(span=> <#ty as #p::IsWire<#wire, #marker>>)
+    quote_spanned!(span=> (&&#p::Slot::<#ty, #wire, #marker>::NEW))
+}
+
+/// The check that a field's Rust type fits its field, spanned at the type: the one place
+/// that reports a type that does not fit. `entry` is the field's, or a run's first
+/// register's (a run's registers share one wire type). For a field that a typed value
+/// carries, the check's error names the value (`safety_mode` carries a `SafetyMode`).
+pub(crate) fn type_check(p: &TokenStream, ty: &Type, entry: &Entry) -> TokenStream {
+    let span = ty.span();
+    let wire = wire_marker(p, entry.wire_type(), span);
+    let marker = field_marker(p, entry, span);
+    let assert = if rtde_fields::typed_value(entry.name()).is_some() {
+        Ident::new("assert_fits", span)
+    } else {
+        Ident::new("assert_is_wire", span)
+    };
+    quote_spanned! {span=>
+        #p::#assert::<#ty, #wire, #marker>();
+    }
+}
+
+/// The type a field's check names: the field's, or a run's element type.
+pub(crate) fn checked_type<'a>(f: &Field<'a>) -> Option<&'a Type> {
+    match f.attrs.registers {
+        Some(_) => f.array().map(|(elem, _)| elem),
+        None => Some(f.ty),
+    }
 }
 
 fn decode(p: &TokenStream, l: &Layout<'_>, n: &TokenStream, bytes: &TokenStream) -> TokenStream {
     let span = l.ty.span();
-    let is_wire = is_wire(p, l.ty, l.checked_as);
+    let slot = slot(p, l.ty, l.checked_as);
     let wire = wire_marker(p, l.entry.wire_type(), span);
     let (offset, size) = (l.offset.tokens(), lit(l.size));
     quote_spanned! {span=>
-        #is_wire::from_wire(<#wire as #p::WireKind>::decode(#p::at::<#offset, #size, #n>(#bytes)))
+        #slot.rtde_from_wire(<#wire as #p::WireKind>::decode(#p::at::<#offset, #size, #n>(#bytes)))
     }
 }
 
 fn encode(p: &TokenStream, l: &Layout<'_>, n: &TokenStream, out: &Ident) -> TokenStream {
     let span = l.ty.span();
-    let is_wire = is_wire(p, l.ty, l.checked_as);
+    let slot = slot(p, l.ty, l.checked_as);
     let wire = wire_marker(p, l.entry.wire_type(), span);
     let member = l.field.member;
     let place = match l.index {
@@ -111,7 +137,7 @@ fn encode(p: &TokenStream, l: &Layout<'_>, n: &TokenStream, out: &Ident) -> Toke
     };
     let (offset, size) = (l.offset.tokens(), lit(l.size));
     quote_spanned! {span=>
-        #p::put::<#offset, #size, #n>(#out, <#wire as #p::WireKind>::encode(#is_wire::to_wire(&#place)))
+        #p::put::<#offset, #size, #n>(#out, <#wire as #p::WireKind>::encode(#slot.rtde_to_wire(&#place)))
     }
 }
 
@@ -328,7 +354,7 @@ pub(crate) fn expand(recipe: &Recipe<'_>, per_field: &[Vec<&'static Entry>]) -> 
             layouts.push(Layout {
                 field,
                 checked_as: field_entries[0],
-                ty: run.map_or(field.ty, |(elem, _)| elem),
+                ty: checked_type(field).unwrap_or(field.ty),
                 index: run.map(|_| i),
                 entry,
                 offset: offset.clone(),
@@ -465,6 +491,10 @@ pub(crate) fn expand(recipe: &Recipe<'_>, per_field: &[Vec<&'static Entry>]) -> 
     let view_name = view.to_string();
     let formatter = Ident::new("__rtde_f", Span::mixed_site());
     let allows = allows();
+    let type_checks = fields.iter().filter_map(|(_, ls, _)| {
+        let first = ls.first()?;
+        Some(type_check(&p, first.ty, first.checked_as))
+    });
 
     quote! {
         #[doc = #view_doc]
@@ -475,6 +505,12 @@ pub(crate) fn expand(recipe: &Recipe<'_>, per_field: &[Vec<&'static Entry>]) -> 
 
         #allows
         const _: () = {
+            use #p::{Fit as _, Unfit as _};
+
+            const _: () = {
+                #(#type_checks)*
+            };
+
             #[automatically_derived]
             impl #p::Recipe for #ident {
                 #[inline]

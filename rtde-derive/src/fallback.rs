@@ -4,11 +4,10 @@
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::spanned::Spanned;
 
 use crate::ast::Recipe;
 use crate::check::Resolved;
-use crate::expand::{allows, direction_variant, field_marker, private, view_ident};
+use crate::expand::{allows, checked_type, direction_variant, private, type_check, view_ident};
 
 pub(crate) fn expand(recipe: &Recipe<'_>, resolved: &Resolved, errors: &syn::Error) -> TokenStream {
     let errors = errors.to_compile_error();
@@ -95,26 +94,15 @@ pub(crate) fn expand(recipe: &Recipe<'_>, resolved: &Resolved, errors: &syn::Err
             (TokenStream::new(), TokenStream::new())
         };
 
-    let p_ref = &p;
-    let type_checks = recipe.fields.iter().zip(resolved).flat_map(|(f, entries)| {
-        // A register run's elements are checked one by one, against each register.
-        let ty = match f.attrs.registers {
-            Some(_) => f.array().map(|(elem, _)| elem),
-            None => Some(f.ty),
-        };
-        // A run's registers share one wire type: its first register stands for all, so that
-        // an element type that does not fit is reported once.
-        entries.iter().take(1).filter_map(move |entry| {
-            let (entry, ty) = ((*entry)?, ty?);
-            let span = ty.span();
-            let wire = proc_macro2::Ident::new(entry.wire_type().as_str(), span);
-            let p = p_ref;
-            let marker = field_marker(p, entry, span);
-            Some(quote::quote_spanned! {span=>
-                #p::assert_is_wire::<#ty, #p::wire::#wire, #marker>();
-            })
-        })
-    });
+    // A register run's elements are checked against its first register, as the expansion does.
+    let type_checks = recipe
+        .fields
+        .iter()
+        .zip(resolved)
+        .filter_map(|(f, entries)| {
+            let entry = (*entries.first()?)?;
+            Some(type_check(&p, checked_type(f)?, entry))
+        });
 
     quote! {
         #errors

@@ -55,7 +55,7 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// | attribute | where | meaning |
 /// | --- | --- | --- |
-/// | `#[rtde(output)]` | struct | an output recipe (the default): [`OutputRecipe`] |
+/// | `#[rtde(output)]` | struct | an output recipe (the default): [`OutputRecipe`]; required when every field is an input register (read back) |
 /// | `#[rtde(input)]` | struct | an input recipe: [`InputRecipe`] |
 /// | `#[rtde(min_controller = "5.4")]` | struct, once per generation | every field must exist on that version ("3.10", "5.4", "10.11") |
 /// | `#[rtde(name = "actual_TCP_pose")]` | field | the wire name, exactly; otherwise the field's name, ignoring case |
@@ -91,13 +91,15 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// # Compile errors
 ///
-/// Unknown fields (with the closest name), fields of the other direction, fields a declared
+/// Unknown fields (with the closest name), fields of the other direction (a recipe of input
+/// fields only, without `#[rtde(input)]`, is one error at the struct), fields a declared
 /// `min_controller` lacks, fieldbus-reserved registers, register runs that reach past their
 /// family, are not arrays of their length or conflict with `name`, an output value without its mask (or
 /// a mask without a value) in an input recipe, two fields naming one variable, an empty
 /// recipe, a name list over 2048 bytes, and unknown or repeated attributes are reported
 /// together, each at the token to fix. A Rust type that cannot hold its field (`[f32; 6]`
-/// for `actual_q`, `RobotMode` for `safety_mode`) is reported at the type, in RTDE terms.
+/// for `actual_q`, `RobotMode` for `safety_mode`) is reported at the type, once, in RTDE
+/// terms, naming the typed value that the field carries (`SafetyMode`) if it has one.
 ///
 /// [`Recipe`]: https://docs.rs/rtde-core/latest/rtde_core/trait.Recipe.html
 /// [`StaticRecipe`]: https://docs.rs/rtde-core/latest/rtde_core/trait.StaticRecipe.html

@@ -55,6 +55,7 @@ mod generated;
 mod mask;
 mod register;
 mod registry;
+mod typed;
 mod version;
 mod wire_type;
 
@@ -64,6 +65,7 @@ pub use field::{Availability, Field};
 pub use mask::{Gate, Mask, ReadBack, is_mask, mask_of, masked_by, masks};
 pub use register::{Register, RegisterBank, RegisterKind};
 pub use registry::{Renamed, all_fields, fields, lookup, lookup_ignore_case, renamed, suggest};
+pub use typed::typed_value;
 pub use version::{ControllerVersion, Generation, ParseVersionError, VersionErrorKind};
 pub use wire_type::{ParseWireTypeError, WireType, same_name};
 

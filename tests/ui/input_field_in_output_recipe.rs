@@ -3,7 +3,7 @@ use rtde_core::RtdeRecipe;
 
 #[derive(RtdeRecipe)]
 struct Telemetry {
-    speed_slider_fraction: f64,
+    external_force_torque: [f64; 6],
 }
 
 fn main() {}

@@ -2,10 +2,11 @@
 
 use std::fmt;
 
-use crate::wire::{self, IsWire, field};
+use super::TypedValue;
+use crate::wire;
 
 /// Declares the flag words: named bit getters, the raw bits, `Display` and `Debug` listing
-/// the set flags. Bits without a name stay in `bits()`. The `IsWire` impls are written out
+/// the set flags. Bits without a name stay in `bits()`. Their conversions are written out
 /// below. All are declared in one invocation, so the tests see every one of them.
 macro_rules! flags {
     ($(
@@ -154,24 +155,26 @@ flags! {
     }
 }
 
-impl IsWire<wire::UINT32, field::robot_status_bits> for RobotStatusBits {
+impl TypedValue for RobotStatusBits {
+    type Wire = wire::UINT32;
     #[inline]
-    fn from_wire(raw: u32) -> Self {
+    fn from_raw(raw: u32) -> Self {
         RobotStatusBits(raw)
     }
     #[inline]
-    fn to_wire(&self) -> u32 {
+    fn to_raw(&self) -> u32 {
         self.0
     }
 }
 
-impl IsWire<wire::UINT32, field::safety_status_bits> for SafetyStatusBits {
+impl TypedValue for SafetyStatusBits {
+    type Wire = wire::UINT32;
     #[inline]
-    fn from_wire(raw: u32) -> Self {
+    fn from_raw(raw: u32) -> Self {
         SafetyStatusBits(raw)
     }
     #[inline]
-    fn to_wire(&self) -> u32 {
+    fn to_raw(&self) -> u32 {
         self.0
     }
 }
@@ -239,46 +242,14 @@ impl fmt::Debug for DigitalBits {
     }
 }
 
-impl IsWire<wire::UINT64, field::actual_digital_input_bits> for DigitalBits {
+impl TypedValue for DigitalBits {
+    type Wire = wire::UINT64;
     #[inline]
-    fn from_wire(raw: u64) -> Self {
+    fn from_raw(raw: u64) -> Self {
         DigitalBits(raw)
     }
     #[inline]
-    fn to_wire(&self) -> u64 {
-        self.0
-    }
-}
-
-impl IsWire<wire::UINT64, field::actual_digital_output_bits> for DigitalBits {
-    #[inline]
-    fn from_wire(raw: u64) -> Self {
-        DigitalBits(raw)
-    }
-    #[inline]
-    fn to_wire(&self) -> u64 {
-        self.0
-    }
-}
-
-impl IsWire<wire::UINT64, field::actual_configurable_digital_input_bits> for DigitalBits {
-    #[inline]
-    fn from_wire(raw: u64) -> Self {
-        DigitalBits(raw)
-    }
-    #[inline]
-    fn to_wire(&self) -> u64 {
-        self.0
-    }
-}
-
-impl IsWire<wire::UINT64, field::actual_configurable_digital_output_bits> for DigitalBits {
-    #[inline]
-    fn from_wire(raw: u64) -> Self {
-        DigitalBits(raw)
-    }
-    #[inline]
-    fn to_wire(&self) -> u64 {
+    fn to_raw(&self) -> u64 {
         self.0
     }
 }

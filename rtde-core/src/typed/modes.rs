@@ -4,17 +4,17 @@
 
 use std::fmt;
 
-use crate::wire::{self, IsWire, field};
+use super::TypedValue;
+use crate::wire;
 
 /// Declares the code enums: each with its variants and their UR names, `Unknown(code)`,
-/// conversions and `Display`, and the field it describes, checked against the `IsWire` impl
-/// written out below it (a compile error quotes the impl that would have fit, and reads
-/// better without a macro around it). All are declared in one invocation, so
-/// [`code_names`] and the tests see every one of them.
+/// conversions and `Display`. Their conversions to and from the wire are written out below;
+/// the fields each carries are in rtde-fields' table (see the module above). All are
+/// declared in one invocation, so [`code_names`] and the tests see every one of them.
 macro_rules! code_enums {
     ($(
         $(#[$meta:meta])*
-        pub enum $name:ident: $code:ty, field $field:ident $(as $held:ty)? {
+        pub enum $name:ident: $code:ty {
             $($(#[$vmeta:meta])* $variant:ident = $value:literal => $ur:literal,)*
         }
     )*) => {
@@ -86,8 +86,6 @@ macro_rules! code_enums {
             }
         }
 
-        // The field named above is the one the `IsWire` impl below decodes.
-        const _: () = crate::__private::assert_is_wire::<held!($name $(, $held)?), _, field::$field>();
         )*
 
         /// The UR names of the codes a field carries, `(code, name)` in code order, for
@@ -103,8 +101,14 @@ macro_rules! code_enums {
         /// ```
         #[must_use]
         pub fn code_names(field: &str) -> Option<&'static [(i64, &'static str)]> {
-            match field {
-                $(stringify!($field) => Some($name::NAMES),)*
+            // The table says which type a field carries; an array carries its elements'.
+            let carried = rtde_fields::typed_value(field)?;
+            let element = carried
+                .strip_prefix('[')
+                .and_then(|t| t.split(';').next())
+                .unwrap_or(carried);
+            match element {
+                $(stringify!($name) => Some($name::NAMES),)*
                 _ => None,
             }
         }
@@ -122,19 +126,9 @@ macro_rules! code_enums {
     };
 }
 
-/// The type that holds a field: the code enum, or the array given after `as`.
-macro_rules! held {
-    ($name:ty) => {
-        $name
-    };
-    ($name:ty, $held:ty) => {
-        $held
-    };
-}
-
 code_enums! {
     /// The robot's mode: the `robot_mode` output (`INT32`).
-    pub enum RobotMode: i32, field robot_mode {
+    pub enum RobotMode: i32 {
         /// -1: no controller.
         NoController = -1 => "ROBOT_MODE_NO_CONTROLLER",
         /// 0: the controller is not connected to the arm.
@@ -161,7 +155,7 @@ code_enums! {
     ///
     /// Codes 12 and 13 appear on e-Series controllers; `safety_status` ([`SafetyStatus`])
     /// reports the same states and is the newer field.
-    pub enum SafetyMode: i32, field safety_mode {
+    pub enum SafetyMode: i32 {
         /// 1: normal.
         Normal = 1 => "SAFETY_MODE_NORMAL",
         /// 2: reduced limits are active.
@@ -191,7 +185,7 @@ code_enums! {
     }
 
     /// The safety status: the `safety_status` output (`INT32`, from 3.10 and 5.4).
-    pub enum SafetyStatus: i32, field safety_status {
+    pub enum SafetyStatus: i32 {
         /// 1: normal.
         Normal = 1 => "SAFETY_STATUS_NORMAL",
         /// 2: reduced limits are active.
@@ -221,7 +215,7 @@ code_enums! {
     }
 
     /// The program's state: the `runtime_state` output (`UINT32`).
-    pub enum RuntimeState: u32, field runtime_state {
+    pub enum RuntimeState: u32 {
         /// 0: the program is stopping.
         Stopping = 0 => "STOPPING",
         /// 1: no program is running.
@@ -238,7 +232,7 @@ code_enums! {
 
     /// One joint's mode: an element of the `joint_mode` output, read as `[JointMode; 6]`
     /// (`VECTOR6INT32`).
-    pub enum JointMode: i32, field joint_mode as [JointMode; 6] {
+    pub enum JointMode: i32 {
         /// 236: shutting down.
         ShuttingDown = 236 => "JOINT_SHUTTING_DOWN_MODE",
         /// 237: part D calibration.
@@ -272,7 +266,7 @@ code_enums! {
     }
 
     /// The tool's mode: the `tool_mode` output (`UINT32`).
-    pub enum ToolMode: u32, field tool_mode {
+    pub enum ToolMode: u32 {
         /// 249: bootloader.
         Bootloader = 249 => "TOOL_BOOTLOADER_MODE",
         /// 253: running.
@@ -282,68 +276,74 @@ code_enums! {
     }
 }
 
-impl IsWire<wire::INT32, field::robot_mode> for RobotMode {
+impl TypedValue for RobotMode {
+    type Wire = wire::INT32;
     #[inline]
-    fn from_wire(raw: i32) -> Self {
+    fn from_raw(raw: i32) -> Self {
         RobotMode::from_code(raw)
     }
     #[inline]
-    fn to_wire(&self) -> i32 {
+    fn to_raw(&self) -> i32 {
         self.code()
     }
 }
 
-impl IsWire<wire::INT32, field::safety_mode> for SafetyMode {
+impl TypedValue for SafetyMode {
+    type Wire = wire::INT32;
     #[inline]
-    fn from_wire(raw: i32) -> Self {
+    fn from_raw(raw: i32) -> Self {
         SafetyMode::from_code(raw)
     }
     #[inline]
-    fn to_wire(&self) -> i32 {
+    fn to_raw(&self) -> i32 {
         self.code()
     }
 }
 
-impl IsWire<wire::INT32, field::safety_status> for SafetyStatus {
+impl TypedValue for SafetyStatus {
+    type Wire = wire::INT32;
     #[inline]
-    fn from_wire(raw: i32) -> Self {
+    fn from_raw(raw: i32) -> Self {
         SafetyStatus::from_code(raw)
     }
     #[inline]
-    fn to_wire(&self) -> i32 {
+    fn to_raw(&self) -> i32 {
         self.code()
     }
 }
 
-impl IsWire<wire::UINT32, field::runtime_state> for RuntimeState {
+impl TypedValue for RuntimeState {
+    type Wire = wire::UINT32;
     #[inline]
-    fn from_wire(raw: u32) -> Self {
+    fn from_raw(raw: u32) -> Self {
         RuntimeState::from_code(raw)
     }
     #[inline]
-    fn to_wire(&self) -> u32 {
+    fn to_raw(&self) -> u32 {
         self.code()
     }
 }
 
-impl IsWire<wire::VECTOR6INT32, field::joint_mode> for [JointMode; 6] {
+impl TypedValue for [JointMode; 6] {
+    type Wire = wire::VECTOR6INT32;
     #[inline]
-    fn from_wire(raw: [i32; 6]) -> Self {
+    fn from_raw(raw: [i32; 6]) -> Self {
         raw.map(JointMode::from_code)
     }
     #[inline]
-    fn to_wire(&self) -> [i32; 6] {
+    fn to_raw(&self) -> [i32; 6] {
         self.map(JointMode::code)
     }
 }
 
-impl IsWire<wire::UINT32, field::tool_mode> for ToolMode {
+impl TypedValue for ToolMode {
+    type Wire = wire::UINT32;
     #[inline]
-    fn from_wire(raw: u32) -> Self {
+    fn from_raw(raw: u32) -> Self {
         ToolMode::from_code(raw)
     }
     #[inline]
-    fn to_wire(&self) -> u32 {
+    fn to_raw(&self) -> u32 {
         self.code()
     }
 }
@@ -351,6 +351,7 @@ impl IsWire<wire::UINT32, field::tool_mode> for ToolMode {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::{IsWire, field};
 
     #[test]
     fn codes_round_trip_and_unknown_codes_are_kept() {

@@ -1,6 +1,7 @@
 //! A Cartesian pose: position and rotation vector, as UR controllers report TCP poses.
 
-use crate::wire::{self, IsWire, field};
+use super::TypedValue;
+use crate::wire;
 
 /// A pose `(x, y, z, rx, ry, rz)`: position in metres and orientation as a rotation vector
 /// (axis times angle, in radians), the layout of `actual_TCP_pose`, `target_TCP_pose` and
@@ -160,24 +161,20 @@ impl Pose {
     }
 }
 
-/// Lists the fields that hold a pose as [`Pose::FIELDS`], each checked at compile time
-/// against its `IsWire` impl below.
-macro_rules! pose_fields {
-    ($($field:ident),*) => {
-        impl Pose {
-            /// The fields that hold a pose, for programs that handle fields by name (as
-            /// `rtde plot` does, to unwrap their rotation vectors).
-            ///
-            /// ```
-            /// assert!(rtde_core::Pose::FIELDS.contains(&"actual_TCP_pose"));
-            /// ```
-            pub const FIELDS: &'static [&'static str] = &[$(stringify!($field)),*];
-        }
-        $(const _: () = crate::__private::assert_is_wire::<Pose, _, field::$field>();)*
-    };
+impl Pose {
+    /// Whether the field `name` (its canonical name) holds a pose, for programs that handle
+    /// fields by name (as `rtde plot` does, to unwrap their rotation vectors). The fields
+    /// are those of the registry's typed-value table that [`Pose`] carries.
+    ///
+    /// ```
+    /// assert!(rtde_core::Pose::describes("actual_TCP_pose"));
+    /// assert!(!rtde_core::Pose::describes("actual_TCP_speed"));
+    /// ```
+    #[must_use]
+    pub fn describes(name: &str) -> bool {
+        rtde_fields::typed_value(name) == Some("Pose")
+    }
 }
-
-pose_fields!(actual_TCP_pose, target_TCP_pose, tcp_offset);
 
 impl From<[f64; 6]> for Pose {
     fn from(v: [f64; 6]) -> Self {
@@ -191,35 +188,14 @@ impl From<Pose> for [f64; 6] {
     }
 }
 
-impl IsWire<wire::VECTOR6D, field::actual_TCP_pose> for Pose {
+impl TypedValue for Pose {
+    type Wire = wire::VECTOR6D;
     #[inline]
-    fn from_wire(raw: [f64; 6]) -> Self {
+    fn from_raw(raw: [f64; 6]) -> Self {
         Pose::from_array(raw)
     }
     #[inline]
-    fn to_wire(&self) -> [f64; 6] {
-        self.to_array()
-    }
-}
-
-impl IsWire<wire::VECTOR6D, field::target_TCP_pose> for Pose {
-    #[inline]
-    fn from_wire(raw: [f64; 6]) -> Self {
-        Pose::from_array(raw)
-    }
-    #[inline]
-    fn to_wire(&self) -> [f64; 6] {
-        self.to_array()
-    }
-}
-
-impl IsWire<wire::VECTOR6D, field::tcp_offset> for Pose {
-    #[inline]
-    fn from_wire(raw: [f64; 6]) -> Self {
-        Pose::from_array(raw)
-    }
-    #[inline]
-    fn to_wire(&self) -> [f64; 6] {
+    fn to_raw(&self) -> [f64; 6] {
         self.to_array()
     }
 }

@@ -10,6 +10,19 @@ struct TelemetryView<'a> {
 }
 #[allow(deprecated, non_snake_case, dead_code)]
 const _: () = {
+    use ::rtde_core::__private::{Fit as _, Unfit as _};
+    const _: () = {
+        ::rtde_core::__private::assert_is_wire::<
+            [f64; 6],
+            ::rtde_core::__private::wire::VECTOR6D,
+            ::rtde_core::__private::field::actual_q,
+        >();
+        ::rtde_core::__private::assert_fits::<
+            RobotMode,
+            ::rtde_core::__private::wire::INT32,
+            ::rtde_core::__private::field::robot_mode,
+        >();
+    };
     #[automatically_derived]
     impl ::rtde_core::__private::Recipe for Telemetry {
         #[inline]
@@ -163,21 +176,23 @@ const _: () = {
             }],
         ) -> Self {
             Self {
-                actual_q: <[f64; 6] as ::rtde_core::__private::IsWire<
+                actual_q: (&&::rtde_core::__private::Slot::<
+                    [f64; 6],
                     ::rtde_core::__private::wire::VECTOR6D,
                     ::rtde_core::__private::field::actual_q,
-                >>::from_wire(
-                    <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
-                        ::rtde_core::__private::at::<
-                            0,
-                            48,
-                            {
-                                <Header as ::rtde_core::__private::StaticRecipe>::PAYLOAD_SIZE
-                                    + 52
-                            },
-                        >(__rtde_payload),
+                >::NEW)
+                    .rtde_from_wire(
+                        <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
+                            ::rtde_core::__private::at::<
+                                0,
+                                48,
+                                {
+                                    <Header as ::rtde_core::__private::StaticRecipe>::PAYLOAD_SIZE
+                                        + 52
+                                },
+                            >(__rtde_payload),
+                        ),
                     ),
-                ),
                 header: <Header as ::rtde_core::__private::Part<
                     { <Header as ::rtde_core::__private::StaticRecipe>::PAYLOAD_SIZE },
                 >>::decode_part(
@@ -192,24 +207,26 @@ const _: () = {
                         },
                     >(__rtde_payload),
                 ),
-                robot_mode: <RobotMode as ::rtde_core::__private::IsWire<
+                robot_mode: (&&::rtde_core::__private::Slot::<
+                    RobotMode,
                     ::rtde_core::__private::wire::INT32,
                     ::rtde_core::__private::field::robot_mode,
-                >>::from_wire(
-                    <::rtde_core::__private::wire::INT32 as ::rtde_core::__private::WireKind>::decode(
-                        ::rtde_core::__private::at::<
-                            {
-                                <Header as ::rtde_core::__private::StaticRecipe>::PAYLOAD_SIZE
-                                    + 48
-                            },
-                            4,
-                            {
-                                <Header as ::rtde_core::__private::StaticRecipe>::PAYLOAD_SIZE
-                                    + 52
-                            },
-                        >(__rtde_payload),
+                >::NEW)
+                    .rtde_from_wire(
+                        <::rtde_core::__private::wire::INT32 as ::rtde_core::__private::WireKind>::decode(
+                            ::rtde_core::__private::at::<
+                                {
+                                    <Header as ::rtde_core::__private::StaticRecipe>::PAYLOAD_SIZE
+                                        + 48
+                                },
+                                4,
+                                {
+                                    <Header as ::rtde_core::__private::StaticRecipe>::PAYLOAD_SIZE
+                                        + 52
+                                },
+                            >(__rtde_payload),
+                        ),
                     ),
-                ),
             }
         }
         #[inline]
@@ -226,10 +243,12 @@ const _: () = {
             >(
                 __rtde_out,
                 <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::encode(
-                    <[f64; 6] as ::rtde_core::__private::IsWire<
+                    (&&::rtde_core::__private::Slot::<
+                        [f64; 6],
                         ::rtde_core::__private::wire::VECTOR6D,
                         ::rtde_core::__private::field::actual_q,
-                    >>::to_wire(&self.actual_q),
+                    >::NEW)
+                        .rtde_to_wire(&self.actual_q),
                 ),
             );
             ::rtde_core::__private::put_part::<
@@ -245,10 +264,12 @@ const _: () = {
             >(
                 __rtde_out,
                 <::rtde_core::__private::wire::INT32 as ::rtde_core::__private::WireKind>::encode(
-                    <RobotMode as ::rtde_core::__private::IsWire<
+                    (&&::rtde_core::__private::Slot::<
+                        RobotMode,
                         ::rtde_core::__private::wire::INT32,
                         ::rtde_core::__private::field::robot_mode,
-                    >>::to_wire(&self.robot_mode),
+                    >::NEW)
+                        .rtde_to_wire(&self.robot_mode),
                 ),
             );
         }
@@ -273,21 +294,23 @@ const _: () = {
             let __rtde_payload = ::rtde_core::__private::payload::<
                 { <Header as ::rtde_core::__private::StaticRecipe>::PAYLOAD_SIZE + 52 },
             >(__rtde_payload)?;
-            self.actual_q = <[f64; 6] as ::rtde_core::__private::IsWire<
+            self.actual_q = (&&::rtde_core::__private::Slot::<
+                [f64; 6],
                 ::rtde_core::__private::wire::VECTOR6D,
                 ::rtde_core::__private::field::actual_q,
-            >>::from_wire(
-                <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
-                    ::rtde_core::__private::at::<
-                        0,
-                        48,
-                        {
-                            <Header as ::rtde_core::__private::StaticRecipe>::PAYLOAD_SIZE
-                                + 52
-                        },
-                    >(__rtde_payload),
-                ),
-            );
+            >::NEW)
+                .rtde_from_wire(
+                    <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<
+                            0,
+                            48,
+                            {
+                                <Header as ::rtde_core::__private::StaticRecipe>::PAYLOAD_SIZE
+                                    + 52
+                            },
+                        >(__rtde_payload),
+                    ),
+                );
             self.header = <Header as ::rtde_core::__private::Part<
                 { <Header as ::rtde_core::__private::StaticRecipe>::PAYLOAD_SIZE },
             >>::decode_part(
@@ -300,24 +323,26 @@ const _: () = {
                     },
                 >(__rtde_payload),
             );
-            self.robot_mode = <RobotMode as ::rtde_core::__private::IsWire<
+            self.robot_mode = (&&::rtde_core::__private::Slot::<
+                RobotMode,
                 ::rtde_core::__private::wire::INT32,
                 ::rtde_core::__private::field::robot_mode,
-            >>::from_wire(
-                <::rtde_core::__private::wire::INT32 as ::rtde_core::__private::WireKind>::decode(
-                    ::rtde_core::__private::at::<
-                        {
-                            <Header as ::rtde_core::__private::StaticRecipe>::PAYLOAD_SIZE
-                                + 48
-                        },
-                        4,
-                        {
-                            <Header as ::rtde_core::__private::StaticRecipe>::PAYLOAD_SIZE
-                                + 52
-                        },
-                    >(__rtde_payload),
-                ),
-            );
+            >::NEW)
+                .rtde_from_wire(
+                    <::rtde_core::__private::wire::INT32 as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<
+                            {
+                                <Header as ::rtde_core::__private::StaticRecipe>::PAYLOAD_SIZE
+                                    + 48
+                            },
+                            4,
+                            {
+                                <Header as ::rtde_core::__private::StaticRecipe>::PAYLOAD_SIZE
+                                    + 52
+                            },
+                        >(__rtde_payload),
+                    ),
+                );
             ::rtde_core::__private::Ok(())
         }
     }
@@ -346,21 +371,23 @@ const _: () = {
         #[inline]
         #[must_use]
         fn actual_q(&self) -> [f64; 6] {
-            <[f64; 6] as ::rtde_core::__private::IsWire<
+            (&&::rtde_core::__private::Slot::<
+                [f64; 6],
                 ::rtde_core::__private::wire::VECTOR6D,
                 ::rtde_core::__private::field::actual_q,
-            >>::from_wire(
-                <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
-                    ::rtde_core::__private::at::<
-                        0,
-                        48,
-                        {
-                            <Header as ::rtde_core::__private::StaticRecipe>::PAYLOAD_SIZE
-                                + 52
-                        },
-                    >(self.bytes),
-                ),
-            )
+            >::NEW)
+                .rtde_from_wire(
+                    <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<
+                            0,
+                            48,
+                            {
+                                <Header as ::rtde_core::__private::StaticRecipe>::PAYLOAD_SIZE
+                                    + 52
+                            },
+                        >(self.bytes),
+                    ),
+                )
         }
         ///The flattened `Header` part, as its own view.
         #[inline]
@@ -383,24 +410,26 @@ const _: () = {
         #[inline]
         #[must_use]
         fn robot_mode(&self) -> RobotMode {
-            <RobotMode as ::rtde_core::__private::IsWire<
+            (&&::rtde_core::__private::Slot::<
+                RobotMode,
                 ::rtde_core::__private::wire::INT32,
                 ::rtde_core::__private::field::robot_mode,
-            >>::from_wire(
-                <::rtde_core::__private::wire::INT32 as ::rtde_core::__private::WireKind>::decode(
-                    ::rtde_core::__private::at::<
-                        {
-                            <Header as ::rtde_core::__private::StaticRecipe>::PAYLOAD_SIZE
-                                + 48
-                        },
-                        4,
-                        {
-                            <Header as ::rtde_core::__private::StaticRecipe>::PAYLOAD_SIZE
-                                + 52
-                        },
-                    >(self.bytes),
-                ),
-            )
+            >::NEW)
+                .rtde_from_wire(
+                    <::rtde_core::__private::wire::INT32 as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<
+                            {
+                                <Header as ::rtde_core::__private::StaticRecipe>::PAYLOAD_SIZE
+                                    + 48
+                            },
+                            4,
+                            {
+                                <Header as ::rtde_core::__private::StaticRecipe>::PAYLOAD_SIZE
+                                    + 52
+                            },
+                        >(self.bytes),
+                    ),
+                )
         }
     }
     #[automatically_derived]

@@ -8,6 +8,29 @@ struct JointsView<'a> {
 }
 #[allow(deprecated, non_snake_case, dead_code)]
 const _: () = {
+    use ::rtde_core::__private::{Fit as _, Unfit as _};
+    const _: () = {
+        ::rtde_core::__private::assert_is_wire::<
+            f64,
+            ::rtde_core::__private::wire::DOUBLE,
+            ::rtde_core::__private::field::timestamp,
+        >();
+        ::rtde_core::__private::assert_is_wire::<
+            [f64; 6],
+            ::rtde_core::__private::wire::VECTOR6D,
+            ::rtde_core::__private::field::actual_q,
+        >();
+        ::rtde_core::__private::assert_is_wire::<
+            [f64; 6],
+            ::rtde_core::__private::wire::VECTOR6D,
+            ::rtde_core::__private::field::actual_qd,
+        >();
+        ::rtde_core::__private::assert_fits::<
+            [JointMode; 6],
+            ::rtde_core::__private::wire::VECTOR6INT32,
+            ::rtde_core::__private::field::joint_mode,
+        >();
+    };
     #[automatically_derived]
     impl ::rtde_core::__private::Recipe for Joints {
         #[inline]
@@ -96,38 +119,46 @@ const _: () = {
         #[inline(always)]
         fn decode_part(__rtde_payload: &[u8; 128]) -> Self {
             Self {
-                timestamp: <f64 as ::rtde_core::__private::IsWire<
+                timestamp: (&&::rtde_core::__private::Slot::<
+                    f64,
                     ::rtde_core::__private::wire::DOUBLE,
                     ::rtde_core::__private::field::timestamp,
-                >>::from_wire(
-                    <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
-                        ::rtde_core::__private::at::<0, 8, 128>(__rtde_payload),
+                >::NEW)
+                    .rtde_from_wire(
+                        <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
+                            ::rtde_core::__private::at::<0, 8, 128>(__rtde_payload),
+                        ),
                     ),
-                ),
-                actual_q: <[f64; 6] as ::rtde_core::__private::IsWire<
+                actual_q: (&&::rtde_core::__private::Slot::<
+                    [f64; 6],
                     ::rtde_core::__private::wire::VECTOR6D,
                     ::rtde_core::__private::field::actual_q,
-                >>::from_wire(
-                    <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
-                        ::rtde_core::__private::at::<8, 48, 128>(__rtde_payload),
+                >::NEW)
+                    .rtde_from_wire(
+                        <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
+                            ::rtde_core::__private::at::<8, 48, 128>(__rtde_payload),
+                        ),
                     ),
-                ),
-                actual_qd: <[f64; 6] as ::rtde_core::__private::IsWire<
+                actual_qd: (&&::rtde_core::__private::Slot::<
+                    [f64; 6],
                     ::rtde_core::__private::wire::VECTOR6D,
                     ::rtde_core::__private::field::actual_qd,
-                >>::from_wire(
-                    <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
-                        ::rtde_core::__private::at::<56, 48, 128>(__rtde_payload),
+                >::NEW)
+                    .rtde_from_wire(
+                        <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
+                            ::rtde_core::__private::at::<56, 48, 128>(__rtde_payload),
+                        ),
                     ),
-                ),
-                joint_mode: <[JointMode; 6] as ::rtde_core::__private::IsWire<
+                joint_mode: (&&::rtde_core::__private::Slot::<
+                    [JointMode; 6],
                     ::rtde_core::__private::wire::VECTOR6INT32,
                     ::rtde_core::__private::field::joint_mode,
-                >>::from_wire(
-                    <::rtde_core::__private::wire::VECTOR6INT32 as ::rtde_core::__private::WireKind>::decode(
-                        ::rtde_core::__private::at::<104, 24, 128>(__rtde_payload),
+                >::NEW)
+                    .rtde_from_wire(
+                        <::rtde_core::__private::wire::VECTOR6INT32 as ::rtde_core::__private::WireKind>::decode(
+                            ::rtde_core::__private::at::<104, 24, 128>(__rtde_payload),
+                        ),
                     ),
-                ),
             }
         }
         #[inline]
@@ -139,10 +170,12 @@ const _: () = {
             >(
                 __rtde_out,
                 <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::encode(
-                    <f64 as ::rtde_core::__private::IsWire<
+                    (&&::rtde_core::__private::Slot::<
+                        f64,
                         ::rtde_core::__private::wire::DOUBLE,
                         ::rtde_core::__private::field::timestamp,
-                    >>::to_wire(&self.timestamp),
+                    >::NEW)
+                        .rtde_to_wire(&self.timestamp),
                 ),
             );
             ::rtde_core::__private::put::<
@@ -152,10 +185,12 @@ const _: () = {
             >(
                 __rtde_out,
                 <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::encode(
-                    <[f64; 6] as ::rtde_core::__private::IsWire<
+                    (&&::rtde_core::__private::Slot::<
+                        [f64; 6],
                         ::rtde_core::__private::wire::VECTOR6D,
                         ::rtde_core::__private::field::actual_q,
-                    >>::to_wire(&self.actual_q),
+                    >::NEW)
+                        .rtde_to_wire(&self.actual_q),
                 ),
             );
             ::rtde_core::__private::put::<
@@ -165,10 +200,12 @@ const _: () = {
             >(
                 __rtde_out,
                 <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::encode(
-                    <[f64; 6] as ::rtde_core::__private::IsWire<
+                    (&&::rtde_core::__private::Slot::<
+                        [f64; 6],
                         ::rtde_core::__private::wire::VECTOR6D,
                         ::rtde_core::__private::field::actual_qd,
-                    >>::to_wire(&self.actual_qd),
+                    >::NEW)
+                        .rtde_to_wire(&self.actual_qd),
                 ),
             );
             ::rtde_core::__private::put::<
@@ -178,10 +215,12 @@ const _: () = {
             >(
                 __rtde_out,
                 <::rtde_core::__private::wire::VECTOR6INT32 as ::rtde_core::__private::WireKind>::encode(
-                    <[JointMode; 6] as ::rtde_core::__private::IsWire<
+                    (&&::rtde_core::__private::Slot::<
+                        [JointMode; 6],
                         ::rtde_core::__private::wire::VECTOR6INT32,
                         ::rtde_core::__private::field::joint_mode,
-                    >>::to_wire(&self.joint_mode),
+                    >::NEW)
+                        .rtde_to_wire(&self.joint_mode),
                 ),
             );
         }
@@ -200,38 +239,46 @@ const _: () = {
             __rtde_payload: &[u8],
         ) -> ::rtde_core::__private::Result<(), ::rtde_core::__private::PayloadError> {
             let __rtde_payload = ::rtde_core::__private::payload::<128>(__rtde_payload)?;
-            self.timestamp = <f64 as ::rtde_core::__private::IsWire<
+            self.timestamp = (&&::rtde_core::__private::Slot::<
+                f64,
                 ::rtde_core::__private::wire::DOUBLE,
                 ::rtde_core::__private::field::timestamp,
-            >>::from_wire(
-                <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
-                    ::rtde_core::__private::at::<0, 8, 128>(__rtde_payload),
-                ),
-            );
-            self.actual_q = <[f64; 6] as ::rtde_core::__private::IsWire<
+            >::NEW)
+                .rtde_from_wire(
+                    <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<0, 8, 128>(__rtde_payload),
+                    ),
+                );
+            self.actual_q = (&&::rtde_core::__private::Slot::<
+                [f64; 6],
                 ::rtde_core::__private::wire::VECTOR6D,
                 ::rtde_core::__private::field::actual_q,
-            >>::from_wire(
-                <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
-                    ::rtde_core::__private::at::<8, 48, 128>(__rtde_payload),
-                ),
-            );
-            self.actual_qd = <[f64; 6] as ::rtde_core::__private::IsWire<
+            >::NEW)
+                .rtde_from_wire(
+                    <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<8, 48, 128>(__rtde_payload),
+                    ),
+                );
+            self.actual_qd = (&&::rtde_core::__private::Slot::<
+                [f64; 6],
                 ::rtde_core::__private::wire::VECTOR6D,
                 ::rtde_core::__private::field::actual_qd,
-            >>::from_wire(
-                <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
-                    ::rtde_core::__private::at::<56, 48, 128>(__rtde_payload),
-                ),
-            );
-            self.joint_mode = <[JointMode; 6] as ::rtde_core::__private::IsWire<
+            >::NEW)
+                .rtde_from_wire(
+                    <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<56, 48, 128>(__rtde_payload),
+                    ),
+                );
+            self.joint_mode = (&&::rtde_core::__private::Slot::<
+                [JointMode; 6],
                 ::rtde_core::__private::wire::VECTOR6INT32,
                 ::rtde_core::__private::field::joint_mode,
-            >>::from_wire(
-                <::rtde_core::__private::wire::VECTOR6INT32 as ::rtde_core::__private::WireKind>::decode(
-                    ::rtde_core::__private::at::<104, 24, 128>(__rtde_payload),
-                ),
-            );
+            >::NEW)
+                .rtde_from_wire(
+                    <::rtde_core::__private::wire::VECTOR6INT32 as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<104, 24, 128>(__rtde_payload),
+                    ),
+                );
             ::rtde_core::__private::Ok(())
         }
     }
@@ -255,53 +302,61 @@ const _: () = {
         #[inline]
         #[must_use]
         fn timestamp(&self) -> f64 {
-            <f64 as ::rtde_core::__private::IsWire<
+            (&&::rtde_core::__private::Slot::<
+                f64,
                 ::rtde_core::__private::wire::DOUBLE,
                 ::rtde_core::__private::field::timestamp,
-            >>::from_wire(
-                <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
-                    ::rtde_core::__private::at::<0, 8, 128>(self.bytes),
-                ),
-            )
+            >::NEW)
+                .rtde_from_wire(
+                    <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<0, 8, 128>(self.bytes),
+                    ),
+                )
         }
         ///`actual_q` (VECTOR6D, payload bytes 8..56), decoded on each call.
         #[inline]
         #[must_use]
         fn actual_q(&self) -> [f64; 6] {
-            <[f64; 6] as ::rtde_core::__private::IsWire<
+            (&&::rtde_core::__private::Slot::<
+                [f64; 6],
                 ::rtde_core::__private::wire::VECTOR6D,
                 ::rtde_core::__private::field::actual_q,
-            >>::from_wire(
-                <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
-                    ::rtde_core::__private::at::<8, 48, 128>(self.bytes),
-                ),
-            )
+            >::NEW)
+                .rtde_from_wire(
+                    <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<8, 48, 128>(self.bytes),
+                    ),
+                )
         }
         ///`actual_qd` (VECTOR6D, payload bytes 56..104), decoded on each call.
         #[inline]
         #[must_use]
         fn actual_qd(&self) -> [f64; 6] {
-            <[f64; 6] as ::rtde_core::__private::IsWire<
+            (&&::rtde_core::__private::Slot::<
+                [f64; 6],
                 ::rtde_core::__private::wire::VECTOR6D,
                 ::rtde_core::__private::field::actual_qd,
-            >>::from_wire(
-                <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
-                    ::rtde_core::__private::at::<56, 48, 128>(self.bytes),
-                ),
-            )
+            >::NEW)
+                .rtde_from_wire(
+                    <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<56, 48, 128>(self.bytes),
+                    ),
+                )
         }
         ///`joint_mode` (VECTOR6INT32, payload bytes 104..128), decoded on each call.
         #[inline]
         #[must_use]
         fn joint_mode(&self) -> [JointMode; 6] {
-            <[JointMode; 6] as ::rtde_core::__private::IsWire<
+            (&&::rtde_core::__private::Slot::<
+                [JointMode; 6],
                 ::rtde_core::__private::wire::VECTOR6INT32,
                 ::rtde_core::__private::field::joint_mode,
-            >>::from_wire(
-                <::rtde_core::__private::wire::VECTOR6INT32 as ::rtde_core::__private::WireKind>::decode(
-                    ::rtde_core::__private::at::<104, 24, 128>(self.bytes),
-                ),
-            )
+            >::NEW)
+                .rtde_from_wire(
+                    <::rtde_core::__private::wire::VECTOR6INT32 as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<104, 24, 128>(self.bytes),
+                    ),
+                )
         }
     }
     #[automatically_derived]

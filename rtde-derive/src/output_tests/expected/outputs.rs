@@ -8,6 +8,24 @@ struct OutputsView<'a> {
 }
 #[allow(deprecated, non_snake_case, dead_code)]
 const _: () = {
+    use ::rtde_core::__private::{Fit as _, Unfit as _};
+    const _: () = {
+        ::rtde_core::__private::assert_is_wire::<
+            u8,
+            ::rtde_core::__private::wire::UINT8,
+            ::rtde_core::__private::field::standard_digital_output_mask,
+        >();
+        ::rtde_core::__private::assert_is_wire::<
+            u8,
+            ::rtde_core::__private::wire::UINT8,
+            ::rtde_core::__private::field::standard_digital_output,
+        >();
+        ::rtde_core::__private::assert_is_wire::<
+            i32,
+            ::rtde_core::__private::wire::INT32,
+            ::rtde_core::__private::field::input_int_register_24,
+        >();
+    };
     #[automatically_derived]
     impl ::rtde_core::__private::Recipe for Outputs {
         #[inline]
@@ -74,30 +92,36 @@ const _: () = {
         #[inline(always)]
         fn decode_part(__rtde_payload: &[u8; 6]) -> Self {
             Self {
-                standard_digital_output_mask: <u8 as ::rtde_core::__private::IsWire<
+                standard_digital_output_mask: (&&::rtde_core::__private::Slot::<
+                    u8,
                     ::rtde_core::__private::wire::UINT8,
                     ::rtde_core::__private::field::standard_digital_output_mask,
-                >>::from_wire(
-                    <::rtde_core::__private::wire::UINT8 as ::rtde_core::__private::WireKind>::decode(
-                        ::rtde_core::__private::at::<0, 1, 6>(__rtde_payload),
+                >::NEW)
+                    .rtde_from_wire(
+                        <::rtde_core::__private::wire::UINT8 as ::rtde_core::__private::WireKind>::decode(
+                            ::rtde_core::__private::at::<0, 1, 6>(__rtde_payload),
+                        ),
                     ),
-                ),
-                standard_digital_output: <u8 as ::rtde_core::__private::IsWire<
+                standard_digital_output: (&&::rtde_core::__private::Slot::<
+                    u8,
                     ::rtde_core::__private::wire::UINT8,
                     ::rtde_core::__private::field::standard_digital_output,
-                >>::from_wire(
-                    <::rtde_core::__private::wire::UINT8 as ::rtde_core::__private::WireKind>::decode(
-                        ::rtde_core::__private::at::<1, 1, 6>(__rtde_payload),
+                >::NEW)
+                    .rtde_from_wire(
+                        <::rtde_core::__private::wire::UINT8 as ::rtde_core::__private::WireKind>::decode(
+                            ::rtde_core::__private::at::<1, 1, 6>(__rtde_payload),
+                        ),
                     ),
-                ),
-                input_int_register_24: <i32 as ::rtde_core::__private::IsWire<
+                input_int_register_24: (&&::rtde_core::__private::Slot::<
+                    i32,
                     ::rtde_core::__private::wire::INT32,
                     ::rtde_core::__private::field::input_int_register_24,
-                >>::from_wire(
-                    <::rtde_core::__private::wire::INT32 as ::rtde_core::__private::WireKind>::decode(
-                        ::rtde_core::__private::at::<2, 4, 6>(__rtde_payload),
+                >::NEW)
+                    .rtde_from_wire(
+                        <::rtde_core::__private::wire::INT32 as ::rtde_core::__private::WireKind>::decode(
+                            ::rtde_core::__private::at::<2, 4, 6>(__rtde_payload),
+                        ),
                     ),
-                ),
             }
         }
         #[inline]
@@ -109,10 +133,12 @@ const _: () = {
             >(
                 __rtde_out,
                 <::rtde_core::__private::wire::UINT8 as ::rtde_core::__private::WireKind>::encode(
-                    <u8 as ::rtde_core::__private::IsWire<
+                    (&&::rtde_core::__private::Slot::<
+                        u8,
                         ::rtde_core::__private::wire::UINT8,
                         ::rtde_core::__private::field::standard_digital_output_mask,
-                    >>::to_wire(&self.standard_digital_output_mask),
+                    >::NEW)
+                        .rtde_to_wire(&self.standard_digital_output_mask),
                 ),
             );
             ::rtde_core::__private::put::<
@@ -122,10 +148,12 @@ const _: () = {
             >(
                 __rtde_out,
                 <::rtde_core::__private::wire::UINT8 as ::rtde_core::__private::WireKind>::encode(
-                    <u8 as ::rtde_core::__private::IsWire<
+                    (&&::rtde_core::__private::Slot::<
+                        u8,
                         ::rtde_core::__private::wire::UINT8,
                         ::rtde_core::__private::field::standard_digital_output,
-                    >>::to_wire(&self.standard_digital_output),
+                    >::NEW)
+                        .rtde_to_wire(&self.standard_digital_output),
                 ),
             );
             ::rtde_core::__private::put::<
@@ -135,10 +163,12 @@ const _: () = {
             >(
                 __rtde_out,
                 <::rtde_core::__private::wire::INT32 as ::rtde_core::__private::WireKind>::encode(
-                    <i32 as ::rtde_core::__private::IsWire<
+                    (&&::rtde_core::__private::Slot::<
+                        i32,
                         ::rtde_core::__private::wire::INT32,
                         ::rtde_core::__private::field::input_int_register_24,
-                    >>::to_wire(&self.input_int_register_24),
+                    >::NEW)
+                        .rtde_to_wire(&self.input_int_register_24),
                 ),
             );
         }
@@ -184,40 +214,46 @@ const _: () = {
         #[inline]
         #[must_use]
         fn standard_digital_output_mask(&self) -> u8 {
-            <u8 as ::rtde_core::__private::IsWire<
+            (&&::rtde_core::__private::Slot::<
+                u8,
                 ::rtde_core::__private::wire::UINT8,
                 ::rtde_core::__private::field::standard_digital_output_mask,
-            >>::from_wire(
-                <::rtde_core::__private::wire::UINT8 as ::rtde_core::__private::WireKind>::decode(
-                    ::rtde_core::__private::at::<0, 1, 6>(self.bytes),
-                ),
-            )
+            >::NEW)
+                .rtde_from_wire(
+                    <::rtde_core::__private::wire::UINT8 as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<0, 1, 6>(self.bytes),
+                    ),
+                )
         }
         ///`standard_digital_output` (UINT8, payload bytes 1..2), decoded on each call.
         #[inline]
         #[must_use]
         fn standard_digital_output(&self) -> u8 {
-            <u8 as ::rtde_core::__private::IsWire<
+            (&&::rtde_core::__private::Slot::<
+                u8,
                 ::rtde_core::__private::wire::UINT8,
                 ::rtde_core::__private::field::standard_digital_output,
-            >>::from_wire(
-                <::rtde_core::__private::wire::UINT8 as ::rtde_core::__private::WireKind>::decode(
-                    ::rtde_core::__private::at::<1, 1, 6>(self.bytes),
-                ),
-            )
+            >::NEW)
+                .rtde_from_wire(
+                    <::rtde_core::__private::wire::UINT8 as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<1, 1, 6>(self.bytes),
+                    ),
+                )
         }
         ///`input_int_register_24` (INT32, payload bytes 2..6), decoded on each call.
         #[inline]
         #[must_use]
         fn input_int_register_24(&self) -> i32 {
-            <i32 as ::rtde_core::__private::IsWire<
+            (&&::rtde_core::__private::Slot::<
+                i32,
                 ::rtde_core::__private::wire::INT32,
                 ::rtde_core::__private::field::input_int_register_24,
-            >>::from_wire(
-                <::rtde_core::__private::wire::INT32 as ::rtde_core::__private::WireKind>::decode(
-                    ::rtde_core::__private::at::<2, 4, 6>(self.bytes),
-                ),
-            )
+            >::NEW)
+                .rtde_from_wire(
+                    <::rtde_core::__private::wire::INT32 as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<2, 4, 6>(self.bytes),
+                    ),
+                )
         }
     }
     #[automatically_derived]

@@ -8,6 +8,19 @@ struct SetpointView<'a> {
 }
 #[allow(deprecated, non_snake_case, dead_code)]
 const _: () = {
+    use ::rtde_core::__private::{Fit as _, Unfit as _};
+    const _: () = {
+        ::rtde_core::__private::assert_is_wire::<
+            f64,
+            ::rtde_core::__private::wire::DOUBLE,
+            ::rtde_core::__private::field::input_double_register_24,
+        >();
+        ::rtde_core::__private::assert_is_wire::<
+            i32,
+            ::rtde_core::__private::wire::INT32,
+            ::rtde_core::__private::field::input_int_register_30,
+        >();
+    };
     #[automatically_derived]
     impl ::rtde_core::__private::Recipe for Setpoint {
         #[inline]
@@ -77,39 +90,47 @@ const _: () = {
         fn decode_part(__rtde_payload: &[u8; 28]) -> Self {
             Self {
                 q: [
-                    <f64 as ::rtde_core::__private::IsWire<
+                    (&&::rtde_core::__private::Slot::<
+                        f64,
                         ::rtde_core::__private::wire::DOUBLE,
                         ::rtde_core::__private::field::input_double_register_24,
-                    >>::from_wire(
-                        <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
-                            ::rtde_core::__private::at::<0, 8, 28>(__rtde_payload),
+                    >::NEW)
+                        .rtde_from_wire(
+                            <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
+                                ::rtde_core::__private::at::<0, 8, 28>(__rtde_payload),
+                            ),
                         ),
-                    ),
-                    <f64 as ::rtde_core::__private::IsWire<
+                    (&&::rtde_core::__private::Slot::<
+                        f64,
                         ::rtde_core::__private::wire::DOUBLE,
                         ::rtde_core::__private::field::input_double_register_24,
-                    >>::from_wire(
-                        <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
-                            ::rtde_core::__private::at::<8, 8, 28>(__rtde_payload),
+                    >::NEW)
+                        .rtde_from_wire(
+                            <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
+                                ::rtde_core::__private::at::<8, 8, 28>(__rtde_payload),
+                            ),
                         ),
-                    ),
-                    <f64 as ::rtde_core::__private::IsWire<
+                    (&&::rtde_core::__private::Slot::<
+                        f64,
                         ::rtde_core::__private::wire::DOUBLE,
                         ::rtde_core::__private::field::input_double_register_24,
-                    >>::from_wire(
-                        <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
-                            ::rtde_core::__private::at::<16, 8, 28>(__rtde_payload),
+                    >::NEW)
+                        .rtde_from_wire(
+                            <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
+                                ::rtde_core::__private::at::<16, 8, 28>(__rtde_payload),
+                            ),
                         ),
-                    ),
                 ],
-                input_int_register_30: <i32 as ::rtde_core::__private::IsWire<
+                input_int_register_30: (&&::rtde_core::__private::Slot::<
+                    i32,
                     ::rtde_core::__private::wire::INT32,
                     ::rtde_core::__private::field::input_int_register_30,
-                >>::from_wire(
-                    <::rtde_core::__private::wire::INT32 as ::rtde_core::__private::WireKind>::decode(
-                        ::rtde_core::__private::at::<24, 4, 28>(__rtde_payload),
+                >::NEW)
+                    .rtde_from_wire(
+                        <::rtde_core::__private::wire::INT32 as ::rtde_core::__private::WireKind>::decode(
+                            ::rtde_core::__private::at::<24, 4, 28>(__rtde_payload),
+                        ),
                     ),
-                ),
             }
         }
         #[inline]
@@ -121,10 +142,12 @@ const _: () = {
             >(
                 __rtde_out,
                 <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::encode(
-                    <f64 as ::rtde_core::__private::IsWire<
+                    (&&::rtde_core::__private::Slot::<
+                        f64,
                         ::rtde_core::__private::wire::DOUBLE,
                         ::rtde_core::__private::field::input_double_register_24,
-                    >>::to_wire(&self.q[0]),
+                    >::NEW)
+                        .rtde_to_wire(&self.q[0]),
                 ),
             );
             ::rtde_core::__private::put::<
@@ -134,10 +157,12 @@ const _: () = {
             >(
                 __rtde_out,
                 <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::encode(
-                    <f64 as ::rtde_core::__private::IsWire<
+                    (&&::rtde_core::__private::Slot::<
+                        f64,
                         ::rtde_core::__private::wire::DOUBLE,
                         ::rtde_core::__private::field::input_double_register_24,
-                    >>::to_wire(&self.q[1]),
+                    >::NEW)
+                        .rtde_to_wire(&self.q[1]),
                 ),
             );
             ::rtde_core::__private::put::<
@@ -147,10 +172,12 @@ const _: () = {
             >(
                 __rtde_out,
                 <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::encode(
-                    <f64 as ::rtde_core::__private::IsWire<
+                    (&&::rtde_core::__private::Slot::<
+                        f64,
                         ::rtde_core::__private::wire::DOUBLE,
                         ::rtde_core::__private::field::input_double_register_24,
-                    >>::to_wire(&self.q[2]),
+                    >::NEW)
+                        .rtde_to_wire(&self.q[2]),
                 ),
             );
             ::rtde_core::__private::put::<
@@ -160,10 +187,12 @@ const _: () = {
             >(
                 __rtde_out,
                 <::rtde_core::__private::wire::INT32 as ::rtde_core::__private::WireKind>::encode(
-                    <i32 as ::rtde_core::__private::IsWire<
+                    (&&::rtde_core::__private::Slot::<
+                        i32,
                         ::rtde_core::__private::wire::INT32,
                         ::rtde_core::__private::field::input_int_register_30,
-                    >>::to_wire(&self.input_int_register_30),
+                    >::NEW)
+                        .rtde_to_wire(&self.input_int_register_30),
                 ),
             );
         }
@@ -210,44 +239,52 @@ const _: () = {
         #[must_use]
         fn q(&self) -> [f64; 3] {
             [
-                <f64 as ::rtde_core::__private::IsWire<
+                (&&::rtde_core::__private::Slot::<
+                    f64,
                     ::rtde_core::__private::wire::DOUBLE,
                     ::rtde_core::__private::field::input_double_register_24,
-                >>::from_wire(
-                    <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
-                        ::rtde_core::__private::at::<0, 8, 28>(self.bytes),
+                >::NEW)
+                    .rtde_from_wire(
+                        <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
+                            ::rtde_core::__private::at::<0, 8, 28>(self.bytes),
+                        ),
                     ),
-                ),
-                <f64 as ::rtde_core::__private::IsWire<
+                (&&::rtde_core::__private::Slot::<
+                    f64,
                     ::rtde_core::__private::wire::DOUBLE,
                     ::rtde_core::__private::field::input_double_register_24,
-                >>::from_wire(
-                    <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
-                        ::rtde_core::__private::at::<8, 8, 28>(self.bytes),
+                >::NEW)
+                    .rtde_from_wire(
+                        <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
+                            ::rtde_core::__private::at::<8, 8, 28>(self.bytes),
+                        ),
                     ),
-                ),
-                <f64 as ::rtde_core::__private::IsWire<
+                (&&::rtde_core::__private::Slot::<
+                    f64,
                     ::rtde_core::__private::wire::DOUBLE,
                     ::rtde_core::__private::field::input_double_register_24,
-                >>::from_wire(
-                    <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
-                        ::rtde_core::__private::at::<16, 8, 28>(self.bytes),
+                >::NEW)
+                    .rtde_from_wire(
+                        <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
+                            ::rtde_core::__private::at::<16, 8, 28>(self.bytes),
+                        ),
                     ),
-                ),
             ]
         }
         ///`input_int_register_30` (INT32, payload bytes 24..28), decoded on each call.
         #[inline]
         #[must_use]
         fn input_int_register_30(&self) -> i32 {
-            <i32 as ::rtde_core::__private::IsWire<
+            (&&::rtde_core::__private::Slot::<
+                i32,
                 ::rtde_core::__private::wire::INT32,
                 ::rtde_core::__private::field::input_int_register_30,
-            >>::from_wire(
-                <::rtde_core::__private::wire::INT32 as ::rtde_core::__private::WireKind>::decode(
-                    ::rtde_core::__private::at::<24, 4, 28>(self.bytes),
-                ),
-            )
+            >::NEW)
+                .rtde_from_wire(
+                    <::rtde_core::__private::wire::INT32 as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<24, 4, 28>(self.bytes),
+                    ),
+                )
         }
     }
     #[automatically_derived]

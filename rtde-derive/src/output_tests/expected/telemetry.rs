@@ -8,6 +8,29 @@ pub struct TelemetryView<'a> {
 }
 #[allow(deprecated, non_snake_case, dead_code)]
 const _: () = {
+    use ::rtde_core::__private::{Fit as _, Unfit as _};
+    const _: () = {
+        ::rtde_core::__private::assert_is_wire::<
+            f64,
+            ::rtde_core::__private::wire::DOUBLE,
+            ::rtde_core::__private::field::timestamp,
+        >();
+        ::rtde_core::__private::assert_fits::<
+            Pose,
+            ::rtde_core::__private::wire::VECTOR6D,
+            ::rtde_core::__private::field::actual_TCP_pose,
+        >();
+        ::rtde_core::__private::assert_fits::<
+            RobotMode,
+            ::rtde_core::__private::wire::INT32,
+            ::rtde_core::__private::field::robot_mode,
+        >();
+        ::rtde_core::__private::assert_fits::<
+            DigitalBits,
+            ::rtde_core::__private::wire::UINT64,
+            ::rtde_core::__private::field::actual_digital_input_bits,
+        >();
+    };
     #[automatically_derived]
     impl ::rtde_core::__private::Recipe for Telemetry {
         #[inline]
@@ -71,38 +94,46 @@ const _: () = {
         #[inline(always)]
         fn decode_part(__rtde_payload: &[u8; 68]) -> Self {
             Self {
-                timestamp: <f64 as ::rtde_core::__private::IsWire<
+                timestamp: (&&::rtde_core::__private::Slot::<
+                    f64,
                     ::rtde_core::__private::wire::DOUBLE,
                     ::rtde_core::__private::field::timestamp,
-                >>::from_wire(
-                    <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
-                        ::rtde_core::__private::at::<0, 8, 68>(__rtde_payload),
+                >::NEW)
+                    .rtde_from_wire(
+                        <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
+                            ::rtde_core::__private::at::<0, 8, 68>(__rtde_payload),
+                        ),
                     ),
-                ),
-                actual_tcp_pose: <Pose as ::rtde_core::__private::IsWire<
+                actual_tcp_pose: (&&::rtde_core::__private::Slot::<
+                    Pose,
                     ::rtde_core::__private::wire::VECTOR6D,
                     ::rtde_core::__private::field::actual_TCP_pose,
-                >>::from_wire(
-                    <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
-                        ::rtde_core::__private::at::<8, 48, 68>(__rtde_payload),
+                >::NEW)
+                    .rtde_from_wire(
+                        <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
+                            ::rtde_core::__private::at::<8, 48, 68>(__rtde_payload),
+                        ),
                     ),
-                ),
-                robot_mode: <RobotMode as ::rtde_core::__private::IsWire<
+                robot_mode: (&&::rtde_core::__private::Slot::<
+                    RobotMode,
                     ::rtde_core::__private::wire::INT32,
                     ::rtde_core::__private::field::robot_mode,
-                >>::from_wire(
-                    <::rtde_core::__private::wire::INT32 as ::rtde_core::__private::WireKind>::decode(
-                        ::rtde_core::__private::at::<56, 4, 68>(__rtde_payload),
+                >::NEW)
+                    .rtde_from_wire(
+                        <::rtde_core::__private::wire::INT32 as ::rtde_core::__private::WireKind>::decode(
+                            ::rtde_core::__private::at::<56, 4, 68>(__rtde_payload),
+                        ),
                     ),
-                ),
-                inputs: <DigitalBits as ::rtde_core::__private::IsWire<
+                inputs: (&&::rtde_core::__private::Slot::<
+                    DigitalBits,
                     ::rtde_core::__private::wire::UINT64,
                     ::rtde_core::__private::field::actual_digital_input_bits,
-                >>::from_wire(
-                    <::rtde_core::__private::wire::UINT64 as ::rtde_core::__private::WireKind>::decode(
-                        ::rtde_core::__private::at::<60, 8, 68>(__rtde_payload),
+                >::NEW)
+                    .rtde_from_wire(
+                        <::rtde_core::__private::wire::UINT64 as ::rtde_core::__private::WireKind>::decode(
+                            ::rtde_core::__private::at::<60, 8, 68>(__rtde_payload),
+                        ),
                     ),
-                ),
             }
         }
         #[inline]
@@ -114,10 +145,12 @@ const _: () = {
             >(
                 __rtde_out,
                 <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::encode(
-                    <f64 as ::rtde_core::__private::IsWire<
+                    (&&::rtde_core::__private::Slot::<
+                        f64,
                         ::rtde_core::__private::wire::DOUBLE,
                         ::rtde_core::__private::field::timestamp,
-                    >>::to_wire(&self.timestamp),
+                    >::NEW)
+                        .rtde_to_wire(&self.timestamp),
                 ),
             );
             ::rtde_core::__private::put::<
@@ -127,10 +160,12 @@ const _: () = {
             >(
                 __rtde_out,
                 <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::encode(
-                    <Pose as ::rtde_core::__private::IsWire<
+                    (&&::rtde_core::__private::Slot::<
+                        Pose,
                         ::rtde_core::__private::wire::VECTOR6D,
                         ::rtde_core::__private::field::actual_TCP_pose,
-                    >>::to_wire(&self.actual_tcp_pose),
+                    >::NEW)
+                        .rtde_to_wire(&self.actual_tcp_pose),
                 ),
             );
             ::rtde_core::__private::put::<
@@ -140,10 +175,12 @@ const _: () = {
             >(
                 __rtde_out,
                 <::rtde_core::__private::wire::INT32 as ::rtde_core::__private::WireKind>::encode(
-                    <RobotMode as ::rtde_core::__private::IsWire<
+                    (&&::rtde_core::__private::Slot::<
+                        RobotMode,
                         ::rtde_core::__private::wire::INT32,
                         ::rtde_core::__private::field::robot_mode,
-                    >>::to_wire(&self.robot_mode),
+                    >::NEW)
+                        .rtde_to_wire(&self.robot_mode),
                 ),
             );
             ::rtde_core::__private::put::<
@@ -153,10 +190,12 @@ const _: () = {
             >(
                 __rtde_out,
                 <::rtde_core::__private::wire::UINT64 as ::rtde_core::__private::WireKind>::encode(
-                    <DigitalBits as ::rtde_core::__private::IsWire<
+                    (&&::rtde_core::__private::Slot::<
+                        DigitalBits,
                         ::rtde_core::__private::wire::UINT64,
                         ::rtde_core::__private::field::actual_digital_input_bits,
-                    >>::to_wire(&self.inputs),
+                    >::NEW)
+                        .rtde_to_wire(&self.inputs),
                 ),
             );
         }
@@ -175,38 +214,46 @@ const _: () = {
             __rtde_payload: &[u8],
         ) -> ::rtde_core::__private::Result<(), ::rtde_core::__private::PayloadError> {
             let __rtde_payload = ::rtde_core::__private::payload::<68>(__rtde_payload)?;
-            self.timestamp = <f64 as ::rtde_core::__private::IsWire<
+            self.timestamp = (&&::rtde_core::__private::Slot::<
+                f64,
                 ::rtde_core::__private::wire::DOUBLE,
                 ::rtde_core::__private::field::timestamp,
-            >>::from_wire(
-                <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
-                    ::rtde_core::__private::at::<0, 8, 68>(__rtde_payload),
-                ),
-            );
-            self.actual_tcp_pose = <Pose as ::rtde_core::__private::IsWire<
+            >::NEW)
+                .rtde_from_wire(
+                    <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<0, 8, 68>(__rtde_payload),
+                    ),
+                );
+            self.actual_tcp_pose = (&&::rtde_core::__private::Slot::<
+                Pose,
                 ::rtde_core::__private::wire::VECTOR6D,
                 ::rtde_core::__private::field::actual_TCP_pose,
-            >>::from_wire(
-                <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
-                    ::rtde_core::__private::at::<8, 48, 68>(__rtde_payload),
-                ),
-            );
-            self.robot_mode = <RobotMode as ::rtde_core::__private::IsWire<
+            >::NEW)
+                .rtde_from_wire(
+                    <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<8, 48, 68>(__rtde_payload),
+                    ),
+                );
+            self.robot_mode = (&&::rtde_core::__private::Slot::<
+                RobotMode,
                 ::rtde_core::__private::wire::INT32,
                 ::rtde_core::__private::field::robot_mode,
-            >>::from_wire(
-                <::rtde_core::__private::wire::INT32 as ::rtde_core::__private::WireKind>::decode(
-                    ::rtde_core::__private::at::<56, 4, 68>(__rtde_payload),
-                ),
-            );
-            self.inputs = <DigitalBits as ::rtde_core::__private::IsWire<
+            >::NEW)
+                .rtde_from_wire(
+                    <::rtde_core::__private::wire::INT32 as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<56, 4, 68>(__rtde_payload),
+                    ),
+                );
+            self.inputs = (&&::rtde_core::__private::Slot::<
+                DigitalBits,
                 ::rtde_core::__private::wire::UINT64,
                 ::rtde_core::__private::field::actual_digital_input_bits,
-            >>::from_wire(
-                <::rtde_core::__private::wire::UINT64 as ::rtde_core::__private::WireKind>::decode(
-                    ::rtde_core::__private::at::<60, 8, 68>(__rtde_payload),
-                ),
-            );
+            >::NEW)
+                .rtde_from_wire(
+                    <::rtde_core::__private::wire::UINT64 as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<60, 8, 68>(__rtde_payload),
+                    ),
+                );
             ::rtde_core::__private::Ok(())
         }
     }
@@ -230,53 +277,61 @@ const _: () = {
         #[inline]
         #[must_use]
         pub fn timestamp(&self) -> f64 {
-            <f64 as ::rtde_core::__private::IsWire<
+            (&&::rtde_core::__private::Slot::<
+                f64,
                 ::rtde_core::__private::wire::DOUBLE,
                 ::rtde_core::__private::field::timestamp,
-            >>::from_wire(
-                <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
-                    ::rtde_core::__private::at::<0, 8, 68>(self.bytes),
-                ),
-            )
+            >::NEW)
+                .rtde_from_wire(
+                    <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<0, 8, 68>(self.bytes),
+                    ),
+                )
         }
         ///`actual_TCP_pose` (VECTOR6D, payload bytes 8..56), decoded on each call.
         #[inline]
         #[must_use]
         fn actual_tcp_pose(&self) -> Pose {
-            <Pose as ::rtde_core::__private::IsWire<
+            (&&::rtde_core::__private::Slot::<
+                Pose,
                 ::rtde_core::__private::wire::VECTOR6D,
                 ::rtde_core::__private::field::actual_TCP_pose,
-            >>::from_wire(
-                <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
-                    ::rtde_core::__private::at::<8, 48, 68>(self.bytes),
-                ),
-            )
+            >::NEW)
+                .rtde_from_wire(
+                    <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<8, 48, 68>(self.bytes),
+                    ),
+                )
         }
         ///`robot_mode` (INT32, payload bytes 56..60), decoded on each call.
         #[inline]
         #[must_use]
         fn robot_mode(&self) -> RobotMode {
-            <RobotMode as ::rtde_core::__private::IsWire<
+            (&&::rtde_core::__private::Slot::<
+                RobotMode,
                 ::rtde_core::__private::wire::INT32,
                 ::rtde_core::__private::field::robot_mode,
-            >>::from_wire(
-                <::rtde_core::__private::wire::INT32 as ::rtde_core::__private::WireKind>::decode(
-                    ::rtde_core::__private::at::<56, 4, 68>(self.bytes),
-                ),
-            )
+            >::NEW)
+                .rtde_from_wire(
+                    <::rtde_core::__private::wire::INT32 as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<56, 4, 68>(self.bytes),
+                    ),
+                )
         }
         ///`actual_digital_input_bits` (UINT64, payload bytes 60..68), decoded on each call.
         #[inline]
         #[must_use]
         fn inputs(&self) -> DigitalBits {
-            <DigitalBits as ::rtde_core::__private::IsWire<
+            (&&::rtde_core::__private::Slot::<
+                DigitalBits,
                 ::rtde_core::__private::wire::UINT64,
                 ::rtde_core::__private::field::actual_digital_input_bits,
-            >>::from_wire(
-                <::rtde_core::__private::wire::UINT64 as ::rtde_core::__private::WireKind>::decode(
-                    ::rtde_core::__private::at::<60, 8, 68>(self.bytes),
-                ),
-            )
+            >::NEW)
+                .rtde_from_wire(
+                    <::rtde_core::__private::wire::UINT64 as ::rtde_core::__private::WireKind>::decode(
+                        ::rtde_core::__private::at::<60, 8, 68>(self.bytes),
+                    ),
+                )
         }
     }
     #[automatically_derived]
