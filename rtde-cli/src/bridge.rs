@@ -92,26 +92,29 @@ pub(crate) fn run(args: &BridgeArgs) -> Result<(), String> {
     let started = Instant::now();
     let mut last_report = started;
     let mut was_connected = true;
+    // A broker lost and back between two looks shows only as one more connection.
+    let mut connections_seen = bridge.counts().broker_connections.max(1);
     let mut lost_before = 0;
     while !STOP.load(Ordering::SeqCst) && args.duration.is_none_or(|d| started.elapsed() < d) {
         std::thread::sleep(Duration::from_millis(50));
         let counts = bridge.counts();
-        if counts.broker_connected != was_connected {
-            was_connected = counts.broker_connected;
-            if was_connected {
-                say("broker back; publishing what was queued");
-            } else {
-                let why = bridge.broker_error();
-                say(&format!(
-                    "{}; queueing, oldest dropped past the bound",
-                    why.as_ref()
-                        .map_or_else(|| "broker lost".to_owned(), ToString::to_string)
-                ));
-                if let Some(why) = why.filter(|_| args.verbose) {
-                    say(&format!("  the MQTT client said: {}", why.detail()));
-                }
+        let lost_unseen = was_connected && counts.broker_connections > connections_seen;
+        if (was_connected && !counts.broker_connected) || lost_unseen {
+            let why = bridge.broker_error();
+            say(&format!(
+                "{}; queueing, oldest dropped past the bound",
+                why.as_ref()
+                    .map_or_else(|| "broker lost".to_owned(), ToString::to_string)
+            ));
+            if let Some(why) = why.filter(|_| args.verbose) {
+                say(&format!("  the MQTT client said: {}", why.detail()));
             }
         }
+        if counts.broker_connected && (!was_connected || lost_unseen) {
+            say("broker back; publishing what was queued");
+        }
+        was_connected = counts.broker_connected;
+        connections_seen = counts.broker_connections;
         // Said as soon as the bridge knows, not at the next report.
         if counts.lost_in_flight() > lost_before {
             lost_before = counts.lost_in_flight();
