@@ -12,6 +12,7 @@ use rumqttc::{
 };
 use tokio::runtime::Runtime;
 
+use crate::backoff::{self, Backoff};
 use crate::broker::{BrokerState, finish_disconnect};
 use crate::config::{Config, Format};
 use crate::error::{BrokerError, Error};
@@ -455,10 +456,10 @@ fn connect(
     Ok((client, driver))
 }
 
-/// Polls the MQTT event loop: reconnects after failures (backing off from 50 ms to 1 s),
+/// Polls the MQTT event loop: reconnects after failures (backing off as [`backoff::BROKER`] says),
 /// counts acknowledgements, and notices a session the broker lost.
 async fn drive(mut eventloop: EventLoop, broker: Arc<BrokerState>) {
-    let mut backoff = Duration::from_millis(50);
+    let mut backoff = Backoff::new(backoff::BROKER);
     // What the client held unacknowledged when the connection broke: re-sent if the
     // broker kept our session, lost if it did not.
     let mut at_risk: Vec<Publish> = Vec::new();
@@ -475,7 +476,7 @@ async fn drive(mut eventloop: EventLoop, broker: Arc<BrokerState>) {
                     broker.fresh_session.notify_waiters();
                 }
                 broker.connected.store(true, Ordering::Relaxed);
-                backoff = Duration::from_millis(50);
+                backoff.succeeded();
                 broker.connack.notify_waiters();
             }
             // QoS 0 publications have packet id 0 and no acknowledgement.
@@ -505,8 +506,7 @@ async fn drive(mut eventloop: EventLoop, broker: Arc<BrokerState>) {
                     .collect();
                 let (host, port) = eventloop.mqtt_options.broker_address();
                 broker.failed(BrokerError::of(&e, (&host, port)));
-                tokio::time::sleep(backoff).await;
-                backoff = (backoff * 2).min(Duration::from_secs(1));
+                tokio::time::sleep(backoff.failed()).await;
             }
         }
     }

@@ -55,6 +55,7 @@
 
 #![forbid(unsafe_code)]
 
+mod backoff;
 mod bridge;
 mod broker;
 pub mod config;

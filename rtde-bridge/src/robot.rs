@@ -16,6 +16,7 @@ use rtde_core::capture::Header;
 use rtde_core::fields::{Direction, lookup};
 use rtde_core::{Client, ConnectOptions, DynamicRecipe, Recipe, ReconnectPolicy};
 
+use crate::backoff::Backoff;
 use crate::config::Robot;
 use crate::queue::{RobotQueue, timestamp_of};
 
@@ -90,26 +91,21 @@ fn read(robot: &Robot, queue: &RobotQueue, stop: &AtomicBool, policy: ReconnectP
             return;
         }
     };
-    let mut attempt = 0u32;
+    let mut backoff = Backoff::new(policy);
     // Totals of the connections before this one (a new client counts from zero).
     let (mut skipped_before, mut lost_before) = (0u64, 0u64);
     while !stop.load(Ordering::Relaxed) {
-        attempt = attempt.saturating_add(1);
-        let backoff = policy
-            .get_initial_backoff()
-            .saturating_mul(1 << attempt.saturating_sub(1).min(16))
-            .min(policy.get_max_backoff().max(policy.get_initial_backoff()));
         let mut client = match connect(robot, &options, &recipe) {
             Ok(c) => c,
             Err(why) => {
                 queue.offline(why);
-                if !pause(backoff, stop) {
+                if !pause(backoff.failed(), stop) {
                     return;
                 }
                 continue;
             }
         };
-        attempt = 0;
+        backoff.succeeded();
         queue.online(stream_of(&client, robot));
         let mut last_reconnects = 0;
         let mut buf = Vec::new();
@@ -228,14 +224,9 @@ async fn read_async(
             return;
         }
     };
-    let mut attempt = 0u32;
+    let mut backoff = Backoff::new(policy);
     let (mut skipped_before, mut lost_before) = (0u64, 0u64);
     while !*stop.borrow() {
-        attempt = attempt.saturating_add(1);
-        let backoff = policy
-            .get_initial_backoff()
-            .saturating_mul(1 << attempt.saturating_sub(1).min(16))
-            .min(policy.get_max_backoff().max(policy.get_initial_backoff()));
         let started = async {
             let addr = robot
                 .socket_addr()
@@ -263,13 +254,13 @@ async fn read_async(
             Ok(c) => c,
             Err(why) => {
                 queue.offline(why);
-                if !pause_async(backoff, &mut stop).await {
+                if !pause_async(backoff.failed(), &mut stop).await {
                     return;
                 }
                 continue;
             }
         };
-        attempt = 0;
+        backoff.succeeded();
         let stream = |client: &rtde_core::tokio::AsyncClient| Header {
             protocol: client.protocol_version(),
             controller: client.controller_version(),

@@ -21,6 +21,7 @@ use tokio::sync::{Notify, mpsc};
 use super::device::{self, Device};
 use super::proto::Payload;
 use super::topic;
+use crate::backoff::{self, Backoff};
 use crate::broker::{BrokerState, finish_disconnect};
 use crate::config::{Config, Sparkplug};
 use crate::error::{BrokerError, Error};
@@ -320,7 +321,7 @@ impl Node {
             })
             .collect();
         let mut closed = vec![false; queues.len()];
-        let mut backoff = Duration::from_millis(50);
+        let mut backoff = Backoff::new(backoff::BROKER);
         'links: loop {
             let (mut link, bd_seq) = match self.link.take() {
                 Some(l) => l,
@@ -328,13 +329,12 @@ impl Node {
                     Ok(l) => l,
                     Err(why) => {
                         self.broker.failed(why);
-                        tokio::time::sleep(backoff).await;
-                        backoff = (backoff * 2).min(Duration::from_secs(1));
+                        tokio::time::sleep(backoff.failed()).await;
                         continue;
                     }
                 },
             };
-            backoff = Duration::from_millis(50);
+            backoff.succeeded();
             if !self.births(&mut link, bd_seq).await {
                 self.lost(&mut link, &queues);
                 continue;
