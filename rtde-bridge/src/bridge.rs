@@ -2,7 +2,6 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, PoisonError};
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use rtde_core::ReconnectPolicy;
@@ -37,10 +36,6 @@ pub struct StartOptions {
     pub robot_reconnect: ReconnectPolicy,
     /// How long [`Bridge::shutdown`] waits for the broker to take what is queued.
     pub drain_timeout: Duration,
-    /// Read the robots with the blocking client, one thread each, instead of the async
-    /// driver on the bridge's runtime (what the bridge did before the async driver
-    /// existed; kept to compare the two).
-    pub blocking_readers: bool,
 }
 
 impl Default for StartOptions {
@@ -49,7 +44,6 @@ impl Default for StartOptions {
             broker_timeout: Duration::from_secs(5),
             robot_reconnect: ReconnectPolicy::new(),
             drain_timeout: Duration::from_secs(5),
-            blocking_readers: false,
         }
     }
 }
@@ -121,8 +115,7 @@ pub struct Bridge {
     /// The JSON and binary formats' connection; Sparkplug B's node owns its own.
     client: Option<AsyncClient>,
     queues: Vec<Arc<RobotQueue>>,
-    readers: Vec<JoinHandle<()>>,
-    async_readers: Vec<tokio::task::JoinHandle<()>>,
+    readers: Vec<tokio::task::JoinHandle<()>>,
     stop_readers: tokio::sync::watch::Sender<bool>,
     publishers: Vec<tokio::task::JoinHandle<()>>,
     driver: Option<tokio::task::JoinHandle<()>>,
@@ -197,7 +190,6 @@ impl Bridge {
         let stop = Arc::new(AtomicBool::new(false));
         let mut queues = Vec::new();
         let mut readers = Vec::new();
-        let mut async_readers = Vec::new();
         let (stop_readers, stop_rx) = tokio::sync::watch::channel(false);
         let mut publishers = Vec::new();
         if let Some(client) = client.clone() {
@@ -245,19 +237,9 @@ impl Bridge {
                     ),
                 );
             }
-            if options.blocking_readers {
-                readers.push(
-                    robot::spawn(
-                        robot.clone(),
-                        Arc::clone(&queue),
-                        Arc::clone(&stop),
-                        options.robot_reconnect,
-                    )
-                    .map_err(Error::Start)?,
-                );
-            } else {
+            {
                 let _inside = runtime.enter();
-                async_readers.push(robot::spawn_async(
+                readers.push(robot::spawn(
                     robot.clone(),
                     Arc::clone(&queue),
                     stop_rx.clone(),
@@ -280,7 +262,6 @@ impl Bridge {
             client,
             queues,
             readers,
-            async_readers,
             stop_readers,
             publishers,
             driver,
@@ -331,17 +312,13 @@ impl Bridge {
     pub fn shutdown(self) -> Counts {
         self.stop.store(true, Ordering::Relaxed);
         let _ = self.stop_readers.send(true);
-        let async_readers = self.async_readers;
+        let readers = self.readers;
         self.runtime.block_on(async move {
-            for r in async_readers {
+            for r in readers {
                 // A reader that panicked has closed nothing; its queue is closed below.
                 let _ = tokio::time::timeout(Duration::from_secs(5), r).await;
             }
         });
-        for r in self.readers {
-            // A reader that panicked has closed nothing; its queue is closed below.
-            let _ = r.join();
-        }
         for q in &self.queues {
             q.close();
         }
