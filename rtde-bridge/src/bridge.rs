@@ -5,14 +5,11 @@ use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
 use rtde_core::ReconnectPolicy;
-use rumqttc::{
-    AsyncClient, ConnectionError, Event, EventLoop, LastWill, MqttOptions, Outgoing, Packet,
-    Publish, QoS, Request,
-};
+use rumqttc::{AsyncClient, EventLoop, LastWill, MqttOptions, Publish, QoS, Request};
 use tokio::runtime::Runtime;
 
 use crate::backoff::{self, Backoff};
-use crate::broker::{BrokerState, finish_disconnect};
+use crate::broker::{self, BrokerState, Polled};
 use crate::config::{Config, Format};
 use crate::error::{BrokerError, Error};
 use crate::payload::{self, Batch};
@@ -433,45 +430,28 @@ fn connect(
     Ok((client, driver))
 }
 
-/// Polls the MQTT event loop: reconnects after failures (backing off as [`backoff::BROKER`] says),
-/// counts acknowledgements, and notices a session the broker lost.
+/// Polls the MQTT event loop: reconnects after failures (backing off as
+/// [`backoff::BROKER`] says), and notices a session the broker lost.
 async fn drive(mut eventloop: EventLoop, broker: Arc<BrokerState>) {
     let mut backoff = Backoff::new(backoff::BROKER);
     // What the client held unacknowledged when the connection broke: re-sent if the
     // broker kept our session, lost if it did not.
     let mut at_risk: Vec<Publish> = Vec::new();
     loop {
-        match eventloop.poll().await {
-            Ok(Event::Incoming(Packet::ConnAck(ack))) => {
-                let before = broker.connections.fetch_add(1, Ordering::Relaxed);
-                broker.sent.store(0, Ordering::Relaxed);
-                broker.acked.store(0, Ordering::Relaxed);
+        match broker::poll(&mut eventloop, &broker).await {
+            Polled::Accepted(ack) => {
                 let held = std::mem::take(&mut at_risk);
-                if before > 0 && !ack.session_present {
-                    broker.lost_in_flight(held.iter().map(|p| (p.topic.as_str(), &p.payload[..])));
+                let fresh = broker.was_connected() && !ack.session_present;
+                let lost = if fresh { held } else { Vec::new() };
+                broker.accepted(lost.iter().map(|p| broker.carried_by(p)));
+                if fresh {
                     broker.fresh_sessions.fetch_add(1, Ordering::Relaxed);
                     broker.fresh_session.notify_waiters();
                 }
-                broker.connected.store(true, Ordering::Relaxed);
                 backoff.succeeded();
                 broker.connack.notify_waiters();
             }
-            // QoS 0 publications have packet id 0 and no acknowledgement.
-            Ok(Event::Outgoing(Outgoing::Publish(pkid))) if pkid != 0 => {
-                broker.sent.fetch_add(1, Ordering::Relaxed);
-            }
-            Ok(Event::Incoming(Packet::PubAck(_))) => {
-                broker.acked.fetch_add(1, Ordering::Relaxed);
-            }
-            Ok(Event::Outgoing(Outgoing::Disconnect)) => {
-                broker.disconnected.store(true, Ordering::Relaxed);
-                broker.connected.store(false, Ordering::Relaxed);
-                finish_disconnect(&mut eventloop).await;
-                return;
-            }
-            Ok(_) => {}
-            Err(ConnectionError::RequestsDone) => return,
-            Err(e) => {
+            Polled::Failed(..) => {
                 // The client moved what it held into `pending` as the connection broke.
                 at_risk = eventloop
                     .pending
@@ -481,10 +461,10 @@ async fn drive(mut eventloop: EventLoop, broker: Arc<BrokerState>) {
                         _ => None,
                     })
                     .collect();
-                let (host, port) = eventloop.mqtt_options.broker_address();
-                broker.failed(BrokerError::of(&e, (&host, port)));
                 tokio::time::sleep(backoff.failed()).await;
             }
+            Polled::Ended => return,
+            Polled::Publication(_) | Polled::Nothing => {}
         }
     }
 }
