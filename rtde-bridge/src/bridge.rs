@@ -2,17 +2,14 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, PoisonError};
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use rtde_core::ReconnectPolicy;
-use rumqttc::{
-    AsyncClient, ConnectionError, Event, EventLoop, LastWill, MqttOptions, Outgoing, Packet,
-    Publish, QoS, Request,
-};
+use rumqttc::{AsyncClient, EventLoop, LastWill, MqttOptions, Publish, QoS, Request};
 use tokio::runtime::Runtime;
 
-use crate::broker::{BrokerState, finish_disconnect};
+use crate::backoff::{self, Backoff};
+use crate::broker::{self, BrokerState, Polled};
 use crate::config::{Config, Format};
 use crate::error::{BrokerError, Error};
 use crate::payload::{self, Batch};
@@ -36,10 +33,6 @@ pub struct StartOptions {
     pub robot_reconnect: ReconnectPolicy,
     /// How long [`Bridge::shutdown`] waits for the broker to take what is queued.
     pub drain_timeout: Duration,
-    /// Read the robots with the blocking client, one thread each, instead of the async
-    /// driver on the bridge's runtime (what the bridge did before the async driver
-    /// existed; kept to compare the two).
-    pub blocking_readers: bool,
 }
 
 impl Default for StartOptions {
@@ -48,7 +41,6 @@ impl Default for StartOptions {
             broker_timeout: Duration::from_secs(5),
             robot_reconnect: ReconnectPolicy::new(),
             drain_timeout: Duration::from_secs(5),
-            blocking_readers: false,
         }
     }
 }
@@ -120,8 +112,7 @@ pub struct Bridge {
     /// The JSON and binary formats' connection; Sparkplug B's node owns its own.
     client: Option<AsyncClient>,
     queues: Vec<Arc<RobotQueue>>,
-    readers: Vec<JoinHandle<()>>,
-    async_readers: Vec<tokio::task::JoinHandle<()>>,
+    readers: Vec<tokio::task::JoinHandle<()>>,
     stop_readers: tokio::sync::watch::Sender<bool>,
     publishers: Vec<tokio::task::JoinHandle<()>>,
     driver: Option<tokio::task::JoinHandle<()>>,
@@ -196,7 +187,6 @@ impl Bridge {
         let stop = Arc::new(AtomicBool::new(false));
         let mut queues = Vec::new();
         let mut readers = Vec::new();
-        let mut async_readers = Vec::new();
         let (stop_readers, stop_rx) = tokio::sync::watch::channel(false);
         let mut publishers = Vec::new();
         if let Some(client) = client.clone() {
@@ -244,19 +234,9 @@ impl Bridge {
                     ),
                 );
             }
-            if options.blocking_readers {
-                readers.push(
-                    robot::spawn(
-                        robot.clone(),
-                        Arc::clone(&queue),
-                        Arc::clone(&stop),
-                        options.robot_reconnect,
-                    )
-                    .map_err(Error::Start)?,
-                );
-            } else {
+            {
                 let _inside = runtime.enter();
-                async_readers.push(robot::spawn_async(
+                readers.push(robot::spawn(
                     robot.clone(),
                     Arc::clone(&queue),
                     stop_rx.clone(),
@@ -279,7 +259,6 @@ impl Bridge {
             client,
             queues,
             readers,
-            async_readers,
             stop_readers,
             publishers,
             driver,
@@ -330,17 +309,13 @@ impl Bridge {
     pub fn shutdown(self) -> Counts {
         self.stop.store(true, Ordering::Relaxed);
         let _ = self.stop_readers.send(true);
-        let async_readers = self.async_readers;
+        let readers = self.readers;
         self.runtime.block_on(async move {
-            for r in async_readers {
+            for r in readers {
                 // A reader that panicked has closed nothing; its queue is closed below.
                 let _ = tokio::time::timeout(Duration::from_secs(5), r).await;
             }
         });
-        for r in self.readers {
-            // A reader that panicked has closed nothing; its queue is closed below.
-            let _ = r.join();
-        }
         for q in &self.queues {
             q.close();
         }
@@ -455,45 +430,28 @@ fn connect(
     Ok((client, driver))
 }
 
-/// Polls the MQTT event loop: reconnects after failures (backing off from 50 ms to 1 s),
-/// counts acknowledgements, and notices a session the broker lost.
+/// Polls the MQTT event loop: reconnects after failures (backing off as
+/// [`backoff::BROKER`] says), and notices a session the broker lost.
 async fn drive(mut eventloop: EventLoop, broker: Arc<BrokerState>) {
-    let mut backoff = Duration::from_millis(50);
+    let mut backoff = Backoff::new(backoff::BROKER);
     // What the client held unacknowledged when the connection broke: re-sent if the
     // broker kept our session, lost if it did not.
     let mut at_risk: Vec<Publish> = Vec::new();
     loop {
-        match eventloop.poll().await {
-            Ok(Event::Incoming(Packet::ConnAck(ack))) => {
-                let before = broker.connections.fetch_add(1, Ordering::Relaxed);
-                broker.sent.store(0, Ordering::Relaxed);
-                broker.acked.store(0, Ordering::Relaxed);
+        match broker::poll(&mut eventloop, &broker).await {
+            Polled::Accepted(ack) => {
                 let held = std::mem::take(&mut at_risk);
-                if before > 0 && !ack.session_present {
-                    broker.lost_in_flight(held.iter().map(|p| (p.topic.as_str(), &p.payload[..])));
+                let fresh = broker.was_connected() && !ack.session_present;
+                let lost = if fresh { held } else { Vec::new() };
+                broker.accepted(lost.iter().map(|p| broker.carried_by(p)));
+                if fresh {
                     broker.fresh_sessions.fetch_add(1, Ordering::Relaxed);
                     broker.fresh_session.notify_waiters();
                 }
-                broker.connected.store(true, Ordering::Relaxed);
-                backoff = Duration::from_millis(50);
+                backoff.succeeded();
                 broker.connack.notify_waiters();
             }
-            // QoS 0 publications have packet id 0 and no acknowledgement.
-            Ok(Event::Outgoing(Outgoing::Publish(pkid))) if pkid != 0 => {
-                broker.sent.fetch_add(1, Ordering::Relaxed);
-            }
-            Ok(Event::Incoming(Packet::PubAck(_))) => {
-                broker.acked.fetch_add(1, Ordering::Relaxed);
-            }
-            Ok(Event::Outgoing(Outgoing::Disconnect)) => {
-                broker.disconnected.store(true, Ordering::Relaxed);
-                broker.connected.store(false, Ordering::Relaxed);
-                finish_disconnect(&mut eventloop).await;
-                return;
-            }
-            Ok(_) => {}
-            Err(ConnectionError::RequestsDone) => return,
-            Err(e) => {
+            Polled::Failed(..) => {
                 // The client moved what it held into `pending` as the connection broke.
                 at_risk = eventloop
                     .pending
@@ -503,11 +461,10 @@ async fn drive(mut eventloop: EventLoop, broker: Arc<BrokerState>) {
                         _ => None,
                     })
                     .collect();
-                let (host, port) = eventloop.mqtt_options.broker_address();
-                broker.failed(BrokerError::of(&e, (&host, port)));
-                tokio::time::sleep(backoff).await;
-                backoff = (backoff * 2).min(Duration::from_secs(1));
+                tokio::time::sleep(backoff.failed()).await;
             }
+            Polled::Ended => return,
+            Polled::Publication(_) | Polled::Nothing => {}
         }
     }
 }

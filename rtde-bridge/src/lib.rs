@@ -38,9 +38,8 @@
 //!
 //! Each robot is read by rtde-core's async driver ([`rtde_core::tokio`]) as a task on the
 //! bridge's one tokio runtime, next to the publishers: one runtime, not a thread per
-//! robot. The reading side only fills the robots' queues; [`StartOptions::blocking_readers`]
-//! swaps in the blocking [`rtde_core::Client`] on a thread per robot (what the bridge used
-//! before the async driver landed) without a change to the publishing side.
+//! robot. The reading side only fills the robots' queues; the publishing side sees
+//! nothing else.
 //!
 //! ```no_run
 //! use rtde_bridge::{Bridge, Config, StartOptions};
@@ -55,6 +54,7 @@
 
 #![forbid(unsafe_code)]
 
+mod backoff;
 mod bridge;
 mod broker;
 pub mod config;

@@ -16,8 +16,8 @@ use rtde_bridge::{Bridge, Config, Message};
 use rtde_sim::Sim;
 
 /// Every package of three robots arrives once, in order, with the motion law's values.
-fn three_robots_every_package_arrives(format: &str, blocking_readers: bool) {
-    let Some(broker) = Broker::start(&format!("e2e-{format}-{blocking_readers}")) else {
+fn three_robots_every_package_arrives(format: &str) {
+    let Some(broker) = Broker::start(&format!("e2e-{format}")) else {
         return;
     };
     let fleet = Sim::builder().deterministic().start_fleet(3).unwrap();
@@ -81,18 +81,12 @@ fn three_robots_every_package_arrives(format: &str, blocking_readers: bool) {
 
 #[test]
 fn three_robots_every_package_arrives_as_json() {
-    three_robots_every_package_arrives("json", false);
-}
-
-/// The same through the blocking client's reader threads, the other side of the seam.
-#[test]
-fn three_robots_every_package_arrives_read_by_blocking_clients() {
-    three_robots_every_package_arrives("json", true);
+    three_robots_every_package_arrives("json");
 }
 
 #[test]
 fn three_robots_every_package_arrives_as_binary() {
-    three_robots_every_package_arrives("binary", false);
+    three_robots_every_package_arrives("binary");
 }
 
 /// The broker goes away for a second: the bridge keeps the newest `queue_packages`

@@ -9,8 +9,7 @@
 //! cargo bench -p rtde-cli --bench mqtt_fleet -- --curve --seconds 20   # 10, 50, 100, 200 robots at 125 Hz; writes docs/bridge-cpu.svg
 //! ```
 //!
-//! `--blocking-readers` reads the robots with the blocking client, a thread each, instead
-//! of the async driver; `--format binary` publishes binary batches; `--bridge-bin PATH`
+//! `--format binary` publishes binary batches; `--bridge-bin PATH`
 //! measures another build of `rtde` (to compare two builds under the same conditions,
 //! run after run).
 //!
@@ -21,7 +20,7 @@
 //! - bridge CPU per package: the bridge process's user + system time over the steady
 //!   window (after every robot's first batch arrived, until the bridge is told to stop),
 //!   divided by the packages delivered in that window. It includes reading RTDE (the
-//!   async driver's tasks, or the blocking readers' threads), encoding and the MQTT client.
+//!   async driver's tasks), encoding and the MQTT client.
 //! - latency: the subscriber's clock when a batch arrived minus when its package left the
 //!   simulator (the fleet's clock started with the run, so package `T` left at
 //!   `start + T`), for every package of the window; with `batch_ms = 10` a package waits up
@@ -71,7 +70,6 @@ struct Args {
     seconds: u64,
     format: String,
     curve: bool,
-    blocking: bool,
     bridge_bin: Option<String>,
 }
 
@@ -82,7 +80,6 @@ fn args() -> Args {
         seconds: 60,
         format: "json".into(),
         curve: false,
-        blocking: false,
         bridge_bin: None,
     };
     let mut it = std::env::args().skip(1);
@@ -94,7 +91,6 @@ fn args() -> Args {
             "--seconds" => a.seconds = value().parse().expect("--seconds S"),
             "--format" => a.format = value(),
             "--curve" => a.curve = true,
-            "--blocking-readers" => a.blocking = true,
             "--bridge-bin" => a.bridge_bin = Some(value()),
             "--bench" => {}
             other => panic!("unknown argument {other}"),
@@ -375,7 +371,6 @@ fn run(
     frequency: f64,
     seconds: u64,
     format: &str,
-    blocking: bool,
     bridge_bin: Option<&str>,
 ) -> Option<Figures> {
     let broker = mosquitto::Broker::start(&format!("bench-{robots}-{frequency}"))?;
@@ -430,9 +425,6 @@ fn run(
     let stop_probes = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let mut bridge_cmd = Command::new(rtde);
     bridge_cmd.arg("bridge").arg(&config);
-    if blocking {
-        bridge_cmd.arg("--blocking-readers");
-    }
     let (mut bridge, _) = Proc::spawn(bridge_cmd);
     let pid = bridge.child.id();
 
@@ -727,7 +719,6 @@ fn main() {
             a.frequency,
             a.seconds,
             &a.format,
-            a.blocking,
             a.bridge_bin.as_deref(),
         ) {
             Some(f) => print(&f),
@@ -737,14 +728,7 @@ fn main() {
     }
     let mut points = Vec::new();
     for robots in [10u16, 50, 100, 200] {
-        let Some(f) = run(
-            robots,
-            125.0,
-            a.seconds,
-            &a.format,
-            a.blocking,
-            a.bridge_bin.as_deref(),
-        ) else {
+        let Some(f) = run(robots, 125.0, a.seconds, &a.format, a.bridge_bin.as_deref()) else {
             eprintln!("mqtt_fleet: skipped (no mosquitto)");
             return;
         };

@@ -47,10 +47,6 @@ pub(crate) struct BridgeArgs {
     /// How long to wait for the broker at start.
     #[arg(long, value_name = "DURATION", value_parser = args::duration, default_value = "5s")]
     broker_timeout: Duration,
-    /// Read each robot with the blocking client on a thread of its own instead of the
-    /// async driver (for comparison; the async driver is the default).
-    #[arg(long)]
-    blocking_readers: bool,
     /// Print nothing but errors.
     #[arg(long, short = 'q')]
     quiet: bool,
@@ -76,7 +72,6 @@ pub(crate) fn run(args: &BridgeArgs) -> Result<(), String> {
     let robots = config.robots.len();
     let mut options = StartOptions::default();
     options.broker_timeout = args.broker_timeout;
-    options.blocking_readers = args.blocking_readers;
     ctrlc::set_handler(|| {
         if STOP.swap(true, Ordering::SeqCst) {
             std::process::exit(130);

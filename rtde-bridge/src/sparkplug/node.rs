@@ -9,19 +9,18 @@
 
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use rumqttc::{
-    AsyncClient, ConnectionError, Event, EventLoop, LastWill, MqttOptions, Outgoing, Packet, QoS,
-};
+use rumqttc::{AsyncClient, ConnectionError, EventLoop, LastWill, MqttOptions, QoS};
 use tokio::runtime::Runtime;
 use tokio::sync::{Notify, mpsc};
 
 use super::device::{self, Device};
 use super::proto::Payload;
 use super::topic;
-use crate::broker::{BrokerState, finish_disconnect};
+use crate::backoff::{self, Backoff};
+use crate::broker::{self, BrokerState, Carried, Polled};
 use crate::config::{Config, Sparkplug};
 use crate::error::{BrokerError, Error};
 use crate::queue::{Out, RobotQueue};
@@ -49,20 +48,17 @@ enum LinkEvent {
 struct Link {
     client: AsyncClient,
     events: mpsc::UnboundedReceiver<LinkEvent>,
-    /// Publications the event loop has written.
-    written: Arc<AtomicU64>,
     /// Publications handed to the client.
     accepted: u64,
-    /// The publications not yet known written, oldest first: the robot and packages of
-    /// each batch, `None` for the rest.
-    unwritten: VecDeque<Option<(usize, u64)>>,
-    acked: Arc<Notify>,
+    /// The publications not yet known written, oldest first, with what each carries.
+    unwritten: VecDeque<Carried>,
 }
 
 impl Link {
-    /// Drops from `unwritten` what the event loop has written since.
-    fn forget_written(&mut self) {
-        let written = self.written.load(Ordering::Relaxed).min(self.accepted);
+    /// Drops from `unwritten` what the event loop has `written` (of this link's
+    /// publications) by now.
+    fn forget_written(&mut self, written: u64) {
+        let written = written.min(self.accepted);
         let known = self.accepted - self.unwritten.len() as u64;
         for _ in known..written {
             self.unwritten.pop_front();
@@ -169,16 +165,12 @@ impl Node {
         ));
         let (client, eventloop) = AsyncClient::new(options, REQUESTS);
         let (tx, mut events) = mpsc::unbounded_channel();
-        let written = Arc::new(AtomicU64::new(0));
-        let acked = Arc::new(Notify::new());
         let sent_connect = Arc::new(AtomicBool::new(false));
         tokio::spawn(drive(
             eventloop,
             tx,
             Arc::clone(&self.broker),
             self.topic("NCMD", None),
-            Arc::clone(&written),
-            Arc::clone(&acked),
             Arc::clone(&sent_connect),
         ));
         let up = events.recv().await;
@@ -202,26 +194,24 @@ impl Node {
             Link {
                 client,
                 events,
-                written,
                 accepted: 0,
                 unwritten: VecDeque::new(),
-                acked,
             },
             bd_seq,
         ))
     }
 
-    /// Publishes `p` with the next `seq`; `batch` is the robot and packages it carries.
+    /// Publishes `p` with the next `seq`; `batch` is what it carries.
     async fn publish(
         &mut self,
         link: &mut Link,
         topic: String,
         mut p: Payload,
-        batch: Option<(usize, u64)>,
+        batch: Carried,
     ) -> bool {
         p.seq = Some(u64::from(self.seq));
         self.seq = self.seq.wrapping_add(1);
-        link.forget_written();
+        link.forget_written(self.broker.written());
         link.accepted += 1;
         link.unwritten.push_back(batch);
         link.client
@@ -258,7 +248,7 @@ impl Node {
     /// the device is not born with this stream), an offline status as DDEATH. An online
     /// status publishes nothing: the device is born with its first batch, whose stream
     /// its birth declares.
-    async fn out(&mut self, link: &mut Link, i: usize, out: Out) -> bool {
+    async fn out(&mut self, link: &mut Link, i: usize, queue: &Arc<RobotQueue>, out: Out) -> bool {
         let now = now_ms();
         match out {
             Out::Batch(batch) => {
@@ -272,7 +262,8 @@ impl Node {
                 let data = self.devices[i].data(&batch, now);
                 let topic = self.topic("DDATA", Some(&self.devices[i].name));
                 let packages = batch.count() as u64;
-                self.publish(link, topic, data, Some((i, packages))).await
+                self.publish(link, topic, data, Some((Arc::clone(queue), packages)))
+                    .await
             }
             Out::Status { online: false, .. } if self.devices[i].born.is_some() => {
                 self.devices[i].born = None;
@@ -288,19 +279,11 @@ impl Node {
         }
     }
 
-    /// Counts what the ended link's client held unwritten, each batch's packages against
-    /// its robot.
-    fn lost(&self, link: &mut Link, queues: &[Arc<RobotQueue>]) {
-        link.forget_written();
-        let held = std::mem::take(&mut link.unwritten);
+    /// Counts what the ended link's client held unwritten: it dies with the client.
+    fn lost(&self, link: &mut Link) {
+        link.forget_written(self.broker.written());
         self.broker
-            .lost_with_session
-            .fetch_add(held.len() as u64, Ordering::Relaxed);
-        for (i, packages) in held.into_iter().flatten() {
-            if let Some(q) = queues.get(i) {
-                q.lost_in_flight(packages);
-            }
-        }
+            .lost_in_flight(std::mem::take(&mut link.unwritten));
     }
 
     /// Publishes the queues until every one is closed and empty; reconnects (with the
@@ -320,7 +303,7 @@ impl Node {
             })
             .collect();
         let mut closed = vec![false; queues.len()];
-        let mut backoff = Duration::from_millis(50);
+        let mut backoff = Backoff::new(backoff::BROKER);
         'links: loop {
             let (mut link, bd_seq) = match self.link.take() {
                 Some(l) => l,
@@ -328,15 +311,14 @@ impl Node {
                     Ok(l) => l,
                     Err(why) => {
                         self.broker.failed(why);
-                        tokio::time::sleep(backoff).await;
-                        backoff = (backoff * 2).min(Duration::from_secs(1));
+                        tokio::time::sleep(backoff.failed()).await;
                         continue;
                     }
                 },
             };
-            backoff = Duration::from_millis(50);
+            backoff.succeeded();
             if !self.births(&mut link, bd_seq).await {
-                self.lost(&mut link, &queues);
+                self.lost(&mut link);
                 continue;
             }
             loop {
@@ -351,8 +333,8 @@ impl Node {
                         Ok(None) => {}
                         Ok(Some(out)) => {
                             progressed = true;
-                            if !self.out(&mut link, i, out).await {
-                                self.lost(&mut link, &queues);
+                            if !self.out(&mut link, i, q, out).await {
+                                self.lost(&mut link);
                                 continue 'links;
                             }
                         }
@@ -367,13 +349,13 @@ impl Node {
                     match link.events.try_recv() {
                         Ok(LinkEvent::Rebirth) => {
                             if !self.births(&mut link, bd_seq).await {
-                                self.lost(&mut link, &queues);
+                                self.lost(&mut link);
                                 continue 'links;
                             }
                         }
                         Ok(LinkEvent::Connected) => {}
                         Ok(LinkEvent::Lost(_)) | Err(mpsc::error::TryRecvError::Disconnected) => {
-                            self.lost(&mut link, &queues);
+                            self.lost(&mut link);
                             continue 'links;
                         }
                         Err(mpsc::error::TryRecvError::Empty) => break,
@@ -387,13 +369,13 @@ impl Node {
                     event = link.events.recv() => match event {
                         Some(LinkEvent::Rebirth) => {
                             if !self.births(&mut link, bd_seq).await {
-                                self.lost(&mut link, &queues);
+                                self.lost(&mut link);
                                 continue 'links;
                             }
                         }
                         Some(LinkEvent::Connected) => {}
                         Some(LinkEvent::Lost(_)) | None => {
-                            self.lost(&mut link, &queues);
+                            self.lost(&mut link);
                             continue 'links;
                         }
                     },
@@ -411,10 +393,8 @@ impl Node {
     /// acknowledged first, so it is not left in the client's buffer.
     async fn goodbye(&self, link: Link, bd_seq: u8) {
         let death = device::node_death(bd_seq, now_ms()).encode();
-        let acked = link.acked.notified();
-        tokio::pin!(acked);
         // Registered before the publication, so its acknowledgement cannot come first.
-        acked.as_mut().enable();
+        let acked = self.broker.next_ack();
         if link
             .client
             .publish(self.topic("NDEATH", None), QoS::AtLeastOnce, false, death)
@@ -440,46 +420,34 @@ async fn drive(
     tx: mpsc::UnboundedSender<LinkEvent>,
     broker: Arc<BrokerState>,
     ncmd: String,
-    written: Arc<AtomicU64>,
-    acked: Arc<Notify>,
     sent_connect: Arc<AtomicBool>,
 ) {
     loop {
-        match eventloop.poll().await {
-            Ok(Event::Incoming(Packet::ConnAck(_))) => {
+        match broker::poll(&mut eventloop, &broker).await {
+            Polled::Accepted(_) => {
                 sent_connect.store(true, Ordering::Relaxed);
-                broker.connections.fetch_add(1, Ordering::Relaxed);
-                broker.connected.store(true, Ordering::Relaxed);
+                // A clean session: what the connections before held was counted as
+                // each one ended.
+                broker.accepted(std::iter::empty());
                 let _ = tx.send(LinkEvent::Connected);
             }
-            Ok(Event::Incoming(Packet::Publish(p))) if p.topic == ncmd => {
+            Polled::Publication(p) if p.topic == ncmd => {
                 if Payload::decode(&p.payload).is_ok_and(|p| device::asks_rebirth(&p)) {
                     let _ = tx.send(LinkEvent::Rebirth);
                 }
             }
-            Ok(Event::Incoming(Packet::PubAck(_))) => acked.notify_waiters(),
-            Ok(Event::Outgoing(Outgoing::Publish(_))) => {
-                written.fetch_add(1, Ordering::Relaxed);
-            }
-            Ok(Event::Outgoing(Outgoing::Disconnect)) => {
-                broker.connected.store(false, Ordering::Relaxed);
-                finish_disconnect(&mut eventloop).await;
-                return;
-            }
-            Ok(_) => {}
-            Err(e) => {
+            Polled::Failed(e, why) => {
                 // A refused TCP connection sent no CONNECT; anything later did.
                 let refused = matches!(&e, ConnectionError::Io(io)
                     if io.kind() == std::io::ErrorKind::ConnectionRefused);
                 if !refused {
                     sent_connect.store(true, Ordering::Relaxed);
                 }
-                let (host, port) = eventloop.mqtt_options.broker_address();
-                let why = BrokerError::of(&e, (&host, port));
-                broker.failed(why.clone());
                 let _ = tx.send(LinkEvent::Lost(why));
                 return;
             }
+            Polled::Ended => return,
+            Polled::Publication(_) | Polled::Nothing => {}
         }
     }
 }
@@ -488,22 +456,21 @@ async fn drive(
 mod tests {
     use super::*;
 
-    /// A link whose client handed over `carried` (the robot and packages of each
-    /// publication, `None` for a birth or death), of which the event loop wrote `written`.
-    fn link(carried: &[Option<(usize, u64)>], written: u64) -> Link {
+    /// A link whose client was handed `carried`, of which the event loop wrote `written`.
+    fn link(carried: &[Carried], written: u64) -> Link {
         let (client, _eventloop) = AsyncClient::new(MqttOptions::new("t", "127.0.0.1", 1), 1);
-        Link {
+        let mut link = Link {
             client,
             events: mpsc::unbounded_channel().1,
-            written: Arc::new(AtomicU64::new(written)),
             accepted: carried.len() as u64,
-            unwritten: carried.iter().copied().collect(),
-            acked: Arc::new(Notify::new()),
-        }
+            unwritten: carried.iter().cloned().collect(),
+        };
+        link.forget_written(written);
+        link
     }
 
     #[test]
-    fn what_a_broken_link_held_unwritten_is_counted_against_its_robots() {
+    fn what_a_broken_link_held_unwritten_is_lost_once() {
         let broker = Arc::new(BrokerState::default());
         let node = Node {
             group_id: "g".into(),
@@ -526,22 +493,23 @@ mod tests {
             ))
         };
         let queues = [queue(), queue()];
+        let batch = |i: usize, packages| Some((Arc::clone(&queues[i]), packages));
         // The birth and robot 0's first batch were written; the rest was not.
         let carried = [
             None,
-            Some((0, 5)),
-            Some((1, 2)),
+            batch(0, 5),
+            batch(1, 2),
             None,
-            Some((0, 3)),
-            Some((1, 4)),
+            batch(0, 3),
+            batch(1, 4),
         ];
         let mut link = link(&carried, 2);
-        node.lost(&mut link, &queues);
+        node.lost(&mut link);
         assert_eq!(broker.lost_with_session.load(Ordering::Relaxed), 4);
         assert_eq!(queues[0].counts().lost_in_flight, 3);
         assert_eq!(queues[1].counts().lost_in_flight, 6);
         // Counted once: the link holds nothing more.
-        node.lost(&mut link, &queues);
+        node.lost(&mut link);
         assert_eq!(broker.lost_with_session.load(Ordering::Relaxed), 4);
     }
 }

@@ -239,8 +239,26 @@ impl ReconnectPolicy {
         self.max_backoff
     }
 
-    /// The wait before attempt `attempt` (1-based): none before the first.
-    pub(crate) fn backoff_before(&self, attempt: u32) -> Duration {
+    /// The wait before attempt `attempt` (1-based) of a round: none before the first,
+    /// the initial backoff before the second, then twice the wait before, up to the
+    /// maximum (or the initial backoff, when the maximum is below it).
+    ///
+    /// The drivers' rounds wait this long between attempts; a program that repeats
+    /// rounds of its own (as the MQTT bridge does while a robot stays unreachable) can
+    /// wait the same way.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use rtde_core::ReconnectPolicy;
+    ///
+    /// let policy = ReconnectPolicy::new()
+    ///     .initial_backoff(Duration::from_millis(100))
+    ///     .max_backoff(Duration::from_millis(300));
+    /// let waits: Vec<_> = (1..=5).map(|n| policy.backoff_before(n).as_millis()).collect();
+    /// assert_eq!(waits, [0, 100, 200, 300, 300]);
+    /// ```
+    #[must_use]
+    pub fn backoff_before(&self, attempt: u32) -> Duration {
         if attempt <= 1 {
             return Duration::ZERO;
         }
