@@ -197,6 +197,18 @@ pub enum Message {
         /// What is wrong with it.
         why: String,
     },
+    /// The subscriber lost its connection to the broker; it reconnects on its own.
+    BrokerLost {
+        /// What happened, in words.
+        why: String,
+    },
+    /// The subscriber is connected to the broker again.
+    BrokerBack {
+        /// Whether the broker still had this subscriber's session, and so the messages it
+        /// queued for it. A broker that lost it (no persistence, a lost disk) lost those
+        /// messages: the gaps that follow are the broker's, not the bridge's.
+        session_kept: bool,
+    },
 }
 
 /// Why bytes are no batch this version reads.

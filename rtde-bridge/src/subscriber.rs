@@ -38,7 +38,9 @@ pub enum SubscriberError {
 
 /// A connection to the broker that reads batches and statuses, reconnecting after
 /// outages; its session is persistent, so what is published while it reconnects is kept
-/// for it by the broker.
+/// for it by the broker. Each outage arrives among the messages as
+/// [`Message::BrokerLost`], then [`Message::BrokerBack`], which says whether the broker
+/// still had the session.
 ///
 /// ```no_run
 /// use std::time::Duration;
@@ -100,16 +102,28 @@ impl Subscriber {
                     let mut ready = Some(ready_tx);
                     // Sparkplug B data is read through the births seen before it.
                     let mut reader = sparkplug::Reader::default();
+                    // Outages are said once each: at the first error after a connection.
+                    let (mut connections, mut connected) = (0u64, false);
                     for event in connection.iter() {
                         if stop.load(Ordering::Relaxed) {
                             return;
                         }
                         match event {
-                            Ok(Event::Incoming(Packet::ConnAck(_))) => {
+                            Ok(Event::Incoming(Packet::ConnAck(ack))) => {
                                 // Again after every reconnection: a broker that lost the
                                 // session has lost the subscriptions too.
                                 for f in &filters {
                                     let _ = client.try_subscribe(f.clone(), QoS::AtLeastOnce);
+                                }
+                                connections += 1;
+                                connected = true;
+                                if connections > 1 {
+                                    let back = Message::BrokerBack {
+                                        session_kept: ack.session_present,
+                                    };
+                                    if tx.send(back).is_err() {
+                                        return;
+                                    }
                                 }
                             }
                             Ok(Event::Incoming(Packet::SubAck(_))) => {
@@ -147,10 +161,18 @@ impl Subscriber {
                             }
                             Ok(_) => {}
                             Err(e) => {
-                                if let Some(r) = &ready {
-                                    let why = BrokerError::of(&e, (&address.0, address.1));
+                                let why = BrokerError::of(&e, (&address.0, address.1));
+                                if connected && ready.is_none() {
+                                    let lost = Message::BrokerLost {
+                                        why: why.to_string(),
+                                    };
+                                    if tx.send(lost).is_err() {
+                                        return;
+                                    }
+                                } else if let Some(r) = &ready {
                                     let _ = r.send(Err(why.at_start()));
                                 }
+                                connected = false;
                                 thread::sleep(Duration::from_millis(50));
                             }
                         }

@@ -1,7 +1,8 @@
 //! Simulated robots → bridge → Mosquitto → subscriber: every package arrives with the
 //! simulator's values; a broker restart loses exactly what the bridge counts as dropped;
 //! a broker that comes back without its state gets the retained statuses again; a robot
-//! that dies goes offline while the others keep flowing.
+//! that dies goes offline while the others keep flowing; a subscriber says each outage and
+//! whether the broker kept its session.
 
 #[path = "common/collect.rs"]
 mod collect;
@@ -364,4 +365,52 @@ fn a_robot_killed_mid_stream_goes_offline_and_the_others_flow_on() {
         }
     }
     assert_eq!(got.check.unexplained(), 0);
+}
+
+/// The subscriber says when it loses the broker and whether the broker it comes back to
+/// kept its session: kept across a restart that saved it, lost across a crash that left
+/// nothing (then what the broker held for it is gone, and its gaps are the broker's).
+#[test]
+fn a_subscriber_says_each_outage_and_whether_the_broker_kept_its_session() {
+    let Some(mut broker) = Broker::start("subscriber-outages") else {
+        return;
+    };
+    let sub = rtde_bridge::Subscriber::connect(
+        "127.0.0.1",
+        broker.port,
+        "outages",
+        &["rtde/#".to_owned()],
+        Duration::from_secs(5),
+    )
+    .unwrap();
+    let next_outage = || {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let mut said = Vec::new();
+        while Instant::now() < deadline {
+            match sub.recv_timeout(Duration::from_millis(100)) {
+                Some(Message::BrokerBack { session_kept }) => return (said, session_kept),
+                Some(m) => said.push(m),
+                None => {}
+            }
+        }
+        panic!("the subscriber never came back: {said:?}");
+    };
+    broker.stop();
+    broker.restart();
+    let (said, kept) = next_outage();
+    assert!(kept, "a broker that saved its state lost the session");
+    assert!(
+        matches!(said.as_slice(), [Message::BrokerLost { why }] if why.contains("broker")),
+        "{said:?}"
+    );
+    broker.crash();
+    broker.forget();
+    broker.restart();
+    let (said, kept) = next_outage();
+    assert!(!kept, "a broker that forgot everything kept the session");
+    assert!(
+        matches!(said.as_slice(), [Message::BrokerLost { .. }]),
+        "{said:?}"
+    );
+    sub.close();
 }

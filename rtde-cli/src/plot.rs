@@ -335,7 +335,9 @@ impl Plot {
         if panels.is_empty() {
             return Err(format!("`{file}` has no column but `timestamp`"));
         }
-        let span = x.last().copied().unwrap_or(0.0);
+        // Each package stands for one period, as `rtde record` and `rtde replay` count:
+        // N packages at f Hz last N / f seconds.
+        let span = x.last().copied().unwrap_or(0.0) + period.unwrap_or(0.0);
         let rate = match period {
             Some(p) if (1.0 / p - (1.0 / p).round()).abs() < 1e-6 / p => {
                 format!(" at {} Hz", (1.0 / p).round())

@@ -63,6 +63,7 @@ RTDE client; the format is described in the documentation of rtde_core::capture.
   rtde record --robot 192.168.1.10 --fields actual_q,actual_qd --frequency 500 -o run.csv --raw run.rtde
       a real e-Series robot at its full 500 Hz, until Ctrl-C, with a raw capture
   rtde record --robot ur5e.local:30004 --fields timestamp,robot_mode --samples 1000 -o modes.csv
+      the first 1000 packages of a robot on an explicit port
   rtde fields tcp
       find the field names to record"
 )]

@@ -106,6 +106,7 @@ pub(crate) fn run(args: &SubscribeArgs) -> Result<(), String> {
     let mut check = SequenceCheck::default();
     let mut files: BTreeMap<String, Recording> = BTreeMap::new();
     let mut unreadable = 0u64;
+    let mut sessions_lost = 0u64;
     let started = Instant::now();
     let result = loop {
         if STOP.load(Ordering::SeqCst) {
@@ -135,6 +136,23 @@ pub(crate) fn run(args: &SubscribeArgs) -> Result<(), String> {
                 unreadable += 1;
                 if !args.quiet {
                     eprintln!("rtde subscribe: left out a message on `{topic}`: {why}");
+                }
+            }
+            Message::BrokerLost { why } if !args.quiet => {
+                eprintln!("rtde subscribe: {why}; reconnecting");
+            }
+            Message::BrokerBack { session_kept } => {
+                sessions_lost += u64::from(!session_kept);
+                if !args.quiet {
+                    eprintln!(
+                        "rtde subscribe: broker back; {}",
+                        if session_kept {
+                            "it kept this subscriber's session and what it queued for it"
+                        } else {
+                            "it had lost this subscriber's session, and with it what it held \
+                             for it (a broker without persistence, or a lost disk)"
+                        }
+                    );
                 }
             }
             _ => {}
@@ -176,8 +194,17 @@ pub(crate) fn run(args: &SubscribeArgs) -> Result<(), String> {
         return Err(e);
     }
     if check.unexplained() > 0 {
+        let why = if sessions_lost > 0 {
+            format!(
+                "; the broker lost this subscriber's session {sessions_lost} time{} and the \
+                 messages it held for it",
+                if sessions_lost == 1 { "" } else { "s" }
+            )
+        } else {
+            String::new()
+        };
         return Err(format!(
-            "{} packages missing that the bridge did not count as dropped",
+            "{} packages missing that the bridge did not count as dropped{why}",
             check.unexplained()
         ));
     }
