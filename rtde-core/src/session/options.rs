@@ -4,7 +4,9 @@ use std::time::Duration;
 
 use crate::error::Error;
 
-/// Options for [`Client::connect`](crate::Client::connect).
+/// Options for [`Client::connect`](crate::Client::connect) and the async driver's
+/// `connect` and `attach`. Every driver refuses a zero timeout the same way, with
+/// [`Error::Misuse`](crate::Error::Misuse), before it opens anything.
 ///
 /// ```
 /// use std::time::Duration;
