@@ -39,7 +39,7 @@ impl IoWriter {
                 client.setup_inputs(crate::Recipe::spec(w)).await?,
             ));
         }
-        Ok(IoWriter::with_handles(handles))
+        Ok(IoWriter { handles })
     }
 
     /// As [`IoWriter::send`], through the async driver ([`AsyncClient::send`]): one write,

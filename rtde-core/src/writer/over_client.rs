@@ -127,7 +127,8 @@ pub enum WriteError {
 /// `IoWriter::send_async` sends an [`IoWrite`].
 #[derive(Debug)]
 pub struct IoWriter {
-    handles: Vec<(IoGroup, InputHandle)>,
+    /// Each group's input recipe, in the order they were set up (by any driver).
+    pub(super) handles: Vec<(IoGroup, InputHandle)>,
 }
 
 impl IoWriter {
@@ -144,11 +145,6 @@ impl IoWriter {
             handles.push((w.group(), client.setup_inputs(crate::Recipe::spec(w))?));
         }
         Ok(IoWriter { handles })
-    }
-
-    /// A writer of the groups set up with these handles.
-    pub(super) fn with_handles(handles: Vec<(IoGroup, InputHandle)>) -> IoWriter {
-        IoWriter { handles }
     }
 
     /// The handle of a group's recipe, for sending [`IoWrite`]s with [`Client::send`].
