@@ -728,3 +728,41 @@ every_driver!(
     scripted::a_send_during_a_reconnection_waits_for_it_and_goes_out_on_the_new_link,
     scripted::a_send_during_a_reconnection_that_fails_is_connection_lost,
 );
+
+/// Every way in checks the options before it opens anything: the blocking client's
+/// `connect` (which the background driver starts from), and the async driver's `connect`
+/// and `attach`, which runs its own handshake.
+#[test]
+fn every_way_in_refuses_a_zero_timeout_before_it_opens_anything() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let addr = listener.local_addr().unwrap();
+    let silent_peer = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let silent = silent_peer.local_addr().unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let zero = Duration::ZERO;
+    for options in [
+        ConnectOptions::new().connect_timeout(zero),
+        ConnectOptions::new().read_timeout(Some(zero)),
+        ConnectOptions::new().write_timeout(Some(zero)),
+    ] {
+        let misuse = |r: Result<(), Error>| matches!(r, Err(Error::Misuse(_)));
+        let blocking = Client::connect(addr, options.clone()).map(drop);
+        assert!(misuse(blocking), "blocking, {options:?}");
+        runtime.block_on(async {
+            let connected = rtde_core::tokio::connect(addr, options.clone()).await;
+            assert!(misuse(connected.map(drop)), "async connect, {options:?}");
+            // A peer that answers nothing: past the check, the handshake would wait on it.
+            let ours = tokio::net::TcpStream::connect(silent).await.unwrap();
+            let attached = rtde_core::tokio::attach(ours, options.clone()).await;
+            assert!(misuse(attached.map(drop)), "async attach, {options:?}");
+        });
+    }
+    assert!(
+        matches!(listener.accept(), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
+        "no driver connected"
+    );
+}

@@ -406,3 +406,81 @@ fn the_writer_sends_through_the_background_driver() {
         t.join().unwrap();
     }
 }
+
+/// The same groups, set up and written through the async driver: the same bytes on the
+/// wire, the same read-back, and a group it was not set up with sends nothing.
+#[test]
+fn the_writer_sends_through_the_async_driver() {
+    use rtde_core::writer::IoWrite;
+
+    let sim = Sim::builder().start().unwrap();
+    let relay = Relay::start(sim.addr());
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let options = ConnectOptions::new().read_timeout(Some(Duration::from_secs(5)));
+        let (client, connection) = rtde_core::tokio::connect(relay.addr, options)
+            .await
+            .unwrap();
+        let connection = tokio::spawn(connection);
+        client.setup_outputs(Readback::SPEC, 500.0).await.unwrap();
+        let config = IoConfig::new().digital_outputs().speed_slider();
+        let io = IoWriter::setup_async(&client, &config).await.unwrap();
+        let mut packages = client.packages(64).unwrap();
+        client.start().await.unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        let mut read_until = async |ok: &dyn Fn(&Readback) -> bool| loop {
+            let r: Readback = tokio::time::timeout(Duration::from_secs(5), packages.recv_as())
+                .await
+                .unwrap()
+                .unwrap();
+            if ok(&r) {
+                return r;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the outputs never showed the write: {r:?}; sent {:?}",
+                relay.data_packages()
+            );
+        };
+        let assert_sent = |group: IoGroup, payload: &[u8]| {
+            let id = client.input_recipe_id(io.handle(group).unwrap()).unwrap();
+            assert_eq!(
+                relay.data_packages().last(),
+                Some(&(id, payload.to_vec())),
+                "{group}"
+            );
+        };
+
+        let write = IoWrite::standard_digital_output(3, true).unwrap();
+        io.send_async(&client, &write).await.unwrap();
+        read_until(&|r| r.actual_digital_output_bits & 0b1000 != 0).await;
+        assert_sent(IoGroup::StandardDigitalOutputs, &[0b1000, 0b1000]);
+
+        let write = IoWrite::speed_slider(0.3).unwrap();
+        io.send_async(&client, &write).await.unwrap();
+        let r = read_until(&|r| r.target_speed_fraction == 0.3).await;
+        let mut expected = vec![0, 0, 0, 1];
+        expected.extend(f64s(&[0.3]));
+        assert_sent(IoGroup::SpeedSlider, &expected);
+        // Each write moved only its own input.
+        assert_eq!(r.actual_digital_output_bits & 0xff, 0b1000);
+
+        let before = relay.data_packages().len();
+        let write = IoWrite::int_register(24, 1).unwrap();
+        assert!(matches!(
+            io.send_async(&client, &write).await,
+            Err(WriteError::NotSetUp(IoGroup::IntRegister(24)))
+        ));
+        assert_eq!(relay.data_packages().len(), before);
+
+        client.close().await.unwrap();
+        connection.await.unwrap().unwrap();
+    });
+    sim.shutdown().unwrap();
+    for t in relay.threads {
+        t.join().unwrap();
+    }
+}

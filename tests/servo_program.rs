@@ -87,7 +87,7 @@ fn handshake_never_skips_a_waypoint_at_30_percent_speed() {
     // At 30 % each waypoint took three to four cycles: the slider slowed the trajectory
     // down instead of dropping waypoints.
     assert!(cycles >= 3 * N, "{cycles} cycles");
-    let program = sim.io().program().cloned().unwrap();
+    let program = sim.program().unwrap();
     assert_eq!(program.status(), ProgramStatus::Running);
     assert_eq!(program.acked(), N);
     assert!(program.messages().is_empty(), "{:?}", program.messages());
@@ -213,7 +213,7 @@ fn a_client_that_ignores_the_handshake_is_stopped() {
         }
     }
     assert_eq!(status, ProgramStatus::HandshakeStopped);
-    let program = sim.io().program().cloned().unwrap();
+    let program = sim.program().unwrap();
     assert!(
         program.messages()[0].contains("handshake"),
         "{:?}",
@@ -396,7 +396,7 @@ fn the_loop_runs_over_the_background_driver_too() {
         "{acks:?}"
     );
     assert_eq!(control.stats().cycles, u64::try_from(cycles).unwrap());
-    let program = sim.io().program().cloned().unwrap();
+    let program = sim.program().unwrap();
     assert_eq!(
         (program.acked(), program.status()),
         (N, ProgramStatus::Running)

@@ -140,116 +140,53 @@ wire_kinds! {
     VECTOR6UINT32 = Vector6Uint32, 24, [u32; 6], u32;
 }
 
-// The plain types hold every field of their wire type. Written out rather than generated:
-// a compile error quotes the impl that would have fit.
+/// The body of an impl in which a plain type is its own wire value (`Self` is the wire
+/// type's `Repr`).
+macro_rules! plain_value {
+    () => {
+        #[inline]
+        fn from_wire(raw: Self) -> Self {
+            raw
+        }
+        #[inline]
+        fn to_wire(&self) -> Self {
+            *self
+        }
+    };
+}
+
+// The plain types hold every field of their wire type. The headers are written out, not
+// generated with the marker types: a compile error quotes the header of the impl that would
+// have fit, and a generated one would read `IsWire<$wire, F> for $plain`.
 impl<F: ?Sized> IsWire<BOOL, F> for bool {
-    #[inline]
-    fn from_wire(raw: bool) -> Self {
-        raw
-    }
-    #[inline]
-    fn to_wire(&self) -> bool {
-        *self
-    }
+    plain_value!();
 }
-
 impl<F: ?Sized> IsWire<UINT8, F> for u8 {
-    #[inline]
-    fn from_wire(raw: u8) -> Self {
-        raw
-    }
-    #[inline]
-    fn to_wire(&self) -> u8 {
-        *self
-    }
+    plain_value!();
 }
-
 impl<F: ?Sized> IsWire<UINT32, F> for u32 {
-    #[inline]
-    fn from_wire(raw: u32) -> Self {
-        raw
-    }
-    #[inline]
-    fn to_wire(&self) -> u32 {
-        *self
-    }
+    plain_value!();
 }
-
 impl<F: ?Sized> IsWire<UINT64, F> for u64 {
-    #[inline]
-    fn from_wire(raw: u64) -> Self {
-        raw
-    }
-    #[inline]
-    fn to_wire(&self) -> u64 {
-        *self
-    }
+    plain_value!();
 }
-
 impl<F: ?Sized> IsWire<INT32, F> for i32 {
-    #[inline]
-    fn from_wire(raw: i32) -> Self {
-        raw
-    }
-    #[inline]
-    fn to_wire(&self) -> i32 {
-        *self
-    }
+    plain_value!();
 }
-
 impl<F: ?Sized> IsWire<DOUBLE, F> for f64 {
-    #[inline]
-    fn from_wire(raw: f64) -> Self {
-        raw
-    }
-    #[inline]
-    fn to_wire(&self) -> f64 {
-        *self
-    }
+    plain_value!();
 }
-
 impl<F: ?Sized> IsWire<VECTOR3D, F> for [f64; 3] {
-    #[inline]
-    fn from_wire(raw: [f64; 3]) -> Self {
-        raw
-    }
-    #[inline]
-    fn to_wire(&self) -> [f64; 3] {
-        *self
-    }
+    plain_value!();
 }
-
 impl<F: ?Sized> IsWire<VECTOR6D, F> for [f64; 6] {
-    #[inline]
-    fn from_wire(raw: [f64; 6]) -> Self {
-        raw
-    }
-    #[inline]
-    fn to_wire(&self) -> [f64; 6] {
-        *self
-    }
+    plain_value!();
 }
-
 impl<F: ?Sized> IsWire<VECTOR6INT32, F> for [i32; 6] {
-    #[inline]
-    fn from_wire(raw: [i32; 6]) -> Self {
-        raw
-    }
-    #[inline]
-    fn to_wire(&self) -> [i32; 6] {
-        *self
-    }
+    plain_value!();
 }
-
 impl<F: ?Sized> IsWire<VECTOR6UINT32, F> for [u32; 6] {
-    #[inline]
-    fn from_wire(raw: [u32; 6]) -> Self {
-        raw
-    }
-    #[inline]
-    fn to_wire(&self) -> [u32; 6] {
-        *self
-    }
+    plain_value!();
 }
 
 /// A Rust type that can hold the RTDE field `F`, whose wire type is `W`.

@@ -18,7 +18,9 @@ use rtde_core::protocol::{
 };
 
 use crate::fault::Fault;
-use crate::source::{IoState, OutputSource};
+use crate::io::IoState;
+use crate::program::ServoProgram;
+use crate::source::{OutputSource, Sample, Tick};
 use crate::ticker::Ticker;
 
 /// The source name the simulator puts on its own text messages (protocol v2).
@@ -55,11 +57,40 @@ pub(crate) enum Owner {
     Fieldbus,
 }
 
-/// State every connection shares: the controller's inputs and who may write them.
+/// State every connection shares: the controller's inputs, who may write them, and the
+/// robot program it runs on them.
 #[derive(Debug, Default)]
 pub(crate) struct Controller {
     pub(crate) io: IoState,
     owners: HashMap<&'static str, Owner>,
+    program: Option<ProgramRun>,
+}
+
+/// A robot program running on the controller, and the last tick it ran.
+#[derive(Debug)]
+struct ProgramRun {
+    program: ServoProgram,
+    last_tick: Option<u64>,
+}
+
+/// The most ticks a program catches up in one go: a clock that jumped (a paused process)
+/// restarts the program's count rather than stalling the connection.
+const MAX_CATCH_UP_TICKS: u64 = 1000;
+
+impl ProgramRun {
+    /// Runs the program through every tick up to `tick`, once each.
+    fn advance(&mut self, io: &IoState, tick: u64, rate: u32) {
+        let first = match self.last_tick {
+            Some(last) if tick <= last => return,
+            Some(last) if tick - last <= MAX_CATCH_UP_TICKS => last + 1,
+            _ => tick,
+        };
+        let dt = 1.0 / f64::from(rate.max(1));
+        for _ in first..=tick {
+            self.program.step(io, dt);
+        }
+        self.last_tick = Some(tick);
+    }
 }
 
 impl Controller {
@@ -80,6 +111,35 @@ impl Controller {
     /// Releases every input variable held by connection `id`.
     pub(crate) fn release(&mut self, id: u64) {
         self.owners.retain(|_, o| *o != Owner::Client(id));
+    }
+
+    pub(crate) fn install_program(&mut self, program: ServoProgram) {
+        self.program = Some(ProgramRun {
+            program,
+            last_tick: None,
+        });
+    }
+
+    /// The robot program the controller runs, if any.
+    pub(crate) fn program(&self) -> Option<&ServoProgram> {
+        self.program.as_ref().map(|run| &run.program)
+    }
+
+    /// Runs the program (if any) up to `tick`, then samples `source` at it into `out`.
+    pub(crate) fn sample(
+        &mut self,
+        source: &dyn OutputSource,
+        tick: Tick,
+        fields: &[&'static Field],
+        out: &mut [Value],
+    ) -> Sample {
+        match &mut self.program {
+            Some(run) => {
+                run.advance(&self.io, tick.index(), tick.rate());
+                source.sample_with_program(tick, fields, &self.io, &run.program, out)
+            }
+            None => source.sample(tick, fields, &self.io, out),
+        }
     }
 }
 

@@ -139,6 +139,7 @@ mod controller;
 mod fault;
 mod fault_spec;
 mod fleet;
+mod io;
 mod kinematics;
 mod program;
 mod robot;
@@ -149,6 +150,7 @@ mod ticker;
 
 pub use fault::{Fault, Malformation, Trigger};
 pub use fleet::Fleet;
+pub use io::IoState;
 pub use kinematics::Arm;
 pub use program::{MAX_JOINT_ACCELERATION, MAX_JOINT_SPEED, ServoProgram};
 pub use robot::{JOINT_POSITION_LIMIT, JOINT_SPEED_LIMIT, Motion, SimulatedRobot};
@@ -156,4 +158,4 @@ pub use sim::{
     DEFAULT_CONTROLLER_VERSION, DEFAULT_STALL_TIMEOUT, Error, SHUTDOWN_TIMEOUT, Sim, SimBuilder,
     Stats,
 };
-pub use source::{IoState, OutputSource, Sample, Tick};
+pub use source::{OutputSource, Sample, Tick};

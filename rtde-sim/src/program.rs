@@ -5,7 +5,7 @@
 use rtde_core::Value;
 use rtde_core::control::{ProgramStatus, layout};
 
-use crate::source::IoState;
+use crate::io::IoState;
 
 /// Joint velocity limit of the tracking, rad/s (the URScript template's `servoj` follows
 /// the controller's own joint limits; this is a UR5e's wrist speed).

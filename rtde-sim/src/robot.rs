@@ -7,8 +7,10 @@ use std::f64::consts::{FRAC_PI_2, PI, TAU};
 use rtde_core::Value;
 use rtde_core::fields::{Field, WireType};
 
+use crate::io::IoState;
 use crate::kinematics::{Arm, mul3v, transpose3};
-use crate::source::{IoState, OutputSource, Sample, Tick};
+use crate::program::ServoProgram;
+use crate::source::{OutputSource, Sample, Tick};
 
 /// The joint motion of the simulated robot: every joint swings sinusoidally about a centre.
 ///
@@ -206,7 +208,7 @@ impl SimulatedRobot {
         if let Some(v) = self.fixed.get(field.name()) {
             return Some(*v);
         }
-        if let Some(v) = io.program().and_then(|p| p.output(field.name())) {
+        if let Some(v) = state.program.and_then(|p| p.output(field.name())) {
             return Some(v);
         }
         if field.is_read_back() {
@@ -297,7 +299,29 @@ impl OutputSource for SimulatedRobot {
         io: &IoState,
         out: &mut [Value],
     ) -> Sample {
-        let state = State::new(self, tick, io);
+        self.fill(State::new(self, tick, None), fields, io, out)
+    }
+
+    fn sample_with_program(
+        &self,
+        tick: Tick,
+        fields: &[&'static Field],
+        io: &IoState,
+        program: &ServoProgram,
+        out: &mut [Value],
+    ) -> Sample {
+        self.fill(State::new(self, tick, Some(program)), fields, io, out)
+    }
+}
+
+impl SimulatedRobot {
+    fn fill(
+        &self,
+        state: State<'_>,
+        fields: &[&'static Field],
+        io: &IoState,
+        out: &mut [Value],
+    ) -> Sample {
         for (field, slot) in fields.iter().zip(out.iter_mut()) {
             *slot = fit(self.value(field, &state, io), field.wire_type());
         }
@@ -327,6 +351,8 @@ mod channel {
 /// One tick of the robot, with the costlier quantities computed on first use.
 struct State<'a> {
     robot: &'a SimulatedRobot,
+    /// The robot program running, if any: it moves the joints and owns its registers.
+    program: Option<&'a ServoProgram>,
     tick: Tick,
     q: [f64; 6],
     qd: [f64; 6],
@@ -346,10 +372,10 @@ const INERTIA: [f64; 6] = [2.0, 2.0, 0.6, 0.05, 0.05, 0.02];
 const TORQUE_PER_AMP: [f64; 6] = [13.0, 13.0, 13.0, 9.0, 9.0, 9.0];
 
 impl<'a> State<'a> {
-    fn new(robot: &'a SimulatedRobot, tick: Tick, io: &IoState) -> Self {
+    fn new(robot: &'a SimulatedRobot, tick: Tick, program: Option<&'a ServoProgram>) -> Self {
         let t = tick.seconds();
         // A running program moves the joints; otherwise the motion law does.
-        let (q, qd, qdd, actual) = match io.program() {
+        let (q, qd, qdd, actual) = match program {
             Some(p) => (p.setpoint(), p.qd(), [0.0; 6], Some((p.q(), p.qd()))),
             None => (
                 robot.motion.position(t),
@@ -361,6 +387,7 @@ impl<'a> State<'a> {
         let (aq, aqd) = actual.unwrap_or((q, qd));
         let mut state = State {
             robot,
+            program,
             tick,
             q,
             qd,
@@ -473,7 +500,7 @@ mod tests {
     #[test]
     fn every_modelled_field_has_its_registry_type() {
         let robot = SimulatedRobot::new(Arm::UR5E, Motion::DEFAULT);
-        let state = State::new(&robot, Tick::new(1234, 500), &IoState::default());
+        let state = State::new(&robot, Tick::new(1234, 500), None);
         let io = IoState::default();
         for f in fields(Direction::Output) {
             if let Some(v) = robot.value(f, &state, &io) {

@@ -552,16 +552,14 @@ impl Connection {
         }
         let (sample, said) = {
             let mut controller = shared.controller();
-            controller.io.advance_program(tick, shared.config.loop_rate);
-            let sample = shared.config.source.sample(
+            let sample = controller.sample(
+                &*shared.config.source,
                 Tick::new(tick, shared.config.loop_rate),
                 &recipe.fields,
-                &controller.io,
                 &mut recipe.values,
             );
             // What the program said since this connection last looked: why it stopped.
             let said: Vec<String> = controller
-                .io
                 .program()
                 .map(|p| {
                     p.messages()

@@ -14,11 +14,12 @@ use rtde_core::fields::{ControllerVersion, Direction, ParseVersionError, lookup}
 use crate::clock::Clock;
 use crate::controller::{Config, Controller, Shared};
 use crate::fault::Fault;
+use crate::io::IoState;
 use crate::kinematics::Arm;
 use crate::program::ServoProgram;
 use crate::robot::{Motion, SimulatedRobot};
 use crate::server::accept_loop;
-use crate::source::{IoState, OutputSource};
+use crate::source::OutputSource;
 use crate::ticker::Ticker;
 
 /// The controller version a simulator reports unless told otherwise.
@@ -120,6 +121,20 @@ impl Sim {
     #[must_use]
     pub fn io(&self) -> IoState {
         self.shared.controller().io.clone()
+    }
+
+    /// A snapshot of the robot program the simulator runs
+    /// ([`SimBuilder::servo_program`]), if any: its joints, its handshake and why it
+    /// stopped.
+    ///
+    /// ```
+    /// let sim = rtde_sim::Sim::builder().servo_program().start().unwrap();
+    /// let program = sim.program().unwrap();
+    /// assert_eq!(program.ticks(), 0); // nothing streamed yet
+    /// ```
+    #[must_use]
+    pub fn program(&self) -> Option<ServoProgram> {
+        self.shared.controller().program().cloned()
     }
 
     /// Holds the output stream of every connection, as a controller whose stream stalls
@@ -593,7 +608,7 @@ impl SimBuilder {
     /// use rtde_sim::Sim;
     ///
     /// let sim = Sim::builder().servo_program().start().unwrap();
-    /// assert!(sim.io().program().is_some());
+    /// assert!(sim.program().is_some());
     /// ```
     #[must_use]
     pub fn servo_program(mut self) -> Self {
@@ -701,7 +716,7 @@ impl SimBuilder {
         let mut controller = Controller::with_fieldbus(self.fieldbus);
         if self.servo_program {
             let start = self.motion.position(0.0);
-            controller.io.install_program(ServoProgram::new(start));
+            controller.install_program(ServoProgram::new(start));
         }
         let shared = Arc::new(Shared::new(config, controller));
         let connections = Arc::new(Mutex::new(Vec::new()));

@@ -9,7 +9,7 @@ use std::time::Duration;
 use rtde_core::fields::{ControllerVersion, Field};
 use rtde_core::protocol::{MessageLevel, ProtocolVersion, package_type};
 use rtde_core::{Client, ConnectOptions, DynamicRecipe, Error, Recipe, Value};
-use rtde_sim::{Fault, IoState, Motion, OutputSource, Sample, Sim, Tick, Trigger};
+use rtde_sim::{Fault, IoState, Motion, OutputSource, Sample, ServoProgram, Sim, Tick, Trigger};
 
 const WAIT: Duration = Duration::from_secs(5);
 
@@ -257,6 +257,66 @@ fn another_output_source_serves_what_it_provides_and_ends() {
     assert!(matches!(err, Error::Closed { mid_frame: false }), "{err}");
     let last = client.text_messages().last().unwrap();
     assert!(last.is_end_of_stream(), "{last}");
+}
+
+/// A source that streams, as `timestamp`, how many ticks the robot program has run, and
+/// -1 when it runs none.
+#[derive(Debug)]
+struct ProgramTicks;
+
+impl OutputSource for ProgramTicks {
+    fn sample(&self, _: Tick, _: &[&'static Field], _: &IoState, out: &mut [Value]) -> Sample {
+        out[0] = Value::Double(-1.0);
+        Sample::Send
+    }
+    fn sample_with_program(
+        &self,
+        _: Tick,
+        _: &[&'static Field],
+        _: &IoState,
+        program: &ServoProgram,
+        out: &mut [Value],
+    ) -> Sample {
+        #[allow(clippy::cast_precision_loss)] // a few ticks
+        let ticks = program.ticks() as f64;
+        out[0] = Value::Double(ticks);
+        Sample::Send
+    }
+}
+
+#[test]
+fn a_source_sees_the_robot_program_once_each_tick_has_run_it() {
+    for with_program in [true, false] {
+        let mut builder = Sim::builder().source(ProgramTicks);
+        if with_program {
+            builder = builder.servo_program();
+        }
+        let sim = builder.start().unwrap();
+        let mut client = connect(&sim);
+        let mut out = DynamicRecipe::outputs(["timestamp"]).unwrap();
+        client.setup_outputs(out.spec(), 500.0).unwrap();
+        client.start().unwrap();
+        let mut seen = Vec::new();
+        for _ in 0..5 {
+            client.recv_into(&mut out).unwrap();
+            seen.push(double(&out, "timestamp"));
+        }
+        client.close().unwrap();
+        if with_program {
+            // The program ran each streamed tick once, before the source sampled it.
+            assert!(seen[0] >= 1.0, "{seen:?}");
+            let steps: Vec<f64> = seen.windows(2).map(|w| w[1] - w[0]).collect();
+            assert_eq!(steps, [1.0; 4], "{seen:?}");
+            let program = sim.program().unwrap();
+            #[allow(clippy::cast_precision_loss)] // a few ticks
+            let ran = program.ticks() as f64;
+            assert!(ran >= seen[4], "{ran} < {seen:?}");
+        } else {
+            assert_eq!(seen, [-1.0; 5]);
+            assert!(sim.program().is_none());
+        }
+        sim.shutdown().unwrap();
+    }
 }
 
 #[test]

@@ -147,7 +147,7 @@ use rtde_fields::{ControllerVersion, Generation};
 use crate::error::Error;
 use crate::protocol::{ProtocolVersion, package_type as ty};
 use crate::recipe::{FromPayload, InputRecipe, OutputRecipe, RecipeSpec};
-use crate::session::{Done, Ready, Session};
+use crate::session::{Done, Ready, Session, check_timeout};
 
 pub use crate::session::{
     ConnectOptions, ControllerText, Event, InputHandle, ReconnectPolicy, Reconnection, State, Stats,
@@ -221,14 +221,7 @@ impl Client {
     /// [`Error::Resolve`], [`Error::Connect`], a link error during the handshake,
     /// [`Error::ProtocolRefused`], or [`Error::Misuse`] for a zero timeout.
     pub fn connect<A: ToSocketAddrs>(addr: A, options: ConnectOptions) -> Result<Client, Error> {
-        if options.get_connect_timeout().is_zero()
-            || options.get_read_timeout().is_some_and(|t| t.is_zero())
-            || options.get_write_timeout().is_some_and(|t| t.is_zero())
-        {
-            return Err(Error::Misuse(
-                "a timeout of zero is not a timeout; use `None` to wait forever",
-            ));
-        }
+        options.check()?;
         let addrs: Vec<SocketAddr> = addr
             .to_socket_addrs()
             .map_err(|source| Error::Resolve { source })?
@@ -590,11 +583,7 @@ impl Client {
     /// # Errors
     /// [`Error::Misuse`] for a zero duration.
     pub fn set_read_timeout(&mut self, timeout: Option<Duration>) -> Result<(), Error> {
-        if timeout.is_some_and(|t| t.is_zero()) {
-            return Err(Error::Misuse(
-                "a timeout of zero is not a timeout; use `None` to wait forever",
-            ));
-        }
+        check_timeout(timeout)?;
         self.options = self.options.clone().read_timeout(timeout);
         self.session.set_reply_timeout(timeout);
         Ok(())

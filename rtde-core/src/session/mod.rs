@@ -115,6 +115,7 @@ use crate::recipe::{InputRecipe, PayloadError, RecipeSpec};
 use bounded::BoundedQueue;
 pub use events::{Event, Reconnection, State};
 use gaps::GapCounter;
+pub(crate) use options::check_timeout;
 pub use options::{ConnectOptions, ReconnectPolicy};
 pub use replay::worth_retrying;
 use replay::{Replay, Resume, Round};

@@ -2,7 +2,11 @@
 
 use std::time::Duration;
 
-/// Options for [`Client::connect`](crate::Client::connect).
+use crate::error::Error;
+
+/// Options for [`Client::connect`](crate::Client::connect) and the async driver's
+/// `connect` and `attach`. Every driver refuses a zero timeout the same way, with
+/// [`Error::Misuse`](crate::Error::Misuse), before it opens anything.
 ///
 /// ```
 /// use std::time::Duration;
@@ -155,6 +159,24 @@ impl ConnectOptions {
     pub const fn get_reconnect(&self) -> Option<ReconnectPolicy> {
         self.reconnect
     }
+
+    /// Refuses options no driver can honour: a zero timeout. Every driver checks them
+    /// here before it opens anything, so that they all refuse the same options the same way.
+    pub(crate) fn check(&self) -> Result<(), Error> {
+        check_timeout(Some(self.connect_timeout))?;
+        check_timeout(self.read_timeout)?;
+        check_timeout(self.write_timeout)
+    }
+}
+
+/// A zero timeout would fail every wait at once rather than bound it.
+pub(crate) fn check_timeout(timeout: Option<Duration>) -> Result<(), Error> {
+    if timeout.is_some_and(|t| t.is_zero()) {
+        return Err(Error::Misuse(
+            "a timeout of zero is not a timeout; use `None` to wait forever",
+        ));
+    }
+    Ok(())
 }
 
 /// How many times to try to reconnect, and how long to wait between tries; for
@@ -286,5 +308,23 @@ mod tests {
         let p = p.max_backoff(Duration::from_millis(10));
         assert_eq!(p.backoff_before(3), Duration::from_millis(100));
         assert_eq!(ReconnectPolicy::once().backoff_before(40), Duration::ZERO);
+    }
+
+    #[test]
+    fn a_zero_timeout_is_refused_and_none_waits_forever() {
+        let zero = Duration::ZERO;
+        assert!(ConnectOptions::new().check().is_ok());
+        let forever = ConnectOptions::new().read_timeout(None).write_timeout(None);
+        assert!(forever.check().is_ok());
+        for refused in [
+            ConnectOptions::new().connect_timeout(zero),
+            ConnectOptions::new().read_timeout(Some(zero)),
+            ConnectOptions::new().write_timeout(Some(zero)),
+        ] {
+            assert!(
+                matches!(refused.check(), Err(Error::Misuse(why)) if why.contains("`None`")),
+                "{refused:?}"
+            );
+        }
     }
 }

@@ -153,11 +153,12 @@ use shared::Shared;
 ///
 /// # Errors
 /// [`Error::Resolve`], [`Error::Connect`], a link error during the handshake,
-/// [`Error::ProtocolRefused`], [`Error::Timeout`].
+/// [`Error::ProtocolRefused`], [`Error::Timeout`], or [`Error::Misuse`] for a zero timeout.
 pub async fn connect<A: ToSocketAddrs>(
     addr: A,
     options: ConnectOptions,
 ) -> Result<(AsyncClient, Connection<TcpStream>), Error> {
+    options.check()?;
     let addrs: Arc<[SocketAddr]> = ::tokio::net::lookup_host(addr)
         .await
         .map_err(|source| Error::Resolve { source })?
@@ -186,7 +187,8 @@ pub async fn connect<A: ToSocketAddrs>(
 /// ```
 ///
 /// # Errors
-/// A link error during the handshake, [`Error::ProtocolRefused`], [`Error::Timeout`].
+/// A link error during the handshake, [`Error::ProtocolRefused`], [`Error::Timeout`], or
+/// [`Error::Misuse`] for a zero timeout.
 pub async fn attach<IO>(
     io: IO,
     options: ConnectOptions,
@@ -194,6 +196,7 @@ pub async fn attach<IO>(
 where
     IO: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
+    options.check()?;
     start(io, &options, None).await
 }
 

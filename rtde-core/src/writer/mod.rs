@@ -9,7 +9,8 @@
 //! - [`IoWriter`] sets the groups up on a [`Client`](crate::Client) and sends each write
 //!   through its own recipe, so that a call puts on the wire only what it changes, through
 //!   any [`InputSink`]: the blocking client or the background driver's
-//!   [`Sender`](crate::client::Sender).
+//!   [`Sender`](crate::client::Sender). Over the async driver (feature `tokio`),
+//!   `IoWriter::setup_async` and `IoWriter::send_async` do the same, awaited.
 //!
 //! ```
 //! use rtde_core::Recipe;
@@ -45,6 +46,8 @@
 //! # }
 //! ```
 
+#[cfg(feature = "tokio")]
+mod over_async;
 mod over_client;
 mod sink;
 mod write;

@@ -94,6 +94,11 @@ impl IoConfig {
     pub fn groups(&self) -> &[IoGroup] {
         &self.groups
     }
+
+    /// Each group's write with nothing in it: the recipe every driver sets up.
+    pub(super) fn empty_writes(&self) -> Result<Vec<IoWrite>, IoError> {
+        self.groups.iter().map(|g| g.empty_write()).collect()
+    }
 }
 
 /// Why a write failed: it could not be built (nothing sent), or the client failed.
@@ -117,10 +122,13 @@ pub enum WriteError {
 ///
 /// Set up before [`Client::start`] (the controller takes setups only while paused), write
 /// after, through the [`Client`] or, once it is spawned, a background [`Sender`](crate::client::Sender)
-/// (any [`InputSink`]). The handles survive reconnection, as [`Client::send`]'s do.
+/// (any [`InputSink`]). The handles survive reconnection, as [`Client::send`]'s do. Over
+/// the async driver (feature `tokio`), `IoWriter::setup_async` sets the groups up and
+/// `IoWriter::send_async` sends an [`IoWrite`].
 #[derive(Debug)]
 pub struct IoWriter {
-    handles: Vec<(IoGroup, InputHandle)>,
+    /// Each group's input recipe, in the order they were set up (by any driver).
+    pub(super) handles: Vec<(IoGroup, InputHandle)>,
 }
 
 impl IoWriter {
@@ -131,11 +139,7 @@ impl IoWriter {
     /// sent); [`WriteError::Client`] when the controller refuses a recipe (a field in use
     /// by another client or a fieldbus adapter, say) or the link fails.
     pub fn setup(client: &mut Client, config: &IoConfig) -> Result<IoWriter, WriteError> {
-        let writes = config
-            .groups
-            .iter()
-            .map(|g| g.empty_write())
-            .collect::<Result<Vec<_>, _>>()?;
+        let writes = config.empty_writes()?;
         let mut handles = Vec::with_capacity(writes.len());
         for w in &writes {
             handles.push((w.group(), client.setup_inputs(crate::Recipe::spec(w))?));
@@ -161,140 +165,93 @@ impl IoWriter {
         client: &mut S,
         write: &IoWrite,
     ) -> Result<(), WriteError> {
-        let handle = self
-            .handle(write.group())
-            .ok_or(WriteError::NotSetUp(write.group()))?;
-        client.send_input(handle, write)?;
+        client.send_input(self.handle_of(write)?, write)?;
         Ok(())
     }
 
+    /// The handle `write` goes through, or why there is none.
+    pub(super) fn handle_of(&self, write: &IoWrite) -> Result<&InputHandle, WriteError> {
+        self.handle(write.group())
+            .ok_or(WriteError::NotSetUp(write.group()))
+    }
+}
+
+/// Writes each typed write of [`IoWriter`]: it builds the [`IoWrite`] of the same name (where
+/// the masks are decided) and sends it with [`IoWriter::send`].
+macro_rules! typed_writes {
+    ($($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),*);)*) => {
+        impl IoWriter {$(
+            $(#[$doc])*
+            pub fn $name<S: InputSink + ?Sized>(
+                &self,
+                client: &mut S,
+                $($arg: $ty),*
+            ) -> Result<(), WriteError> {
+                self.send(client, &IoWrite::$name($($arg),*)?)
+            }
+        )*}
+    };
+}
+
+typed_writes! {
     /// Standard digital output `index` (0..=7) on or off; the other outputs keep theirs.
     ///
     /// # Errors
     /// As [`IoWriter::send`], and [`IoError::NoSuchOutput`].
-    pub fn standard_digital_output<S: InputSink + ?Sized>(
-        &self,
-        client: &mut S,
-        index: u8,
-        on: bool,
-    ) -> Result<(), WriteError> {
-        self.send(client, &IoWrite::standard_digital_output(index, on)?)
-    }
+    fn standard_digital_output(index: u8, on: bool);
 
     /// Configurable digital output `index` (0..=7) on or off.
     ///
     /// # Errors
     /// As [`IoWriter::standard_digital_output`].
-    pub fn configurable_digital_output<S: InputSink + ?Sized>(
-        &self,
-        client: &mut S,
-        index: u8,
-        on: bool,
-    ) -> Result<(), WriteError> {
-        self.send(client, &IoWrite::configurable_digital_output(index, on)?)
-    }
+    fn configurable_digital_output(index: u8, on: bool);
 
     /// Tool digital output `index` (0 or 1) on or off.
     ///
     /// # Errors
     /// As [`IoWriter::standard_digital_output`].
-    pub fn tool_digital_output<S: InputSink + ?Sized>(
-        &self,
-        client: &mut S,
-        index: u8,
-        on: bool,
-    ) -> Result<(), WriteError> {
-        self.send(client, &IoWrite::tool_digital_output(index, on)?)
-    }
+    fn tool_digital_output(index: u8, on: bool);
 
     /// Standard analog output `index` (0 or 1) at `ratio` (0..=1) of its range in `domain`.
     ///
     /// # Errors
     /// As [`IoWriter::send`], [`IoError::NoSuchOutput`] and [`IoError::OutOfRange`].
-    pub fn analog_output<S: InputSink + ?Sized>(
-        &self,
-        client: &mut S,
-        index: u8,
-        domain: AnalogDomain,
-        ratio: f64,
-    ) -> Result<(), WriteError> {
-        self.send(client, &IoWrite::analog_output(index, domain, ratio)?)
-    }
+    fn analog_output(index: u8, domain: AnalogDomain, ratio: f64);
 
     /// Standard analog output `index` at `ratio` in the domain it already has.
     ///
     /// # Errors
     /// As [`IoWriter::analog_output`].
-    pub fn analog_output_keep_domain<S: InputSink + ?Sized>(
-        &self,
-        client: &mut S,
-        index: u8,
-        ratio: f64,
-    ) -> Result<(), WriteError> {
-        self.send(client, &IoWrite::analog_output_keep_domain(index, ratio)?)
-    }
+    fn analog_output_keep_domain(index: u8, ratio: f64);
 
     /// The speed slider at `fraction` (0..=1).
     ///
     /// # Errors
     /// As [`IoWriter::send`], and [`IoError::OutOfRange`].
-    pub fn speed_slider<S: InputSink + ?Sized>(
-        &self,
-        client: &mut S,
-        fraction: f64,
-    ) -> Result<(), WriteError> {
-        self.send(client, &IoWrite::speed_slider(fraction)?)
-    }
+    fn speed_slider(fraction: f64);
 
     /// `external_force_torque`: force (N) and torque (Nm) for the robot's force/torque
     /// interface.
     ///
     /// # Errors
     /// As [`IoWriter::send`], and [`IoError::NotFinite`].
-    pub fn external_force_torque<S: InputSink + ?Sized>(
-        &self,
-        client: &mut S,
-        wrench: [f64; 6],
-    ) -> Result<(), WriteError> {
-        self.send(client, &IoWrite::external_force_torque(wrench)?)
-    }
+    fn external_force_torque(wrench: [f64; 6]);
 
     /// `input_int_register_{index}` (24..=47).
     ///
     /// # Errors
     /// As [`IoWriter::send`], and [`IoError::NotExternal`].
-    pub fn int_register<S: InputSink + ?Sized>(
-        &self,
-        client: &mut S,
-        index: u8,
-        value: i32,
-    ) -> Result<(), WriteError> {
-        self.send(client, &IoWrite::int_register(index, value)?)
-    }
+    fn int_register(index: u8, value: i32);
 
     /// `input_double_register_{index}` (24..=47).
     ///
     /// # Errors
     /// As [`IoWriter::int_register`].
-    pub fn double_register<S: InputSink + ?Sized>(
-        &self,
-        client: &mut S,
-        index: u8,
-        value: f64,
-    ) -> Result<(), WriteError> {
-        self.send(client, &IoWrite::double_register(index, value)?)
-    }
+    fn double_register(index: u8, value: f64);
 
     /// `input_bit_register_{index}` (64..=127).
     ///
     /// # Errors
     /// As [`IoWriter::int_register`].
-    pub fn bit_register<S: InputSink + ?Sized>(
-        &self,
-        client: &mut S,
-        index: u8,
-        on: bool,
-    ) -> Result<(), WriteError> {
-        self.send(client, &IoWrite::bit_register(index, on)?)
-    }
+    fn bit_register(index: u8, on: bool);
 }
