@@ -5,7 +5,7 @@
 //! scenarios are the same; only who waits differs.
 //!
 //! The scenarios are what happens to a connection after the handshake: against rtde-sim's
-//! faults (`drivers/sim.rs`) and against the scripted peer of `rtde-core/tests/support`
+//! faults (`drivers/sim.rs`) and against the scripted peer of `rtde_testkit::scripted`
 //! (`drivers/scripted.rs`, shared, not copied). What only the handshake exercises stays
 //! in `rtde-core/tests/faults.rs`: every driver is built from a [`Client`] that connected
 //! through the same code.
@@ -26,8 +26,7 @@
 //!   them for the in-order receiver too.
 
 mod common;
-#[path = "../rtde-core/tests/support/mod.rs"]
-mod support;
+use rtde_testkit::scripted as support;
 
 #[path = "drivers/scripted.rs"]
 mod scripted;

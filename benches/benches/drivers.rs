@@ -25,16 +25,15 @@
 //! `cargo bench -p rtde-bench --bench drivers [-- --seconds 30 --rate-seconds 3]`
 
 // One counting allocator, shared with rtde-core's zero_alloc test.
-#[path = "../../rtde-core/tests/counting_allocator/mod.rs"]
-#[allow(unsafe_code)] // a global allocator implements an unsafe trait
-mod counting_allocator;
+#[global_allocator]
+static ALLOCATOR: rtde_testkit::counting_allocator::CountingAllocator =
+    rtde_testkit::counting_allocator::CountingAllocator;
 
 use std::hint::black_box;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 
-use counting_allocator::ProcessWide;
 use rtde_bench::Reference;
 use rtde_bench::interleave::quantile;
 use rtde_bench::live::{Gaps, Stamping, nanos_since, thread_cpu_time};
@@ -42,6 +41,7 @@ use rtde_bench::report::{arg, per_us, verdict};
 use rtde_core::client::{Background, SpawnOptions};
 use rtde_core::{Client, ConnectOptions, StaticRecipe};
 use rtde_sim::Sim;
+use rtde_testkit::counting_allocator::ProcessWide;
 
 /// The targets.
 const MAX_CPU_RATIO: f64 = 1.15;

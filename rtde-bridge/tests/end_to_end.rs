@@ -6,7 +6,7 @@
 
 #[path = "common/collect.rs"]
 mod collect;
-mod common;
+use rtde_testkit::mosquitto as common;
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};

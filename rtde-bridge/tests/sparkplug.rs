@@ -6,7 +6,7 @@
 
 #[path = "common/collect.rs"]
 mod collect;
-mod common;
+use rtde_testkit::mosquitto as common;
 
 use std::sync::mpsc;
 use std::time::{Duration, Instant};

@@ -46,8 +46,6 @@
 
 #[path = "mqtt_fleet/floor.rs"]
 mod floor;
-#[path = "../../rtde-bridge/tests/common/mod.rs"]
-mod mosquitto;
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read};
@@ -58,6 +56,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rtde_bridge::payload::{self, Batch};
 use rtde_bridge::{SequenceCheck, Verdict};
+use rtde_testkit::mosquitto;
 
 /// The batch time of every run (`batch_ms`): the latency target is for 10 ms.
 const BATCH_MS: u64 = 10;

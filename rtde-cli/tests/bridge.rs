@@ -3,8 +3,7 @@
 //! bad configurations and unreachable brokers are one-line errors.
 
 mod common;
-#[path = "../../rtde-bridge/tests/common/mod.rs"]
-mod mosquitto;
+use rtde_testkit::mosquitto;
 
 use std::time::Duration;
 

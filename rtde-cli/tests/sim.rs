@@ -2,8 +2,7 @@
 
 mod common;
 // The same check per fault flag as the `rtde-sim` binary's tests.
-#[path = "../../rtde-sim/tests/binary/fault_checks.rs"]
-mod fault_checks;
+use rtde_testkit::sim_faults as fault_checks;
 
 use std::time::Duration;
 

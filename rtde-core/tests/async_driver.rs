@@ -9,7 +9,7 @@
 //! The cases are written as functions of a connected client, so the parameterised fault
 //! suite over drivers can call them.
 
-mod support;
+use rtde_testkit::scripted as support;
 
 use std::time::Duration;
 

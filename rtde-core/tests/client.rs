@@ -4,7 +4,7 @@
 //! the suite over every driver, `tests/drivers.rs`; the handshake's faults are in
 //! `faults.rs`.
 
-mod support;
+use rtde_testkit::scripted as support;
 
 use std::time::Duration;
 

@@ -1,7 +1,7 @@
 //! Refusals and surprises that the client explains or survives: a recipe set up with what
 //! the controller has (`NOT_FOUND`-tolerant), package types the client does not know.
 
-mod support;
+use rtde_testkit::scripted as support;
 
 use std::time::Duration;
 

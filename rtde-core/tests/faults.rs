@@ -15,7 +15,7 @@
 //! built from a `Client` that connected and set up through this same code: running them
 //! three times would test the same calls three times.
 
-mod support;
+use rtde_testkit::scripted as support;
 
 use std::time::{Duration, Instant};
 

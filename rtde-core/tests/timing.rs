@@ -1,7 +1,7 @@
 //! The client's idea of time: the rate the controller really streams at, and gaps counted
 //! from the controller's clock in each package (`timestamp`, or `control_step`).
 
-mod support;
+use rtde_testkit::scripted as support;
 
 use std::time::Duration;
 

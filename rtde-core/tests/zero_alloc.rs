@@ -3,9 +3,11 @@
 //!
 //! This file is a test binary of its own so that its allocator counts nothing else.
 
-#[allow(unsafe_code)] // a global allocator implements an unsafe trait
-mod counting_allocator;
-mod support;
+use rtde_testkit::counting_allocator::{self, CountingAllocator};
+use rtde_testkit::scripted as support;
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 use std::time::Duration;
 

@@ -1,8 +1,7 @@
 //! The `rtde-sim` binary: every fault reachable from its command line, each exercised by
-//! running it (`binary/fault_checks.rs`, shared with `rtde sim`'s tests).
+//! running it (`rtde_testkit::sim_faults`, shared with `rtde sim`'s tests).
 
-#[path = "binary/fault_checks.rs"]
-mod fault_checks;
+use rtde_testkit::sim_faults as fault_checks;
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;

@@ -5,8 +5,6 @@
 //! `.ci/run` installs it and sets `RTDE_REQUIRE_MOSQUITTO=1`, which turns a missing
 //! binary into a failure.
 
-#![allow(dead_code, unreachable_pub)] // each test binary uses a different part
-
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -29,6 +27,7 @@ fn binary() -> Option<PathBuf> {
 #[derive(Debug)]
 pub struct Broker {
     child: Option<Child>,
+    /// The loopback port it listens on (kept across restarts).
     pub port: u16,
     dir: PathBuf,
     bin: PathBuf,
@@ -73,10 +72,12 @@ impl Broker {
         panic!("mosquitto did not start on a free loopback port (5 tries)");
     }
 
+    /// `mqtt://127.0.0.1:PORT`.
     pub fn url(&self) -> String {
         format!("mqtt://127.0.0.1:{}", self.port)
     }
 
+    /// The process id while it runs.
     pub fn pid(&self) -> Option<u32> {
         self.child.as_ref().map(Child::id)
     }
@@ -188,6 +189,7 @@ impl Broker {
         }
     }
 
+    /// The directory of its configuration, log and persistence file.
     pub fn dir(&self) -> &Path {
         &self.dir
     }
@@ -234,6 +236,7 @@ pub fn config(
 /// test must break its connection to a broker that stays up ([`Relay::cut`]).
 #[derive(Debug)]
 pub struct Relay {
+    /// The loopback port clients connect to.
     pub port: u16,
     links: std::sync::Arc<std::sync::Mutex<Vec<TcpStream>>>,
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
@@ -241,6 +244,7 @@ pub struct Relay {
 }
 
 impl Relay {
+    /// Listens on a free loopback port and relays each connection to `target`.
     pub fn start(target: u16) -> Relay {
         use std::sync::atomic::Ordering;
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
@@ -279,6 +283,7 @@ impl Relay {
         }
     }
 
+    /// `mqtt://127.0.0.1:PORT` of the relay.
     pub fn url(&self) -> String {
         format!("mqtt://127.0.0.1:{}", self.port)
     }

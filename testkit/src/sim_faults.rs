@@ -3,8 +3,6 @@
 //! table for both binaries, so a flag one of them drops fails a test. Every wait is
 //! bounded.
 
-#![allow(dead_code, unreachable_pub)] // shared by the tests of two packages
-
 use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};

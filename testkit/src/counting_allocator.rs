@@ -3,11 +3,16 @@
 //! while counting is on, for the calling thread ([`on_this_thread`]) or for every thread
 //! of the process ([`ProcessWide`]).
 //!
-//! A binary that declares this module counts with it: `rtde-core`'s `zero_alloc` test,
-//! and the drivers benchmark, which includes this file by path.
-
-// Each of the two binaries uses one of the two ways of counting.
-#![allow(dead_code)]
+//! A binary counts with it once it declares it as its global allocator, as `rtde-core`'s
+//! `zero_alloc` test and the drivers benchmark do:
+//!
+//! ```ignore
+//! #[global_allocator]
+//! static ALLOCATOR: CountingAllocator = CountingAllocator;
+//! ```
+//!
+//! Counting in a binary that did not declare it panics, rather than count nothing and let
+//! a test of "no allocation" pass for the wrong reason.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -22,10 +27,8 @@ thread_local! {
 }
 
 /// Counts, then forwards to `System`.
-pub(crate) struct CountingAllocator;
-
-#[global_allocator]
-static ALLOCATOR: CountingAllocator = CountingAllocator;
+#[derive(Debug)]
+pub struct CountingAllocator;
 
 impl CountingAllocator {
     fn count() {
@@ -67,8 +70,25 @@ unsafe impl GlobalAlloc for CountingAllocator {
     }
 }
 
+/// Panics unless this binary's global allocator is a [`CountingAllocator`].
+fn ensure_installed() {
+    THREAD_ALLOCATIONS.with(|n| n.set(0));
+    THREAD_COUNTING.with(|on| on.set(true));
+    drop(std::hint::black_box(Box::new(0u64)));
+    THREAD_COUNTING.with(|on| on.set(false));
+    assert!(
+        THREAD_ALLOCATIONS.with(Cell::get) > 0,
+        "this binary counts nothing: declare `#[global_allocator] static ALLOCATOR: \
+         CountingAllocator = CountingAllocator;`"
+    );
+}
+
 /// The heap allocations `f` makes on this thread.
-pub(crate) fn on_this_thread<R>(f: impl FnOnce() -> R) -> (u64, R) {
+///
+/// # Panics
+/// When this binary's global allocator is not a [`CountingAllocator`].
+pub fn on_this_thread<R>(f: impl FnOnce() -> R) -> (u64, R) {
+    ensure_installed();
     THREAD_ALLOCATIONS.with(|n| n.set(0));
     THREAD_COUNTING.with(|on| on.set(true));
     let result = f();
@@ -78,17 +98,24 @@ pub(crate) fn on_this_thread<R>(f: impl FnOnce() -> R) -> (u64, R) {
 
 /// Counting every thread's allocations, from [`ProcessWide::start`] to
 /// [`ProcessWide::stop`]; one at a time.
-pub(crate) struct ProcessWide(());
+#[derive(Debug)]
+pub struct ProcessWide(());
 
 impl ProcessWide {
-    pub(crate) fn start() -> Self {
+    /// Starts counting.
+    ///
+    /// # Panics
+    /// When this binary's global allocator is not a [`CountingAllocator`].
+    #[must_use]
+    pub fn start() -> Self {
+        ensure_installed();
         PROCESS_ALLOCATIONS.store(0, Ordering::Relaxed);
         PROCESS_COUNTING.store(true, Ordering::Relaxed);
         ProcessWide(())
     }
 
     /// The allocations since `start`.
-    pub(crate) fn stop(self) -> u64 {
+    pub fn stop(self) -> u64 {
         PROCESS_COUNTING.store(false, Ordering::Relaxed);
         PROCESS_ALLOCATIONS.load(Ordering::Relaxed)
     }

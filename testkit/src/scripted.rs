@@ -3,9 +3,6 @@
 //! encoded with the protocol module. Any difference from a script fails the test in
 //! [`FakePeer::finish`]; every wait of the peer is bounded by [`PEER_PATIENCE`].
 
-// Each test binary uses part of the helpers.
-#![allow(dead_code)]
-
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::thread::JoinHandle;
@@ -19,6 +16,7 @@ use rtde_core::protocol::{
 /// How long the peer waits for the client before failing the test instead of hanging.
 const PEER_PATIENCE: Duration = Duration::from_secs(10);
 
+#[derive(Debug)]
 enum Step {
     /// The next package from the client must be exactly these bytes.
     Expect { bytes: Vec<u8>, what: String },
@@ -41,16 +39,16 @@ enum Step {
 
 /// What the peer received on one connection.
 #[derive(Debug, Default)]
-pub(crate) struct Transcript {
+pub struct Transcript {
     /// Input data packages received during `Stream` steps: (recipe id, values).
-    pub(crate) inputs: Vec<(u8, Vec<u8>)>,
+    pub inputs: Vec<(u8, Vec<u8>)>,
     /// Every package matched by an `Expect` step, header included, in order.
-    pub(crate) expected: Vec<Vec<u8>>,
+    pub expected: Vec<Vec<u8>>,
 }
 
 impl Transcript {
     /// The packages of type `kind` matched by `Expect` steps.
-    pub(crate) fn of_type(&self, kind: u8) -> Vec<&[u8]> {
+    pub fn of_type(&self, kind: u8) -> Vec<&[u8]> {
         self.expected
             .iter()
             .filter(|p| p[2] == kind)
@@ -60,7 +58,8 @@ impl Transcript {
 }
 
 /// A list of steps, each encoded in the protocol version in force when it was added.
-pub(crate) struct Script {
+#[derive(Debug)]
+pub struct Script {
     version: ProtocolVersion,
     steps: Vec<Step>,
 }
@@ -74,7 +73,7 @@ impl Default for Script {
 impl Script {
     /// An empty script; packages are encoded as v1 until [`Script::version`] says otherwise
     /// (the layouts of the version negotiation do not depend on it).
-    pub(crate) fn new() -> Self {
+    pub fn new() -> Self {
         Script {
             version: ProtocolVersion::V1,
             steps: Vec::new(),
@@ -82,13 +81,13 @@ impl Script {
     }
 
     /// Encodes the following steps in `version`.
-    pub(crate) fn version(mut self, version: ProtocolVersion) -> Self {
+    pub fn version(mut self, version: ProtocolVersion) -> Self {
         self.version = version;
         self
     }
 
     /// The client must send `msg` next.
-    pub(crate) fn expect(mut self, msg: ClientMessage<'_>) -> Self {
+    pub fn expect(mut self, msg: ClientMessage<'_>) -> Self {
         let mut buf = vec![0u8; 70_000];
         let n = msg
             .encode(self.version, &mut buf)
@@ -102,14 +101,14 @@ impl Script {
     }
 
     /// The peer sends `msg`.
-    pub(crate) fn reply(mut self, msg: ControllerMessage<'_>) -> Self {
+    pub fn reply(mut self, msg: ControllerMessage<'_>) -> Self {
         let bytes = encode(self.version, &msg);
         self.steps.push(Step::Send(bytes));
         self
     }
 
     /// The peer sends a text message.
-    pub(crate) fn text(self, message: &str) -> Self {
+    pub fn text(self, message: &str) -> Self {
         // v1 text messages carry no source.
         let source: &[u8] = match self.version {
             ProtocolVersion::V1 => b"",
@@ -123,51 +122,51 @@ impl Script {
     }
 
     /// The peer sends raw bytes.
-    pub(crate) fn raw(mut self, bytes: &[u8]) -> Self {
+    pub fn raw(mut self, bytes: &[u8]) -> Self {
         self.steps.push(Step::Send(bytes.to_vec()));
         self
     }
 
     /// The peer sends nothing for `d` (a controller that stalls).
-    pub(crate) fn wait(mut self, d: Duration) -> Self {
+    pub fn wait(mut self, d: Duration) -> Self {
         self.steps.push(Step::Wait(d));
         self
     }
 
     /// The peer neither sends nor reads (a controller that stopped reading) until `release`
     /// is dropped, or for [`PEER_PATIENCE`] at most.
-    pub(crate) fn hold(mut self, release: std::sync::mpsc::Receiver<()>) -> Self {
+    pub fn hold(mut self, release: std::sync::mpsc::Receiver<()>) -> Self {
         self.steps.push(Step::Hold(release));
         self
     }
 
     /// The peer tells the test that the client got this far (connected, say), so the
     /// test acts on it at that point rather than after a guessed delay.
-    pub(crate) fn reached(mut self, signal: std::sync::mpsc::Sender<()>) -> Self {
+    pub fn reached(mut self, signal: std::sync::mpsc::Sender<()>) -> Self {
         self.steps.push(Step::Reached(signal));
         self
     }
 
     /// The peer sends `data` while it reads `inputs` input packages from the client.
-    pub(crate) fn stream(mut self, data: Vec<u8>, inputs: usize) -> Self {
+    pub fn stream(mut self, data: Vec<u8>, inputs: usize) -> Self {
         self.steps.push(Step::Stream { data, inputs });
         self
     }
 
     /// The peer closes the connection.
-    pub(crate) fn close(mut self) -> Self {
+    pub fn close(mut self) -> Self {
         self.steps.push(Step::Close);
         self
     }
 
     /// The client must send nothing more before it closes the connection.
-    pub(crate) fn expect_eof(mut self) -> Self {
+    pub fn expect_eof(mut self) -> Self {
         self.steps.push(Step::ExpectEof);
         self
     }
 
     /// Protocol v2 accepted, then the controller's version.
-    pub(crate) fn handshake_v2(self, controller: &str) -> Self {
+    pub fn handshake_v2(self, controller: &str) -> Self {
         self.version(ProtocolVersion::V1)
             .expect(ClientMessage::RequestProtocolVersion { version: 2 })
             .reply(ControllerMessage::ProtocolVersionReply { accepted: true })
@@ -179,13 +178,7 @@ impl Script {
     }
 
     /// SETUP_OUTPUTS of `names` at `frequency` (v2), answered with `types` and `recipe_id`.
-    pub(crate) fn setup_outputs(
-        self,
-        frequency: f64,
-        names: &str,
-        recipe_id: u8,
-        types: &str,
-    ) -> Self {
+    pub fn setup_outputs(self, frequency: f64, names: &str, recipe_id: u8, types: &str) -> Self {
         self.expect(ClientMessage::SetupOutputs {
             frequency: Some(frequency),
             names,
@@ -197,20 +190,20 @@ impl Script {
     }
 
     /// START, accepted.
-    pub(crate) fn start(self) -> Self {
+    pub fn start(self) -> Self {
         self.expect(ClientMessage::Start)
             .reply(ControllerMessage::StartReply { accepted: true })
     }
 
     /// PAUSE, accepted.
-    pub(crate) fn pause(self) -> Self {
+    pub fn pause(self) -> Self {
         self.expect(ClientMessage::Pause)
             .reply(ControllerMessage::PauseReply { accepted: true })
     }
 }
 
 /// Encodes one controller package.
-pub(crate) fn encode(version: ProtocolVersion, msg: &ControllerMessage<'_>) -> Vec<u8> {
+pub fn encode(version: ProtocolVersion, msg: &ControllerMessage<'_>) -> Vec<u8> {
     let mut buf = vec![0u8; 70_000];
     let n = msg
         .encode(version, &mut buf)
@@ -220,7 +213,7 @@ pub(crate) fn encode(version: ProtocolVersion, msg: &ControllerMessage<'_>) -> V
 }
 
 /// A v2 output data package of recipe `recipe_id` with these values.
-pub(crate) fn data_v2(recipe_id: u8, values: &[u8]) -> Vec<u8> {
+pub fn data_v2(recipe_id: u8, values: &[u8]) -> Vec<u8> {
     encode(
         ProtocolVersion::V2,
         &ControllerMessage::DataPackage {
@@ -231,7 +224,7 @@ pub(crate) fn data_v2(recipe_id: u8, values: &[u8]) -> Vec<u8> {
 }
 
 /// The values of a `timestamp, actual_q` package: the time, then six doubles.
-pub(crate) fn timestamp_and_q(t: f64, q: f64) -> Vec<u8> {
+pub fn timestamp_and_q(t: f64, q: f64) -> Vec<u8> {
     let mut v = t.to_be_bytes().to_vec();
     for _ in 0..6 {
         v.extend_from_slice(&q.to_be_bytes());
@@ -240,21 +233,22 @@ pub(crate) fn timestamp_and_q(t: f64, q: f64) -> Vec<u8> {
 }
 
 /// The fake controller, running.
-pub(crate) struct FakePeer {
+#[derive(Debug)]
+pub struct FakePeer {
     /// Where it listens.
-    pub(crate) addr: SocketAddr,
+    pub addr: SocketAddr,
     thread: JoinHandle<Result<Vec<Transcript>, String>>,
 }
 
 impl FakePeer {
     /// Binds 127.0.0.1:0 and plays `script` on the first connection.
-    pub(crate) fn start(script: Script) -> FakePeer {
+    pub fn start(script: Script) -> FakePeer {
         Self::start_many(vec![script])
     }
 
     /// Binds 127.0.0.1:0 and plays `scripts[i]` on the `i`th connection; stops listening
     /// after the last (later connections are refused).
-    pub(crate) fn start_many(scripts: Vec<Script>) -> FakePeer {
+    pub fn start_many(scripts: Vec<Script>) -> FakePeer {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
         let addr = listener.local_addr().expect("local address");
         let thread = std::thread::spawn(move || {
@@ -272,7 +266,7 @@ impl FakePeer {
 
     /// Waits for the script to end and fails the test if the client strayed from it.
     /// Drop or close the client first when the script ends with [`Script::expect_eof`].
-    pub(crate) fn finish(self) -> Transcript {
+    pub fn finish(self) -> Transcript {
         self.finish_all()
             .into_iter()
             .next()
@@ -280,7 +274,7 @@ impl FakePeer {
     }
 
     /// [`FakePeer::finish`] for every connection.
-    pub(crate) fn finish_all(self) -> Vec<Transcript> {
+    pub fn finish_all(self) -> Vec<Transcript> {
         match self.thread.join() {
             Ok(Ok(transcripts)) => transcripts,
             Ok(Err(e)) => panic!("fake controller: {e}"),

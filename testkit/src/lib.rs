@@ -1,0 +1,19 @@
+//! What the workspace's tests and benchmarks share, in one crate that each of them depends
+//! on, rather than files one crate's tests include from another's by path:
+//!
+//! - [`scripted`]: a fake controller that plays a script of expected client packages and
+//!   canned replies, for the client and driver tests;
+//! - [`counting_allocator`]: a counting global allocator, for the zero-allocation test and
+//!   the drivers bench (the one place of `unsafe` code in the workspace);
+//! - [`mosquitto`]: a real Mosquitto of the test's own on a free loopback port, for the
+//!   bridge's tests and the MQTT bench;
+//! - [`sim_faults`]: one observable effect per fault flag of the simulator's command line,
+//!   for the tests of both binaries that serve it (`rtde-sim` and `rtde sim`).
+//!
+//! Not published: nothing here is an API of rtde.
+
+#[allow(unsafe_code)] // a global allocator implements an unsafe trait
+pub mod counting_allocator;
+pub mod mosquitto;
+pub mod scripted;
+pub mod sim_faults;
