@@ -117,13 +117,7 @@ async fn streams_in_order_while_another_task_sends_inputs() {
         Script::new()
             .handshake_v2("5.21.0")
             .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
-            .expect(ClientMessage::SetupInputs {
-                names: "input_int_register_24",
-            })
-            .reply(ControllerMessage::SetupInputsReply {
-                recipe_id: 3,
-                types: "INT32",
-            })
+            .setup_inputs("input_int_register_24", 3, "INT32")
             .start()
             .stream(data, INPUTS)
             .pause()
@@ -285,13 +279,7 @@ async fn closed_mid_frame_reconnects_replays_and_counts_the_loss() {
         Script::new()
             .handshake_v2("5.21.0")
             .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
-            .expect(ClientMessage::SetupInputs {
-                names: "input_int_register_24",
-            })
-            .reply(ControllerMessage::SetupInputsReply {
-                recipe_id: 3,
-                types: "INT32",
-            })
+            .setup_inputs("input_int_register_24", 3, "INT32")
             .start()
             .raw(&at(1.0))
             .raw(&at(1.002)[..10])
@@ -300,13 +288,7 @@ async fn closed_mid_frame_reconnects_replays_and_counts_the_loss() {
         Script::new()
             .handshake_v2("5.21.0")
             .setup_outputs(500.0, "timestamp,actual_q", 2, "DOUBLE,VECTOR6D")
-            .expect(ClientMessage::SetupInputs {
-                names: "input_int_register_24",
-            })
-            .reply(ControllerMessage::SetupInputsReply {
-                recipe_id: 7,
-                types: "INT32",
-            })
+            .setup_inputs("input_int_register_24", 7, "INT32")
             .start()
             .raw(&data_v2(2, &timestamp_and_q(2.0, 2.0)))
             .stream(Vec::new(), 1)
@@ -365,13 +347,7 @@ fn with_input(script: Script, input_id: u8) -> Script {
     script
         .handshake_v2("5.21.0")
         .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
-        .expect(ClientMessage::SetupInputs {
-            names: "input_int_register_24",
-        })
-        .reply(ControllerMessage::SetupInputsReply {
-            recipe_id: input_id,
-            types: "INT32",
-        })
+        .setup_inputs("input_int_register_24", input_id, "INT32")
 }
 
 /// A connection whose first link streams one package (received here) and drops; the

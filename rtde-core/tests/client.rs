@@ -127,11 +127,7 @@ fn in_use_on_several_inputs_names_them_all_with_the_fieldbus_hint() {
     let peer = FakePeer::start(
         Script::new()
             .handshake_v2("5.21.0")
-            .expect(ClientMessage::SetupInputs { names })
-            .reply(ControllerMessage::SetupInputsReply {
-                recipe_id: 0,
-                types: "IN_USE,INT32,IN_USE,IN_USE,DOUBLE",
-            })
+            .setup_inputs(names, 0, "IN_USE,INT32,IN_USE,IN_USE,DOUBLE")
             .expect_eof(),
     );
     let mut client = Client::connect(peer.addr, options()).unwrap();
@@ -241,20 +237,12 @@ fn several_input_recipes_each_with_its_id() {
     let peer = FakePeer::start(
         Script::new()
             .handshake_v2("5.21.0")
-            .expect(ClientMessage::SetupInputs {
-                names: "input_int_register_24",
-            })
-            .reply(ControllerMessage::SetupInputsReply {
-                recipe_id: 1,
-                types: "INT32",
-            })
-            .expect(ClientMessage::SetupInputs {
-                names: "input_double_register_24,input_bit_register_64",
-            })
-            .reply(ControllerMessage::SetupInputsReply {
-                recipe_id: 2,
-                types: "DOUBLE,BOOL",
-            })
+            .setup_inputs("input_int_register_24", 1, "INT32")
+            .setup_inputs(
+                "input_double_register_24,input_bit_register_64",
+                2,
+                "DOUBLE,BOOL",
+            )
             .expect(ClientMessage::DataPackage {
                 recipe_id: 2,
                 payload: &[0x3f, 0xf8, 0, 0, 0, 0, 0, 0, 1],

@@ -70,13 +70,11 @@ fn a_tolerant_setup_with_nothing_left_is_the_refusal_and_in_use_is_no_drop() {
         Script::new()
             .handshake_v2("5.4.0")
             .setup_outputs(500.0, "target_q", 0, "NOT_FOUND")
-            .expect(ClientMessage::SetupInputs {
-                names: "input_int_register_30,input_int_register_31",
-            })
-            .reply(ControllerMessage::SetupInputsReply {
-                recipe_id: 0,
-                types: "IN_USE,NOT_FOUND",
-            })
+            .setup_inputs(
+                "input_int_register_30,input_int_register_31",
+                0,
+                "IN_USE,NOT_FOUND",
+            )
             .expect_eof(),
     );
     let mut client = Client::connect(peer.addr, options()).unwrap();

@@ -140,11 +140,7 @@ fn in_use_on_one_of_five_inputs_names_it() {
     let peer = FakePeer::start(
         Script::new()
             .handshake_v2("5.21.0")
-            .expect(ClientMessage::SetupInputs { names })
-            .reply(ControllerMessage::SetupInputsReply {
-                recipe_id: 0,
-                types: "INT32,INT32,DOUBLE,IN_USE,DOUBLE",
-            })
+            .setup_inputs(names, 0, "INT32,INT32,DOUBLE,IN_USE,DOUBLE")
             .expect_eof(),
     );
     let mut client = Client::connect(peer.addr, options()).unwrap();
@@ -205,13 +201,7 @@ fn recv_latest_returns_the_newest_and_counts_the_rest_as_superseded() {
         Script::new()
             .handshake_v2("5.21.0")
             .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
-            .expect(ClientMessage::SetupInputs {
-                names: "input_int_register_24",
-            })
-            .reply(ControllerMessage::SetupInputsReply {
-                recipe_id: 1,
-                types: "INT32",
-            })
+            .setup_inputs("input_int_register_24", 1, "INT32")
             .start()
             .raw(&first)
             // The client's input package says it has taken the first batch.

@@ -12,7 +12,6 @@ static ALLOCATOR: CountingAllocator = CountingAllocator;
 use std::time::Duration;
 
 use rtde_core::fields::{ControllerVersion, Direction, WireType};
-use rtde_core::protocol::{ClientMessage, ControllerMessage};
 use rtde_core::{
     Client, ConnectOptions, DynamicRecipe, FromPayload, PayloadError, Recipe, RecipeSpec,
     StaticRecipe, Value,
@@ -81,13 +80,11 @@ fn receiving_decoding_and_sending_after_setup_allocate_nothing() {
         Script::new()
             .handshake_v2("5.21.0")
             .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
-            .expect(ClientMessage::SetupInputs {
-                names: "input_int_register_24,input_double_register_24",
-            })
-            .reply(ControllerMessage::SetupInputsReply {
-                recipe_id: 5,
-                types: "INT32,DOUBLE",
-            })
+            .setup_inputs(
+                "input_int_register_24,input_double_register_24",
+                5,
+                "INT32,DOUBLE",
+            )
             .start()
             .stream(data, N as usize)
             .pause()
@@ -184,13 +181,7 @@ fn the_background_drivers_handles_allocate_nothing_after_setup() {
         Script::new()
             .handshake_v2("5.21.0")
             .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
-            .expect(ClientMessage::SetupInputs {
-                names: "input_int_register_24",
-            })
-            .reply(ControllerMessage::SetupInputsReply {
-                recipe_id: 5,
-                types: "INT32",
-            })
+            .setup_inputs("input_int_register_24", 5, "INT32")
             .start()
             .stream(data, N as usize)
             .pause()
@@ -261,13 +252,7 @@ fn the_async_driver_receives_watches_and_sends_without_allocating() {
         Script::new()
             .handshake_v2("5.21.0")
             .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
-            .expect(ClientMessage::SetupInputs {
-                names: "input_int_register_24",
-            })
-            .reply(ControllerMessage::SetupInputsReply {
-                recipe_id: 5,
-                types: "INT32",
-            })
+            .setup_inputs("input_int_register_24", 5, "INT32")
             .start()
             .stream(data, (WARM + N) as usize)
             .pause()

@@ -189,6 +189,12 @@ impl Script {
         })
     }
 
+    /// SETUP_INPUTS of `names`, answered with `types` and `recipe_id`.
+    pub fn setup_inputs(self, names: &str, recipe_id: u8, types: &str) -> Self {
+        self.expect(ClientMessage::SetupInputs { names })
+            .reply(ControllerMessage::SetupInputsReply { recipe_id, types })
+    }
+
     /// START, accepted.
     pub fn start(self) -> Self {
         self.expect(ClientMessage::Start)

@@ -275,11 +275,7 @@ pub(crate) fn a_peer_that_stops_reading_fails_the_send_within_the_write_timeout<
     let peer = FakePeer::start(
         Script::new()
             .handshake_v2("5.21.0")
-            .expect(ClientMessage::SetupInputs { names: &joined })
-            .reply(ControllerMessage::SetupInputsReply {
-                recipe_id: 1,
-                types: &types,
-            })
+            .setup_inputs(&joined, 1, &types)
             // Reads nothing from here on, until the test is done.
             .hold(held),
     );
@@ -565,20 +561,12 @@ fn negotiated(controller: &str, output_id: u8, ints_id: u8, bits_id: u8) -> Scri
     Script::new()
         .handshake_v2(controller)
         .setup_outputs(250.0, "timestamp,actual_q", output_id, "DOUBLE,VECTOR6D")
-        .expect(ClientMessage::SetupInputs {
-            names: "input_int_register_24,input_int_register_25",
-        })
-        .reply(ControllerMessage::SetupInputsReply {
-            recipe_id: ints_id,
-            types: "INT32,INT32",
-        })
-        .expect(ClientMessage::SetupInputs {
-            names: "input_bit_register_64",
-        })
-        .reply(ControllerMessage::SetupInputsReply {
-            recipe_id: bits_id,
-            types: "BOOL",
-        })
+        .setup_inputs(
+            "input_int_register_24,input_int_register_25",
+            ints_id,
+            "INT32,INT32",
+        )
+        .setup_inputs("input_bit_register_64", bits_id, "BOOL")
 }
 
 fn data(id: u8, t: f64) -> Vec<u8> {
@@ -1034,13 +1022,7 @@ pub(crate) fn a_send_during_a_reconnection_waits_for_it_and_goes_out_on_the_new_
         script
             .handshake_v2("5.21.0")
             .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
-            .expect(ClientMessage::SetupInputs {
-                names: "input_int_register_24",
-            })
-            .reply(ControllerMessage::SetupInputsReply {
-                recipe_id: 7,
-                types: "INT32",
-            })
+            .setup_inputs("input_int_register_24", 7, "INT32")
             .start()
             .expect(ClientMessage::DataPackage {
                 recipe_id: 7,
