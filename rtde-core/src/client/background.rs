@@ -40,7 +40,7 @@
 
 use std::io::{self, Read};
 use std::net::{SocketAddr, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -50,13 +50,14 @@ use rtde_fields::ControllerVersion;
 use super::reconnect::{Hold, round};
 use super::transport::Got;
 use super::{Client, Turn, realtime};
+use crate::delivery::silences::Heard;
+use crate::delivery::{Delivery, PackageQueue, Popped, Wake};
 use crate::error::Error;
 use crate::protocol::{MAX_PACKAGE_LEN, ProtocolVersion, package_type as ty};
 use crate::recipe::{FromPayload, InputRecipe, OutputRecipe};
 use crate::session::{
     ControllerText, Done, Event, InputHandle, Ready, ReconnectPolicy, State, Stats,
 };
-use crate::silences::{Heard, Silences};
 
 /// How often the reader thread wakes when nothing arrives, to notice a close (and, at the
 /// latest, a stale stream).
@@ -186,88 +187,14 @@ impl SpawnOptions {
     }
 }
 
-/// The newest package.
-#[derive(Debug)]
-struct Latest {
-    seq: u64,
-    at: Option<Instant>,
-    values: Vec<u8>,
-    /// The silences reported, for [`Receiver::recv`].
-    silences: Silences,
-}
-
-/// A ring of fixed-size slots, allocated once.
-#[derive(Debug)]
-struct Queue {
-    slots: Box<[u8]>,
-    seqs: Box<[u64]>,
-    times: Box<[Option<Instant>]>,
-    size: usize,
-    head: usize,
-    len: usize,
-}
-
-impl Queue {
-    fn capacity(&self) -> usize {
-        self.seqs.len()
-    }
-
-    /// Appends; `true` when the oldest had to go.
-    fn push(&mut self, seq: u64, at: Instant, values: &[u8]) -> bool {
-        let cap = self.capacity();
-        if cap == 0 || values.len() != self.size {
-            return false;
-        }
-        let overflow = self.len == cap;
-        if overflow {
-            self.head = (self.head + 1) % cap;
-            self.len -= 1;
-        }
-        let slot = (self.head + self.len) % cap;
-        self.slots[slot * self.size..(slot + 1) * self.size].copy_from_slice(values);
-        self.seqs[slot] = seq;
-        self.times[slot] = Some(at);
-        self.len += 1;
-        overflow
-    }
-
-    fn pop_into(&mut self, out: &mut Vec<u8>) -> Option<(u64, Option<Instant>)> {
-        if self.len == 0 {
-            return None;
-        }
-        let at = self.head;
-        out.clear();
-        out.extend_from_slice(&self.slots[at * self.size..(at + 1) * self.size]);
-        self.head = (self.head + 1) % self.capacity();
-        self.len -= 1;
-        Some((self.seqs[at], self.times[at]))
-    }
-}
-
 /// What the reader thread and the handles share.
 #[derive(Debug)]
 struct Shared {
     client: Mutex<Client>,
-    latest: Mutex<Latest>,
-    /// `latest.seq`, readable without the lock: set once the copy is in place.
-    newest: AtomicU64,
-    queue: Mutex<Queue>,
-    arrived: Condvar,
-    /// Receivers parked on `arrived`; changed only with `queue` locked, so the reader,
-    /// which pushes under that lock before it reads this, never misses one and makes no
-    /// wake-up call (a futex syscall) while every receiver is busy.
-    waiting: AtomicUsize,
+    /// The in-order queue, the latest package, the stale flag and the end.
+    delivery: Delivery<Arrivals>,
     payload_size: usize,
     stop: AtomicBool,
-    /// The reader thread ended: the link is gone for good.
-    closed: AtomicBool,
-    stale: AtomicBool,
-    overflowed: AtomicU64,
-    /// The error that ended the reader thread: for [`Background::close`], and a copy for
-    /// the first receive that asks.
-    ended_by: Mutex<Option<Error>>,
-    /// A receive was told why the reader thread ended; later ones say `ConnectionLost`.
-    told: AtomicBool,
     /// Whether the reader thread is making a round of reconnection attempts ([`UnderWay`]);
     /// set and cleared with `client` locked. Senders wait for the round's end on
     /// `round_changed`, and the reader's backoff waits on it for a close.
@@ -275,6 +202,29 @@ struct Shared {
     round_changed: Condvar,
     /// [`SpawnOptions::spin_before_arrival`]'s window, and the output period.
     spin: Option<(Duration, Duration)>,
+}
+
+/// How the reader thread wakes the receivers parked in [`Receiver::recv`]: a condition
+/// variable, and the count of receivers on it, so that the reader makes no wake-up call
+/// (a futex syscall) while every receiver is busy.
+#[derive(Debug, Default)]
+struct Arrivals {
+    arrived: Condvar,
+}
+
+impl Wake for Arrivals {
+    /// The receivers parked on `arrived`: counted under the queue's lock, which the reader
+    /// holds when it looks, so it never misses one.
+    type Parked = usize;
+
+    fn wake(&self, queue: MutexGuard<'_, PackageQueue<usize>>) {
+        let parked = queue.parked > 0;
+        // A receiver woken takes the lock first thing: let go of it before.
+        drop(queue);
+        if parked {
+            self.arrived.notify_all();
+        }
+    }
 }
 
 /// What [`Receiver::recv`] does while the queue is empty, when it busy-waits near arrivals.
@@ -296,62 +246,11 @@ impl Shared {
         lock(&self.client)
     }
 
-    /// Why the receivers cannot go on: the error that ended the reader thread (once, the
-    /// same [`Background::close`] returns), then [`Error::ConnectionLost`].
-    fn ended(&self) -> Error {
-        let ended_by = lock(&self.ended_by);
-        match ended_by.as_ref() {
-            Some(e) if !self.told.swap(true, Ordering::Relaxed) => e.duplicate(),
-            _ => Error::ConnectionLost,
-        }
-    }
-
     /// Wakes whoever waits on the round: a sender for its end, the reader's backoff for
     /// a close.
     fn notify_round(&self) {
         let _round = lock(&self.round);
         self.round_changed.notify_all();
-    }
-
-    fn publish(&self, seq: u64, at: Instant, values: &[u8]) {
-        {
-            let mut latest = lock(&self.latest);
-            latest.seq = seq;
-            latest.at = Some(at);
-            latest.values.clear();
-            latest.values.extend_from_slice(values);
-        }
-        self.newest.store(seq, Ordering::Release);
-        if lock(&self.queue).push(seq, at, values) {
-            self.overflowed.fetch_add(1, Ordering::Relaxed);
-        }
-        self.stale.store(false, Ordering::Relaxed);
-    }
-
-    /// The session reported a silence: the flag for the getters, and the receivers waiting
-    /// for a package learn it.
-    fn went_stale(&self, silent_for: Duration) {
-        self.stale.store(true, Ordering::Relaxed);
-        {
-            let mut latest = lock(&self.latest);
-            let newest = latest.seq;
-            latest.silences.went_stale(silent_for, newest);
-        }
-        // Under the queue's lock, as for a package: no receiver parks in between.
-        let _queue = lock(&self.queue);
-        if self.waiting.load(Ordering::Relaxed) > 0 {
-            self.arrived.notify_all();
-        }
-    }
-
-    /// A silence still going on that the receiver `heard` has not been told of. The flag
-    /// is the steady path's one load; the record decides.
-    fn untold(&self, heard: &mut Heard) -> Option<Duration> {
-        if !self.stale.load(Ordering::Relaxed) {
-            return None;
-        }
-        let latest = lock(&self.latest);
-        latest.silences.untold(heard, latest.seq)
     }
 }
 
@@ -369,7 +268,9 @@ pub struct Background {
 #[derive(Debug)]
 pub struct Receiver {
     shared: Arc<Shared>,
-    values: Vec<u8>,
+    /// The package last returned: swapped with a queued one's buffer by `recv`, a copy of
+    /// the latest by `latest`.
+    values: Box<[u8]>,
     seq: u64,
     at: Option<Instant>,
     /// The silences this receiver reported.
@@ -411,32 +312,14 @@ impl Client {
             self.session
                 .set_staleness(Some(limit), grace, Instant::now());
         }
+        let delivery = Delivery::new(Arrivals::default(), size);
+        // Every buffer of the queue is allocated here, none after.
+        delivery.queue().open(cap, size);
         let shared = Arc::new(Shared {
             client: Mutex::new(self),
-            latest: Mutex::new(Latest {
-                seq: 0,
-                at: None,
-                values: Vec::with_capacity(size),
-                silences: Silences::default(),
-            }),
-            newest: AtomicU64::new(0),
-            queue: Mutex::new(Queue {
-                slots: vec![0; cap * size].into_boxed_slice(),
-                seqs: vec![0; cap].into_boxed_slice(),
-                times: vec![None; cap].into_boxed_slice(),
-                size,
-                head: 0,
-                len: 0,
-            }),
-            arrived: Condvar::new(),
-            waiting: AtomicUsize::new(0),
+            delivery,
             payload_size: size,
             stop: AtomicBool::new(false),
-            closed: AtomicBool::new(false),
-            stale: AtomicBool::new(false),
-            overflowed: AtomicU64::new(0),
-            ended_by: Mutex::new(None),
-            told: AtomicBool::new(false),
             round: Mutex::new(false),
             round_changed: Condvar::new(),
             spin,
@@ -456,9 +339,8 @@ impl Client {
                 let failed = setup.is_err();
                 let _ = ready_tx.send(setup);
                 if failed {
-                    thread_shared.closed.store(true, Ordering::Relaxed);
-                    let mut client = thread_shared.client();
-                    client.shut_down();
+                    thread_shared.client().shut_down();
+                    finish(&thread_shared, None);
                     return Ok(());
                 }
                 run(&thread_shared, read, tick, options.reconnect)
@@ -497,11 +379,10 @@ fn run(
 ) -> Result<(), Error> {
     let mut buf = vec![0u8; 2 * MAX_PACKAGE_LEN];
     let _ = read.set_read_timeout(Some(tick));
-    let mut seq = 0u64;
     // What the client received before the thread took over (a package that came with the
     // START reply, say) is delivered before anything is read.
     let mut client = shared.client();
-    if let Some(cause) = dispatch(shared, &mut client, &mut seq, Instant::now()) {
+    if let Some(cause) = dispatch(shared, &mut client, Instant::now()) {
         client.session.handle_link_lost(Instant::now());
         let result = client.session.settle(Err(cause));
         client.shut_down();
@@ -515,7 +396,7 @@ fn run(
             client.forget_socket_timeout();
             let result = client.close_in_place();
             drop(client);
-            finish(shared);
+            finish(shared, None);
             return result;
         }
         let got = read.read(&mut buf);
@@ -528,7 +409,7 @@ fn run(
                 while !rest.is_empty() && lost.is_none() {
                     let taken = client.session.handle_bytes(rest, now);
                     rest = &rest[taken..];
-                    lost = dispatch(shared, &mut client, &mut seq, now);
+                    lost = dispatch(shared, &mut client, now);
                     if taken == 0 && lost.is_none() {
                         break;
                     }
@@ -537,7 +418,7 @@ fn run(
             }
             Got::Nothing => {
                 client.session.handle_timeout(now);
-                dispatch(shared, &mut client, &mut seq, now)
+                dispatch(shared, &mut client, now)
             }
             Got::Interrupted => None,
             Got::Lost(e) => Some(e),
@@ -550,7 +431,7 @@ fn run(
         if shared.stop.load(Ordering::Relaxed) {
             client.shut_down();
             drop(client);
-            finish(shared);
+            finish(shared, None);
             return Ok(());
         }
         let policy = reconnect.or(client.options.get_reconnect());
@@ -581,7 +462,7 @@ fn run(
             client.shut_down();
             let _ = client.session.settle::<()>(Err(Error::ConnectionLost));
             drop(client);
-            finish(shared);
+            finish(shared, None);
             return Ok(());
         }
         match result.and_then(|_| {
@@ -717,30 +598,15 @@ impl Hold for Stepwise<'_> {
     }
 }
 
-/// Hands what the session has ready to the handles; the error that loses the link, if any.
-fn dispatch(shared: &Shared, client: &mut Client, seq: &mut u64, now: Instant) -> Option<Error> {
-    let first = *seq;
-    let lost = dispatch_all(shared, client, seq, now);
-    // One wake-up per read, not per package: a read of an unpaced stream holds hundreds.
-    if *seq != first && shared.waiting.load(Ordering::Relaxed) > 0 {
-        shared.arrived.notify_all();
-    }
-    lost
-}
-
-fn dispatch_all(
-    shared: &Shared,
-    client: &mut Client,
-    seq: &mut u64,
-    now: Instant,
-) -> Option<Error> {
+/// Hands what the session has ready to the handles, in one pass (one wake-up per read,
+/// not per package: a read of an unpaced stream holds hundreds); the error that loses the
+/// link, if any.
+fn dispatch(shared: &Shared, client: &mut Client, now: Instant) -> Option<Error> {
+    let mut pass = shared.delivery.pass();
     while let Some(ready) = client.session.poll_event() {
         match ready {
-            Ready::Data => {
-                *seq += 1;
-                shared.publish(*seq, now, client.session.data());
-            }
-            Ready::Stale { silent_for } => shared.went_stale(silent_for),
+            Ready::Data => pass.data(client.session.data(), now),
+            Ready::Stale { silent_for } => pass.stale(silent_for),
             Ready::Rejected(e) => client.session.record(Event::Rejected(e)),
             Ready::Broken(e) | Ready::Done(Err(e)) => return Some(e),
             Ready::Done(Ok(_)) => {}
@@ -751,19 +617,15 @@ fn dispatch_all(
 
 /// The link is gone for good: keep why for the handles, then end.
 fn end(shared: &Shared, result: Result<(), Error>) -> Result<(), Error> {
-    if let Err(e) = result {
-        *lock(&shared.ended_by) = Some(e);
-    }
-    finish(shared);
+    finish(shared, result.err());
     Ok(())
 }
 
-/// The thread ends: wake every waiting receiver.
-fn finish(shared: &Shared) {
-    shared.closed.store(true, Ordering::Relaxed);
+/// The thread ends (by `error`, for the receivers and [`Background::close`]): wake every
+/// waiting receiver and sender.
+fn finish(shared: &Shared, error: Option<Error>) {
+    shared.delivery.end(error);
     shared.notify_round();
-    let _queue = lock(&shared.queue);
-    shared.arrived.notify_all();
 }
 
 impl Background {
@@ -772,7 +634,7 @@ impl Background {
     pub fn receiver(&self) -> Receiver {
         Receiver {
             shared: Arc::clone(&self.shared),
-            values: Vec::with_capacity(self.shared.payload_size),
+            values: vec![0; self.shared.payload_size].into_boxed_slice(),
             seq: 0,
             at: None,
             heard: Heard::default(),
@@ -791,7 +653,7 @@ impl Background {
     #[must_use]
     pub fn stats(&self) -> Stats {
         Stats {
-            overflowed: self.shared.overflowed.load(Ordering::Relaxed),
+            overflowed: self.shared.delivery.overflowed(),
             ..self.shared.client().stats()
         }
     }
@@ -813,13 +675,13 @@ impl Background {
     /// this.
     #[must_use]
     pub fn is_stale(&self) -> bool {
-        self.shared.stale.load(Ordering::Relaxed)
+        self.shared.delivery.is_stale()
     }
 
     /// Whether the reader thread ended (the link is gone and was not brought back).
     #[must_use]
     pub fn is_closed(&self) -> bool {
-        self.shared.closed.load(Ordering::Relaxed)
+        self.shared.delivery.is_ended()
     }
 
     /// The events since the last call, oldest first.
@@ -915,7 +777,7 @@ impl Background {
             None => Ok(()),
         };
         // The error that ended the thread earlier; a receiver not told yet still is.
-        match lock(&self.shared.ended_by).as_ref() {
+        match self.shared.delivery.queue().ended_by() {
             Some(e) => Err(e.duplicate()),
             None => joined,
         }
@@ -945,18 +807,16 @@ impl Receiver {
     /// # Errors
     /// [`Error::ConnectionLost`] once the reader thread has ended.
     pub fn latest(&mut self) -> Result<Option<&[u8]>, Error> {
-        if self.shared.closed.load(Ordering::Relaxed) {
-            return Err(self.shared.ended());
+        let delivery = &self.shared.delivery;
+        if delivery.is_ended() {
+            return Err(delivery.queue().ended());
         }
-        let latest = lock(&self.shared.latest);
-        if latest.seq == 0 {
+        let copied = delivery.latest().copy_unless(0, &mut self.values);
+        let Some((seq, at)) = copied else {
             return Ok(None);
-        }
-        self.values.clear();
-        self.values.extend_from_slice(&latest.values);
-        self.seq = latest.seq;
-        self.at = latest.at;
-        drop(latest);
+        };
+        self.seq = seq;
+        self.at = at;
         Ok(Some(&self.values))
     }
 
@@ -973,7 +833,7 @@ impl Receiver {
     /// ```
     #[must_use]
     pub fn newest_seq(&self) -> u64 {
-        self.shared.newest.load(Ordering::Acquire)
+        self.shared.delivery.newest()
     }
 
     /// The newest package as a `T` (see [`Receiver::latest`]).
@@ -1027,26 +887,31 @@ impl Receiver {
     /// the queue is empty; [`Error::Misuse`] when the queue has no capacity.
     pub fn recv(&mut self, timeout: Option<Duration>) -> Result<&[u8], Error> {
         let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
-        let mut queue = lock(&self.shared.queue);
+        let delivery = &self.shared.delivery;
+        let mut queue = delivery.queue();
         if queue.capacity() == 0 {
             return Err(Error::Misuse(
                 "this background driver keeps no in-order queue (queue capacity 0, or no output recipe); use `latest`",
             ));
         }
         loop {
-            if let Some((seq, at)) = queue.pop_into(&mut self.values) {
-                self.seq = seq;
-                self.at = at;
-                return Ok(&self.values);
+            match queue.pop_into(&mut self.values) {
+                Some(Popped::Data { seq, at }) => {
+                    self.seq = seq;
+                    self.at = Some(at);
+                    return Ok(&self.values);
+                }
+                // This driver records a package that did not fit as an event instead.
+                Some(Popped::Failed(e)) => return Err(e),
+                None => {}
             }
-            if self.shared.closed.load(Ordering::Relaxed) {
-                drop(queue);
-                return Err(self.shared.ended());
+            if queue.is_finished() {
+                return Err(queue.ended());
             }
             // The reader queues each package before the silence after it is recorded, and
             // records the silence before it takes this lock to wake: an empty queue here and
             // a silence still going on mean every package before it was returned.
-            if let Some(silent_for) = self.shared.untold(&mut self.heard) {
+            if let Some(silent_for) = delivery.untold(&mut self.heard) {
                 return Err(Error::Stale { silent_for });
             }
             let left = match deadline {
@@ -1070,29 +935,25 @@ impl Receiver {
                 Some(Spin::Now(until)) => {
                     drop(queue);
                     self.spin_until(deadline.map_or(until, |d| d.min(until)));
-                    queue = lock(&self.shared.queue);
+                    queue = delivery.queue();
                     continue;
                 }
                 Some(Spin::After(wait)) => Some(left.map_or(wait, |l| l.min(wait))),
                 None => left,
             };
-            self.shared.waiting.fetch_add(1, Ordering::Relaxed);
+            queue.parked += 1;
+            let arrived = &delivery.wake.arrived;
             queue = match left {
-                None => self
-                    .shared
-                    .arrived
-                    .wait(queue)
-                    .unwrap_or_else(PoisonError::into_inner),
+                None => arrived.wait(queue).unwrap_or_else(PoisonError::into_inner),
                 Some(left) => {
-                    self.shared
-                        .arrived
+                    arrived
                         .wait_timeout(queue, left)
                         .unwrap_or_else(PoisonError::into_inner)
                         .0
                 }
             };
             // Back under the lock (even from a poisoned wait), so the count stays exact.
-            self.shared.waiting.fetch_sub(1, Ordering::Relaxed);
+            queue.parked -= 1;
         }
     }
 
@@ -1117,8 +978,8 @@ impl Receiver {
     /// Busy-waits, without the queue's lock, until a package newer than the last one
     /// returned is published, or `until`.
     fn spin_until(&self, until: Instant) {
-        while self.shared.newest.load(Ordering::Acquire) <= self.seq
-            && !self.shared.closed.load(Ordering::Relaxed)
+        while self.shared.delivery.newest() <= self.seq
+            && !self.shared.delivery.is_ended()
             && Instant::now() < until
         {
             std::hint::spin_loop();
@@ -1152,7 +1013,7 @@ impl Receiver {
     /// next package had arrived.
     #[must_use]
     pub fn pending(&self) -> bool {
-        lock(&self.shared.queue).len > 0
+        !self.shared.delivery.queue().is_empty()
     }
 
     /// The sequence number of the package last returned (from 1; 0 before the first): a
@@ -1174,7 +1035,7 @@ impl Clone for Receiver {
     fn clone(&self) -> Self {
         Receiver {
             shared: Arc::clone(&self.shared),
-            values: Vec::with_capacity(self.shared.payload_size),
+            values: vec![0; self.shared.payload_size].into_boxed_slice(),
             seq: 0,
             at: None,
             heard: Heard::default(),
@@ -1205,7 +1066,7 @@ impl Sender {
             {
                 // The round is bounded by the policy, and a close ends it.
                 let mut round = lock(&self.shared.round);
-                while *round && !self.shared.closed.load(Ordering::Relaxed) {
+                while *round && !self.shared.delivery.is_ended() {
                     round = self
                         .shared
                         .round_changed
@@ -1213,7 +1074,7 @@ impl Sender {
                         .unwrap_or_else(PoisonError::into_inner);
                 }
             }
-            if self.shared.closed.load(Ordering::Relaxed) {
+            if self.shared.delivery.is_ended() {
                 return Err(Error::ConnectionLost);
             }
             let mut client = self.shared.client();
