@@ -167,6 +167,18 @@ impl Shared {
         let _round = lock(&self.round);
         self.round_changed.notify_all();
     }
+
+    /// Whether a close was asked.
+    fn stopping(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// The thread ends (by `error`, for the receivers and [`Background::close`]): wake every
+    /// waiting receiver and sender.
+    fn finish(&self, error: Option<Error>) {
+        self.delivery.end(error);
+        self.notify_round();
+    }
 }
 
 /// A running background driver: the reader thread and the way to its handles. Dropping it

@@ -5,7 +5,6 @@
 
 use std::io::{self, Read};
 use std::net::{SocketAddr, TcpStream};
-use std::sync::atomic::Ordering;
 use std::sync::{Arc, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -300,21 +299,5 @@ impl Drop for UnderWay<'_> {
     fn drop(&mut self) {
         *lock(&self.0.round) = false;
         self.0.round_changed.notify_all();
-    }
-}
-
-impl Shared {
-    /// Whether a close was asked.
-    pub(super) fn stopping(&self) -> bool {
-        self.stop.load(Ordering::Relaxed)
-    }
-
-    /// The thread ends (by `error`, for the receivers and [`Background::close`]): wake every
-    /// waiting receiver and sender.
-    ///
-    /// [`Background::close`]: super::Background::close
-    pub(super) fn finish(&self, error: Option<Error>) {
-        self.delivery.end(error);
-        self.notify_round();
     }
 }
