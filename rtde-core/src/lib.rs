@@ -72,12 +72,12 @@ pub mod capture;
 pub mod client;
 pub mod control;
 pub mod csv;
+mod delivery;
 pub mod diagnosis;
 mod dynamic;
 pub mod error;
 mod recipe;
 pub mod session;
-mod silences;
 #[cfg(feature = "tokio")]
 pub mod tokio;
 mod typed;

@@ -155,15 +155,6 @@ pub use crate::session::{
 pub use background::{Background, Receiver, Sender, SpawnOptions};
 pub use tolerant::{DropReason, DroppedField};
 
-/// What one turn of [`Client::drive`] came to.
-enum Turn {
-    /// The request chain in flight finished.
-    Done(Result<Done, Error>),
-    /// More bytes are needed: read them until the deadline, then
-    /// [`Session::handle_timeout`].
-    Read(Option<Instant>),
-}
-
 /// The controller's RTDE port.
 pub const RTDE_PORT: u16 = 30004;
 
@@ -184,8 +175,7 @@ pub struct Client {
 
 impl Client {
     /// The socket, the addresses to reconnect to, the options and the session, for a
-    /// driver that takes the connection over (the async one).
-    #[cfg(feature = "tokio")]
+    /// driver that takes the connection over (the background and async ones).
     pub(crate) fn into_parts(self) -> (TcpStream, Vec<SocketAddr>, ConnectOptions, Session) {
         (self.stream, self.addrs, self.options, self.session)
     }
@@ -602,10 +592,6 @@ impl Client {
     /// # Errors
     /// The pause's error, if any (the socket is shut down all the same).
     pub fn close(mut self) -> Result<(), Error> {
-        self.close_in_place()
-    }
-
-    fn close_in_place(&mut self) -> Result<(), Error> {
         let paused = match self.session.close(Instant::now()) {
             Ok(true) => self.drive().map(|_| ()),
             Ok(false) => Ok(()),
@@ -618,12 +604,6 @@ impl Client {
     }
 
     // ---- the driver's loop ----
-
-    /// Another thread changed the socket's read timeout (the background driver's reader):
-    /// set it again before the next wait.
-    fn forget_socket_timeout(&mut self) {
-        self.socket_timeout = Some(Duration::MAX);
-    }
 
     /// Runs a session command, then drives the conversation until it is done.
     fn command(
@@ -641,32 +621,20 @@ impl Client {
             return Err(Error::Misuse("nothing is in flight"));
         }
         loop {
-            match self.drive_turn()? {
-                Turn::Done(result) => return result,
-                Turn::Read(deadline) => {
-                    if !self.fill(deadline)? {
-                        self.session.handle_timeout(Instant::now());
-                    }
-                }
-            }
-        }
-    }
-
-    /// The poll → write half of one turn of [`Client::drive`]; the read half is the
-    /// caller's (the background driver's reader reads without the client's lock).
-    fn drive_turn(&mut self) -> Result<Turn, Error> {
-        loop {
             match self.session.poll_event() {
                 Some(Ready::Done(result)) => {
+                    // What the reply queued (nothing, at the end of a chain) goes out first.
                     self.flush()?;
-                    return Ok(Turn::Done(result));
+                    return result;
                 }
                 Some(Ready::Broken(e)) => return Err(e),
                 Some(_) => {}
                 None => {
                     // A reply may have queued the next request of a chain.
                     self.flush()?;
-                    return Ok(Turn::Read(self.session.poll_timeout()));
+                    if !self.fill(self.session.poll_timeout())? {
+                        self.session.handle_timeout(Instant::now());
+                    }
                 }
             }
         }

@@ -1,14 +1,14 @@
 //! The drivers' reconnection round over a `TcpStream`: the transport of each attempt and
 //! the backoff's wait; which attempts to make, and what to replay, is the session's. The
 //! blocking client and the background driver's reader thread make the same round
-//! ([`round`]); they differ only in how they hold the client through it ([`Hold`]).
+//! ([`round`]); they differ only in how they hold the session through it ([`Hold`]).
 
 use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use super::{Client, transport};
+use super::{Client, ConnectOptions, transport};
 use crate::error::Error;
-use crate::session::{Done, ReconnectPolicy, Reconnection};
+use crate::session::{Done, ReconnectPolicy, Reconnection, Session};
 
 impl Client {
     /// Drops the connection (whether it still works or not), connects again to the same
@@ -57,12 +57,13 @@ impl Client {
         policy: ReconnectPolicy,
         cause: Option<Error>,
     ) -> Result<Reconnection, Error> {
-        round(self, policy, cause)
+        let (addrs, options) = (self.addrs.clone(), self.options.clone());
+        round(self, &addrs, &options, policy, cause)
     }
 
     /// An attempt's transport is up: the session begins the handshake (and the replay) on
     /// it.
-    pub(super) fn connected(&mut self, stream: TcpStream, peer: SocketAddr) {
+    fn connected(&mut self, stream: TcpStream, peer: SocketAddr) {
         self.stream = stream;
         self.peer = peer;
         self.socket_timeout = self.options.get_read_timeout();
@@ -70,16 +71,19 @@ impl Client {
     }
 }
 
-/// How a driver holds its [`Client`] through a round of attempts. The blocking client has
-/// it for the whole call (`&mut self`); the background driver's reader thread locks it for
-/// each step only, so that the handles can ask how the round goes while it connects, backs
-/// off, or waits for the handshake's replies.
+/// How a driver holds its session and link through a round of attempts. The blocking
+/// client has them for the whole call (`&mut self`); the background driver's reader thread
+/// locks the session for each step only, so that the handles can ask how the round goes
+/// while it connects, backs off, or waits for the handshake's replies.
 pub(super) trait Hold {
-    /// Runs `step` on the client.
-    fn with<T>(&mut self, step: impl FnOnce(&mut Client) -> T) -> T;
+    /// Runs `step` on the session.
+    fn with<T>(&mut self, step: impl FnOnce(&mut Session) -> T) -> T;
 
-    /// The attempt's transport is up: [`Client::connected`], then the handshake and the
-    /// replay until the session is done with them.
+    /// Shuts the link in use down: the round begins, or an attempt failed.
+    fn drop_link(&mut self);
+
+    /// The attempt's transport is up: the session begins the handshake (and the replay)
+    /// on it, driven until the session is done with them.
     ///
     /// # Errors
     /// The attempt's.
@@ -93,8 +97,12 @@ pub(super) trait Hold {
 }
 
 impl Hold for Client {
-    fn with<T>(&mut self, step: impl FnOnce(&mut Client) -> T) -> T {
-        step(self)
+    fn with<T>(&mut self, step: impl FnOnce(&mut Session) -> T) -> T {
+        step(&mut self.session)
+    }
+
+    fn drop_link(&mut self) {
+        let _ = self.stream.shutdown(Shutdown::Both);
     }
 
     fn handshake(&mut self, stream: TcpStream, peer: SocketAddr) -> Result<Done, Error> {
@@ -108,34 +116,29 @@ impl Hold for Client {
     }
 }
 
-/// One round of attempts under `policy`, whoever holds the client: the session's steps
-/// (which attempts to make, what to replay, how long to back off) and the transport of
-/// each attempt, opened without the client.
+/// One round of attempts under `policy` to connect again to `addrs`, whoever holds the
+/// session: the session's steps (which attempts to make, what to replay, how long to back
+/// off) and the transport of each attempt, opened without the session.
 pub(super) fn round(
     hold: &mut impl Hold,
+    addrs: &[SocketAddr],
+    options: &ConnectOptions,
     policy: ReconnectPolicy,
     cause: Option<Error>,
 ) -> Result<Reconnection, Error> {
-    let (addrs, options) = hold.with(|client| {
-        client
-            .session
-            .begin_reconnect(policy, cause, Instant::now());
-        let _ = client.stream.shutdown(Shutdown::Both);
-        (client.addrs.clone(), client.options.clone())
-    });
+    hold.with(|session| session.begin_reconnect(policy, cause, Instant::now()));
+    hold.drop_link();
     loop {
-        hold.with(|client| client.session.reconnect_attempt());
-        let attempt = transport::open(&addrs, &options)
-            .and_then(|(stream, peer)| hold.handshake(stream, peer));
+        hold.with(Session::reconnect_attempt);
+        let attempt =
+            transport::open(addrs, options).and_then(|(stream, peer)| hold.handshake(stream, peer));
         let error = match attempt {
             Ok(Done::Reconnected(reconnection)) => return Ok(reconnection),
             Ok(_) => Error::Misuse("a reconnection finished as something else"),
             Err(error) => error,
         };
-        let wait = hold.with(|client| {
-            let _ = client.stream.shutdown(Shutdown::Both);
-            client.session.attempt_failed(error, Instant::now())
-        })?;
+        hold.drop_link();
+        let wait = hold.with(|session| session.attempt_failed(error, Instant::now()))?;
         hold.back_off(wait)?;
     }
 }

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use super::{Client, ConnectOptions};
 use crate::error::Error;
+use crate::session::Session;
 
 /// The most non-blocking reads one latest-only receive makes.
 const MAX_DRAIN_READS: usize = 64;
@@ -76,38 +77,51 @@ impl Got {
     }
 }
 
+/// Writes what `session` has to transmit to `stream`, whose write timeout is
+/// `write_timeout`: for every driver that writes a `TcpStream`. A failed write loses the
+/// link (part of a package may have gone out: the stream is out of step).
+pub(super) fn flush(
+    session: &mut Session,
+    stream: &mut TcpStream,
+    write_timeout: Option<Duration>,
+) -> Result<(), Error> {
+    while let Some(bytes) = session.poll_transmit() {
+        match stream.write(bytes) {
+            Ok(0) => return Err(lose_link(session, io::ErrorKind::WriteZero.into())),
+            Ok(n) => session.transmitted(n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            // The socket's write timeout (the OS says "would block").
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                session.handle_link_lost(Instant::now());
+                return Err(Error::write_timed_out(write_timeout));
+            }
+            Err(source) => return Err(lose_link(session, source)),
+        }
+    }
+    Ok(())
+}
+
+fn lose_link(session: &mut Session, source: io::Error) -> Error {
+    session.handle_link_lost(Instant::now());
+    Error::Io {
+        source,
+        mid_frame: false,
+    }
+}
+
 impl Client {
     /// Writes what the session has to transmit.
     pub(super) fn flush(&mut self) -> Result<(), Error> {
-        while let Some(bytes) = self.session.poll_transmit() {
-            match self.stream.write(bytes) {
-                Ok(0) => return Err(self.lose_link(io::ErrorKind::WriteZero.into())),
-                Ok(n) => self.session.transmitted(n),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                // The socket's write timeout (the OS says "would block"); part of the
-                // package may have gone out: the stream is out of step.
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                    ) =>
-                {
-                    self.session.handle_link_lost(Instant::now());
-                    return Err(Error::write_timed_out(self.options.get_write_timeout()));
-                }
-                // Part of the package may have gone out: the stream is out of step.
-                Err(source) => return Err(self.lose_link(source)),
-            }
-        }
-        Ok(())
-    }
-
-    fn lose_link(&mut self, source: io::Error) -> Error {
-        self.session.handle_link_lost(Instant::now());
-        Error::Io {
-            source,
-            mid_frame: false,
-        }
+        flush(
+            &mut self.session,
+            &mut self.stream,
+            self.options.get_write_timeout(),
+        )
     }
 
     /// Reads more bytes into the session, until `deadline`; `Ok(false)` when it passed

@@ -163,13 +163,13 @@ impl AsyncClient {
     /// # Errors
     /// [`Error::Misuse`] while another one exists.
     pub fn packages(&self, capacity: usize) -> Result<Packages, Error> {
-        let mut queue = self.shared.queue();
-        if queue.open {
+        let mut queue = self.shared.delivery.queue();
+        if queue.is_open() {
             return Err(Error::Misuse(
                 "a connection has one in-order receiver; drop the other `Packages` first",
             ));
         }
-        queue.open(capacity);
+        queue.open(capacity.max(1), 0);
         drop(queue);
         Ok(Packages::new(self.shared.clone()))
     }
@@ -232,7 +232,7 @@ impl AsyncClient {
     /// [`Background::is_stale`](crate::client::Background::is_stale).
     #[must_use]
     pub fn is_stale(&self) -> bool {
-        self.shared.stale.load(std::sync::atomic::Ordering::Relaxed)
+        self.shared.delivery.is_stale()
     }
 
     /// The counters over every link, with [`Stats::overflowed`] from the in-order queue.

@@ -5,7 +5,6 @@ use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -197,14 +196,7 @@ impl<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static> Connection<IO> {
             }
             // poll
             let mut done = None;
-            let (delivered, broken) = deliver(&shared, &mut inner, until_done, &mut done);
-            if delivered {
-                shared.wake_consumer();
-                // Nobody to wake without a `Latest`; one made later reads the slot first.
-                if shared.latest_seq.receiver_count() > 0 {
-                    shared.latest_seq.send_modify(|seq| *seq += 1);
-                }
-            }
+            let broken = deliver(&shared, &mut inner, until_done, &mut done);
             if let Some(result) = done {
                 // What the reply queued (nothing, at the end of a chain) goes out first.
                 match write(&shared, &mut inner, io, cx) {
@@ -332,11 +324,7 @@ impl<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static> Connection<IO> {
     fn end(&mut self, error: Option<Error>) -> Poll<Result<(), Error>> {
         self.phase = Phase::Ended;
         self.io = None;
-        let told = error
-            .as_ref()
-            .filter(|_| self.shared.queue().open)
-            .map(Error::duplicate);
-        self.shared.finish(told);
+        self.shared.finish(error.as_ref().map(Error::duplicate));
         Poll::Ready(error.map_or(Ok(()), Err))
     }
 }
@@ -460,31 +448,23 @@ impl Deferral {
     }
 }
 
-/// Hands out everything the session has ready: whether a package (or an error for the
-/// consumer, or a silence) was delivered, and the error of a broken stream. While the task serves the
-/// handles a finished request goes to the command waiting for it; `until_done` puts it in
-/// `done` instead and stops there.
+/// Hands out everything the session has ready (packages, errors of packages that did not
+/// fit and silences to the receivers, in one pass); the error of a broken stream. While the
+/// task serves the handles a finished request goes to the command waiting for it;
+/// `until_done` puts it in `done` instead and stops there.
 fn deliver(
     shared: &Shared,
     inner: &mut Inner,
     until_done: bool,
     done: &mut Option<Result<Done, Error>>,
-) -> (bool, Option<Error>) {
-    let mut delivered = false;
-    let mut queue = None;
+) -> Option<Error> {
+    let mut pass = shared.delivery.pass();
+    let mut at = None;
     while let Some(ready) = inner.session.poll_event() {
         match ready {
             Ready::Data => {
-                shared.stale.store(false, Ordering::Relaxed);
-                let values = inner.session.data();
-                queue
-                    .get_or_insert_with(|| shared.queue())
-                    .push_data(values);
-                let mut latest = shared.latest();
-                latest.values.clear();
-                latest.values.extend_from_slice(values);
-                latest.seq += 1;
-                delivered = true;
+                let at = *at.get_or_insert_with(Instant::now);
+                pass.data(inner.session.data(), at);
             }
             Ready::Done(result) => {
                 if until_done {
@@ -494,23 +474,16 @@ fn deliver(
                 inner.result = Some(result);
                 shared.progress.notify_waiters();
             }
-            Ready::Rejected(e) => {
-                queue.get_or_insert_with(|| shared.queue()).push_error(e);
-                delivered = true;
-            }
+            Ready::Rejected(e) => pass.rejected(e),
             // The session is lost now.
-            Ready::Broken(e) => return (delivered, Some(e)),
+            Ready::Broken(e) => return Some(e),
             // The session recorded the event; the handles read the flag, and the receives
             // waiting (a `Latest`'s change, the in-order receiver's package) learn it:
             // woken after the pass, as for a package.
-            Ready::Stale { silent_for } => {
-                shared.stale.store(true, Ordering::Relaxed);
-                shared.latest().went_stale(silent_for);
-                delivered = true;
-            }
+            Ready::Stale { silent_for } => pass.stale(silent_for),
         }
     }
-    (delivered, None)
+    None
 }
 
 /// Writes what the session has to transmit, until the transport would block; whether any

@@ -106,7 +106,6 @@
 
 mod client;
 mod connection;
-mod queue;
 mod receive;
 mod shared;
 

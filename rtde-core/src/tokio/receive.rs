@@ -8,11 +8,11 @@ use std::task::{Context, Poll};
 use ::tokio::sync::watch;
 use futures_core::Stream;
 
-use super::queue::Entry;
 use super::shared::Handle;
+use crate::delivery::Popped;
+use crate::delivery::silences::Heard;
 use crate::error::Error;
 use crate::recipe::{FromPayload, OutputRecipe, RecipeSpec};
-use crate::silences::Heard;
 
 /// Every output package, in order, from a bounded queue that the connection task fills;
 /// from [`AsyncClient::packages`](super::AsyncClient::packages).
@@ -52,28 +52,19 @@ impl Packages {
     /// Takes the next entry into `held` when there is one; a silence this receiver was not
     /// told of once the queue is empty; registers the waker otherwise.
     fn poll_entry(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
-        let mut queue = self.shared.queue();
-        match queue.pop() {
-            Some(Entry::Data(buf)) => {
-                let old = std::mem::replace(&mut self.held, buf);
-                queue.recycle(old);
-                Poll::Ready(Ok(()))
-            }
-            Some(Entry::Failed(e)) => Poll::Ready(Err(e)),
-            None if queue.finished => Poll::Ready(Err(Error::ConnectionLost)),
-            // The flag is the steady path's one load; the slot decides. The task queues a
-            // package before it counts it in the slot, under the queue's lock held here: an
-            // empty queue and a silence still going on mean every package before the
-            // silence was returned.
+        let delivery = &self.shared.delivery;
+        let mut queue = delivery.queue();
+        match queue.pop_into(&mut self.held) {
+            Some(Popped::Data { .. }) => Poll::Ready(Ok(())),
+            Some(Popped::Failed(e)) => Poll::Ready(Err(e)),
+            None if queue.is_finished() => Poll::Ready(Err(queue.ended())),
             None => {
-                if self.shared.stale.load(std::sync::atomic::Ordering::Relaxed)
-                    && let Some(silent_for) = self.shared.latest().untold(&mut self.heard)
-                {
+                if let Some(silent_for) = delivery.untold(&mut self.heard) {
                     return Poll::Ready(Err(Error::Stale { silent_for }));
                 }
-                match &queue.consumer {
+                match &queue.parked {
                     Some(w) if w.will_wake(cx.waker()) => {}
-                    _ => queue.consumer = Some(cx.waker().clone()),
+                    _ => queue.parked = Some(cx.waker().clone()),
                 }
                 Poll::Pending
             }
@@ -132,7 +123,7 @@ impl Packages {
             Poll::Ready(Ok(())) => Some(Ok(&self.held)),
             Poll::Ready(Err(e)) => Some(Err(e)),
             Poll::Pending => {
-                self.shared.queue().consumer = None;
+                self.shared.delivery.queue().parked = None;
                 None
             }
         }
@@ -206,7 +197,7 @@ impl Packages {
 
 impl Drop for Packages {
     fn drop(&mut self) {
-        self.shared.queue().close();
+        self.shared.delivery.queue().close();
     }
 }
 
@@ -283,7 +274,9 @@ impl<T: FromPayload> Stream for PackageStream<T> {
         match this.packages.poll_entry(cx) {
             Poll::Pending => Poll::Pending,
             Poll::Ready(Ok(())) => Poll::Ready(Some(T::from_payload_as(&this.packages.held))),
-            Poll::Ready(Err(Error::ConnectionLost)) if this.packages.shared.queue().finished => {
+            Poll::Ready(Err(Error::ConnectionLost))
+                if this.packages.shared.delivery.queue().is_finished() =>
+            {
                 this.ended = true;
                 Poll::Ready(None)
             }
@@ -306,7 +299,7 @@ impl<T: FromPayload> Stream for PackageStream<T> {
 pub struct Latest {
     shared: Handle,
     changes: watch::Receiver<u64>,
-    held: Vec<u8>,
+    held: Box<[u8]>,
     seen: u64,
     /// The silences this handle reported from [`Latest::changed`].
     heard: Heard,
@@ -314,11 +307,11 @@ pub struct Latest {
 
 impl Latest {
     pub(super) fn new(shared: Handle) -> Latest {
-        let changes = shared.latest_seq.subscribe();
+        let changes = shared.delivery.wake.latest_seq.subscribe();
         Latest {
             shared,
             changes,
-            held: Vec::new(),
+            held: Box::default(),
             seen: 0,
             heard: Heard::default(),
         }
@@ -328,7 +321,7 @@ impl Latest {
     /// No allocation once the recipe is set up.
     pub fn get(&mut self) -> Option<&[u8]> {
         self.take_newer();
-        (self.seen > 0).then_some(self.held.as_slice())
+        (self.seen > 0).then_some(&*self.held)
     }
 
     /// The newest package into `recipe`; `Ok(false)` before the first package.
@@ -353,7 +346,7 @@ impl Latest {
     /// ([`Connection::staleness`](super::Connection::staleness)).
     #[must_use]
     pub fn is_stale(&self) -> bool {
-        self.shared.stale.load(std::sync::atomic::Ordering::Relaxed)
+        self.shared.delivery.is_stale()
     }
 
     /// The newest package, waiting until one newer than the last this handle returned has
@@ -400,7 +393,7 @@ impl Latest {
                 Some(Err(silent_for)) => return Err(Error::Stale { silent_for }),
                 None => {}
             }
-            if self.shared.queue().finished {
+            if self.shared.delivery.is_ended() {
                 return Err(Error::ConnectionLost);
             }
             if self.changes.changed().await.is_err() {
@@ -415,20 +408,24 @@ impl Latest {
         if self.take_newer() {
             return Some(Ok(()));
         }
-        self.shared.latest().untold(&mut self.heard).map(Err)
+        self.shared.delivery.untold(&mut self.heard).map(Err)
     }
 
     /// Copies the slot when it holds a newer package than the last one taken.
     fn take_newer(&mut self) -> bool {
         self.changes.mark_unchanged();
-        let slot = self.shared.latest();
-        if slot.seq == self.seen {
-            return false;
+        let newer = self
+            .shared
+            .delivery
+            .latest()
+            .copy_unless(self.seen, &mut self.held);
+        match newer {
+            Some((seq, _)) => {
+                self.seen = seq;
+                true
+            }
+            None => false,
         }
-        self.held.clear();
-        self.held.extend_from_slice(&slot.values);
-        self.seen = slot.seq;
-        true
     }
 }
 

@@ -1,16 +1,15 @@
 //! What the connection task and the handles share: the session behind a short lock, the
-//! package queue, the latest package, and the wake-ups between them.
+//! delivery of packages (the queue, the latest package), and the wake-ups between them.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::Waker;
 
 use ::tokio::sync::{Notify, watch};
 
-use super::queue::PackageQueue;
+use crate::delivery::{Delivery, PackageQueue, Wake};
 use crate::error::Error;
 use crate::session::{Done, Session, Stats};
-use crate::silences::{Heard, Silences};
 
 /// Shared by the task and every handle. No lock is held across an `.await`: the task holds
 /// `inner` for one synchronous pass (read → handle → poll → write), a handle for one
@@ -18,18 +17,39 @@ use crate::silences::{Heard, Silences};
 #[derive(Debug)]
 pub(super) struct Shared {
     pub(super) inner: Mutex<Inner>,
-    pub(super) queue: Mutex<PackageQueue>,
+    /// The in-order queue, the latest package, the stale flag and the end.
+    pub(super) delivery: Delivery<TaskWake>,
     /// A command finished, the transmit buffer drained, or the task ended.
     pub(super) progress: Notify,
-    pub(super) latest: Mutex<LatestSlot>,
-    /// The number of the latest package; bumped once per pass of the task.
-    pub(super) latest_seq: watch::Sender<u64>,
     /// One command in flight at a time, as the protocol has it; clones queue here.
     pub(super) commands: ::tokio::sync::Mutex<()>,
     /// The handles alive ([`Handle`]s): none left ends the connection.
     handles: AtomicUsize,
-    /// No package for the staleness limit; false again with the next package.
-    pub(super) stale: AtomicBool,
+}
+
+/// How the task wakes the receivers: the in-order one by the waker it left in the queue,
+/// every [`Latest`](super::Latest) by a watch.
+#[derive(Debug)]
+pub(super) struct TaskWake {
+    /// The number of the latest change; bumped once per pass of the task.
+    pub(super) latest_seq: watch::Sender<u64>,
+}
+
+impl Wake for TaskWake {
+    type Parked = Option<Waker>;
+
+    fn wake(&self, mut queue: MutexGuard<'_, PackageQueue<Option<Waker>>>) {
+        let consumer = queue.parked.take();
+        // The consumer woken takes the lock first thing: let go of it before.
+        drop(queue);
+        if let Some(waker) = consumer {
+            waker.wake();
+        }
+        // Nobody to wake without a `Latest`; one made later reads the slot first.
+        if self.latest_seq.receiver_count() > 0 {
+            self.latest_seq.send_modify(|seq| *seq += 1);
+        }
+    }
 }
 
 /// A counted reference from a handle to the shared state: the last one dropped wakes the
@@ -63,28 +83,6 @@ impl Drop for Handle {
         // Counted down before the wake-up, so the task sees it.
         self.0.handles.fetch_sub(1, Ordering::AcqRel);
         Shared::wake_task(&mut self.0.inner());
-    }
-}
-
-/// The newest package's values, and the silences since.
-#[derive(Debug, Default)]
-pub(super) struct LatestSlot {
-    pub(super) seq: u64,
-    pub(super) values: Vec<u8>,
-    /// The silences reported ([`Ready::Stale`](crate::session::Ready::Stale)), for every
-    /// receive that waits: [`Latest`](super::Latest) and [`Packages`](super::Packages).
-    pub(super) silences: Silences,
-}
-
-impl LatestSlot {
-    /// A silence was reported.
-    pub(super) fn went_stale(&mut self, silent_for: std::time::Duration) {
-        self.silences.went_stale(silent_for, self.seq);
-    }
-
-    /// A silence still going on that the receiver `heard` has not been told of.
-    pub(super) fn untold(&self, heard: &mut Heard) -> Option<std::time::Duration> {
-        self.silences.untold(heard, self.seq)
     }
 }
 
@@ -124,13 +122,15 @@ impl Shared {
                 send_failure: None,
                 reads_deferred_until: None,
             }),
-            queue: Mutex::new(PackageQueue::new()),
+            delivery: Delivery::new(
+                TaskWake {
+                    latest_seq: watch::Sender::new(0),
+                },
+                0,
+            ),
             progress: Notify::new(),
-            latest: Mutex::new(LatestSlot::default()),
-            latest_seq: watch::Sender::new(0),
             commands: ::tokio::sync::Mutex::new(()),
             handles: AtomicUsize::new(0),
-            stale: AtomicBool::new(false),
         }
     }
 
@@ -146,19 +146,11 @@ impl Shared {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    pub(super) fn queue(&self) -> MutexGuard<'_, PackageQueue> {
-        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    pub(super) fn latest(&self) -> MutexGuard<'_, LatestSlot> {
-        self.latest.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
     /// The session's counters, with the in-order queue's overflow.
     pub(super) fn stats(&self) -> Stats {
         let stats = self.inner().session.stats();
         Stats {
-            overflowed: self.queue().overflowed,
+            overflowed: self.delivery.overflowed(),
             ..stats
         }
     }
@@ -170,15 +162,7 @@ impl Shared {
         }
     }
 
-    /// Wakes the in-order consumer: a package (or an error, or the end) was queued.
-    pub(super) fn wake_consumer(&self) {
-        let waker = self.queue().consumer.take();
-        if let Some(waker) = waker {
-            waker.wake();
-        }
-    }
-
-    /// The task ended: every waiter learns it.
+    /// The task ended (by `error`, for the in-order receiver): every waiter learns it.
     pub(super) fn finish(&self, error: Option<Error>) {
         {
             let mut inner = self.inner();
@@ -186,16 +170,8 @@ impl Shared {
             inner.reconnecting = false;
             inner.task = None;
         }
-        {
-            let mut queue = self.queue();
-            if let Some(e) = error {
-                queue.push_error(e);
-            }
-            queue.finished = true;
-        }
-        self.wake_consumer();
+        // The receivers, the in-order one told `error`, see the end as a change.
+        self.delivery.end(error);
         self.progress.notify_waiters();
-        // Receivers of the latest see the end as a change.
-        self.latest_seq.send_modify(|_| {});
     }
 }

@@ -1,7 +1,7 @@
 //! The one rule by which a driver's waiting receives learn that the stream went stale:
 //! each silence the session reports ([`Ready::Stale`](crate::session::Ready::Stale)) ends
 //! a wait once per receiver, and only while it lasts (a package that ended it is the news
-//! instead). Both drivers keep a [`Silences`] beside their newest package, and each
+//! instead). The latest slot keeps a [`Silences`] beside its newest package, and each
 //! receiver a [`Heard`].
 
 use std::time::Duration;
