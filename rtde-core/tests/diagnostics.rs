@@ -1,11 +1,15 @@
 //! Refusals and surprises that the client explains or survives: a recipe set up with what
-//! the controller has (`NOT_FOUND`-tolerant), package types the client does not know.
+//! the controller has (`NOT_FOUND`-tolerant; the blocking and the async client alike),
+//! package types the client does not know.
 
 use rtde_testkit::scripted as support;
 
+use std::net::SocketAddr;
 use std::time::Duration;
 
 use rtde_core::protocol::{ClientMessage, ControllerMessage};
+#[cfg(feature = "tokio")]
+use rtde_core::tokio::AsyncClient;
 use rtde_core::{
     Client, ConnectOptions, DropReason, DroppedField, DynamicRecipe, Error, Recipe, State,
 };
@@ -15,10 +19,98 @@ fn options() -> ConnectOptions {
     ConnectOptions::new().read_timeout(Some(Duration::from_secs(5)))
 }
 
-#[test]
-fn a_tolerant_setup_drops_what_the_controller_lacks_and_sets_up_the_rest() {
-    // `ft_raw_wrench` needs 5.9: never sent to 5.4. `target_q` is answered NOT_FOUND (the
-    // controller's own word), so the rest is set up again without it.
+/// A tolerant setup through one client: the blocking one, or the async one on a runtime of
+/// its own. Both follow one rule; each scenario below runs against both.
+trait TolerantSetup {
+    fn connect(addr: SocketAddr) -> Self;
+    fn outputs(&mut self, r: &mut DynamicRecipe, hz: f64) -> Result<Vec<DroppedField>, Error>;
+    fn inputs(&mut self, r: &mut DynamicRecipe) -> Result<Vec<DroppedField>, Error>;
+    /// Starts, receives one package into `recipe`, pauses and closes.
+    fn start_recv_close(self, recipe: &mut DynamicRecipe);
+    /// Closes the connection, having started nothing.
+    fn close(self);
+}
+
+impl TolerantSetup for Client {
+    fn connect(addr: SocketAddr) -> Self {
+        Client::connect(addr, options()).unwrap()
+    }
+    fn outputs(&mut self, r: &mut DynamicRecipe, hz: f64) -> Result<Vec<DroppedField>, Error> {
+        self.setup_outputs_dropping_unavailable(r, hz)
+    }
+    fn inputs(&mut self, r: &mut DynamicRecipe) -> Result<Vec<DroppedField>, Error> {
+        self.setup_inputs_dropping_unavailable(r).map(|(_, d)| d)
+    }
+    fn start_recv_close(mut self, recipe: &mut DynamicRecipe) {
+        self.start().unwrap();
+        self.recv_into(recipe).unwrap();
+        Client::close(self).unwrap();
+    }
+    fn close(self) {
+        assert_eq!(self.state(), State::Connected);
+        drop(self);
+    }
+}
+
+#[cfg(feature = "tokio")]
+struct Async {
+    runtime: tokio::runtime::Runtime,
+    client: AsyncClient,
+    connection: tokio::task::JoinHandle<Result<(), Error>>,
+}
+
+#[cfg(feature = "tokio")]
+impl TolerantSetup for Async {
+    fn connect(addr: SocketAddr) -> Self {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let (client, connection) = runtime
+            .block_on(rtde_core::tokio::connect(addr, options()))
+            .unwrap();
+        let connection = runtime.spawn(connection);
+        Async {
+            runtime,
+            client,
+            connection,
+        }
+    }
+    fn outputs(&mut self, r: &mut DynamicRecipe, hz: f64) -> Result<Vec<DroppedField>, Error> {
+        self.runtime
+            .block_on(self.client.setup_outputs_dropping_unavailable(r, hz))
+    }
+    fn inputs(&mut self, r: &mut DynamicRecipe) -> Result<Vec<DroppedField>, Error> {
+        self.runtime
+            .block_on(self.client.setup_inputs_dropping_unavailable(r))
+            .map(|(_, d)| d)
+    }
+    fn start_recv_close(self, recipe: &mut DynamicRecipe) {
+        let Async {
+            runtime,
+            client,
+            connection,
+        } = self;
+        runtime.block_on(async {
+            let mut packages = client.packages(16).unwrap();
+            client.start().await.unwrap();
+            packages.recv_into(recipe).await.unwrap();
+            client.close().await.unwrap();
+            connection.await.unwrap().unwrap();
+        });
+    }
+    fn close(self) {
+        assert_eq!(self.client.state(), State::Connected);
+        self.runtime.block_on(async {
+            self.client.close().await.unwrap();
+            self.connection.await.unwrap().unwrap();
+        });
+    }
+}
+
+// `ft_raw_wrench` needs 5.9: never sent to 5.4. `target_q` is answered NOT_FOUND (the
+// controller's own word), so the rest is set up again without it.
+fn a_tolerant_setup_drops_what_the_controller_lacks_and_sets_up_the_rest<C: TolerantSetup>() {
     let peer = FakePeer::start(
         Script::new()
             .handshake_v2("5.4.0")
@@ -34,12 +126,10 @@ fn a_tolerant_setup_drops_what_the_controller_lacks_and_sets_up_the_rest() {
             .pause()
             .expect_eof(),
     );
-    let mut client = Client::connect(peer.addr, options()).unwrap();
+    let mut client = C::connect(peer.addr);
     let mut recipe =
         DynamicRecipe::outputs(["timestamp", "actual_q", "ft_raw_wrench", "target_q"]).unwrap();
-    let dropped = client
-        .setup_outputs_dropping_unavailable(&mut recipe, 500.0)
-        .unwrap();
+    let dropped = client.outputs(&mut recipe, 500.0).unwrap();
     assert_eq!(
         dropped,
         [
@@ -54,18 +144,15 @@ fn a_tolerant_setup_drops_what_the_controller_lacks_and_sets_up_the_rest() {
         ]
     );
     assert_eq!(recipe.names(), ["timestamp", "actual_q"]);
-    client.start().unwrap();
-    client.recv_into(&mut recipe).unwrap();
+    client.start_recv_close(&mut recipe);
     assert_eq!(
         recipe.get("timestamp"),
         Some(&rtde_core::Value::Double(1.0))
     );
-    client.close().unwrap();
     peer.finish();
 }
 
-#[test]
-fn a_tolerant_setup_with_nothing_left_is_the_refusal_and_in_use_is_no_drop() {
+fn a_tolerant_setup_with_nothing_left_is_the_refusal_and_in_use_is_no_drop<C: TolerantSetup>() {
     let peer = FakePeer::start(
         Script::new()
             .handshake_v2("5.4.0")
@@ -77,19 +164,15 @@ fn a_tolerant_setup_with_nothing_left_is_the_refusal_and_in_use_is_no_drop() {
             )
             .expect_eof(),
     );
-    let mut client = Client::connect(peer.addr, options()).unwrap();
+    let mut client = C::connect(peer.addr);
     // Every field missing on this version: the refusal, nothing sent.
     let mut only_new = DynamicRecipe::outputs(["ft_raw_wrench"]).unwrap();
-    let err = client
-        .setup_outputs_dropping_unavailable(&mut only_new, 500.0)
-        .unwrap_err();
+    let err = client.outputs(&mut only_new, 500.0).unwrap_err();
     assert!(matches!(err, Error::Unavailable(_)), "{err}");
     assert_eq!(only_new.names(), ["ft_raw_wrench"], "left as it was");
     // Every field NOT_FOUND: the controller's refusal.
     let mut recipe = DynamicRecipe::outputs(["target_q"]).unwrap();
-    let err = client
-        .setup_outputs_dropping_unavailable(&mut recipe, 500.0)
-        .unwrap_err();
+    let err = client.outputs(&mut recipe, 500.0).unwrap_err();
     let Error::SetupRefused(refused) = &err else {
         panic!("{err}")
     };
@@ -97,16 +180,35 @@ fn a_tolerant_setup_with_nothing_left_is_the_refusal_and_in_use_is_no_drop() {
     // IN_USE means someone else writes the field: an error, not a field to drop.
     let mut inputs =
         DynamicRecipe::inputs(["input_int_register_30", "input_int_register_31"]).unwrap();
-    let err = client
-        .setup_inputs_dropping_unavailable(&mut inputs)
-        .unwrap_err();
+    let err = client.inputs(&mut inputs).unwrap_err();
     let Error::SetupRefused(refused) = &err else {
         panic!("{err}")
     };
     assert_eq!(refused.in_use(), ["input_int_register_30"]);
-    assert_eq!(client.state(), State::Connected);
-    drop(client);
+    client.close();
     peer.finish();
+}
+
+#[test]
+fn a_tolerant_setup_drops_what_the_controller_lacks_blocking() {
+    a_tolerant_setup_drops_what_the_controller_lacks_and_sets_up_the_rest::<Client>();
+}
+
+#[cfg(feature = "tokio")]
+#[test]
+fn a_tolerant_setup_drops_what_the_controller_lacks_async() {
+    a_tolerant_setup_drops_what_the_controller_lacks_and_sets_up_the_rest::<Async>();
+}
+
+#[test]
+fn a_tolerant_setup_with_nothing_left_is_the_refusal_blocking() {
+    a_tolerant_setup_with_nothing_left_is_the_refusal_and_in_use_is_no_drop::<Client>();
+}
+
+#[cfg(feature = "tokio")]
+#[test]
+fn a_tolerant_setup_with_nothing_left_is_the_refusal_async() {
+    a_tolerant_setup_with_nothing_left_is_the_refusal_and_in_use_is_no_drop::<Async>();
 }
 
 /// A package of type `X`, which the RTDE guide does not define.

@@ -153,6 +153,8 @@ pub use crate::session::{
     ConnectOptions, ControllerText, Event, InputHandle, ReconnectPolicy, Reconnection, State, Stats,
 };
 pub use background::{Background, Receiver, Sender, SpawnOptions};
+#[cfg(feature = "tokio")]
+pub(crate) use tolerant::Tolerant;
 pub use tolerant::{DropReason, DroppedField};
 
 /// The controller's RTDE port.

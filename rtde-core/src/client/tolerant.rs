@@ -85,18 +85,50 @@ impl Client {
         recipe: &mut DynamicRecipe,
         mut set_up: impl FnMut(&mut Client, &DynamicRecipe) -> Result<T, Error>,
     ) -> Result<(T, Vec<DroppedField>), Error> {
+        let mut plan = Tolerant::new(recipe, self.controller_version())?;
+        loop {
+            let answer = set_up(self, plan.candidate());
+            if let Some(done) = plan.answered(answer)? {
+                return Ok((done, plan.finish(recipe)));
+            }
+        }
+    }
+}
+
+/// The tolerant setup's rule, without I/O, so that every driver follows it: what to set up
+/// first (the recipe without the fields the registry says this controller's version
+/// lacks), and what to set up again after the controller's answer (without the fields it
+/// answered `NOT_FOUND` for, once).
+#[derive(Debug)]
+pub(crate) struct Tolerant {
+    candidate: DynamicRecipe,
+    dropped: Vec<DroppedField>,
+    retried: bool,
+}
+
+impl Tolerant {
+    /// The plan for `recipe` on a controller of `version`.
+    ///
+    /// # Errors
+    /// [`Error::Unavailable`] when the version has none of the fields; a recipe error when
+    /// dropping them leaves a mask without its value, or the reverse.
+    pub(crate) fn new(recipe: &DynamicRecipe, version: ControllerVersion) -> Result<Self, Error> {
         let direction: Direction = recipe.spec().direction();
-        let mut dropped = Vec::new();
-        let mut candidate = recipe.clone();
+        let mut plan = Tolerant {
+            candidate: recipe.clone(),
+            dropped: Vec::new(),
+            retried: false,
+        };
         if let Err(Error::Unavailable(missing)) =
-            setup::check_available(direction, recipe.fields(), self.controller_version())
+            setup::check_available(direction, recipe.fields(), version)
         {
-            dropped.extend(missing.fields().iter().map(|f| DroppedField {
-                name: f.name(),
-                reason: DropReason::NotOnThisVersion(f.needs()),
-            }));
-            let names: Vec<&str> = dropped.iter().map(|d| d.name).collect();
-            candidate = match recipe.without(&names) {
+            plan.dropped
+                .extend(missing.fields().iter().map(|f| DroppedField {
+                    name: f.name(),
+                    reason: DropReason::NotOnThisVersion(f.needs()),
+                }));
+            let names: Vec<&str> = plan.dropped.iter().map(|d| d.name).collect();
+            plan.candidate = match recipe.without(&names) {
                 Ok(rest) => rest,
                 // Nothing left: the error that says why is the one for the whole recipe.
                 Err(e) if nothing_left(&e) => return Err(Error::Unavailable(missing)),
@@ -104,27 +136,50 @@ impl Client {
                 Err(e) => return Err(e.into()),
             };
         }
-        let result = match set_up(self, &candidate) {
+        Ok(plan)
+    }
+
+    /// The recipe to set up next.
+    pub(crate) fn candidate(&self) -> &DynamicRecipe {
+        &self.candidate
+    }
+
+    /// What the controller answered to the setup of [`Tolerant::candidate`]: `Some` when the
+    /// setup is done, `None` when the candidate (now without the `NOT_FOUND` fields) is to
+    /// be set up again.
+    ///
+    /// # Errors
+    /// Any refusal but a first one of `NOT_FOUND` fields only; that refusal itself when it
+    /// leaves nothing to set up.
+    pub(crate) fn answered<T>(&mut self, answer: Result<T, Error>) -> Result<Option<T>, Error> {
+        match answer {
             Err(Error::SetupRefused(refused))
-                if refused.in_use().is_empty() && !refused.not_found().is_empty() =>
+                if !self.retried
+                    && refused.in_use().is_empty()
+                    && !refused.not_found().is_empty() =>
             {
                 let not_found = refused.not_found().to_vec();
-                let rest = match candidate.without(&not_found) {
+                self.candidate = match self.candidate.without(&not_found) {
                     Ok(rest) => rest,
                     Err(e) if nothing_left(&e) => return Err(Error::SetupRefused(refused)),
                     Err(e) => return Err(e.into()),
                 };
-                dropped.extend(not_found.iter().map(|&name| DroppedField {
-                    name,
-                    reason: DropReason::NotFound,
-                }));
-                candidate = rest;
-                set_up(self, &candidate)
+                self.dropped
+                    .extend(not_found.iter().map(|&name| DroppedField {
+                        name,
+                        reason: DropReason::NotFound,
+                    }));
+                self.retried = true;
+                Ok(None)
             }
-            other => other,
-        }?;
-        *recipe = candidate;
-        Ok((result, dropped))
+            other => other.map(Some),
+        }
+    }
+
+    /// The fields left out; `recipe` becomes the recipe set up.
+    pub(crate) fn finish(self, recipe: &mut DynamicRecipe) -> Vec<DroppedField> {
+        *recipe = self.candidate;
+        self.dropped
     }
 }
 

@@ -8,9 +8,11 @@ use rtde_fields::ControllerVersion;
 
 use super::receive::{Latest, Packages};
 use super::shared::{Handle, Inner, Shared};
+use crate::client::{DroppedField, Tolerant};
+use crate::dynamic::DynamicRecipe;
 use crate::error::Error;
 use crate::protocol::ProtocolVersion;
-use crate::recipe::{InputRecipe, RecipeSpec};
+use crate::recipe::{InputRecipe, Recipe, RecipeSpec};
 use crate::session::{ControllerText, Done, Event, InputHandle, Session, State, Stats};
 
 /// A cheap handle to a connection driven by its [`Connection`](super::Connection) task:
@@ -68,6 +70,54 @@ impl AsyncClient {
         {
             Some(Done::InputsSetUp(handle)) => Ok(handle),
             _ => Err(Error::Misuse("SETUP_INPUTS finished as something else")),
+        }
+    }
+
+    /// Sets up `recipe` as the output recipe with every field this controller has, dropping
+    /// the others, as [`Client::setup_outputs_dropping_unavailable`](crate::Client::setup_outputs_dropping_unavailable)
+    /// does (the same rule); returns the fields dropped.
+    ///
+    /// ```no_run
+    /// # async fn f(client: rtde_core::tokio::AsyncClient) -> Result<(), rtde_core::Error> {
+    /// let mut recipe = rtde_core::DynamicRecipe::outputs(["timestamp", "ft_raw_wrench"])?;
+    /// for dropped in client.setup_outputs_dropping_unavailable(&mut recipe, 125.0).await? {
+    ///     eprintln!("this controller has no `{}` ({:?})", dropped.name, dropped.reason);
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Client::setup_outputs_dropping_unavailable`](crate::Client::setup_outputs_dropping_unavailable).
+    pub async fn setup_outputs_dropping_unavailable(
+        &self,
+        recipe: &mut DynamicRecipe,
+        frequency: f64,
+    ) -> Result<Vec<DroppedField>, Error> {
+        let mut plan = Tolerant::new(recipe, self.controller_version())?;
+        loop {
+            let answer = self.setup_outputs(plan.candidate().spec(), frequency).await;
+            if plan.answered(answer)?.is_some() {
+                return Ok(plan.finish(recipe));
+            }
+        }
+    }
+
+    /// [`AsyncClient::setup_outputs_dropping_unavailable`] for an input recipe: the handle,
+    /// and the fields dropped.
+    ///
+    /// # Errors
+    /// As [`Client::setup_inputs_dropping_unavailable`](crate::Client::setup_inputs_dropping_unavailable).
+    pub async fn setup_inputs_dropping_unavailable(
+        &self,
+        recipe: &mut DynamicRecipe,
+    ) -> Result<(InputHandle, Vec<DroppedField>), Error> {
+        let mut plan = Tolerant::new(recipe, self.controller_version())?;
+        loop {
+            let answer = self.setup_inputs(plan.candidate().spec()).await;
+            if let Some(handle) = plan.answered(answer)? {
+                return Ok((handle, plan.finish(recipe)));
+            }
         }
     }
 
