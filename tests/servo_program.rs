@@ -38,6 +38,21 @@ fn start() -> (Sim, Client) {
     (sim, client)
 }
 
+/// [`start`], the loop set up and started, and the client spawned as the background driver.
+fn start_background() -> (
+    Sim,
+    ControlLoop<State, Target>,
+    rtde_core::client::Background,
+) {
+    let (sim, mut client) = start();
+    let control = ControlLoop::<State, Target>::setup(&mut client, 500.0).unwrap();
+    client.start().unwrap();
+    let driver = client
+        .spawn(rtde_core::client::SpawnOptions::new())
+        .unwrap();
+    (sim, control, driver)
+}
+
 /// Waypoint `k` of a smooth move of joint 0 to 0.2 rad over `n` waypoints.
 fn waypoint(k: i32, n: i32) -> [f64; 6] {
     let s = f64::from(k.min(n)) / f64::from(n);
@@ -298,12 +313,7 @@ fn a_control_function_that_sleeps_past_the_next_package_is_a_missed_deadline() {
 
 #[test]
 fn a_slow_control_function_is_a_missed_deadline_over_the_background_driver_too() {
-    let (sim, mut client) = start();
-    let mut control = ControlLoop::<State, Target>::setup(&mut client, 500.0).unwrap();
-    client.start().unwrap();
-    let driver = client
-        .spawn(rtde_core::client::SpawnOptions::new())
-        .unwrap();
+    let (sim, mut control, driver) = start_background();
     let (mut receiver, sender) = (driver.receiver(), driver.sender());
     let mut missed = Vec::new();
     for cycle in 0..25 {
@@ -361,12 +371,7 @@ fn the_urscript_template_uses_the_kits_registers() {
 #[test]
 fn the_loop_runs_over_the_background_driver_too() {
     const N: i32 = 200;
-    let (sim, mut client) = start();
-    let mut control = ControlLoop::<State, Target>::setup(&mut client, 500.0).unwrap();
-    client.start().unwrap();
-    let driver = client
-        .spawn(rtde_core::client::SpawnOptions::new())
-        .unwrap();
+    let (sim, mut control, driver) = start_background();
     let (mut receiver, sender) = (driver.receiver(), driver.sender());
     let mut acks = Vec::new();
     let mut cycles = 0;

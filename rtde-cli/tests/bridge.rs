@@ -25,25 +25,51 @@ fn bridge_to_subscribe_over_sparkplug_writes_the_same_files() {
     );
 }
 
+/// Two simulated robots, and a bridge configuration for them in a scratch directory of
+/// the test's own, publishing to `broker` with `payload` at 125 Hz.
+struct Fleet {
+    _sims: rtde_sim::Fleet,
+    robots: Vec<(String, std::net::SocketAddr)>,
+    dir: std::path::PathBuf,
+    config: std::path::PathBuf,
+}
+
+impl Fleet {
+    fn new(broker: &mosquitto::Broker, test: &str, payload: &str) -> Fleet {
+        let sims = Sim::builder().deterministic().start_fleet(2).unwrap();
+        let robots: Vec<_> = sims
+            .addrs()
+            .enumerate()
+            .map(|(i, a)| (format!("arm-{i}"), a))
+            .collect();
+        let dir = scratch(test);
+        let config = dir.join("fleet.toml");
+        std::fs::write(
+            &config,
+            mosquitto::config(&broker.url(), &robots, payload, 125.0),
+        )
+        .unwrap();
+        Fleet {
+            _sims: sims,
+            robots,
+            dir,
+            config,
+        }
+    }
+
+    fn config(&self) -> &str {
+        self.config.to_str().unwrap()
+    }
+}
+
 /// `rtde bridge` with `payload` for a second, `rtde subscribe` to `filter` until the
 /// bridge goes offline: each robot's CSV and raw capture hold every package.
 fn bridge_to_subscribe(test: &str, payload: &str, filter: &str) {
     let Some(broker) = mosquitto::Broker::start(test) else {
         return;
     };
-    let fleet = Sim::builder().deterministic().start_fleet(2).unwrap();
-    let robots: Vec<_> = fleet
-        .addrs()
-        .enumerate()
-        .map(|(i, a)| (format!("arm-{i}"), a))
-        .collect();
-    let dir = scratch(test);
-    let config = dir.join("fleet.toml");
-    std::fs::write(
-        &config,
-        mosquitto::config(&broker.url(), &robots, payload, 125.0),
-    )
-    .unwrap();
+    let fleet = Fleet::new(&broker, test, payload);
+    let (robots, dir) = (fleet.robots.as_slice(), &fleet.dir);
     let out = dir.join("rec");
     let mut cmd = rtde();
     cmd.args([
@@ -62,12 +88,12 @@ fn bridge_to_subscribe(test: &str, payload: &str, filter: &str) {
     let line = sub.line(Duration::from_secs(10));
     assert!(line.contains(&format!("subscribed to {filter}")), "{line}");
 
-    let bridge = common::run(&["bridge", config.to_str().unwrap(), "--duration", "1s"]);
+    let bridge = common::run(&["bridge", fleet.config(), "--duration", "1s"]);
     let said = bridge.ok();
     assert!(said.contains("arm-1: "), "{said}");
     assert!(sub.wait(Duration::from_secs(20)).success());
 
-    for (name, _) in &robots {
+    for (name, _) in robots {
         let csv = std::fs::read_to_string(out.join(format!("{name}.csv"))).unwrap();
         let mut lines = csv.lines();
         assert_eq!(
@@ -115,21 +141,10 @@ fn subscribe_joining_late_and_rejoining_reports_no_loss() {
     let Some(broker) = mosquitto::Broker::start("cli-late") else {
         return;
     };
-    let fleet = Sim::builder().deterministic().start_fleet(2).unwrap();
-    let robots: Vec<_> = fleet
-        .addrs()
-        .enumerate()
-        .map(|(i, a)| (format!("arm-{i}"), a))
-        .collect();
-    let dir = scratch("cli-late");
-    let config = dir.join("fleet.toml");
-    std::fs::write(
-        &config,
-        mosquitto::config(&broker.url(), &robots, "format = \"json\"", 125.0),
-    )
-    .unwrap();
+    let fleet = Fleet::new(&broker, "cli-late", "format = \"json\"");
+    let (robots, dir) = (fleet.robots.as_slice(), &fleet.dir);
     let mut cmd = rtde();
-    cmd.args(["bridge", config.to_str().unwrap(), "--duration", "6s"]);
+    cmd.args(["bridge", fleet.config(), "--duration", "6s"]);
     let mut bridge = Spawned::new(cmd);
     // Joins late for sure: the bridge has published a hundred packages of a robot.
     published(&broker, 100);
@@ -148,7 +163,7 @@ fn subscribe_joining_late_and_rejoining_reports_no_loss() {
         args.extend_from_slice(until);
         let run = common::run(&args);
         let said = run.ok().to_owned();
-        for (name, _) in &robots {
+        for (name, _) in robots {
             let summary = said
                 .lines()
                 .find(|l| l.starts_with(&format!("rtde subscribe: {name}: ")))
@@ -265,27 +280,10 @@ fn bridge_says_why_the_broker_was_lost_and_the_losses_in_flight_when_they_happen
     let Some(mut broker) = mosquitto::Broker::start("cli-in-flight") else {
         return;
     };
-    let fleet = Sim::builder().deterministic().start_fleet(2).unwrap();
-    let robots: Vec<_> = fleet
-        .addrs()
-        .enumerate()
-        .map(|(i, a)| (format!("arm-{i}"), a))
-        .collect();
-    let dir = scratch("cli-in-flight");
-    let config = dir.join("fleet.toml");
-    std::fs::write(
-        &config,
-        mosquitto::config(&broker.url(), &robots, "batch_ms = 10", 125.0),
-    )
-    .unwrap();
+    let fleet = Fleet::new(&broker, "cli-in-flight", "batch_ms = 10");
+    let robots = fleet.robots.as_slice();
     let mut cmd = rtde();
-    cmd.args([
-        "bridge",
-        config.to_str().unwrap(),
-        "--duration",
-        "4s",
-        "--verbose",
-    ]);
+    cmd.args(["bridge", fleet.config(), "--duration", "4s", "--verbose"]);
     let bridge = Spawned::new(cmd);
     published(&broker, 20);
     broker.freeze();
@@ -310,7 +308,7 @@ fn bridge_says_why_the_broker_was_lost_and_the_losses_in_flight_when_they_happen
         "{said:#?}"
     );
     assert!(said[detail].contains("os error"), "{}", said[detail]);
-    for (name, _) in &robots {
+    for (name, _) in robots {
         let summary = said[at(&format!("rtde bridge: {name}: "))];
         assert!(!summary.contains(" 0 lost in flight"), "{summary}");
     }
