@@ -231,13 +231,18 @@ fn a_replay_refuses_what_the_capture_cannot_give() {
         panic!("actual_qd is not in the capture")
     };
     assert_eq!(refused.not_found(), ["actual_qd"]);
+    let why = format!(
+        "output setup refused: `actual_qd` is not provided by the capture `{}`",
+        capture.display()
+    );
     let texts: Vec<String> = client.text_messages().map(|t| t.message).collect();
-    assert_eq!(
-        texts,
-        [format!(
-            "output setup refused: `actual_qd` is not provided by the capture `{}`",
-            capture.display()
-        )]
+    assert_eq!(texts, [why.clone()]);
+    // The error a user reads quotes the replay's reason, not only the controller's hint.
+    assert!(
+        refused
+            .to_string()
+            .ends_with(&format!("; the controller said: \"{why}\"")),
+        "{refused}"
     );
 
     // A whole-request refusal: recipe id 0 and no types, and a text message that says why,

@@ -601,6 +601,11 @@ impl fmt::Display for SetupRefused {
                 }
             }
         }
+        // The controller's own words, when it sent any with the refusal (a replay names
+        // the capture that lacks the field).
+        if let Some(reason) = &self.reason {
+            write!(f, "; the controller said: \"{reason}\"")?;
+        }
         Ok(())
     }
 }
