@@ -2,7 +2,7 @@
 //! captures `rtde record` writes, one pair per robot, with every sequence number checked.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -70,7 +70,8 @@ pub(crate) struct SubscribeArgs {
 /// One robot's files.
 struct Recording {
     csv: PendingFile,
-    raw: Option<(capture::Writer<PendingFile>, Header)>,
+    /// The raw capture being written, its stream's header, and where it is written.
+    raw: Option<(capture::Writer<PendingFile>, Header, PathBuf)>,
     /// Raw captures finished because the stream changed.
     finished: Vec<PendingFile>,
     recipe: DynamicRecipe,
@@ -264,14 +265,14 @@ fn write(
     let Some(rec) = files.get_mut(&batch.robot) else {
         return Ok(());
     };
-    let same_stream = rec.raw.as_ref().is_some_and(|(_, h)| {
+    let same_stream = rec.raw.as_ref().is_some_and(|(_, h, _)| {
         h.protocol == header.protocol
             && h.controller == header.controller
             && h.recipe_id == header.recipe_id
             && h.fields == header.fields
     });
     if !same_stream {
-        if let Some((writer, _)) = rec.raw.take() {
+        if let Some((writer, ..)) = rec.raw.take() {
             rec.finished
                 .push(writer.finish(rec.skipped).map_err(|e| e.to_string())?);
         }
@@ -282,21 +283,27 @@ fn write(
             format!("{}.{}.rtde", batch.robot, rec.parts)
         };
         let file = PendingFile::create(&args.out.join(name))?;
+        let path = file.temp_path().to_path_buf();
         let writer = capture::Writer::new(file, &header).map_err(|e| e.to_string())?;
-        rec.raw = Some((writer, header));
+        rec.raw = Some((writer, header, path));
     }
     rec.skipped = batch.skipped;
+    // A failed write names its file: the run then keeps what it wrote under that name.
+    let cannot =
+        |path: &Path, e: &dyn std::fmt::Display| format!("cannot write `{}`: {e}", path.display());
     for i in 0..batch.count() {
         let Some(payload) = batch.payload(i) else {
             break;
         };
-        if let Some((writer, _)) = rec.raw.as_mut() {
-            writer.package(payload).map_err(|e| e.to_string())?;
+        if let Some((writer, _, path)) = rec.raw.as_mut() {
+            writer.package(payload).map_err(|e| cannot(path, &e))?;
         }
         // The CSV's columns are the first stream's; a changed recipe goes to the raw
         // capture only.
         if rec.recipe.decode_into(payload).is_ok() {
-            table::write_row(rec.csv.writer(), rec.recipe.values()).map_err(|e| e.to_string())?;
+            let values = rec.recipe.values();
+            table::write_row(rec.csv.writer(), values)
+                .map_err(|e| cannot(rec.csv.temp_path(), &e))?;
         }
     }
     Ok(())
@@ -307,7 +314,7 @@ fn finish(rec: Recording) -> Result<Vec<String>, String> {
     let mut names = vec![format!("`{}`", rec.csv.path().display())];
     rec.csv.commit()?;
     let mut raws = rec.finished;
-    if let Some((writer, _)) = rec.raw {
+    if let Some((writer, ..)) = rec.raw {
         raws.push(writer.finish(rec.skipped).map_err(|e| e.to_string())?);
     }
     for raw in raws {

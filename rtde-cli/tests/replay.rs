@@ -236,7 +236,7 @@ fn a_replay_refuses_what_the_capture_cannot_give() {
         capture.display()
     );
     let texts: Vec<String> = client.text_messages().map(|t| t.message).collect();
-    assert_eq!(texts, [why.clone()]);
+    assert_eq!(texts, std::slice::from_ref(&why));
     // The error a user reads quotes the replay's reason, not only the controller's hint.
     assert!(
         refused
