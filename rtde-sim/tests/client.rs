@@ -7,7 +7,7 @@ use std::f64::consts::TAU;
 use std::time::Duration;
 
 use rtde_core::fields::{ControllerVersion, Field};
-use rtde_core::protocol::{MessageLevel, ProtocolVersion, package_type};
+use rtde_core::protocol::{MessageLevel, ProtocolVersion};
 use rtde_core::{Client, ConnectOptions, DynamicRecipe, Error, Recipe, Value};
 use rtde_sim::{Fault, IoState, Motion, OutputSource, Sample, ServoProgram, Sim, Tick, Trigger};
 
@@ -181,24 +181,6 @@ fn inputs_written_by_one_client_are_read_back_by_another() {
 }
 
 #[test]
-fn a_handshake_text_message_reaches_the_client() {
-    let sim = Sim::builder()
-        .fault(Fault::TextMessage {
-            at: Trigger::Reply(package_type::GET_URCONTROL_VERSION),
-            level: MessageLevel::Warning,
-            message: "SafetySetup has not been confirmed yet".into(),
-            source: "Controller".into(),
-        })
-        .start()
-        .unwrap();
-    let mut client = connect(&sim);
-    let texts: Vec<_> = client.text_messages().collect();
-    assert_eq!(texts.len(), 1, "{texts:?}");
-    assert_eq!(texts[0].message, "SafetySetup has not been confirmed yet");
-    assert_eq!(texts[0].source, "Controller");
-}
-
-#[test]
 fn a_connection_cut_mid_frame_is_reported_as_such() {
     let sim = Sim::builder()
         .fault(Fault::CloseMidFrame(Trigger::DataPackage(2)))
@@ -317,23 +299,4 @@ fn a_source_sees_the_robot_program_once_each_tick_has_run_it() {
         }
         sim.shutdown().unwrap();
     }
-}
-
-#[test]
-fn start_without_an_output_recipe_is_refused_as_a_controller_does() {
-    let sim = Sim::builder().start().unwrap();
-    let mut client = connect(&sim);
-    let inputs = DynamicRecipe::inputs(["input_int_register_24"]).unwrap();
-    client.setup_inputs(inputs.spec()).unwrap();
-    let err = client.start().unwrap_err();
-    assert!(matches!(err, Error::StartRefused), "{err}");
-    let texts: Vec<String> = client.text_messages().map(|t| t.message).collect();
-    assert!(
-        texts.iter().any(|t| t.contains("no output recipe")),
-        "{texts:?}"
-    );
-    // With an output recipe, it starts.
-    let outputs = DynamicRecipe::outputs(["timestamp"]).unwrap();
-    client.setup_outputs(outputs.spec(), 10.0).unwrap();
-    client.start().unwrap();
 }
