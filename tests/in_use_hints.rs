@@ -1,6 +1,8 @@
 //! `IN_USE` against the simulator, one owner class at a time: a first client (standing in
 //! for the gripper URCap, the ROS driver, the F/T URCap, an earlier run of the same
 //! program) holds the inputs, and the second client's error names who probably does.
+//! The fieldbus adapter's registers are named by the session's test of the setup reply,
+//! and which field belongs to which class by `InUseOwner`'s own tests.
 
 use std::time::Duration;
 
@@ -67,23 +69,4 @@ fn each_owner_class_is_named() {
         let text = refused.to_string();
         assert!(text.contains(words), "{names:?}: {text}");
     }
-}
-
-#[test]
-fn a_fieldbus_adapter_is_named_for_its_registers() {
-    let sim = Sim::builder().fieldbus_adapter().start().unwrap();
-    let mut client = Client::connect(sim.addr(), options()).unwrap();
-    let recipe = DynamicRecipe::inputs(["input_int_register_3"]).unwrap();
-    let Error::SetupRefused(refused) = client.setup_inputs(recipe.spec()).unwrap_err() else {
-        panic!("a refusal")
-    };
-    assert_eq!(
-        refused.in_use_owners().collect::<Vec<_>>(),
-        [("input_int_register_3", InUseOwner::FieldbusAdapter)]
-    );
-    assert!(
-        refused
-            .to_string()
-            .contains("EtherNet/IP, PROFINET or Modbus")
-    );
 }

@@ -7,7 +7,7 @@ use std::f64::consts::TAU;
 use std::time::Duration;
 
 use rtde_core::fields::{ControllerVersion, Field};
-use rtde_core::protocol::{MessageLevel, ProtocolVersion};
+use rtde_core::protocol::ProtocolVersion;
 use rtde_core::{Client, ConnectOptions, DynamicRecipe, Error, Recipe, Value};
 use rtde_sim::{Fault, IoState, Motion, OutputSource, Sample, ServoProgram, Sim, Tick, Trigger};
 
@@ -69,61 +69,6 @@ fn falls_back_to_v1_on_a_v1_only_controller() {
         client.recv_into(&mut out).unwrap();
         assert_eq!(double(&out, "timestamp"), f64::from(k) / 125.0);
     }
-}
-
-#[test]
-fn counts_the_packages_the_controller_skips() {
-    let sim = Sim::builder()
-        .fault(Fault::SkipEvery(4))
-        .unpaced()
-        .start()
-        .unwrap();
-    let mut client = connect(&sim);
-    let mut out = DynamicRecipe::outputs(["timestamp"]).unwrap();
-    client.setup_outputs(out.spec(), 250.0).unwrap();
-    client.start().unwrap();
-    // Every 4th due package (the 4th, 8th, …) is left out: 30 received span the first 39
-    // due, of which 9 were skipped.
-    for _ in 0..30 {
-        client.recv_into(&mut out).unwrap();
-    }
-    assert_eq!(client.stats().skipped, 9);
-}
-
-#[test]
-fn two_clients_compete_for_an_input_until_the_first_leaves() {
-    let sim = Sim::builder().unpaced().start().unwrap();
-    let inputs =
-        DynamicRecipe::inputs(["input_int_register_30", "input_double_register_30"]).unwrap();
-    let mut first = connect(&sim);
-    first.setup_inputs(inputs.spec()).unwrap();
-    let mut second = connect(&sim);
-    let Err(Error::SetupRefused(refused)) = second.setup_inputs(inputs.spec()) else {
-        panic!("the second client must be refused")
-    };
-    assert_eq!(
-        refused.in_use(),
-        ["input_int_register_30", "input_double_register_30"]
-    );
-    let texts: Vec<_> = second.text_messages().collect();
-    assert!(
-        texts.iter().any(|t| t.level == MessageLevel::Error
-            && t.message.contains("in use by another RTDE client"))
-    );
-    first.close().unwrap();
-    assert!(sim.wait_for_connections(1, WAIT));
-    second.setup_inputs(inputs.spec()).unwrap();
-}
-
-#[test]
-fn fieldbus_registers_are_refused_as_in_use() {
-    let sim = Sim::builder().fieldbus_adapter().unpaced().start().unwrap();
-    let mut client = connect(&sim);
-    let inputs = DynamicRecipe::inputs(["input_int_register_3", "input_int_register_24"]).unwrap();
-    let Err(Error::SetupRefused(refused)) = client.setup_inputs(inputs.spec()) else {
-        panic!("register 3 is the fieldbus adapter's")
-    };
-    assert_eq!(refused.in_use(), ["input_int_register_3"]);
 }
 
 #[test]
