@@ -1,5 +1,9 @@
 //! rtde-core's blocking client against the simulator: the same behaviours as the
 //! protocol-level tests, seen through the API users call.
+//!
+//! What every driver does with the simulator's faults (skips, a link cut mid-frame, a v1
+//! controller, texts during the handshake, START without outputs, inputs in use) is the
+//! suite over drivers and ways in, `tests/drivers.rs` in the `rtde-tests` package.
 
 mod common;
 
@@ -9,7 +13,7 @@ use std::time::Duration;
 use rtde_core::fields::{ControllerVersion, Field};
 use rtde_core::protocol::ProtocolVersion;
 use rtde_core::{Client, ConnectOptions, DynamicRecipe, Error, Recipe, Value};
-use rtde_sim::{Fault, IoState, Motion, OutputSource, Sample, ServoProgram, Sim, Tick, Trigger};
+use rtde_sim::{IoState, Motion, OutputSource, Sample, ServoProgram, Sim, Tick};
 
 const WAIT: Duration = Duration::from_secs(5);
 
@@ -49,26 +53,6 @@ fn streams_exact_deterministic_values_over_v2() {
     assert_eq!(client.stats().skipped, 0);
     client.pause().unwrap();
     client.close().unwrap();
-}
-
-#[test]
-fn falls_back_to_v1_on_a_v1_only_controller() {
-    let sim = Sim::builder()
-        .controller_version("3.15.8")
-        .v1_only()
-        .unpaced()
-        .start()
-        .unwrap();
-    let mut client = connect(&sim);
-    assert_eq!(client.protocol_version(), ProtocolVersion::V1);
-    assert_eq!(client.max_frequency(), 125.0);
-    let mut out = DynamicRecipe::outputs(["timestamp"]).unwrap();
-    client.setup_outputs(out.spec(), 125.0).unwrap();
-    client.start().unwrap();
-    for k in 0..10u32 {
-        client.recv_into(&mut out).unwrap();
-        assert_eq!(double(&out, "timestamp"), f64::from(k) / 125.0);
-    }
 }
 
 #[test]
@@ -123,23 +107,6 @@ fn inputs_written_by_one_client_are_read_back_by_another() {
             Value::Double(-7.5)
         ]
     );
-}
-
-#[test]
-fn a_connection_cut_mid_frame_is_reported_as_such() {
-    let sim = Sim::builder()
-        .fault(Fault::CloseMidFrame(Trigger::DataPackage(2)))
-        .unpaced()
-        .start()
-        .unwrap();
-    let mut client = connect(&sim);
-    let mut out = DynamicRecipe::outputs(["timestamp", "actual_q"]).unwrap();
-    client.setup_outputs(out.spec(), 500.0).unwrap();
-    client.start().unwrap();
-    client.recv_into(&mut out).unwrap();
-    client.recv_into(&mut out).unwrap();
-    let err = client.recv_into(&mut out).unwrap_err();
-    assert!(err.is_mid_frame(), "{err}");
 }
 
 /// A source that provides only `timestamp`, as a recording of it would.
