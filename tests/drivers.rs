@@ -6,9 +6,10 @@
 //!
 //! The scenarios are what happens to a connection after the handshake: against rtde-sim's
 //! faults (`drivers/sim.rs`) and against the scripted peer of `rtde_testkit::scripted`
-//! (`drivers/scripted.rs`, shared, not copied). What only the handshake exercises stays
-//! in `rtde-core/tests/faults.rs`: every driver is built from a [`Client`] that connected
-//! through the same code.
+//! (`drivers/scripted.rs`, shared, not copied). The handshake and the setups, faulted,
+//! are `drivers/handshake.rs`, run by `every_way_in!` against each way a connection
+//! starts: the blocking `Client::connect` (which the background driver starts from), and
+//! the async driver's own `connect` and `attach`.
 //!
 //! Where the drivers differ by design, the scenario asserts each one's documented
 //! behaviour, keyed on [`Driver::BY_HAND`] and [`Driver::PAUSES`]:
@@ -28,6 +29,8 @@
 mod common;
 use rtde_testkit::scripted as support;
 
+#[path = "drivers/handshake.rs"]
+mod handshake;
 #[path = "drivers/scripted.rs"]
 mod scripted;
 #[path = "drivers/sim.rs"]
@@ -726,6 +729,36 @@ every_driver!(
     scripted::text_messages_already_received_survive_a_reconnection,
     scripted::a_send_during_a_reconnection_waits_for_it_and_goes_out_on_the_new_link,
     scripted::a_send_during_a_reconnection_that_fails_is_connection_lost,
+);
+
+/// Runs each handshake scenario against every way in: the blocking `Client::connect`, and
+/// the async driver's own `connect` and `attach`.
+macro_rules! every_way_in {
+    ($($scenario:ident),* $(,)?) => {
+        mod blocking_handshake {
+            $(#[test] fn $scenario() { super::handshake::$scenario::<rtde_core::Client>() })*
+        }
+        mod async_connect_handshake {
+            $(#[test] fn $scenario() { super::handshake::$scenario::<super::handshake::AsyncConnect>() })*
+        }
+        mod async_attach_handshake {
+            $(#[test] fn $scenario() { super::handshake::$scenario::<super::handshake::AsyncAttach>() })*
+        }
+    };
+}
+
+every_way_in!(
+    a_peer_that_stops_answering_the_handshake_times_out,
+    a_slow_controller_times_out_and_a_patient_client_gets_through,
+    garbage_during_the_handshake_fails_the_way_in,
+    a_link_cut_inside_a_handshake_reply_is_closed_mid_frame,
+    a_controller_that_refuses_both_versions_is_refused,
+    a_controller_that_refuses_v2_is_spoken_to_in_v1,
+    text_messages_and_a_stray_data_package_during_the_handshake,
+    a_v2_text_before_the_protocol_reply_is_read_with_its_level_and_source,
+    start_refused_then_an_unexpected_reply_puts_the_link_out_of_step,
+    in_use_on_one_of_five_inputs_names_it_and_the_connection_stays,
+    start_without_outputs_is_refused_with_the_controllers_text,
 );
 
 /// Every way in checks the options before it opens anything: the blocking client's

@@ -1,14 +1,14 @@
-//! The client against a scripted fake controller over loopback: negotiation, refusals,
-//! checks before setup, input recipes. What goes wrong on the link and on the controller
-//! after the handshake (timeouts, broken links, foreign packages, gaps, reconnection) is
-//! the suite over every driver, `tests/drivers.rs`; the handshake's faults are in
-//! `faults.rs`.
+//! The blocking client against a scripted fake controller over loopback: the checks
+//! before setup, a refused recipe, input recipes. The handshake and its faults, and what
+//! goes wrong on the link and on the controller after it (timeouts, broken links, foreign
+//! packages, gaps, reconnection), are the suite over every driver and every way in,
+//! `tests/drivers.rs`; how a setup reply is read is the session's (its byte-level tests).
 
 use rtde_testkit::scripted as support;
 
 use std::time::Duration;
 
-use rtde_core::protocol::{ClientMessage, ControllerMessage, package_type};
+use rtde_core::protocol::{ClientMessage, ControllerMessage};
 use rtde_core::{Client, ConnectOptions, DynamicRecipe, Error, ErrorKind, Recipe, Value};
 use support::{FakePeer, Script};
 
@@ -21,23 +21,8 @@ fn outputs() -> DynamicRecipe {
 }
 
 #[test]
-fn both_versions_refused() {
-    let peer = FakePeer::start(
-        Script::new()
-            .expect(ClientMessage::RequestProtocolVersion { version: 2 })
-            .reply(ControllerMessage::ProtocolVersionReply { accepted: false })
-            .expect(ClientMessage::RequestProtocolVersion { version: 1 })
-            .reply(ControllerMessage::ProtocolVersionReply { accepted: false })
-            .expect_eof(),
-    );
-    let err = Client::connect(peer.addr, options()).unwrap_err();
-    assert!(matches!(err, Error::ProtocolRefused), "{err}");
-    assert_eq!(err.kind(), ErrorKind::Refused);
-    peer.finish();
-}
-
-#[test]
-fn not_found_names_the_field() {
+fn a_refused_output_recipe_is_not_used() {
+    // How the reply's NOT_FOUND is read is the session's rule (its byte-level tests).
     let peer = FakePeer::start(
         Script::new()
             .handshake_v2("5.21.0")
@@ -52,18 +37,8 @@ fn not_found_names_the_field() {
     let mut client = Client::connect(peer.addr, options()).unwrap();
     let recipe = DynamicRecipe::outputs(["timestamp", "actual_q", "target_q"]).unwrap();
     let err = client.setup_outputs(recipe.spec(), 500.0).unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::Refused);
-    let Error::SetupRefused(refused) = &err else {
-        panic!("{err}")
-    };
-    assert_eq!(refused.not_found(), ["target_q"]);
-    assert!(refused.in_use().is_empty());
-    assert_eq!(
-        err.to_string(),
-        "the controller refused the output recipe: `target_q` is NOT_FOUND (this controller does \
-         not know it; check the spelling and the controller version)"
-    );
-    // A refused recipe is not used: nothing to receive.
+    assert!(matches!(err, Error::SetupRefused(_)), "{err}");
+    // Nothing to receive.
     assert!(matches!(client.recv(), Err(Error::Misuse(_))));
     drop(client);
     peer.finish();
@@ -121,49 +96,6 @@ fn a_setup_refused_as_a_whole_carries_the_controllers_text() {
 }
 
 #[test]
-fn in_use_on_several_inputs_names_them_all_with_the_fieldbus_hint() {
-    let names = "input_int_register_3,input_int_register_30,input_double_register_5,\
-                 input_bit_register_64,input_double_register_40";
-    let peer = FakePeer::start(
-        Script::new()
-            .handshake_v2("5.21.0")
-            .setup_inputs(names, 0, "IN_USE,INT32,IN_USE,IN_USE,DOUBLE")
-            .expect_eof(),
-    );
-    let mut client = Client::connect(peer.addr, options()).unwrap();
-    let recipe = DynamicRecipe::inputs(names.split(',')).unwrap();
-    let err = client.setup_inputs(recipe.spec()).unwrap_err();
-    let Error::SetupRefused(refused) = &err else {
-        panic!("{err}")
-    };
-    assert_eq!(
-        refused.in_use(),
-        [
-            "input_int_register_3",
-            "input_double_register_5",
-            "input_bit_register_64"
-        ]
-    );
-    assert_eq!(
-        refused.in_use_fieldbus_registers().collect::<Vec<_>>(),
-        ["input_int_register_3", "input_double_register_5"]
-    );
-    assert_eq!(
-        err.to_string(),
-        "the controller refused the input recipe: `input_int_register_3`, \
-         `input_double_register_5`, `input_bit_register_64` are IN_USE (another writer holds \
-         them); `input_int_register_3`, `input_double_register_5` are probably held by an \
-         enabled EtherNet/IP, PROFINET or Modbus adapter (these registers are in the range \
-         reserved for fieldbus adapters; registers 24..47 (int, double) and 64..127 (bit) are \
-         the ranges meant for external clients); `input_bit_register_64` is probably held by \
-         another RTDE client, or an earlier session of this program that has not closed (the \
-         controller frees its inputs when that connection closes)"
-    );
-    drop(client);
-    peer.finish();
-}
-
-#[test]
 fn a_version_too_old_is_refused_before_any_setup_is_sent() {
     // The peer fails the test if a SETUP_OUTPUTS or SETUP_INPUTS arrives.
     let peer = FakePeer::start(Script::new().handshake_v2("3.8.0").expect_eof());
@@ -213,26 +145,6 @@ fn a_version_too_old_is_refused_before_any_setup_is_sent() {
 }
 
 #[test]
-fn a_type_that_disagrees_with_the_registry_fails_loudly() {
-    let peer = FakePeer::start(
-        Script::new()
-            .handshake_v2("5.21.0")
-            .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR3D")
-            .expect_eof(),
-    );
-    let mut client = Client::connect(peer.addr, options()).unwrap();
-    let err = client.setup_outputs(outputs().spec(), 500.0).unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::Protocol);
-    let Error::SetupReply(mismatch) = &err else {
-        panic!("{err}")
-    };
-    assert_eq!(mismatch.types()[0].name(), "actual_q");
-    assert_eq!(mismatch.types()[0].found(), "VECTOR3D");
-    drop(client);
-    peer.finish();
-}
-
-#[test]
 fn several_input_recipes_each_with_its_id() {
     let peer = FakePeer::start(
         Script::new()
@@ -271,42 +183,6 @@ fn several_input_recipes_each_with_its_id() {
     assert!(matches!(client.send(&ha, &b), Err(Error::Misuse(_))));
     client.send(&hb, &b).unwrap();
     client.send(&ha, &a).unwrap();
-    drop(client);
-    peer.finish();
-}
-
-#[test]
-fn start_refused_and_an_unexpected_reply() {
-    let peer = FakePeer::start(
-        Script::new()
-            .handshake_v2("5.21.0")
-            .expect(ClientMessage::Start)
-            .reply(ControllerMessage::StartReply { accepted: false })
-            .expect(ClientMessage::Start)
-            .reply(ControllerMessage::PauseReply { accepted: true })
-            .expect_eof(),
-    );
-    let mut client = Client::connect(peer.addr, options()).unwrap();
-    let err = client.start().unwrap_err();
-    assert!(matches!(err, Error::StartRefused), "{err}");
-    assert_eq!(err.kind(), ErrorKind::Refused);
-    let err = client.start().unwrap_err();
-    assert!(
-        matches!(
-            err,
-            Error::Unexpected {
-                package_type: package_type::PAUSE,
-                waiting_for: package_type::START
-            }
-        ),
-        "{err}"
-    );
-    assert_eq!(
-        err.to_string(),
-        "unexpected PAUSE package while waiting for the reply to START"
-    );
-    // Requests and replies are out of step now.
-    assert!(matches!(client.start(), Err(Error::ConnectionLost)));
     drop(client);
     peer.finish();
 }

@@ -1,28 +1,22 @@
-//! The blocking client's own ground, against the scripted fake controller: the handshake
-//! and the setups, and the receive mode only it has. Every answer is a typed error or a
-//! documented recovery, never a hang (every wait of the client and of the peer is bounded)
-//! and never a panic.
+//! The blocking client's own ground, against the scripted fake controller: the receive
+//! mode only it has, and a read timeout too long for the clock. Every answer is a typed
+//! error or a documented recovery, never a hang (every wait of the client and of the peer
+//! is bounded) and never a panic.
 //!
-//! Covered: a peer that stops answering the handshake, garbage during it, text and stray
-//! data during the handshake, a v2 text before the protocol reply, `IN_USE` on one of
-//! five inputs, a read timeout too long for the clock, and the latest-only receive mode
-//! (`Client::recv_latest`, which drains the socket itself and counts what it passes over as
-//! superseded; the other drivers' readers take every package).
+//! The latest-only receive mode (`Client::recv_latest`) drains the socket itself and counts
+//! what it passes over as superseded; the other drivers' readers take every package.
 //!
-//! What happens to a connection after the handshake (streaming, timeouts, closes mid-frame,
-//! packages that do not fit, skips, reconnection and its replay, ...) is in the fault suite
-//! over every driver, `tests/drivers.rs`. The scenarios here stay because every driver is
-//! built from a `Client` that connected and set up through this same code: running them
-//! three times would test the same calls three times.
+//! The handshake and the setups, faulted (a silent or slow peer, garbage, a link cut inside
+//! a reply, refused versions, texts and stray data out of turn, refusals), run against
+//! every way in (`Client::connect`, the async `connect` and `attach`) in
+//! `tests/drivers.rs`, as does what happens to a connection after the handshake.
 
 use rtde_testkit::scripted as support;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use rtde_core::protocol::{
-    ClientMessage, ControllerMessage, DecodeErrorKind, ProtocolVersion, package_type,
-};
-use rtde_core::{Client, ConnectOptions, DynamicRecipe, Error, ErrorKind, Recipe, State, Value};
+use rtde_core::protocol::{ClientMessage, ControllerMessage, ProtocolVersion};
+use rtde_core::{Client, ConnectOptions, DynamicRecipe, Error, Recipe, Value};
 use support::{FakePeer, Script, data_v2, encode, timestamp_and_q};
 
 const V2: ProtocolVersion = ProtocolVersion::V2;
@@ -43,129 +37,9 @@ fn at(t: f64) -> Vec<u8> {
 
 // ---- the handshake ----
 
-#[test]
-fn a_peer_that_stops_answering_the_handshake_times_out() {
-    let peer = FakePeer::start(
-        Script::new()
-            .expect(ClientMessage::RequestProtocolVersion { version: 2 })
-            .expect_eof(),
-    );
-    let timeout = Duration::from_millis(200);
-    let started = Instant::now();
-    let err = Client::connect(peer.addr, options().read_timeout(Some(timeout))).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            Error::Timeout {
-                waiting_for: package_type::REQUEST_PROTOCOL_VERSION,
-                mid_frame: false,
-                ..
-            }
-        ),
-        "{err}"
-    );
-    assert!(started.elapsed() < timeout * 5);
-    peer.finish();
-}
-
-#[test]
-fn garbage_during_the_handshake_fails_connect() {
-    let peer = FakePeer::start(
-        Script::new()
-            .expect(ClientMessage::RequestProtocolVersion { version: 2 })
-            // A size field of 1, less than the header.
-            .raw(&[0x00, 0x01, b'V', 0x01])
-            .expect_eof(),
-    );
-    let err = Client::connect(peer.addr, options()).unwrap_err();
-    let Error::Decode(decode) = &err else {
-        panic!("{err}")
-    };
-    assert_eq!(decode.kind(), &DecodeErrorKind::SizeTooSmall { size: 1 });
-    peer.finish();
-}
-
 // ---- packages that make no sense ----
 
-#[test]
-fn text_messages_and_a_stray_data_package_during_the_handshake() {
-    let peer = FakePeer::start(
-        Script::new()
-            .expect(ClientMessage::RequestProtocolVersion { version: 2 })
-            // Sent before the controller switched: v1 layout.
-            .text("booting")
-            .reply(ControllerMessage::ProtocolVersionReply { accepted: true })
-            .version(V2)
-            .expect(ClientMessage::GetUrcontrolVersion)
-            .text("still booting")
-            .raw(&data_v2(7, &[1, 2, 3]))
-            .reply(ControllerMessage::UrcontrolVersion(
-                "5.21.0".parse().unwrap(),
-            ))
-            .expect(ClientMessage::SetupOutputs {
-                frequency: Some(250.0),
-                names: "timestamp,actual_q",
-            })
-            .text("setting up")
-            .reply(ControllerMessage::SetupOutputsReply {
-                recipe_id: Some(1),
-                types: "DOUBLE,VECTOR6D",
-            })
-            .expect_eof(),
-    );
-    let mut client = Client::connect(peer.addr, options()).unwrap();
-    assert_eq!(client.protocol_version(), V2);
-    client.setup_outputs(outputs().spec(), 250.0).unwrap();
-    let texts: Vec<String> = client.text_messages().map(|t| t.to_string()).collect();
-    assert_eq!(
-        texts,
-        [
-            "warning: booting",
-            "warning from fake: still booting",
-            "warning from fake: setting up"
-        ]
-    );
-    assert_eq!(client.text_messages().count(), 0);
-    assert_eq!(client.stats().discarded, 1);
-    drop(client);
-    peer.finish();
-}
-
 // ---- controllers ----
-
-#[test]
-fn in_use_on_one_of_five_inputs_names_it() {
-    let names = "input_int_register_24,input_int_register_25,input_double_register_24,\
-                 input_bit_register_64,input_double_register_25";
-    let peer = FakePeer::start(
-        Script::new()
-            .handshake_v2("5.21.0")
-            .setup_inputs(names, 0, "INT32,INT32,DOUBLE,IN_USE,DOUBLE")
-            .expect_eof(),
-    );
-    let mut client = Client::connect(peer.addr, options()).unwrap();
-    let recipe = DynamicRecipe::inputs(names.split(',')).unwrap();
-    let err = client.setup_inputs(recipe.spec()).unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::Refused);
-    let Error::SetupRefused(refused) = &err else {
-        panic!("{err}")
-    };
-    assert_eq!(refused.in_use(), ["input_bit_register_64"]);
-    assert!(refused.not_found().is_empty());
-    // Register 64 is meant for external clients: no fieldbus hint.
-    assert_eq!(refused.in_use_fieldbus_registers().count(), 0);
-    assert_eq!(
-        err.to_string(),
-        "the controller refused the input recipe: `input_bit_register_64` is IN_USE (another \
-         writer holds it); `input_bit_register_64` is probably held by another RTDE client, or \
-         an earlier session of this program that has not closed (the controller frees its \
-         inputs when that connection closes)"
-    );
-    // A refusal leaves the connection usable.
-    assert_eq!(client.state(), State::Connected);
-    drop(client);
-    peer.finish();
-}
 
 // ---- latest-only receive ----
 
@@ -274,34 +148,3 @@ fn a_read_timeout_too_long_for_the_clock_waits_without_a_deadline_instead_of_pan
 }
 
 // ---- what real controllers send out of turn ----
-
-#[test]
-fn a_v2_text_before_the_protocol_reply_is_read_with_its_level_and_source() {
-    use rtde_core::protocol::{MessageLevel, TextMessage};
-    let text = ControllerMessage::TextMessage(TextMessage {
-        level: MessageLevel::Warning,
-        message: b"SafetySetup has not been confirmed yet",
-        source: b"Controller",
-    });
-    let peer = FakePeer::start(
-        Script::new()
-            .expect(ClientMessage::RequestProtocolVersion { version: 2 })
-            // The controller already speaks v2 before it says so.
-            .raw(&encode(V2, &text))
-            .reply(ControllerMessage::ProtocolVersionReply { accepted: true })
-            .version(V2)
-            .expect(ClientMessage::GetUrcontrolVersion)
-            .reply(ControllerMessage::UrcontrolVersion(
-                "5.21.0".parse().unwrap(),
-            ))
-            .expect_eof(),
-    );
-    let mut client = Client::connect(peer.addr, options()).unwrap();
-    let texts: Vec<_> = client.text_messages().collect();
-    assert_eq!(texts.len(), 1);
-    assert_eq!(texts[0].level, MessageLevel::Warning);
-    assert_eq!(texts[0].source, "Controller");
-    assert_eq!(texts[0].message, "SafetySetup has not been confirmed yet");
-    drop(client);
-    peer.finish();
-}

@@ -1,12 +1,13 @@
-//! The client's idea of time: the rate the controller really streams at, and gaps counted
-//! from the controller's clock in each package (`timestamp`, or `control_step`).
+//! The client's idea of time: the rate the controller really streams at, and whether a
+//! recipe has a clock to count gaps from. How gaps are counted from `timestamp` or
+//! `control_step` is the session's rule, tested in its gap counter.
 
 use rtde_testkit::scripted as support;
 
 use std::time::Duration;
 
 use rtde_core::{Client, ConnectOptions, DynamicRecipe, Recipe};
-use support::{FakePeer, Script, data_v2};
+use support::{FakePeer, Script};
 
 fn options() -> ConnectOptions {
     ConnectOptions::new().read_timeout(Some(Duration::from_secs(5)))
@@ -52,43 +53,6 @@ fn a_cb3_paces_by_its_125_hz_loop() {
     // floor(12.5) = 12 ticks of 8 ms: 96 ms, not 100 ms.
     assert_eq!(client.period(), Some(Duration::from_millis(96)));
     drop(client);
-    peer.finish();
-}
-
-/// An output package of `control_step, actual_q` at step `step`.
-fn step(step: u64) -> Vec<u8> {
-    let mut values = step.to_be_bytes().to_vec();
-    values.extend_from_slice(&[0; 48]);
-    data_v2(1, &values)
-}
-
-#[test]
-fn gaps_are_counted_from_control_step_when_the_recipe_has_no_timestamp() {
-    // 250 Hz on 500 Hz: every second step. Received steps 0 2 4 10 12 20: 2 then 3 skipped.
-    let mut stream = Vec::new();
-    for s in [0u64, 2, 4, 10, 12, 20] {
-        stream.extend(step(1_000_000 + s));
-    }
-    let peer = FakePeer::start(
-        Script::new()
-            .handshake_v2("5.26.0")
-            .setup_outputs(250.0, "control_step,actual_q", 1, "UINT64,VECTOR6D")
-            .start()
-            .raw(&stream)
-            .pause()
-            .expect_eof(),
-    );
-    let recipe = DynamicRecipe::outputs(["control_step", "actual_q"]).unwrap();
-    let mut client = Client::connect(peer.addr, options()).unwrap();
-    client.setup_outputs(recipe.spec(), 250.0).unwrap();
-    assert!(client.counts_gaps());
-    client.start().unwrap();
-    for _ in 0..6 {
-        client.recv().unwrap();
-    }
-    let stats = client.stats();
-    assert_eq!((stats.received, stats.skipped), (6, 5));
-    client.close().unwrap();
     peer.finish();
 }
 

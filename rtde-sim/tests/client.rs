@@ -1,5 +1,9 @@
 //! rtde-core's blocking client against the simulator: the same behaviours as the
 //! protocol-level tests, seen through the API users call.
+//!
+//! What every driver does with the simulator's faults (skips, a link cut mid-frame, a v1
+//! controller, texts during the handshake, START without outputs, inputs in use) is the
+//! suite over drivers and ways in, `tests/drivers.rs` in the `rtde-tests` package.
 
 mod common;
 
@@ -7,9 +11,9 @@ use std::f64::consts::TAU;
 use std::time::Duration;
 
 use rtde_core::fields::{ControllerVersion, Field};
-use rtde_core::protocol::{MessageLevel, ProtocolVersion, package_type};
+use rtde_core::protocol::ProtocolVersion;
 use rtde_core::{Client, ConnectOptions, DynamicRecipe, Error, Recipe, Value};
-use rtde_sim::{Fault, IoState, Motion, OutputSource, Sample, ServoProgram, Sim, Tick, Trigger};
+use rtde_sim::{IoState, Motion, OutputSource, Sample, ServoProgram, Sim, Tick};
 
 const WAIT: Duration = Duration::from_secs(5);
 
@@ -49,81 +53,6 @@ fn streams_exact_deterministic_values_over_v2() {
     assert_eq!(client.stats().skipped, 0);
     client.pause().unwrap();
     client.close().unwrap();
-}
-
-#[test]
-fn falls_back_to_v1_on_a_v1_only_controller() {
-    let sim = Sim::builder()
-        .controller_version("3.15.8")
-        .v1_only()
-        .unpaced()
-        .start()
-        .unwrap();
-    let mut client = connect(&sim);
-    assert_eq!(client.protocol_version(), ProtocolVersion::V1);
-    assert_eq!(client.max_frequency(), 125.0);
-    let mut out = DynamicRecipe::outputs(["timestamp"]).unwrap();
-    client.setup_outputs(out.spec(), 125.0).unwrap();
-    client.start().unwrap();
-    for k in 0..10u32 {
-        client.recv_into(&mut out).unwrap();
-        assert_eq!(double(&out, "timestamp"), f64::from(k) / 125.0);
-    }
-}
-
-#[test]
-fn counts_the_packages_the_controller_skips() {
-    let sim = Sim::builder()
-        .fault(Fault::SkipEvery(4))
-        .unpaced()
-        .start()
-        .unwrap();
-    let mut client = connect(&sim);
-    let mut out = DynamicRecipe::outputs(["timestamp"]).unwrap();
-    client.setup_outputs(out.spec(), 250.0).unwrap();
-    client.start().unwrap();
-    // Every 4th due package (the 4th, 8th, …) is left out: 30 received span the first 39
-    // due, of which 9 were skipped.
-    for _ in 0..30 {
-        client.recv_into(&mut out).unwrap();
-    }
-    assert_eq!(client.stats().skipped, 9);
-}
-
-#[test]
-fn two_clients_compete_for_an_input_until_the_first_leaves() {
-    let sim = Sim::builder().unpaced().start().unwrap();
-    let inputs =
-        DynamicRecipe::inputs(["input_int_register_30", "input_double_register_30"]).unwrap();
-    let mut first = connect(&sim);
-    first.setup_inputs(inputs.spec()).unwrap();
-    let mut second = connect(&sim);
-    let Err(Error::SetupRefused(refused)) = second.setup_inputs(inputs.spec()) else {
-        panic!("the second client must be refused")
-    };
-    assert_eq!(
-        refused.in_use(),
-        ["input_int_register_30", "input_double_register_30"]
-    );
-    let texts: Vec<_> = second.text_messages().collect();
-    assert!(
-        texts.iter().any(|t| t.level == MessageLevel::Error
-            && t.message.contains("in use by another RTDE client"))
-    );
-    first.close().unwrap();
-    assert!(sim.wait_for_connections(1, WAIT));
-    second.setup_inputs(inputs.spec()).unwrap();
-}
-
-#[test]
-fn fieldbus_registers_are_refused_as_in_use() {
-    let sim = Sim::builder().fieldbus_adapter().unpaced().start().unwrap();
-    let mut client = connect(&sim);
-    let inputs = DynamicRecipe::inputs(["input_int_register_3", "input_int_register_24"]).unwrap();
-    let Err(Error::SetupRefused(refused)) = client.setup_inputs(inputs.spec()) else {
-        panic!("register 3 is the fieldbus adapter's")
-    };
-    assert_eq!(refused.in_use(), ["input_int_register_3"]);
 }
 
 #[test]
@@ -178,41 +107,6 @@ fn inputs_written_by_one_client_are_read_back_by_another() {
             Value::Double(-7.5)
         ]
     );
-}
-
-#[test]
-fn a_handshake_text_message_reaches_the_client() {
-    let sim = Sim::builder()
-        .fault(Fault::TextMessage {
-            at: Trigger::Reply(package_type::GET_URCONTROL_VERSION),
-            level: MessageLevel::Warning,
-            message: "SafetySetup has not been confirmed yet".into(),
-            source: "Controller".into(),
-        })
-        .start()
-        .unwrap();
-    let mut client = connect(&sim);
-    let texts: Vec<_> = client.text_messages().collect();
-    assert_eq!(texts.len(), 1, "{texts:?}");
-    assert_eq!(texts[0].message, "SafetySetup has not been confirmed yet");
-    assert_eq!(texts[0].source, "Controller");
-}
-
-#[test]
-fn a_connection_cut_mid_frame_is_reported_as_such() {
-    let sim = Sim::builder()
-        .fault(Fault::CloseMidFrame(Trigger::DataPackage(2)))
-        .unpaced()
-        .start()
-        .unwrap();
-    let mut client = connect(&sim);
-    let mut out = DynamicRecipe::outputs(["timestamp", "actual_q"]).unwrap();
-    client.setup_outputs(out.spec(), 500.0).unwrap();
-    client.start().unwrap();
-    client.recv_into(&mut out).unwrap();
-    client.recv_into(&mut out).unwrap();
-    let err = client.recv_into(&mut out).unwrap_err();
-    assert!(err.is_mid_frame(), "{err}");
 }
 
 /// A source that provides only `timestamp`, as a recording of it would.
@@ -317,23 +211,4 @@ fn a_source_sees_the_robot_program_once_each_tick_has_run_it() {
         }
         sim.shutdown().unwrap();
     }
-}
-
-#[test]
-fn start_without_an_output_recipe_is_refused_as_a_controller_does() {
-    let sim = Sim::builder().start().unwrap();
-    let mut client = connect(&sim);
-    let inputs = DynamicRecipe::inputs(["input_int_register_24"]).unwrap();
-    client.setup_inputs(inputs.spec()).unwrap();
-    let err = client.start().unwrap_err();
-    assert!(matches!(err, Error::StartRefused), "{err}");
-    let texts: Vec<String> = client.text_messages().map(|t| t.message).collect();
-    assert!(
-        texts.iter().any(|t| t.contains("no output recipe")),
-        "{texts:?}"
-    );
-    // With an output recipe, it starts.
-    let outputs = DynamicRecipe::outputs(["timestamp"]).unwrap();
-    client.setup_outputs(outputs.spec(), 10.0).unwrap();
-    client.start().unwrap();
 }

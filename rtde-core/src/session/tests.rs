@@ -336,3 +336,149 @@ fn commands_while_a_request_is_in_flight_are_misuse() {
     assert!(matches!(s.start(t0), Err(Error::Misuse(_))));
     assert!(s.is_busy());
 }
+
+/// The setup reply's rules, at the byte: `IN_USE` and `NOT_FOUND` name their fields, an
+/// input recipe id of 0 is a refusal, a types list of another length or another type is a
+/// reply that does not fit; none of them loses the link, and an accepted input recipe
+/// keeps the id the controller gave it.
+#[test]
+fn setup_replies_are_refused_or_mismatched_by_their_own_rules_and_the_link_stays() {
+    let t0 = Instant::now();
+    let mut s = connected(t0);
+    let answer = |s: &mut Session, reply: M<'_>| -> Result<Done, Error> {
+        sent(s, V2);
+        s.handle_bytes(&bytes(&reply, V2), t0);
+        let mut ready = drain(s);
+        assert_eq!(ready.len(), 1, "one answer");
+        match ready.pop() {
+            Some(Ready::Done(done)) => done,
+            _ => panic!("not an answer"),
+        }
+    };
+    let five = RecipeSpec::new(
+        Direction::Input,
+        &[
+            "input_int_register_3",
+            "input_int_register_30",
+            "input_double_register_5",
+            "input_bit_register_64",
+            "input_double_register_40",
+        ],
+        &[
+            WireType::Int32,
+            WireType::Int32,
+            WireType::Double,
+            WireType::Bool,
+            WireType::Double,
+        ],
+    );
+    s.setup_inputs(five, t0).unwrap();
+    let reply = M::SetupInputsReply {
+        recipe_id: 0,
+        types: "IN_USE,INT32,IN_USE,IN_USE,DOUBLE",
+    };
+    let err = answer(&mut s, reply).unwrap_err();
+    let Error::SetupRefused(refused) = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(
+        refused.in_use(),
+        [
+            "input_int_register_3",
+            "input_double_register_5",
+            "input_bit_register_64"
+        ]
+    );
+    assert!(refused.not_found().is_empty());
+    assert_eq!(
+        refused.in_use_fieldbus_registers().collect::<Vec<_>>(),
+        ["input_int_register_3", "input_double_register_5"]
+    );
+    assert_eq!(
+        err.to_string(),
+        "the controller refused the input recipe: `input_int_register_3`, \
+         `input_double_register_5`, `input_bit_register_64` are IN_USE (another writer holds \
+         them); `input_int_register_3`, `input_double_register_5` are probably held by an \
+         enabled EtherNet/IP, PROFINET or Modbus adapter (these registers are in the range \
+         reserved for fieldbus adapters; registers 24..47 (int, double) and 64..127 (bit) are \
+         the ranges meant for external clients); `input_bit_register_64` is probably held by \
+         another RTDE client, or an earlier session of this program that has not closed (the \
+         controller frees its inputs when that connection closes)"
+    );
+    assert_eq!(s.state(), State::Connected);
+
+    let three = RecipeSpec::new(
+        Direction::Output,
+        &["timestamp", "actual_q", "target_q"],
+        &[WireType::Double, WireType::Vector6d, WireType::Vector6d],
+    );
+    s.setup_outputs(three, 500.0, t0).unwrap();
+    let reply = M::SetupOutputsReply {
+        recipe_id: Some(0),
+        types: "DOUBLE,VECTOR6D,NOT_FOUND",
+    };
+    let err = answer(&mut s, reply).unwrap_err();
+    let Error::SetupRefused(refused) = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(refused.not_found(), ["target_q"]);
+    assert!(refused.in_use().is_empty());
+    assert_eq!(
+        err.to_string(),
+        "the controller refused the output recipe: `target_q` is NOT_FOUND (this controller does \
+         not know it; check the spelling and the controller version)"
+    );
+
+    // Every type known, but an input recipe id of 0: refused, with no field to blame.
+    let one = RecipeSpec::new(
+        Direction::Input,
+        &["input_int_register_24"],
+        &[WireType::Int32],
+    );
+    s.setup_inputs(one, t0).unwrap();
+    let reply = M::SetupInputsReply {
+        recipe_id: 0,
+        types: "INT32",
+    };
+    let err = answer(&mut s, reply).unwrap_err();
+    let Error::SetupRefused(refused) = &err else {
+        panic!("{err}")
+    };
+    assert!(refused.in_use().is_empty() && refused.not_found().is_empty());
+
+    // Another type, then another count: the reply does not fit the recipe.
+    s.setup_outputs(OUTPUTS, 500.0, t0).unwrap();
+    let reply = M::SetupOutputsReply {
+        recipe_id: Some(1),
+        types: "DOUBLE,VECTOR3D",
+    };
+    let err = answer(&mut s, reply).unwrap_err();
+    assert_eq!(err.kind(), crate::ErrorKind::Protocol);
+    let Error::SetupReply(mismatch) = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(mismatch.types()[0].name(), "actual_q");
+    assert_eq!(mismatch.types()[0].found(), "VECTOR3D");
+    s.setup_outputs(OUTPUTS, 500.0, t0).unwrap();
+    let reply = M::SetupOutputsReply {
+        recipe_id: Some(1),
+        types: "DOUBLE",
+    };
+    let err = answer(&mut s, reply).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the controller's SETUP_OUTPUTS reply names 1 types for 2 requested fields"
+    );
+    assert_eq!(s.state(), State::Connected);
+
+    // Accepted: the handle carries the controller's id.
+    s.setup_inputs(one, t0).unwrap();
+    let reply = M::SetupInputsReply {
+        recipe_id: 2,
+        types: "INT32",
+    };
+    let Ok(Done::InputsSetUp(handle)) = answer(&mut s, reply) else {
+        panic!("set up")
+    };
+    assert_eq!(s.input_recipe_id(&handle), Some(2));
+}

@@ -1,0 +1,484 @@
+//! The handshake and the setups, faulted, against every way in: the blocking
+//! [`Client::connect`], and the async driver's own `rtde_core::tokio::connect` and
+//! `rtde_core::tokio::attach` (over a TCP stream the test opened), each with its
+//! connection task running. Every driver after the handshake is built from one of these,
+//! so the scenarios of `scripted.rs` and `sim.rs` start where these end.
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use rtde_core::fields::ControllerVersion;
+use rtde_core::protocol::{
+    ClientMessage, ControllerMessage, DecodeErrorKind, MessageLevel, ProtocolVersion, TextMessage,
+    package_type,
+};
+use rtde_core::{
+    Client, ConnectOptions, ControllerText, DynamicRecipe, Error, ErrorKind, InputHandle, Recipe,
+    State, Stats,
+};
+use rtde_sim::{Fault, Sim, Trigger};
+
+use crate::common::{WAIT, options};
+use crate::outputs;
+use crate::support::{FakePeer, Script, data_v2, encode};
+
+const V2: ProtocolVersion = ProtocolVersion::V2;
+
+/// What a scenario needs of a way in: the handshake, then the setups and START on the
+/// connection it opened. Dropping it closes the connection.
+pub(crate) trait Handshaker: Sized {
+    /// Connects to `addr` and negotiates.
+    fn connect(addr: SocketAddr, options: ConnectOptions) -> Result<Self, Error>;
+    fn setup_outputs(&mut self, recipe: &DynamicRecipe, frequency: f64) -> Result<(), Error>;
+    fn setup_inputs(&mut self, recipe: &DynamicRecipe) -> Result<InputHandle, Error>;
+    fn start(&mut self) -> Result<(), Error>;
+    fn state(&self) -> State;
+    fn stats(&self) -> Stats;
+    fn protocol_version(&self) -> ProtocolVersion;
+    fn controller_version(&self) -> ControllerVersion;
+    fn text_messages(&mut self) -> Vec<ControllerText>;
+}
+
+impl Handshaker for Client {
+    fn connect(addr: SocketAddr, options: ConnectOptions) -> Result<Self, Error> {
+        Client::connect(addr, options)
+    }
+
+    fn setup_outputs(&mut self, recipe: &DynamicRecipe, frequency: f64) -> Result<(), Error> {
+        Client::setup_outputs(self, recipe.spec(), frequency)
+    }
+
+    fn setup_inputs(&mut self, recipe: &DynamicRecipe) -> Result<InputHandle, Error> {
+        Client::setup_inputs(self, recipe.spec())
+    }
+
+    fn start(&mut self) -> Result<(), Error> {
+        Client::start(self)
+    }
+
+    fn state(&self) -> State {
+        Client::state(self)
+    }
+
+    fn stats(&self) -> Stats {
+        Client::stats(self)
+    }
+
+    fn protocol_version(&self) -> ProtocolVersion {
+        Client::protocol_version(self)
+    }
+
+    fn controller_version(&self) -> ControllerVersion {
+        Client::controller_version(self)
+    }
+
+    fn text_messages(&mut self) -> Vec<ControllerText> {
+        Client::text_messages(self).collect()
+    }
+}
+
+/// The async driver, come in through `connect` (`ATTACH = false`) or through `attach`
+/// over a TCP stream (`ATTACH = true`), its connection task spawned on a one-worker
+/// runtime of its own; each call blocks on the handle's future, within [`WAIT`].
+pub(crate) struct Async<const ATTACH: bool> {
+    runtime: tokio::runtime::Runtime,
+    client: Option<rtde_core::tokio::AsyncClient>,
+}
+
+pub(crate) type AsyncConnect = Async<false>;
+pub(crate) type AsyncAttach = Async<true>;
+
+impl<const ATTACH: bool> Async<ATTACH> {
+    fn client(&self) -> &rtde_core::tokio::AsyncClient {
+        self.client.as_ref().expect("the handle, until dropped")
+    }
+
+    fn call<T>(&self, f: impl Future<Output = Result<T, Error>>) -> Result<T, Error> {
+        self.runtime
+            .block_on(async { tokio::time::timeout(WAIT, f).await })
+            .unwrap_or_else(|_| panic!("the async call waited past {WAIT:?}"))
+    }
+}
+
+impl<const ATTACH: bool> Drop for Async<ATTACH> {
+    fn drop(&mut self) {
+        // The last handle gone ends the connection task, which closes the link.
+        drop(self.client.take());
+    }
+}
+
+impl<const ATTACH: bool> Handshaker for Async<ATTACH> {
+    fn connect(addr: SocketAddr, options: ConnectOptions) -> Result<Self, Error> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let client = runtime.block_on(async {
+            let negotiated = async {
+                if ATTACH {
+                    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+                    let (client, connection) = rtde_core::tokio::attach(stream, options).await?;
+                    tokio::spawn(connection);
+                    Ok::<_, Error>(client)
+                } else {
+                    let (client, connection) = rtde_core::tokio::connect(addr, options).await?;
+                    tokio::spawn(connection);
+                    Ok(client)
+                }
+            };
+            tokio::time::timeout(WAIT, negotiated)
+                .await
+                .unwrap_or_else(|_| panic!("the handshake waited past {WAIT:?}"))
+        })?;
+        Ok(Async {
+            runtime,
+            client: Some(client),
+        })
+    }
+
+    fn setup_outputs(&mut self, recipe: &DynamicRecipe, frequency: f64) -> Result<(), Error> {
+        self.call(self.client().setup_outputs(recipe.spec(), frequency))
+    }
+
+    fn setup_inputs(&mut self, recipe: &DynamicRecipe) -> Result<InputHandle, Error> {
+        self.call(self.client().setup_inputs(recipe.spec()))
+    }
+
+    fn start(&mut self) -> Result<(), Error> {
+        self.call(self.client().start())
+    }
+
+    fn state(&self) -> State {
+        self.client().state()
+    }
+
+    fn stats(&self) -> Stats {
+        self.client().stats()
+    }
+
+    fn protocol_version(&self) -> ProtocolVersion {
+        self.client().protocol_version()
+    }
+
+    fn controller_version(&self) -> ControllerVersion {
+        self.client().controller_version()
+    }
+
+    fn text_messages(&mut self) -> Vec<ControllerText> {
+        self.client().text_messages()
+    }
+}
+
+/// Expects the way in to fail, and says which way it was if it did not.
+fn refused<H: Handshaker>(addr: SocketAddr, options: ConnectOptions) -> Error {
+    match H::connect(addr, options) {
+        Ok(_) => panic!("{} connected", std::any::type_name::<H>()),
+        Err(e) => e,
+    }
+}
+
+// ---- the handshake ----
+
+pub(crate) fn a_peer_that_stops_answering_the_handshake_times_out<H: Handshaker>() {
+    let peer = FakePeer::start(
+        Script::new()
+            .expect(ClientMessage::RequestProtocolVersion { version: 2 })
+            .expect_eof(),
+    );
+    let timeout = Duration::from_millis(200);
+    let started = Instant::now();
+    let err = refused::<H>(peer.addr, options().read_timeout(Some(timeout)));
+    assert!(
+        matches!(
+            err,
+            Error::Timeout {
+                waiting_for: package_type::REQUEST_PROTOCOL_VERSION,
+                mid_frame: false,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(started.elapsed() < timeout * 5);
+    peer.finish();
+}
+
+pub(crate) fn a_slow_controller_times_out_and_a_patient_client_gets_through<H: Handshaker>() {
+    let delay = Duration::from_millis(150);
+    let sim = Sim::builder()
+        .fault(Fault::DelayReplies(delay))
+        .fault(Fault::TextMessage {
+            at: Trigger::Reply(package_type::GET_URCONTROL_VERSION),
+            level: MessageLevel::Warning,
+            message: "SafetySetup has not been confirmed yet".into(),
+            source: "Controller".into(),
+        })
+        .start()
+        .unwrap();
+    // A read timeout shorter than the delay: a typed, bounded timeout.
+    let timeout = Duration::from_millis(50);
+    let begun = Instant::now();
+    let err = refused::<H>(sim.addr(), options().read_timeout(Some(timeout)));
+    assert!(
+        matches!(
+            err,
+            Error::Timeout {
+                waiting_for: package_type::REQUEST_PROTOCOL_VERSION,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(begun.elapsed() < WAIT);
+
+    // A patient client gets through, with the text kept.
+    let begun = Instant::now();
+    let mut client = H::connect(sim.addr(), options()).unwrap();
+    assert!(begun.elapsed() >= delay * 2, "two replies, each delayed");
+    let texts = client.text_messages();
+    assert_eq!(texts.len(), 1, "{texts:?}");
+    assert_eq!(texts[0].message, "SafetySetup has not been confirmed yet");
+    assert_eq!(texts[0].source, "Controller");
+}
+
+pub(crate) fn garbage_during_the_handshake_fails_the_way_in<H: Handshaker>() {
+    let peer = FakePeer::start(
+        Script::new()
+            .expect(ClientMessage::RequestProtocolVersion { version: 2 })
+            // A size field of 1, less than the header.
+            .raw(&[0x00, 0x01, b'V', 0x01])
+            .expect_eof(),
+    );
+    let err = refused::<H>(peer.addr, options());
+    let Error::Decode(decode) = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(decode.kind(), &DecodeErrorKind::SizeTooSmall { size: 1 });
+    peer.finish();
+}
+
+pub(crate) fn a_link_cut_inside_a_handshake_reply_is_closed_mid_frame<H: Handshaker>() {
+    let reply = encode(
+        ProtocolVersion::V1,
+        &ControllerMessage::ProtocolVersionReply { accepted: true },
+    );
+    let peer = FakePeer::start(
+        Script::new()
+            .expect(ClientMessage::RequestProtocolVersion { version: 2 })
+            .raw(&reply[..reply.len() - 1])
+            .close(),
+    );
+    let err = refused::<H>(peer.addr, options());
+    assert!(matches!(err, Error::Closed { mid_frame: true }), "{err:?}");
+    peer.finish();
+}
+
+pub(crate) fn a_controller_that_refuses_both_versions_is_refused<H: Handshaker>() {
+    let peer = FakePeer::start(
+        Script::new()
+            .expect(ClientMessage::RequestProtocolVersion { version: 2 })
+            .reply(ControllerMessage::ProtocolVersionReply { accepted: false })
+            .expect(ClientMessage::RequestProtocolVersion { version: 1 })
+            .reply(ControllerMessage::ProtocolVersionReply { accepted: false })
+            .expect_eof(),
+    );
+    let err = refused::<H>(peer.addr, options());
+    assert!(matches!(err, Error::ProtocolRefused), "{err}");
+    assert_eq!(err.kind(), ErrorKind::Refused);
+    peer.finish();
+}
+
+pub(crate) fn a_controller_that_refuses_v2_is_spoken_to_in_v1<H: Handshaker>() {
+    let peer = FakePeer::start(
+        Script::new()
+            .expect(ClientMessage::RequestProtocolVersion { version: 2 })
+            .reply(ControllerMessage::ProtocolVersionReply { accepted: false })
+            .expect(ClientMessage::RequestProtocolVersion { version: 1 })
+            .reply(ControllerMessage::ProtocolVersionReply { accepted: true })
+            .expect(ClientMessage::GetUrcontrolVersion)
+            .reply(ControllerMessage::UrcontrolVersion(
+                "3.15.8".parse().unwrap(),
+            ))
+            // v1: no frequency, no recipe id.
+            .expect(ClientMessage::SetupOutputs {
+                frequency: None,
+                names: "timestamp,actual_q",
+            })
+            .reply(ControllerMessage::SetupOutputsReply {
+                recipe_id: None,
+                types: "DOUBLE,VECTOR6D",
+            })
+            .expect_eof(),
+    );
+    let mut client = H::connect(peer.addr, options()).unwrap();
+    assert_eq!(client.protocol_version(), ProtocolVersion::V1);
+    assert_eq!(client.controller_version().to_string(), "3.15.8");
+    client.setup_outputs(&outputs(), 125.0).unwrap();
+    drop(client);
+    peer.finish();
+}
+
+// ---- packages out of turn ----
+
+pub(crate) fn text_messages_and_a_stray_data_package_during_the_handshake<H: Handshaker>() {
+    let peer = FakePeer::start(
+        Script::new()
+            .expect(ClientMessage::RequestProtocolVersion { version: 2 })
+            // Sent before the controller switched: v1 layout.
+            .text("booting")
+            .reply(ControllerMessage::ProtocolVersionReply { accepted: true })
+            .version(V2)
+            .expect(ClientMessage::GetUrcontrolVersion)
+            .text("still booting")
+            .raw(&data_v2(7, &[1, 2, 3]))
+            .reply(ControllerMessage::UrcontrolVersion(
+                "5.21.0".parse().unwrap(),
+            ))
+            .expect(ClientMessage::SetupOutputs {
+                frequency: Some(250.0),
+                names: "timestamp,actual_q",
+            })
+            .text("setting up")
+            .reply(ControllerMessage::SetupOutputsReply {
+                recipe_id: Some(1),
+                types: "DOUBLE,VECTOR6D",
+            })
+            .expect_eof(),
+    );
+    let mut client = H::connect(peer.addr, options()).unwrap();
+    assert_eq!(client.protocol_version(), V2);
+    client.setup_outputs(&outputs(), 250.0).unwrap();
+    let texts: Vec<String> = client
+        .text_messages()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "warning: booting",
+            "warning from fake: still booting",
+            "warning from fake: setting up"
+        ]
+    );
+    assert!(client.text_messages().is_empty());
+    assert_eq!(client.stats().discarded, 1);
+    drop(client);
+    peer.finish();
+}
+
+pub(crate) fn a_v2_text_before_the_protocol_reply_is_read_with_its_level_and_source<
+    H: Handshaker,
+>() {
+    let text = ControllerMessage::TextMessage(TextMessage {
+        level: MessageLevel::Warning,
+        message: b"SafetySetup has not been confirmed yet",
+        source: b"Controller",
+    });
+    let peer = FakePeer::start(
+        Script::new()
+            .expect(ClientMessage::RequestProtocolVersion { version: 2 })
+            // The controller already speaks v2 before it says so.
+            .raw(&encode(V2, &text))
+            .reply(ControllerMessage::ProtocolVersionReply { accepted: true })
+            .version(V2)
+            .expect(ClientMessage::GetUrcontrolVersion)
+            .reply(ControllerMessage::UrcontrolVersion(
+                "5.21.0".parse().unwrap(),
+            ))
+            .expect_eof(),
+    );
+    let mut client = H::connect(peer.addr, options()).unwrap();
+    let texts = client.text_messages();
+    assert_eq!(texts.len(), 1);
+    assert_eq!(texts[0].level, MessageLevel::Warning);
+    assert_eq!(texts[0].source, "Controller");
+    assert_eq!(texts[0].message, "SafetySetup has not been confirmed yet");
+    drop(client);
+    peer.finish();
+}
+
+// ---- replies that refuse, or do not fit ----
+
+pub(crate) fn start_refused_then_an_unexpected_reply_puts_the_link_out_of_step<H: Handshaker>() {
+    let peer = FakePeer::start(
+        Script::new()
+            .handshake_v2("5.21.0")
+            .expect(ClientMessage::Start)
+            .reply(ControllerMessage::StartReply { accepted: false })
+            .expect(ClientMessage::Start)
+            .reply(ControllerMessage::PauseReply { accepted: true })
+            .expect_eof(),
+    );
+    let mut client = H::connect(peer.addr, options()).unwrap();
+    let err = client.start().unwrap_err();
+    assert!(matches!(err, Error::StartRefused), "{err}");
+    assert_eq!(err.kind(), ErrorKind::Refused);
+    let err = client.start().unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Unexpected {
+                package_type: package_type::PAUSE,
+                waiting_for: package_type::START
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "unexpected PAUSE package while waiting for the reply to START"
+    );
+    // Requests and replies are out of step now.
+    assert!(matches!(client.start(), Err(Error::ConnectionLost)));
+    drop(client);
+    peer.finish();
+}
+
+pub(crate) fn in_use_on_one_of_five_inputs_names_it_and_the_connection_stays<H: Handshaker>() {
+    let names = "input_int_register_24,input_int_register_25,input_double_register_24,\
+                 input_bit_register_64,input_double_register_25";
+    let peer = FakePeer::start(
+        Script::new()
+            .handshake_v2("5.21.0")
+            .setup_inputs(names, 0, "INT32,INT32,DOUBLE,IN_USE,DOUBLE")
+            .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
+            .expect_eof(),
+    );
+    let mut client = H::connect(peer.addr, options()).unwrap();
+    let recipe = DynamicRecipe::inputs(names.split(',')).unwrap();
+    let err = client.setup_inputs(&recipe).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Refused);
+    let Error::SetupRefused(refused) = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(refused.in_use(), ["input_bit_register_64"]);
+    // A refusal leaves the connection usable.
+    assert_eq!(client.state(), State::Connected);
+    client.setup_outputs(&outputs(), 500.0).unwrap();
+    drop(client);
+    peer.finish();
+}
+
+pub(crate) fn start_without_outputs_is_refused_with_the_controllers_text<H: Handshaker>() {
+    let sim = Sim::builder().start().unwrap();
+    let mut client = H::connect(sim.addr(), options()).unwrap();
+    let inputs = DynamicRecipe::inputs(["input_int_register_24"]).unwrap();
+    client.setup_inputs(&inputs).unwrap();
+    let err = client.start().unwrap_err();
+    assert!(matches!(err, Error::StartRefused), "{err}");
+    let texts: Vec<String> = client
+        .text_messages()
+        .into_iter()
+        .map(|t| t.message)
+        .collect();
+    assert!(
+        texts.iter().any(|t| t.contains("no output recipe")),
+        "{texts:?}"
+    );
+    // With an output recipe, it starts.
+    let outputs = DynamicRecipe::outputs(["timestamp"]).unwrap();
+    client.setup_outputs(&outputs, 10.0).unwrap();
+    client.start().unwrap();
+}
