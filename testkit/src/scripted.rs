@@ -14,7 +14,7 @@ use rtde_core::protocol::{
 };
 
 /// How long the peer waits for the client before failing the test instead of hanging.
-const PEER_PATIENCE: Duration = Duration::from_secs(10);
+pub const PEER_PATIENCE: Duration = Duration::from_secs(10);
 
 #[derive(Debug)]
 enum Step {
