@@ -54,6 +54,10 @@ fn each_error_is_raised_once() {
         .arg("--message-format=json")
         .current_dir(&project)
         .env("CARGO_TARGET_DIR", project.join("target"))
+        // Incremental, as a developer's `cargo build` is: only then does rustc count an
+        // error each time it is raised (without, it counts what it shows, whatever the
+        // environment of the run says).
+        .env("CARGO_INCREMENTAL", "1")
         .env_remove("RUSTFLAGS")
         .output()
         .unwrap();
