@@ -2,8 +2,8 @@
 //! to a simulated fleet in this process, for `--fleet-seconds` (10), on one 2-thread
 //! tokio runtime, with the reference recipe: the two workers' total CPU (per package and
 //! as a share of one core) and the packages lost. The async driver's unpaced rate, its CPU
-//! and latency at 500 Hz next to the bare-socket floor, and its allocations are in the
-//! drivers bench (`--bench drivers`), beside the other drivers.
+//! and latency at 500 Hz next to a bare tokio `read_exact` floor, and its allocations are
+//! in the drivers bench (`--bench drivers`), beside the other drivers.
 //!
 //! `cargo bench -p rtde-bench --bench async_driver [-- --fleet 200 --fleet-seconds 10]`
 

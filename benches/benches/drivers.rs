@@ -1,17 +1,27 @@
 //! The drivers side by side, against rtde-sim on loopback with the reference recipe:
 //!
 //! - unpaced: the highest sustained rate of each driver with every package received and
-//!   decoded in order, none skipped (gaps from `timestamp`, and the background driver's
-//!   queue overflow);
-//! - 500 Hz for `--seconds` (30) each: the bare-socket floor, the blocking client, the
-//!   background driver and the async driver **in turn**, in rounds of 3 s, each alone with
-//!   its simulator. A driver's CPU ratio is the median over rounds of its CPU per package
-//!   over the floor's in the same round, so the cases share the machine's drift but not
-//!   each other's wake-ups on two cores. CPU counts every thread a driver uses (the
-//!   background driver: its reader thread and the consumer; the async driver: its
-//!   current-thread runtime's one thread, which runs the connection task and the
-//!   consumer); latency is from the simulator's send to the decoded value (p50, p99);
-//!   packages lost;
+//!   decoded in order, none missing (gaps in `timestamp`; of those, the driver's counts say
+//!   which the background queue dropped);
+//! - 500 Hz for `--seconds` (30) each: every driver against a floor of its own
+//!   architecture. Six cases take turns, in rounds of 3 s, each alone with a simulator of
+//!   its own: the blocking floor and the blocking client (`Client::recv_as`), the
+//!   background floor and the background driver (a reader thread and a consumer parked in
+//!   `Receiver::recv`), the async floor and the async driver (its connection task and the
+//!   consumer on a current-thread runtime). The floors are what a competent engineer would
+//!   write by hand for each shape, with no RTDE client in them: a `read_exact` loop; a
+//!   reader thread doing `read_exact` and pushing each package on a
+//!   `Mutex<VecDeque<[u8; 276]>>` with a `Condvar` its consumer waits on, no spinning; a
+//!   tokio `read_exact` loop in a task of the same kind of runtime. Each decodes with the
+//!   hand-written floor decoder (`rtde_bench::floor::decode`). A ratio is the median over
+//!   rounds of a case's CPU per package over another's in the same round, so the cases
+//!   share the machine's drift but not each other's wake-ups on two cores: each driver
+//!   over its own floor (target ≤ 1.15×), and each driver over the blocking client
+//!   (reported); the spread over the rounds is printed beside it. CPU counts every thread
+//!   a case uses (the background cases: the reader thread and the consumer; the async
+//!   cases: the runtime's one thread); latency is from the simulator's send to the decoded
+//!   value (p50, p99); packages missing, and of those the ones the simulator did not send
+//!   (it fell behind on a busy machine), which are no loss of the driver's;
 //! - allocations per package after setup, counted by a global allocator over a window of
 //!   each driver alone with its simulator (everything in the process is counted, the
 //!   simulator included: the blocking client's figure is the baseline);
@@ -22,6 +32,17 @@
 //!   consumer unpinned, on one core and on two; and to a consumer in `recv` with
 //!   `SpawnOptions::spin_before_arrival`, with the CPU each way costs.
 //!
+//! Why a driver and its floor compare fairly: both read the same sender, a paced rtde-sim
+//! in this process streaming the same 276-byte packages, one write per package, from the
+//! same source. The floors set up the recipe by hand (`rtde_bench::live::bare_stream`) and
+//! then read data packages only; the drivers' setup is not measured. Only the receiving
+//! side differs: framing, the session's bookkeeping (gaps, staleness, statistics) and the
+//! driver's delivery against a bare read and hand-off. An earlier floor had a writer
+//! thread of its own (`thread::sleep` to each due time, then one `write_all`), where the
+//! simulator's connection thread waits on a channel with a timeout, samples and encodes
+//! before it writes; the blocking client then measured below that floor (0.68 to 0.96×)
+//! on one machine, so a ratio against it said little.
+//!
 //! `cargo bench -p rtde-bench --bench drivers [-- --seconds 30 --rate-seconds 3]`
 
 // One counting allocator, shared with rtde-core's zero_alloc test.
@@ -29,23 +50,26 @@
 static ALLOCATOR: rtde_testkit::counting_allocator::CountingAllocator =
     rtde_testkit::counting_allocator::CountingAllocator;
 
+use std::collections::VecDeque;
 use std::hint::black_box;
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::io::Read;
+use std::net::{Shutdown, SocketAddr};
+use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use rtde_bench::Reference;
 use rtde_bench::interleave::quantile;
-use rtde_bench::live::{Gaps, Stamping, nanos_since, thread_cpu_time};
+use rtde_bench::live::{
+    Gaps, REFERENCE_PACKAGE, Stamping, bare_stream, nanos_since, thread_cpu_time,
+};
 use rtde_bench::report::{arg, per_us, verdict};
+use rtde_bench::{Reference, floor};
 use rtde_core::client::{Background, SpawnOptions};
-use rtde_core::{Client, ConnectOptions, StaticRecipe};
+use rtde_core::{Client, ConnectOptions, StaticRecipe, Stats};
 use rtde_sim::Sim;
 use rtde_testkit::counting_allocator::ProcessWide;
 
 /// The targets.
 const MAX_CPU_RATIO: f64 = 1.15;
-const MAX_ASYNC_CPU_RATIO: f64 = 1.5;
 const MAX_ADDED_US: f64 = 5.0;
 const MIN_RATE: f64 = 1_000_000.0;
 /// Phase (b)'s rounds.
@@ -54,6 +78,8 @@ const ROUND_SECONDS: u64 = 3;
 const SPIN_WINDOW: Duration = Duration::from_micros(150);
 // At most 15 bytes: Linux keeps no more of a thread name.
 const READER: &str = "rtde-bench-rx";
+/// The background floor's reader thread.
+const FLOOR_READER: &str = "rtde-bench-flr";
 
 fn connect(addr: SocketAddr) -> Client {
     let mut client =
@@ -89,8 +115,8 @@ fn named_thread_cpu(name: &str) -> Option<Duration> {
     None
 }
 
-/// Unpaced, `seconds`: packages per second and packages skipped.
-fn max_rate(epoch: Instant, seconds: u64, background: bool) -> (f64, u64) {
+/// Unpaced, `seconds`: packages per second and packages lost.
+fn max_rate(epoch: Instant, seconds: u64, background: bool) -> (f64, Losses) {
     let sim = Sim::builder()
         .unpaced()
         .source(Stamping::new(epoch))
@@ -100,12 +126,13 @@ fn max_rate(epoch: Instant, seconds: u64, background: bool) -> (f64, u64) {
     let mut gaps = Gaps::default();
     let mut n = 0u64;
     let duration = Duration::from_secs(seconds);
-    let (rate, skipped) = if background {
+    let result = if background {
         let driver = spawn(client, 1 << 16);
         let mut receiver = driver.receiver();
         for _ in 0..10_000 {
             black_box(receiver.recv_as::<Reference>(None).expect("a package"));
         }
+        let before = driver.stats();
         let start = Instant::now();
         while start.elapsed() < duration {
             for _ in 0..1024 {
@@ -115,17 +142,15 @@ fn max_rate(epoch: Instant, seconds: u64, background: bool) -> (f64, u64) {
             }
         }
         let elapsed = start.elapsed();
-        let stats = driver.stats();
+        let losses = Losses::seen(gaps.missing).counted(before, driver.stats());
         drop(driver);
-        (
-            n as f64 / elapsed.as_secs_f64(),
-            gaps.missing + stats.skipped + stats.overflowed,
-        )
+        (n as f64 / elapsed.as_secs_f64(), losses)
     } else {
         let mut client = client;
         for _ in 0..10_000 {
             black_box(client.recv_as::<Reference>().expect("a package"));
         }
+        let before = client.stats();
         let start = Instant::now();
         while start.elapsed() < duration {
             for _ in 0..1024 {
@@ -135,12 +160,71 @@ fn max_rate(epoch: Instant, seconds: u64, background: bool) -> (f64, u64) {
             }
         }
         let elapsed = start.elapsed();
-        let skipped = client.stats().skipped;
+        let losses = Losses::seen(gaps.missing).counted(before, client.stats());
         drop(client);
-        (n as f64 / elapsed.as_secs_f64(), gaps.missing + skipped)
+        (n as f64 / elapsed.as_secs_f64(), losses)
     };
     let _ = sim.shutdown();
-    (rate, skipped)
+    result
+}
+
+/// The packages a case's consumer never saw, from the gaps in `timestamp`, and what the
+/// driver counted of their causes over the same window. The driver's counts are parts of
+/// the gaps, not more of them: each package is counted once.
+#[derive(Clone, Copy, Debug, Default)]
+struct Losses {
+    /// Gaps the consumer saw.
+    missing: u64,
+    /// Of those, ticks the simulator did not send (`Stats::skipped`): it fell further
+    /// behind than its catch-up window and sent the newest, as a controller does.
+    skipped: u64,
+    /// Of those, packages the background driver's queue had no room for
+    /// (`Stats::overflowed`): the consumer was too slow.
+    overflowed: u64,
+}
+
+impl Losses {
+    /// A floor's: the gaps, with no driver to tell their causes.
+    fn seen(missing: u64) -> Losses {
+        Losses {
+            missing,
+            ..Losses::default()
+        }
+    }
+
+    /// With the causes the driver counted between `before` and `after`.
+    fn counted(self, before: Stats, after: Stats) -> Losses {
+        Losses {
+            skipped: after.skipped - before.skipped,
+            overflowed: after.overflowed - before.overflowed,
+            ..self
+        }
+    }
+
+    fn add(&mut self, other: Losses) {
+        self.missing += other.missing;
+        self.skipped += other.skipped;
+        self.overflowed += other.overflowed;
+    }
+
+    /// The packages the driver lost: the gaps the simulator did not make.
+    fn by_driver(self) -> u64 {
+        self.missing.saturating_sub(self.skipped)
+    }
+}
+
+impl std::fmt::Display for Losses {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} missing", self.missing)?;
+        if self.skipped + self.overflowed > 0 {
+            write!(
+                f,
+                " ({} not sent by the simulator, {} overflowed the queue)",
+                self.skipped, self.overflowed
+            )?;
+        }
+        Ok(())
+    }
 }
 
 /// What one driver measured at 500 Hz.
@@ -150,12 +234,20 @@ struct Run {
     packages: u64,
     cpu: Option<Duration>,
     latencies: Vec<f64>,
-    lost: u64,
+    losses: Losses,
     /// The background driver's reader thread alone.
     reader: Option<Duration>,
 }
 
 impl Run {
+    /// With the causes of its losses the driver counted between `before` and `after`.
+    fn counted(self, before: Stats, after: Stats) -> Run {
+        Run {
+            losses: self.losses.counted(before, after),
+            ..self
+        }
+    }
+
     fn cpu_us(&self) -> Option<f64> {
         self.cpu.map(|c| per_us(c, self.packages))
     }
@@ -167,7 +259,7 @@ impl Run {
         self.packages += round.packages;
         self.cpu = sum(self.cpu, round.cpu);
         self.latencies.extend(round.latencies);
-        self.lost += round.lost;
+        self.losses.add(round.losses);
         self.reader = sum(self.reader, round.reader);
     }
 
@@ -177,7 +269,7 @@ impl Run {
             packages: 0,
             cpu: Some(Duration::ZERO),
             latencies: Vec::new(),
-            lost: 0,
+            losses: Losses::default(),
             reader: Some(Duration::ZERO),
         }
     }
@@ -189,31 +281,59 @@ fn latency_us(epoch: Instant, stamp: u64) -> f64 {
     us
 }
 
+/// What a 500 Hz case keeps of each decoded package: its latency and its place in the
+/// sequence.
+struct Tally {
+    epoch: Instant,
+    latencies: Vec<f64>,
+    gaps: Gaps,
+}
+
+impl Tally {
+    /// Room for `seconds` of packages, so that keeping them allocates nothing.
+    fn new(epoch: Instant, seconds: u64) -> Tally {
+        Tally {
+            epoch,
+            latencies: Vec::with_capacity(usize::try_from(seconds * 500 + 500).unwrap_or(0)),
+            gaps: Gaps::default(),
+        }
+    }
+
+    fn note(&mut self, r: &Reference) {
+        self.latencies
+            .push(latency_us(self.epoch, r.actual_digital_output_bits));
+        self.gaps.observe(r.timestamp);
+    }
+
+    /// The case's figures; a driver's add the causes of its losses with [`Run::counted`].
+    fn run(self, cpu: Option<Duration>) -> Run {
+        Run {
+            handoff: Vec::new(),
+            packages: self.latencies.len() as u64,
+            cpu,
+            latencies: self.latencies,
+            losses: Losses::seen(self.gaps.missing),
+            reader: None,
+        }
+    }
+}
+
 fn blocking_500(epoch: Instant, sim: &Sim, seconds: u64) -> Run {
     let mut client = connect(sim.addr());
     for _ in 0..250 {
         black_box(client.recv_as::<Reference>().expect("a package"));
     }
-    let mut latencies = Vec::with_capacity(usize::try_from(seconds * 500 + 500).unwrap_or(0));
-    let mut gaps = Gaps::default();
+    let mut tally = Tally::new(epoch, seconds);
+    let before = client.stats();
     let cpu0 = thread_cpu_time();
     let start = Instant::now();
     while start.elapsed() < Duration::from_secs(seconds) {
-        let r: Reference = client.recv_as().expect("a package");
-        latencies.push(latency_us(epoch, r.actual_digital_output_bits));
-        gaps.observe(r.timestamp);
+        tally.note(&client.recv_as().expect("a package"));
     }
     let cpu = thread_cpu_time().zip(cpu0).map(|(b, a)| b - a);
-    let lost = gaps.missing + client.stats().skipped;
+    let after = client.stats();
     let _ = client.close();
-    Run {
-        handoff: Vec::new(),
-        packages: latencies.len() as u64,
-        cpu,
-        latencies,
-        lost,
-        reader: None,
-    }
+    tally.run(cpu).counted(before, after)
 }
 
 fn background_500(epoch: Instant, sim: &Sim, seconds: u64) -> Run {
@@ -222,33 +342,48 @@ fn background_500(epoch: Instant, sim: &Sim, seconds: u64) -> Run {
     for _ in 0..250 {
         black_box(receiver.recv_as::<Reference>(None).expect("a package"));
     }
-    let mut latencies = Vec::with_capacity(usize::try_from(seconds * 500 + 500).unwrap_or(0));
-    let mut handoff = Vec::with_capacity(latencies.capacity());
-    let mut gaps = Gaps::default();
+    let mut tally = Tally::new(epoch, seconds);
+    let mut handoff = Vec::with_capacity(tally.latencies.capacity());
+    let before = driver.stats();
     let cpu0 = thread_cpu_time();
     let reader0 = named_thread_cpu(READER);
     let start = Instant::now();
     while start.elapsed() < Duration::from_secs(seconds) {
         let r: Reference = receiver.recv_as(None).expect("a package");
-        latencies.push(latency_us(epoch, r.actual_digital_output_bits));
         if let Some(at) = receiver.received_at() {
             handoff.push(at.elapsed().as_secs_f64() * 1e6);
         }
-        gaps.observe(r.timestamp);
+        tally.note(&r);
     }
     let consumer = thread_cpu_time().zip(cpu0).map(|(b, a)| b - a);
     let reader = named_thread_cpu(READER).zip(reader0).map(|(b, a)| b - a);
-    let stats = driver.stats();
+    let after = driver.stats();
     let _ = driver.close();
     Run {
-        packages: latencies.len() as u64,
-        cpu: consumer.zip(reader).map(|(a, b)| a + b),
-        latencies,
         handoff,
-        lost: gaps.missing + stats.skipped + stats.overflowed,
         reader,
+        ..tally
+            .run(consumer.zip(reader).map(|(a, b)| a + b))
+            .counted(before, after)
     }
 }
+
+/// A 500 Hz case: the bench's epoch, the simulator it reads, the seconds it runs.
+type Case = fn(Instant, &Sim, u64) -> Run;
+
+/// Phase (b)'s cases, in the order they take turns: each floor just before its driver.
+const CASES: [(&str, Case); 6] = [
+    ("floor, blocking", floor_blocking),
+    ("blocking", blocking_500),
+    ("floor, background", floor_background),
+    ("background", background_500),
+    ("floor, async", floor_async),
+    ("async", async_500),
+];
+/// The drivers' places in [`CASES`].
+const BLOCKING: usize = 1;
+const BACKGROUND: usize = 3;
+const ASYNC: usize = 5;
 
 /// A simulator at its default 500 Hz pace, stamping each package's send time.
 fn paced_sim(epoch: Instant) -> Sim {
@@ -298,8 +433,8 @@ async fn connect_async(
     (client, packages, task)
 }
 
-/// Unpaced, `seconds`, the async driver: packages per second and packages skipped.
-fn max_rate_async(epoch: Instant, seconds: u64) -> (f64, u64) {
+/// Unpaced, `seconds`, the async driver: packages per second and packages lost.
+fn max_rate_async(epoch: Instant, seconds: u64) -> (f64, Losses) {
     let sim = Sim::builder()
         .unpaced()
         .source(Stamping::new(epoch))
@@ -314,6 +449,7 @@ fn max_rate_async(epoch: Instant, seconds: u64) -> (f64, u64) {
             }
             let mut gaps = Gaps::default();
             let mut n = 0u64;
+            let before = client.stats();
             let start = Instant::now();
             while start.elapsed() < Duration::from_secs(seconds) {
                 for _ in 0..1024 {
@@ -323,13 +459,10 @@ fn max_rate_async(epoch: Instant, seconds: u64) -> (f64, u64) {
                 }
             }
             let elapsed = start.elapsed();
-            let stats = client.stats();
+            let losses = Losses::seen(gaps.missing).counted(before, client.stats());
             drop((client, packages));
             let _ = task.await;
-            (
-                n as f64 / elapsed.as_secs_f64(),
-                gaps.missing + stats.skipped + stats.overflowed,
-            )
+            (n as f64 / elapsed.as_secs_f64(), losses)
         })
         .await
         .expect("the measuring task")
@@ -346,78 +479,142 @@ fn async_500(epoch: Instant, sim: &Sim, seconds: u64) -> Run {
             for _ in 0..250 {
                 black_box(packages.recv_as::<Reference>().await.expect("a package"));
             }
-            let mut latencies =
-                Vec::with_capacity(usize::try_from(seconds * 500 + 500).unwrap_or(0));
-            let mut gaps = Gaps::default();
+            let mut tally = Tally::new(epoch, seconds);
+            let before = client.stats();
             let cpu0 = thread_cpu_time();
             let start = Instant::now();
             while start.elapsed() < Duration::from_secs(seconds) {
-                let r: Reference = packages.recv_as().await.expect("a package");
-                latencies.push(latency_us(epoch, r.actual_digital_output_bits));
-                gaps.observe(r.timestamp);
+                tally.note(&packages.recv_as().await.expect("a package"));
             }
             let cpu = thread_cpu_time().zip(cpu0).map(|(b, a)| b - a);
-            let stats = client.stats();
+            let after = client.stats();
             let _ = client.close().await;
             let _ = task.await;
-            Run {
-                handoff: Vec::new(),
-                packages: latencies.len() as u64,
-                cpu,
-                latencies,
-                lost: gaps.missing + stats.skipped + stats.overflowed,
-                reader: None,
-            }
+            tally.run(cpu).counted(before, after)
         })
         .await
         .expect("the measuring task")
     })
 }
 
-/// The floor: 276-byte writes at 500 Hz into a bare loopback `TcpStream`, `read_exact`.
-fn floor_500(epoch: Instant, seconds: u64) -> Run {
-    const LEN: usize = 3 + 1 + Reference::PAYLOAD_SIZE;
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let addr = listener.local_addr().expect("an address");
-    let total = seconds * 500 + 250;
-    let sender = std::thread::spawn(move || {
-        let (mut stream, _) = listener.accept().expect("accept");
-        stream.set_nodelay(true).expect("TCP_NODELAY");
-        let start = Instant::now();
-        let mut package = [0u8; LEN];
-        for i in 0..total {
-            let due = start + Duration::from_micros(2_000 * i);
-            std::thread::sleep(due.saturating_duration_since(Instant::now()));
-            package[..8].copy_from_slice(&nanos_since(epoch, Instant::now()).to_ne_bytes());
-            if stream.write_all(&package).is_err() {
-                return;
-            }
-        }
-    });
-    let mut stream = TcpStream::connect(addr).expect("connect");
-    stream.set_nodelay(true).expect("TCP_NODELAY");
-    let mut package = [0u8; LEN];
+/// A data package of the reference recipe, decoded by the hand-written floor decoder.
+fn decode_bare(package: &[u8; REFERENCE_PACKAGE]) -> Reference {
+    floor::decode(&package[REFERENCE_PACKAGE - rtde_bench::REFERENCE_PAYLOAD..])
+        .expect("the reference recipe's payload")
+}
+
+/// The blocking floor: a `read_exact` loop on a bare socket to the simulator.
+fn floor_blocking(epoch: Instant, sim: &Sim, seconds: u64) -> Run {
+    let mut stream = bare_stream(sim.addr(), 500.0).expect("set up a bare socket");
+    let mut package = [0u8; REFERENCE_PACKAGE];
     for _ in 0..250 {
         stream.read_exact(&mut package).expect("a package");
     }
-    let mut latencies = Vec::with_capacity(usize::try_from(total).unwrap_or(0));
+    let mut tally = Tally::new(epoch, seconds);
     let cpu0 = thread_cpu_time();
-    for _ in 250..total {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(seconds) {
         stream.read_exact(&mut package).expect("a package");
-        let mut stamp = [0u8; 8];
-        stamp.copy_from_slice(&package[..8]);
-        latencies.push(latency_us(epoch, u64::from_ne_bytes(stamp)));
+        tally.note(&decode_bare(&package));
     }
     let cpu = thread_cpu_time().zip(cpu0).map(|(b, a)| b - a);
-    let _ = sender.join();
-    Run {
-        handoff: Vec::new(),
-        packages: latencies.len() as u64,
-        cpu,
-        latencies,
-        lost: 0,
-        reader: None,
-    }
+    tally.run(cpu)
+}
+
+/// The background floor's hand-off: the packages the reader thread has read, and whether
+/// it has stopped reading.
+struct Handoff {
+    queue: Mutex<(VecDeque<[u8; REFERENCE_PACKAGE]>, bool)>,
+    ready: Condvar,
+}
+
+/// The background floor: a reader thread that reads each package with `read_exact` and
+/// pushes it on a queue behind a mutex, and this thread, parked on the condition variable
+/// until a package is there.
+fn floor_background(epoch: Instant, sim: &Sim, seconds: u64) -> Run {
+    let mut stream = bare_stream(sim.addr(), 500.0).expect("set up a bare socket");
+    let closer = stream.try_clone().expect("a second handle on the socket");
+    let handoff = Handoff {
+        queue: Mutex::new((VecDeque::with_capacity(1024), false)),
+        ready: Condvar::new(),
+    };
+    let lock = || handoff.queue.lock().unwrap_or_else(PoisonError::into_inner);
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name(FLOOR_READER.into())
+            .spawn_scoped(s, || {
+                let mut package = [0u8; REFERENCE_PACKAGE];
+                while stream.read_exact(&mut package).is_ok() {
+                    lock().0.push_back(package);
+                    handoff.ready.notify_one();
+                }
+                lock().1 = true;
+                handoff.ready.notify_one();
+            })
+            .expect("spawn the floor's reader");
+        let next = || {
+            let mut queue = lock();
+            loop {
+                if let Some(package) = queue.0.pop_front() {
+                    return package;
+                }
+                assert!(!queue.1, "the floor's reader stopped");
+                queue = handoff
+                    .ready
+                    .wait(queue)
+                    .unwrap_or_else(PoisonError::into_inner);
+            }
+        };
+        for _ in 0..250 {
+            black_box(next());
+        }
+        let mut tally = Tally::new(epoch, seconds);
+        let cpu0 = thread_cpu_time();
+        let reader0 = named_thread_cpu(FLOOR_READER);
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(seconds) {
+            tally.note(&decode_bare(&next()));
+        }
+        let consumer = thread_cpu_time().zip(cpu0).map(|(b, a)| b - a);
+        let reader = named_thread_cpu(FLOOR_READER)
+            .zip(reader0)
+            .map(|(b, a)| b - a);
+        // Ends the reader's read; the scope joins it.
+        let _ = closer.shutdown(Shutdown::Both);
+        Run {
+            reader,
+            ..tally.run(consumer.zip(reader).map(|(a, b)| a + b))
+        }
+    })
+}
+
+/// The async floor: a tokio `read_exact` loop on a bare socket, in a task of a
+/// current-thread runtime, as the async driver's case runs.
+fn floor_async(epoch: Instant, sim: &Sim, seconds: u64) -> Run {
+    use tokio::io::AsyncReadExt;
+
+    let stream = bare_stream(sim.addr(), 500.0).expect("set up a bare socket");
+    stream.set_nonblocking(true).expect("a non-blocking socket");
+    current_thread().block_on(async move {
+        tokio::spawn(async move {
+            let mut stream = tokio::net::TcpStream::from_std(stream).expect("a tokio socket");
+            let mut package = [0u8; REFERENCE_PACKAGE];
+            for _ in 0..250 {
+                stream.read_exact(&mut package).await.expect("a package");
+            }
+            let mut tally = Tally::new(epoch, seconds);
+            let cpu0 = thread_cpu_time();
+            let start = Instant::now();
+            while start.elapsed() < Duration::from_secs(seconds) {
+                stream.read_exact(&mut package).await.expect("a package");
+                tally.note(&decode_bare(&package));
+            }
+            let cpu = thread_cpu_time().zip(cpu0).map(|(b, a)| b - a);
+            tally.run(cpu)
+        })
+        .await
+        .expect("the measuring task")
+    })
 }
 
 /// Allocations per package over `seconds` of one driver alone with its simulator.
@@ -603,113 +800,107 @@ fn main() {
     let rate_seconds = arg("--rate-seconds", 3);
     let epoch = Instant::now();
     println!(
-        "reference recipe ({}-byte packages), rtde-sim in process on loopback",
-        3 + 1 + Reference::PAYLOAD_SIZE
+        "reference recipe ({REFERENCE_PACKAGE}-byte packages), rtde-sim in process on loopback"
     );
 
     println!(
         "(a) unpaced simulator, {rate_seconds} s each: every package received, decoded, in order"
     );
     for driver in ["blocking", "background", "async"] {
-        let (rate, skipped) = match driver {
+        let (rate, losses) = match driver {
             "async" => max_rate_async(epoch, rate_seconds),
             other => max_rate(epoch, rate_seconds, other == "background"),
         };
         println!(
-            "    {driver:<10} {rate:>12.0} packages/s, {skipped} skipped    target ≥ {MIN_RATE:.0}/s, none skipped: {}",
-            verdict(rate >= MIN_RATE && skipped == 0)
+            "    {driver:<10} {rate:>12.0} packages/s, {losses}    target ≥ {MIN_RATE:.0}/s, none missing: {}",
+            verdict(rate >= MIN_RATE && losses.missing == 0)
         );
     }
 
     let rounds = (seconds / ROUND_SECONDS).max(1);
     println!(
-        "(b) 500 Hz, {rounds} rounds of {ROUND_SECONDS} s per case ({} s each in all), each case alone with its simulator, in turn: floor, blocking, background, async",
+        "(b) 500 Hz, {rounds} rounds of {ROUND_SECONDS} s per case ({} s each in all), each case alone with its simulator, by turns in the order below",
         rounds * ROUND_SECONDS
     );
-    let [mut floor, mut blocking, mut background, mut asynchronous] =
-        [Run::empty(), Run::empty(), Run::empty(), Run::empty()];
-    // Per round, each driver's CPU per package over the floor's of the same round.
-    let mut ratios: [Vec<f64>; 3] = [Vec::new(), Vec::new(), Vec::new()];
+    let mut runs: [Run; 6] = std::array::from_fn(|_| Run::empty());
+    // Per round, each case's CPU per package.
+    let mut cpu: [Vec<Option<f64>>; 6] = Default::default();
     for _ in 0..rounds {
-        let f = floor_500(epoch, ROUND_SECONDS);
-        let base = f.cpu_us();
-        floor.add(f);
-        let runs = [
-            alone(epoch, |sim| blocking_500(epoch, sim, ROUND_SECONDS)),
-            alone(epoch, |sim| background_500(epoch, sim, ROUND_SECONDS)),
-            alone(epoch, |sim| async_500(epoch, sim, ROUND_SECONDS)),
-        ];
-        for (i, (run, total)) in runs
-            .into_iter()
-            .zip([&mut blocking, &mut background, &mut asynchronous])
-            .enumerate()
-        {
-            if let Some(r) = run.cpu_us().zip(base).map(|(c, f)| c / f) {
-                ratios[i].push(r);
-            }
-            total.add(run);
+        for (i, (_, case)) in CASES.iter().enumerate() {
+            let run = alone(epoch, |sim| case(epoch, sim, ROUND_SECONDS));
+            cpu[i].push(run.cpu_us());
+            runs[i].add(run);
         }
     }
-    if let Some(r) = background.reader {
+    for ((name, _), run) in CASES.iter().zip(&runs) {
         println!(
-            "    background reader thread alone: {:.2} µs CPU per package",
-            per_us(r, background.packages)
+            "    {name:<18} {} packages, {}; CPU per package {} µs; latency p50 {:.1} µs, p99 {:.1} µs",
+            run.packages,
+            run.losses,
+            run.cpu_us().map_or("?".into(), |c| format!("{c:.2}")),
+            quantile(run.latencies.clone(), 0.50),
+            quantile(run.latencies.clone(), 0.99),
+        );
+        if let Some(r) = run.reader {
+            println!(
+                "                       its reader thread alone: {:.2} µs CPU per package",
+                per_us(r, run.packages)
+            );
+        }
+    }
+    // Case `of` over case `over`, round by round: the median and the spread.
+    let ratio = |of: usize, over: usize| {
+        let per_round: Vec<f64> = cpu[of]
+            .iter()
+            .zip(&cpu[over])
+            .filter_map(|(a, b)| a.zip(*b).map(|(a, b)| a / b))
+            .collect();
+        (!per_round.is_empty()).then(|| {
+            (
+                quantile(per_round.clone(), 0.5),
+                quantile(per_round.clone(), 0.0),
+                quantile(per_round, 1.0),
+            )
+        })
+    };
+    let shown = |r: Option<(f64, f64, f64)>| {
+        r.map_or("CPU time unavailable".into(), |(median, lo, hi)| {
+            format!("{median:.2}× ({lo:.2} to {hi:.2} over the rounds)")
+        })
+    };
+    println!(
+        "    CPU per package over its own floor's, the median of the rounds' ratios    target ≤ {MAX_CPU_RATIO}× each"
+    );
+    for (driver, floor) in [(BLOCKING, 0), (BACKGROUND, 2), (ASYNC, 4)] {
+        let r = ratio(driver, floor);
+        println!(
+            "        {:<10} over {:<18} {}: {}",
+            CASES[driver].0,
+            CASES[floor].0,
+            shown(r),
+            r.map_or("?", |(median, ..)| verdict(median <= MAX_CPU_RATIO))
         );
     }
-    let p50 = |r: &Run| quantile(r.latencies.clone(), 0.50);
-    let p99 = |r: &Run| quantile(r.latencies.clone(), 0.99);
-    for (name, run, target, ratios) in [
-        ("floor", &floor, None, None),
-        ("blocking", &blocking, Some(MAX_CPU_RATIO), Some(&ratios[0])),
-        (
-            "background",
-            &background,
-            Some(MAX_CPU_RATIO),
-            Some(&ratios[1]),
-        ),
-        (
-            "async",
-            &asynchronous,
-            Some(MAX_ASYNC_CPU_RATIO),
-            Some(&ratios[2]),
-        ),
-    ] {
-        let cpu = run.cpu_us();
-        let verdict_text = match (target, ratios) {
-            (Some(target), Some(ratios)) if !ratios.is_empty() => {
-                let median = quantile(ratios.clone(), 0.5);
-                let (lo, hi) = (quantile(ratios.clone(), 0.0), quantile(ratios.clone(), 1.0));
-                format!(
-                    "{median:.2}× the floor (median of the rounds' ratios; {lo:.2} to {hi:.2})    target ≤ {target}×: {}",
-                    verdict(median <= target)
-                )
-            }
-            (Some(_), _) => "CPU time unavailable".into(),
-            (None, _) => String::new(),
-        };
+    println!("    CPU per package over the blocking client's, the same way (reported)");
+    for driver in [BACKGROUND, ASYNC] {
         println!(
-            "    {name:<10} {} packages, {} lost; CPU per package {} µs {verdict_text}",
-            run.packages,
-            run.lost,
-            cpu.map_or("?".into(), |c| format!("{c:.2}")),
-        );
-        println!(
-            "               latency p50 {:.1} µs, p99 {:.1} µs",
-            p50(run),
-            p99(run)
+            "        {:<10} {}",
+            CASES[driver].0,
+            shown(ratio(driver, BLOCKING))
         );
     }
     println!(
         "    the background driver's reader thread's read to the consumer's decoded value: p50 {:.1} µs, p99 {:.1} µs (placements and the spinning receiver in (d))",
-        quantile(background.handoff.clone(), 0.50),
-        quantile(background.handoff.clone(), 0.99),
+        quantile(runs[BACKGROUND].handoff.clone(), 0.50),
+        quantile(runs[BACKGROUND].handoff.clone(), 0.99),
     );
+    let lost = [BLOCKING, BACKGROUND, ASYNC].map(|i| runs[i].losses.by_driver());
     println!(
-        "    packages lost: blocking {}, background {}, async {}    target 0: {}",
-        blocking.lost,
-        background.lost,
-        asynchronous.lost,
-        verdict(blocking.lost == 0 && background.lost == 0 && asynchronous.lost == 0)
+        "    packages the drivers lost (missing, less those the simulator did not send): blocking {}, background {}, async {}    target 0: {}",
+        lost[0],
+        lost[1],
+        lost[2],
+        verdict(lost.iter().all(|&n| n == 0))
     );
 
     let window = (seconds / 6).max(2);

@@ -7,11 +7,20 @@
 //! the stamp travels as nanoseconds since it in `actual_digital_output_bits` (`UINT64`,
 //! exact), a field of the reference recipe. No hook in the simulator was needed: its
 //! [`SimBuilder::source`](rtde_sim::SimBuilder::source) is the hook.
+//!
+//! A floor reads the same simulator through [`bare_stream`]: a socket set up by hand, so
+//! that a driver and the floor it is measured against get their packages from the same
+//! sender.
 
+use std::io::{self, Read, Write};
+use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
 use rtde_core::Value;
 use rtde_core::fields::Field;
+use rtde_core::protocol::{
+    ClientMessage, ControllerMessage, Frame, HEADER_LEN, MAX_PACKAGE_LEN, ProtocolVersion,
+};
 use rtde_sim::{IoState, OutputSource, Sample, Tick};
 
 use crate::{REFERENCE_NAMES, sample};
@@ -77,6 +86,66 @@ impl OutputSource for Stamping {
     }
 }
 
+/// A data package of the reference recipe on the wire: header, recipe id, payload.
+pub const REFERENCE_PACKAGE: usize = HEADER_LEN + 1 + crate::REFERENCE_PAYLOAD;
+
+/// A loopback socket to the simulator at `addr` with the reference recipe set up at
+/// `frequency` and started: from here on it carries only data packages of
+/// [`REFERENCE_PACKAGE`] bytes. The setup is written with rtde-core's protocol module and
+/// read a package at a time, so that no data package is read ahead of the caller.
+///
+/// # Errors
+/// The socket's, or [`io::ErrorKind::InvalidData`] when the simulator refuses a step.
+pub fn bare_stream(addr: SocketAddr, frequency: f64) -> io::Result<TcpStream> {
+    let invalid = |what: String| io::Error::new(io::ErrorKind::InvalidData, what);
+    let mut stream = TcpStream::connect(addr)?;
+    stream.set_nodelay(true)?;
+    let names = REFERENCE_NAMES.join(",");
+    let mut buf = vec![0u8; MAX_PACKAGE_LEN];
+    for request in [
+        ClientMessage::RequestProtocolVersion {
+            version: ProtocolVersion::V2.number(),
+        },
+        ClientMessage::SetupOutputs {
+            frequency: Some(frequency),
+            names: &names,
+        },
+        ClientMessage::Start,
+    ] {
+        let n = request
+            .encode(ProtocolVersion::V2, &mut buf)
+            .map_err(|e| invalid(e.to_string()))?;
+        stream.write_all(&buf[..n])?;
+        // The reply, past any text message the simulator sends first.
+        loop {
+            stream.read_exact(&mut buf[..HEADER_LEN])?;
+            let size = usize::from(u16::from_be_bytes([buf[0], buf[1]])).max(HEADER_LEN);
+            stream.read_exact(&mut buf[HEADER_LEN..size])?;
+            let frame = match Frame::parse(&buf[..size]) {
+                Ok(Some((frame, _))) => frame,
+                Ok(None) => return Err(invalid("a short package".into())),
+                Err(e) => return Err(invalid(e.to_string())),
+            };
+            if frame.kind != request.package_type() {
+                continue;
+            }
+            let reply = ControllerMessage::decode(frame, ProtocolVersion::V2)
+                .map_err(|e| invalid(e.to_string()))?;
+            let refused = match reply {
+                ControllerMessage::ProtocolVersionReply { accepted }
+                | ControllerMessage::StartReply { accepted } => !accepted,
+                ControllerMessage::SetupOutputsReply { types, .. } => types.contains("NOT_FOUND"),
+                _ => false,
+            };
+            if refused {
+                return Err(invalid(format!("the simulator refused {request:?}")));
+            }
+            break;
+        }
+    }
+    Ok(stream)
+}
+
 /// The CPU time the calling thread has used, from `/proc/thread-self/schedstat`
 /// (nanoseconds, no sampling granularity); `None` where the kernel does not provide it.
 #[must_use]
@@ -133,5 +202,39 @@ impl Gaps {
             self.missing += u64::try_from((tick - last) / self.every - 1).unwrap_or(0);
         }
         self.last = Some(tick);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::floor;
+
+    /// A floor's socket carries the reference recipe's data packages from the first byte
+    /// after the setup, whole and in order, as the simulator's source made them.
+    #[test]
+    fn a_bare_stream_carries_only_reference_packages() {
+        let sim = rtde_sim::Sim::builder()
+            .source(Stamping::new(Instant::now()))
+            .start()
+            .unwrap();
+        let mut stream = bare_stream(sim.addr(), 500.0).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .unwrap();
+        let mut gaps = Gaps::default();
+        let mut package = [0u8; REFERENCE_PACKAGE];
+        for _ in 0..3 {
+            stream.read_exact(&mut package).unwrap();
+            let size = usize::from(u16::from_be_bytes([package[0], package[1]]));
+            assert_eq!((size, package[2]), (REFERENCE_PACKAGE, b'U'));
+            let r = floor::decode(&package[HEADER_LEN + 1..]).unwrap();
+            assert_eq!(r.robot_mode, sample(r.timestamp).robot_mode);
+            assert_eq!(r.actual_q, sample(r.timestamp).actual_q);
+            gaps.observe(r.timestamp);
+        }
+        assert_eq!(gaps.missing, 0);
+        drop(stream);
+        let _ = sim.shutdown();
     }
 }

@@ -17,7 +17,7 @@ pub fn arg(flag: &str, default: u64) -> u64 {
 /// How a figure is printed against its target.
 #[must_use]
 pub fn verdict(pass: bool) -> &'static str {
-    if pass { "PASS" } else { "MISS" }
+    if pass { "met" } else { "MISSED" }
 }
 
 /// `d` shared over `n` packages, in microseconds each (none counts as one).
