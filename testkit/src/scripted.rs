@@ -177,6 +177,33 @@ impl Script {
             ))
     }
 
+    /// Protocol v2 refused and v1 accepted (a v1-only controller), then the controller's
+    /// version.
+    pub fn handshake_v1(self, controller: &str) -> Self {
+        self.version(ProtocolVersion::V1)
+            .expect(ClientMessage::RequestProtocolVersion { version: 2 })
+            .reply(ControllerMessage::ProtocolVersionReply { accepted: false })
+            .expect(ClientMessage::RequestProtocolVersion { version: 1 })
+            .reply(ControllerMessage::ProtocolVersionReply { accepted: true })
+            .expect(ClientMessage::GetUrcontrolVersion)
+            .reply(ControllerMessage::UrcontrolVersion(
+                controller.parse().expect("a controller version"),
+            ))
+    }
+
+    /// SETUP_OUTPUTS of `names` in protocol v1 (no frequency), answered with `types` (and no
+    /// recipe id).
+    pub fn setup_outputs_v1(self, names: &str, types: &str) -> Self {
+        self.expect(ClientMessage::SetupOutputs {
+            frequency: None,
+            names,
+        })
+        .reply(ControllerMessage::SetupOutputsReply {
+            recipe_id: None,
+            types,
+        })
+    }
+
     /// SETUP_OUTPUTS of `names` at `frequency` (v2), answered with `types` and `recipe_id`.
     pub fn setup_outputs(self, frequency: f64, names: &str, recipe_id: u8, types: &str) -> Self {
         self.expect(ClientMessage::SetupOutputs {

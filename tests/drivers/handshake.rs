@@ -292,23 +292,9 @@ pub(crate) fn a_controller_that_refuses_both_versions_is_refused<H: Handshaker>(
 pub(crate) fn a_controller_that_refuses_v2_is_spoken_to_in_v1<H: Handshaker>() {
     let peer = FakePeer::start(
         Script::new()
-            .expect(ClientMessage::RequestProtocolVersion { version: 2 })
-            .reply(ControllerMessage::ProtocolVersionReply { accepted: false })
-            .expect(ClientMessage::RequestProtocolVersion { version: 1 })
-            .reply(ControllerMessage::ProtocolVersionReply { accepted: true })
-            .expect(ClientMessage::GetUrcontrolVersion)
-            .reply(ControllerMessage::UrcontrolVersion(
-                "3.15.8".parse().unwrap(),
-            ))
+            .handshake_v1("3.15.8")
             // v1: no frequency, no recipe id.
-            .expect(ClientMessage::SetupOutputs {
-                frequency: None,
-                names: "timestamp,actual_q",
-            })
-            .reply(ControllerMessage::SetupOutputsReply {
-                recipe_id: None,
-                types: "DOUBLE,VECTOR6D",
-            })
+            .setup_outputs_v1("timestamp,actual_q", "DOUBLE,VECTOR6D")
             .expect_eof(),
     );
     let mut client = H::connect(peer.addr, options()).unwrap();

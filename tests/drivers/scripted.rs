@@ -484,23 +484,9 @@ pub(crate) fn a_v1_only_controller_streams_without_recipe_ids<D: Driver>() {
     };
     let peer = FakePeer::start(
         Script::new()
-            .expect(ClientMessage::RequestProtocolVersion { version: 2 })
-            .reply(ControllerMessage::ProtocolVersionReply { accepted: false })
-            .expect(ClientMessage::RequestProtocolVersion { version: 1 })
-            .reply(ControllerMessage::ProtocolVersionReply { accepted: true })
-            .expect(ClientMessage::GetUrcontrolVersion)
-            .reply(ControllerMessage::UrcontrolVersion(
-                "3.4.0".parse().unwrap(),
-            ))
+            .handshake_v1("3.4.0")
             // v1: names only, no frequency; the reply has no recipe id.
-            .expect(ClientMessage::SetupOutputs {
-                frequency: None,
-                names: "timestamp,actual_q",
-            })
-            .reply(ControllerMessage::SetupOutputsReply {
-                recipe_id: None,
-                types: "DOUBLE,VECTOR6D",
-            })
+            .setup_outputs_v1("timestamp,actual_q", "DOUBLE,VECTOR6D")
             .start()
             // The control loop's 8 ms period, with package 2 missing.
             .raw(&v1_data(10.0))
