@@ -125,31 +125,38 @@ fn the_packages_the_controller_skipped_are_reported_exactly() {
     assert_eq!(capture_counts(&dir.join("gaps.rtde")), (100, 3));
 }
 
-#[test]
-fn ctrl_c_stops_cleanly_with_valid_files_and_a_summary() {
-    let sim = Sim::builder().start().unwrap();
-    let dir = scratch("ctrl-c");
+/// `rtde record` of `sim`'s `actual_q` into `NAME.csv` and `NAME.rtde` in `dir`, once rows
+/// have reached the CSV (it is flushed every second): a recording under way.
+fn recording_under_way(sim: &Sim, dir: &std::path::Path, name: &str) -> Spawned {
+    let (csv, raw) = (format!("{name}.csv"), format!("{name}.rtde"));
     let mut cmd = rtde();
-    cmd.current_dir(&dir).args([
+    cmd.current_dir(dir).args([
         "record",
         "--robot",
         &sim.addr().to_string(),
         "--fields",
         "actual_q",
         "-o",
-        "run.csv",
+        &csv,
         "--raw",
-        "run.rtde",
+        &raw,
     ]);
     let child = Spawned::new(cmd);
-    // Recording has begun once rows reach the file (it is flushed every second).
     let deadline = Instant::now() + Duration::from_secs(10);
-    while std::fs::read_to_string(dir.join("run.csv.partial"))
+    while std::fs::read_to_string(dir.join(format!("{csv}.partial")))
         .map_or(true, |t| t.lines().count() < 2)
     {
         assert!(Instant::now() < deadline, "no rows after 10 s");
         std::thread::sleep(Duration::from_millis(20));
     }
+    child
+}
+
+#[test]
+fn ctrl_c_stops_cleanly_with_valid_files_and_a_summary() {
+    let sim = Sim::builder().start().unwrap();
+    let dir = scratch("ctrl-c");
+    let child = recording_under_way(&sim, &dir, "run");
     assert!(!dir.join("run.csv").exists(), "complete before the end");
     child.interrupt();
     let run = common::finish(child, Duration::from_secs(10));
@@ -295,25 +302,7 @@ fn a_connection_closed_without_an_end_of_stream_is_a_loss() {
     // but says nothing first: unlike a replay at its end, that is a lost link.
     let sim = Sim::builder().start().unwrap();
     let dir = scratch("closed-cleanly");
-    let mut cmd = rtde();
-    cmd.current_dir(&dir).args([
-        "record",
-        "--robot",
-        &sim.addr().to_string(),
-        "--fields",
-        "actual_q",
-        "-o",
-        "x.csv",
-        "--raw",
-        "x.rtde",
-    ]);
-    let child = Spawned::new(cmd);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while std::fs::read_to_string(dir.join("x.csv.partial")).map_or(true, |t| t.lines().count() < 2)
-    {
-        assert!(Instant::now() < deadline, "no rows after 10 s");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let child = recording_under_way(&sim, &dir, "x");
     drop(sim);
     let run = common::finish(child, Duration::from_secs(10));
     let line = run.one_line_error();
