@@ -140,7 +140,7 @@ mod fault;
 mod fault_spec;
 mod fleet;
 mod io;
-mod kinematics;
+
 mod program;
 mod robot;
 mod server;
@@ -151,9 +151,9 @@ mod ticker;
 pub use fault::{Fault, Malformation, Trigger};
 pub use fleet::Fleet;
 pub use io::IoState;
-pub use kinematics::Arm;
 pub use program::{MAX_JOINT_ACCELERATION, MAX_JOINT_SPEED, ServoProgram};
 pub use robot::{JOINT_POSITION_LIMIT, JOINT_SPEED_LIMIT, Motion, SimulatedRobot};
+pub use rtde_kinematics::Arm;
 pub use sim::{
     DEFAULT_CONTROLLER_VERSION, DEFAULT_STALL_TIMEOUT, Error, SHUTDOWN_TIMEOUT, Sim, SimBuilder,
     Stats,

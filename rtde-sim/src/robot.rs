@@ -8,9 +8,9 @@ use rtde_core::Value;
 use rtde_core::fields::{Field, WireType};
 
 use crate::io::IoState;
-use crate::kinematics::{Arm, mul3v, transpose3};
 use crate::program::ServoProgram;
 use crate::source::{OutputSource, Sample, Tick};
+use rtde_kinematics::{Arm, mul3v, transpose3};
 
 /// The joint motion of the simulated robot: every joint swings sinusoidally about a centre.
 ///

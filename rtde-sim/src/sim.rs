@@ -15,12 +15,12 @@ use crate::clock::Clock;
 use crate::controller::{Config, Controller, Shared};
 use crate::fault::Fault;
 use crate::io::IoState;
-use crate::kinematics::Arm;
 use crate::program::ServoProgram;
 use crate::robot::{Motion, SimulatedRobot};
 use crate::server::accept_loop;
 use crate::source::OutputSource;
 use crate::ticker::Ticker;
+use rtde_kinematics::Arm;
 
 /// The controller version a simulator reports unless told otherwise.
 pub const DEFAULT_CONTROLLER_VERSION: ControllerVersion = ControllerVersion::new(5, 21, 0, 0);

@@ -1,5 +1,10 @@
-//! Forward kinematics of Universal Robots arms from their public Denavit–Hartenberg
-//! parameters.
+//! Kinematics of Universal Robots arms from their public Denavit–Hartenberg parameters.
+//!
+//! A crate of its own, without dependencies, because three audiences need the same arm:
+//! the simulator moves it, the motion layer checks targets against its reach, and the
+//! viewers draw it.
+
+#![forbid(unsafe_code)]
 
 use std::f64::consts::FRAC_PI_2;
 
@@ -14,7 +19,7 @@ const UR_ALPHA: [f64; 6] = [FRAC_PI_2, 0.0, 0.0, FRAC_PI_2, -FRAC_PI_2, 0.0];
 /// TCP offset) in the base frame of this chain.
 ///
 /// ```
-/// use rtde_sim::Arm;
+/// use rtde_kinematics::Arm;
 ///
 /// // All joints at zero: the arm lies stretched out along -x.
 /// let pose = Arm::UR5E.tcp_pose(&[0.0; 6]);
@@ -112,7 +117,8 @@ impl Arm {
     }
 
     /// The flange's rotation matrix in the base frame.
-    pub(crate) fn tcp_rotation(&self, q: &[f64; 6]) -> [[f64; 3]; 3] {
+    #[must_use]
+    pub fn tcp_rotation(&self, q: &[f64; 6]) -> [[f64; 3]; 3] {
         self.chain(q, 6).r
     }
 
@@ -179,11 +185,15 @@ fn mul3(a: &[[f64; 3]; 3], b: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
     std::array::from_fn(|i| std::array::from_fn(|j| (0..3).map(|k| a[i][k] * b[k][j]).sum()))
 }
 
-pub(crate) fn mul3v(a: &[[f64; 3]; 3], v: &[f64; 3]) -> [f64; 3] {
+/// The product of a 3×3 matrix and a vector.
+#[must_use]
+pub fn mul3v(a: &[[f64; 3]; 3], v: &[f64; 3]) -> [f64; 3] {
     std::array::from_fn(|i| (0..3).map(|k| a[i][k] * v[k]).sum())
 }
 
-pub(crate) fn transpose3(a: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
+/// The transpose of a 3×3 matrix.
+#[must_use]
+pub fn transpose3(a: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
     std::array::from_fn(|i| std::array::from_fn(|j| a[j][i]))
 }
 
@@ -196,7 +206,8 @@ fn scale3(a: [f64; 3], s: f64) -> [f64; 3] {
 }
 
 /// The rotation vector (axis times angle, angle in `[0, π]`) of a rotation matrix.
-pub(crate) fn rotation_vector(r: &[[f64; 3]; 3]) -> [f64; 3] {
+#[must_use]
+pub fn rotation_vector(r: &[[f64; 3]; 3]) -> [f64; 3] {
     // 2·sin(angle)·axis, from the skew-symmetric part.
     let v = [r[2][1] - r[1][2], r[0][2] - r[2][0], r[1][0] - r[0][1]];
     let sin = 0.5 * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();

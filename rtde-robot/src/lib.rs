@@ -1,0 +1,7 @@
+//! Run a Universal Robots arm from the host.
+//!
+//! rtde-core reads the arm and writes its registers; this crate makes it move. It is a
+//! crate of its own so that a program that only reads telemetry does not carry the
+//! Dashboard client, the script sender or the motion layer.
+
+#![forbid(unsafe_code)]
