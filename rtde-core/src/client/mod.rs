@@ -616,30 +616,14 @@ impl Client {
         self.drive()
     }
 
-    /// Read → handle → poll → write until the request in flight (or chain of them) is
-    /// done.
+    /// Drives the conversation until the request in flight (or chain of them) is done.
     fn drive(&mut self) -> Result<Done, Error> {
         if !self.session.is_busy() {
             return Err(Error::Misuse("nothing is in flight"));
         }
-        loop {
-            match self.session.poll_event() {
-                Some(Ready::Done(result)) => {
-                    // What the reply queued (nothing, at the end of a chain) goes out first.
-                    self.flush()?;
-                    return result;
-                }
-                Some(Ready::Broken(e)) => return Err(e),
-                Some(_) => {}
-                None => {
-                    // A reply may have queued the next request of a chain.
-                    self.flush()?;
-                    if !self.fill(self.session.poll_timeout())? {
-                        self.session.handle_timeout(Instant::now());
-                    }
-                }
-            }
-        }
+        // Waiting for `Done`, the loop returns only with it.
+        self.turn_until(Until::Done)?
+            .ok_or(Error::Misuse("nothing is in flight"))
     }
 
     /// Waits until the session delivers an output package (every one in order, or the
@@ -667,19 +651,55 @@ impl Client {
         if latest {
             self.read_available();
         }
+        self.turn_until(Until::Data {
+            latest,
+            deadline,
+            timeout,
+        })
+        .map(|_| ())
+    }
+
+    /// The driver's one loop: read → handle → poll → write until the session has what
+    /// the caller waits for.
+    ///
+    /// A request in flight waits on the session's own deadline and ends with its reply;
+    /// the packages and rejections that arrive meanwhile are the session's to count. A
+    /// wait for data ends with a package, a package that does not fit (the caller hears
+    /// of it), or the read timeout.
+    ///
+    /// `Some` is what finished, for [`Until::Done`]; `None` is a package, for
+    /// [`Until::Data`] (its values are the session's).
+    fn turn_until(&mut self, until: Until) -> Result<Option<Done>, Error> {
         loop {
-            let ready = if latest {
-                self.session.poll_latest()
-            } else {
-                self.session.poll_event()
+            let ready = match until {
+                Until::Data { latest: true, .. } => self.session.poll_latest(),
+                _ => self.session.poll_event(),
             };
-            match ready {
-                Some(Ready::Data) => return Ok(()),
-                Some(Ready::Rejected(e) | Ready::Broken(e) | Ready::Done(Err(e))) => {
+            match (ready, until) {
+                (Some(Ready::Done(result)), Until::Done) => {
+                    // What the reply queued (nothing, at the end of a chain) goes out first.
+                    self.flush()?;
+                    return result.map(Some);
+                }
+                (Some(Ready::Data), Until::Data { .. }) => return Ok(None),
+                (Some(Ready::Broken(e)), _)
+                | (Some(Ready::Rejected(e) | Ready::Done(Err(e))), Until::Data { .. }) => {
                     return Err(e);
                 }
-                Some(_) => {}
-                None => {
+                (Some(_), _) => {}
+                (None, Until::Done) => {
+                    // A reply may have queued the next request of a chain.
+                    self.flush()?;
+                    if !self.fill(self.session.poll_timeout())? {
+                        self.session.handle_timeout(Instant::now());
+                    }
+                }
+                (
+                    None,
+                    Until::Data {
+                        deadline, timeout, ..
+                    },
+                ) => {
                     if !self.fill(deadline)? {
                         return Err(Error::Timeout {
                             after: timeout.unwrap_or_default(),
@@ -691,4 +711,17 @@ impl Client {
             }
         }
     }
+}
+
+/// What [`Client::turn_until`] waits for.
+#[derive(Clone, Copy)]
+enum Until {
+    /// The request in flight to finish.
+    Done,
+    /// An output package, by `deadline`.
+    Data {
+        latest: bool,
+        deadline: Option<Instant>,
+        timeout: Option<Duration>,
+    },
 }
