@@ -17,8 +17,8 @@ use std::time::Duration;
 use rtde_bench::interleave::Interleaved;
 use rtde_bench::stream::{self, Frames};
 use rtde_bench::{REFERENCE_NAMES, Reference, ReferenceTyped, asm, floor, sample, servo_sample};
-use rtde_core::protocol::{ClientMessage, ProtocolVersion};
-use rtde_core::{DynamicRecipe, FromPayload, OutputRecipe, RecipeView, ToPayload};
+use rtde_core::protocol::{ClientMessage, FrameBuffer, ProtocolVersion};
+use rtde_core::{DynamicRecipe, FromPayload, OutputRecipe, RecipeView, StaticRecipe, ToPayload};
 
 const FLOOR: &str = "floor: by hand, out of line";
 const FLOOR_INLINED: &str = "floor: by hand, inlined (context)";
@@ -29,6 +29,8 @@ const VIEW_ONE: &str = "view: one field (timestamp)";
 const FRAMES: &str = "frame parse + decode, as recv_as";
 const FRAMES_INTO: &str = "frame parse + decode_into, as recv_into";
 const FRAMES_TUPLE: &str = "frame parse + decode, moved into a tuple";
+const BACKLOG_FLOOR: &str = "floor, walking a 100-package backlog";
+const BACKLOG_FRAMES_INTO: &str = "frame parse + decode_into, that backlog";
 const DYNAMIC: &str = "dynamic: decode_into";
 
 const ENCODE_FLOOR: &str = "encode floor: to_be_bytes by hand";
@@ -62,6 +64,7 @@ fn main() -> ExitCode {
     let mut dynamic = DynamicRecipe::outputs(REFERENCE_NAMES).expect("known fields");
     let mut into = sample(0.0);
     let mut frame_into = sample(0.0);
+    let mut backlog_into = sample(0.0);
     let servo = servo_sample();
 
     // Every decoder must read what the floor reads before any is timed.
@@ -86,6 +89,10 @@ fn main() -> ExitCode {
     assert_eq!(Some(check), stream::parse_and_decode(bytes).map(|(r, _)| r));
     assert_eq!(servo.to_payload(), floor::encode_servo(&servo));
 
+    // One package read into the session's receive buffer, where a read puts it.
+    let mut received = FrameBuffer::new();
+    received.spare()[..stream::PACKAGE_LEN].copy_from_slice(&bytes[..stream::PACKAGE_LEN]);
+    received.commit(stream::PACKAGE_LEN);
     let mut bench = Interleaved::new();
     bench.case("loop overhead (black_box in and out)", |n| {
         for _ in 0..n {
@@ -173,44 +180,68 @@ fn main() -> ExitCode {
     });
     // The client's per-package work as the session does it: a data package of the recipe
     // set up is recognised by its header (`DataHeader`), anything else goes through the
-    // frame parse and message decode; then the decode. Walking a receive buffer of 100
-    // packages, each taken before it is decoded, as the session takes it.
+    // frame parse and message decode; then the decode. At the stream's pace each read
+    // brings one package, and the session's receive buffer, drained, takes it at its
+    // front (its values 8-byte aligned): the same memory every time, as the floor's
+    // payload is.
+    let one = received.buffered();
     bench.case(FRAMES, |n| {
-        let mut pos = 0;
         for _ in 0..n {
-            let mut used = bytes.len();
-            let decoded = stream::parse_and_decode_as(black_box(&bytes[pos..]), &mut used);
+            let mut used = 0;
+            let decoded = stream::parse_and_decode_as(black_box(one), &mut used);
             black_box(&decoded);
-            pos += used;
-            if pos >= bytes.len() {
-                pos = 0;
-            }
+            black_box(used);
         }
     });
     // Context: moving the decoded struct into another aggregate copies its 272 bytes, as
     // `from_payload(…).map_err(…)` would; `from_payload_as` is there to avoid it.
     bench.case(FRAMES_TUPLE, |n| {
-        let mut pos = 0;
         for _ in 0..n {
-            let decoded = stream::parse_and_decode(black_box(&bytes[pos..]));
-            pos += decoded.as_ref().map_or(bytes.len(), |(_, used)| *used);
+            let decoded = stream::parse_and_decode(black_box(one));
             black_box(&decoded);
-            if pos >= bytes.len() {
-                pos = 0;
-            }
         }
     });
     bench.case(FRAMES_INTO, |n| {
-        let mut pos = 0;
         for _ in 0..n {
-            let mut used = bytes.len();
-            let decoded =
-                stream::parse_and_decode_into(black_box(&bytes[pos..]), &mut frame_into, &mut used);
+            let mut used = 0;
+            let decoded = stream::parse_and_decode_into(black_box(one), &mut frame_into, &mut used);
             // A caller branches on the result (`recv_into(..)?`); it keeps the values.
             if let Err(e) = decoded {
                 black_box(e);
             }
             black_box(&frame_into);
+            black_box(used);
+        }
+    });
+    // Context: a client that fell behind finds many packages in one read and walks them.
+    // The floor walking the same memory is the fair base there; against the floor on one
+    // hot payload, the walk itself costs the difference on some CPUs.
+    bench.case(BACKLOG_FLOOR, |n| {
+        let mut pos = 0;
+        for _ in 0..n {
+            let values = &bytes[pos + stream::PACKAGE_LEN - Reference::PAYLOAD_SIZE..]
+                [..Reference::PAYLOAD_SIZE];
+            let r = floor::decode_out_of_line(black_box(values));
+            black_box(&r);
+            pos += stream::PACKAGE_LEN;
+            if pos >= bytes.len() {
+                pos = 0;
+            }
+        }
+    });
+    bench.case(BACKLOG_FRAMES_INTO, |n| {
+        let mut pos = 0;
+        for _ in 0..n {
+            let mut used = bytes.len();
+            let decoded = stream::parse_and_decode_into(
+                black_box(&bytes[pos..]),
+                &mut backlog_into,
+                &mut used,
+            );
+            if let Err(e) = decoded {
+                black_box(e);
+            }
+            black_box(&backlog_into);
             pos += used;
             if pos >= bytes.len() {
                 pos = 0;
@@ -289,6 +320,10 @@ fn main() -> ExitCode {
             bench.min(name)
         );
     }
+    println!(
+        "context: `{BACKLOG_FRAMES_INTO}` against `{BACKLOG_FLOOR}` (the same memory walked): {:.2}×",
+        bench.ratio(BACKLOG_FRAMES_INTO, BACKLOG_FLOOR)
+    );
     println!("{} of {} targets met in this run", met.len(), targets.len());
     for name in &met {
         println!("  met:    {name}");
