@@ -13,6 +13,10 @@
 //! data-before-start-reply         the first output package before the START reply
 //! data-before-pause-reply         one more output package between PAUSE and its reply
 //! build=N                         build number N in the version reply (5.21.0.N)
+//! dashboard-delay=DURATION        every Dashboard reply comes DURATION late
+//! dashboard-refuse=COMMAND        the Dashboard answers COMMAND with `Failed to execute`
+//! runtime-exception=LINE[,COLUMN] a program sent to a script port fails there
+//! protective-stop-after=DURATION  a protective stop DURATION after a program starts
 //!
 //! TRIGGER   reply:TYPE (the reply to the first request of TYPE: START, PAUSE,
 //!           SETUP_OUTPUTS, SETUP_INPUTS, GET_URCONTROL_VERSION, REQUEST_PROTOCOL_VERSION)
@@ -95,11 +99,23 @@ impl FromStr for Fault {
             "data-before-start-reply" => Fault::DataBeforeStartReply,
             "data-before-pause-reply" => Fault::DataBeforePauseReply,
             "build" => Fault::BuildNumber(number(needs("N")?)?),
+            "dashboard-delay" => Fault::DashboardDelay(duration(needs("DURATION")?)?),
+            "dashboard-refuse" => Fault::DashboardRefuse(needs("COMMAND")?.trim().to_owned()),
+            "runtime-exception" => {
+                let arg = needs("LINE[,COLUMN]")?;
+                let (line, column) = arg.split_once(',').unwrap_or((arg, "1"));
+                Fault::RuntimeException {
+                    line: number(line)?,
+                    column: number(column)?,
+                }
+            }
+            "protective-stop-after" => Fault::ProtectiveStopAfter(duration(needs("DURATION")?)?),
             other => {
                 return Err(format!(
                     "unknown fault `{other}`: use skip-every, skip-ticks, delay-replies, \
                      slow-boot, text, close-mid-frame, malformed, data-before-start-reply, \
-                     data-before-pause-reply or build"
+                     data-before-pause-reply, build, dashboard-delay, dashboard-refuse, \
+                     runtime-exception or protective-stop-after"
                 ));
             }
         };

@@ -136,6 +136,7 @@
 
 mod clock;
 mod controller;
+mod dashboard;
 mod fault;
 mod fault_spec;
 mod fleet;
@@ -143,7 +144,9 @@ mod io;
 
 mod program;
 mod robot;
+mod robot_state;
 mod server;
+mod service;
 mod sim;
 mod source;
 mod ticker;
@@ -153,6 +156,7 @@ pub use fleet::Fleet;
 pub use io::IoState;
 pub use program::{MAX_JOINT_ACCELERATION, MAX_JOINT_SPEED, ServoProgram};
 pub use robot::{JOINT_POSITION_LIMIT, JOINT_SPEED_LIMIT, Motion, SimulatedRobot};
+pub use robot_state::{PROTECTIVE_STOP_UNLOCK_DELAY, RobotState};
 pub use rtde_kinematics::Arm;
 pub use sim::{
     DEFAULT_CONTROLLER_VERSION, DEFAULT_STALL_TIMEOUT, Error, SHUTDOWN_TIMEOUT, Sim, SimBuilder,
