@@ -72,6 +72,17 @@ pub(crate) struct Controller {
     pub(crate) robot: Option<RobotState>,
     /// [`Fault::ProtectiveStopAfter`]: how long a program plays before the stop.
     pub(crate) protective_stop_after: Option<Duration>,
+    /// Where a program started from a script port finds the arm.
+    pub(crate) servo_start: [f64; 6],
+}
+
+/// The project's programs the simulator runs natively when a script port receives one
+/// (see [`KNOWN_PROGRAMS`](crate::KNOWN_PROGRAMS)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum KnownProgram {
+    /// `urscript/rtde_servo.script`: [`ServoProgram`].
+    Servo,
 }
 
 /// A robot program running on the controller, and the last tick it ran.
@@ -140,6 +151,14 @@ impl Controller {
             robot.protective_stop(&format!(
                 "the program played {after:?} (fault protective-stop-after)"
             ));
+        }
+    }
+
+    /// Starts one of the project's programs, replacing the one running, as a controller
+    /// replaces its program with one sent to a script port.
+    pub(crate) fn start_known_program(&mut self, kind: KnownProgram, q: [f64; 6]) {
+        match kind {
+            KnownProgram::Servo => self.install_program(ServoProgram::new(q)),
         }
     }
 

@@ -101,6 +101,14 @@ pub enum Fault {
         /// The column, from 1.
         column: u32,
     },
+    /// A program sent to a script port does not compile: a runtime exception whose text
+    /// starts `compile_error`, at this line and column, over the primary interface.
+    CompileError {
+        /// The program line, from 1.
+        line: u32,
+        /// The column, from 1.
+        column: u32,
+    },
     /// A protective stop this long after a program starts playing.
     ProtectiveStopAfter(Duration),
 }

@@ -16,6 +16,7 @@
 //! dashboard-delay=DURATION        every Dashboard reply comes DURATION late
 //! dashboard-refuse=COMMAND        the Dashboard answers COMMAND with `Failed to execute`
 //! runtime-exception=LINE[,COLUMN] a program sent to a script port fails there
+//! compile-error=LINE[,COLUMN]     a program sent to a script port does not compile there
 //! protective-stop-after=DURATION  a protective stop DURATION after a program starts
 //!
 //! TRIGGER   reply:TYPE (the reply to the first request of TYPE: START, PAUSE,
@@ -101,12 +102,14 @@ impl FromStr for Fault {
             "build" => Fault::BuildNumber(number(needs("N")?)?),
             "dashboard-delay" => Fault::DashboardDelay(duration(needs("DURATION")?)?),
             "dashboard-refuse" => Fault::DashboardRefuse(needs("COMMAND")?.trim().to_owned()),
-            "runtime-exception" => {
+            "runtime-exception" | "compile-error" => {
                 let arg = needs("LINE[,COLUMN]")?;
                 let (line, column) = arg.split_once(',').unwrap_or((arg, "1"));
-                Fault::RuntimeException {
-                    line: number(line)?,
-                    column: number(column)?,
+                let (line, column) = (number(line)?, number(column)?);
+                if name == "compile-error" {
+                    Fault::CompileError { line, column }
+                } else {
+                    Fault::RuntimeException { line, column }
                 }
             }
             "protective-stop-after" => Fault::ProtectiveStopAfter(duration(needs("DURATION")?)?),
@@ -115,7 +118,7 @@ impl FromStr for Fault {
                     "unknown fault `{other}`: use skip-every, skip-ticks, delay-replies, \
                      slow-boot, text, close-mid-frame, malformed, data-before-start-reply, \
                      data-before-pause-reply, build, dashboard-delay, dashboard-refuse, \
-                     runtime-exception or protective-stop-after"
+                     runtime-exception, compile-error or protective-stop-after"
                 ));
             }
         };

@@ -145,12 +145,14 @@ mod io;
 mod program;
 mod robot;
 mod robot_state;
+mod script_port;
 mod server;
 mod service;
 mod sim;
 mod source;
 mod ticker;
 
+pub use controller::KnownProgram;
 pub use fault::{Fault, Malformation, Trigger};
 pub use fleet::Fleet;
 pub use io::IoState;
@@ -158,6 +160,7 @@ pub use program::{MAX_JOINT_ACCELERATION, MAX_JOINT_SPEED, ServoProgram};
 pub use robot::{JOINT_POSITION_LIMIT, JOINT_SPEED_LIMIT, Motion, SimulatedRobot};
 pub use robot_state::{PROTECTIVE_STOP_UNLOCK_DELAY, RobotState};
 pub use rtde_kinematics::Arm;
+pub use script_port::KNOWN_PROGRAMS;
 pub use sim::{
     DEFAULT_CONTROLLER_VERSION, DEFAULT_STALL_TIMEOUT, Error, SHUTDOWN_TIMEOUT, Sim, SimBuilder,
     Stats,

@@ -14,6 +14,7 @@
 use std::time::{Duration, Instant};
 
 use rtde_core::{RobotMode, RuntimeState, SafetyMode, SafetyStatus, Value};
+use rtde_robot::primary::PrimaryMessage;
 
 /// How long after a protective stop the Dashboard server refuses to unlock it, as
 /// controllers do ("Cannot unlock protective stop until 5s after occurrence").
@@ -44,6 +45,8 @@ pub struct RobotState {
     log: Vec<String>,
     /// Messages a controller shows: sent as RTDE text messages, oldest first.
     messages: Vec<String>,
+    /// Robot messages for the primary interface, oldest first.
+    primary: Vec<PrimaryMessage>,
 }
 
 impl Default for RobotState {
@@ -62,6 +65,7 @@ impl Default for RobotState {
             popup: None,
             log: Vec::new(),
             messages: Vec::new(),
+            primary: Vec::new(),
         }
     }
 }
@@ -251,6 +255,11 @@ impl RobotState {
             self.program = RuntimeState::Paused;
         }
         self.messages.push(format!("Protective stop: {reason}"));
+        self.primary.push(PrimaryMessage::SafetyMode {
+            code: 0,
+            argument: 0,
+            mode: SafetyMode::ProtectiveStop,
+        });
     }
 
     /// Why the protective stop happened, while it holds.
@@ -292,8 +301,20 @@ impl RobotState {
         self.log.push(line.to_owned());
     }
 
+    /// A message shown over RTDE (a text message) and the primary interface.
     pub(crate) fn say(&mut self, message: String) {
+        self.primary.push(PrimaryMessage::Text(message.clone()));
         self.messages.push(message);
+    }
+
+    /// A robot message for the primary interface only.
+    pub(crate) fn tell_primary(&mut self, message: PrimaryMessage) {
+        self.primary.push(message);
+    }
+
+    /// The primary interface's robot messages, oldest first.
+    pub(crate) fn primary_messages(&self) -> &[PrimaryMessage] {
+        &self.primary
     }
 
     /// The value of an output field the robot's state decides; `None` for the others.

@@ -23,6 +23,7 @@ use crate::service;
 use crate::source::OutputSource;
 use crate::ticker::Ticker;
 use rtde_kinematics::Arm;
+use rtde_robot::script::{Ports, ScriptPort};
 
 /// The controller version a simulator reports unless told otherwise.
 pub const DEFAULT_CONTROLLER_VERSION: ControllerVersion = ControllerVersion::new(5, 21, 0, 0);
@@ -51,6 +52,8 @@ pub struct Sim {
     connections: Arc<Mutex<Vec<JoinHandle<()>>>>,
     /// The Dashboard server's address, when it serves one.
     dashboard: Option<SocketAddr>,
+    /// The script ports' addresses (primary, secondary, real-time), when it serves them.
+    script: Option<[SocketAddr; 3]>,
     /// The acceptors of the other services (Dashboard, script ports) and their addresses.
     services: Vec<(SocketAddr, JoinHandle<()>)>,
     /// Disconnects when the last thread exits. In a mutex so that `Sim` is `Sync`.
@@ -147,6 +150,32 @@ impl Sim {
     #[must_use]
     pub fn dashboard_addr(&self) -> Option<SocketAddr> {
         self.dashboard
+    }
+
+    /// The address of a script port ([`SimBuilder::script_ports`]), if it serves them.
+    #[must_use]
+    pub fn script_addr(&self, port: ScriptPort) -> Option<SocketAddr> {
+        let [primary, secondary, realtime] = self.script?;
+        Some(match port {
+            ScriptPort::Primary => primary,
+            ScriptPort::Secondary => secondary,
+            ScriptPort::RealTime => realtime,
+        })
+    }
+
+    /// The ports a [`ScriptSender`](rtde_robot::script::ScriptSender) uses to reach this
+    /// simulator: its Dashboard server, script ports and RTDE port; `None` unless it
+    /// serves both ([`SimBuilder::dashboard`], [`SimBuilder::script_ports`]).
+    #[must_use]
+    pub fn script_sender_ports(&self) -> Option<Ports> {
+        let [primary, secondary, realtime] = self.script?;
+        Some(Ports {
+            dashboard: self.dashboard?.port(),
+            primary: primary.port(),
+            secondary: secondary.port(),
+            realtime: realtime.port(),
+            rtde: self.addr.port(),
+        })
     }
 
     /// A snapshot of the robot's state machine ([`SimBuilder::robot_state`]), if it
@@ -458,6 +487,7 @@ pub struct SimBuilder {
     servo_program: bool,
     robot_state: bool,
     dashboard: Option<SocketAddr>,
+    script_ports: Option<[SocketAddr; 3]>,
     local_control: bool,
     unlock_delay: Option<Duration>,
 }
@@ -484,6 +514,7 @@ impl Default for SimBuilder {
             servo_program: false,
             robot_state: false,
             dashboard: None,
+            script_ports: None,
             local_control: false,
             unlock_delay: None,
         }
@@ -709,6 +740,41 @@ impl SimBuilder {
         self
     }
 
+    /// Serves the script ports (primary, secondary and real-time interfaces: 30001–30003
+    /// on a controller) on the RTDE address's IP and free ports ([`Sim::script_addr`]),
+    /// with the robot's state machine ([`SimBuilder::robot_state`]). A program that
+    /// carries the marker of one of the project's programs ([`KNOWN_PROGRAMS`](crate::KNOWN_PROGRAMS))
+    /// runs natively; any other is accepted, and a text message says that the simulator
+    /// does not interpret URScript. The primary interface sends the version message,
+    /// runtime exceptions ([`Fault::RuntimeException`]) and protective stops.
+    ///
+    /// ```
+    /// use rtde_robot::script::ScriptPort;
+    ///
+    /// let sim = rtde_sim::Sim::builder().script_ports().start().unwrap();
+    /// assert!(sim.script_addr(ScriptPort::Secondary).is_some());
+    /// ```
+    #[must_use]
+    pub fn script_ports(mut self) -> Self {
+        let any = SocketAddr::new(self.bind.ip(), 0);
+        self.script_ports = Some([any; 3]);
+        self.robot_state = true;
+        self
+    }
+
+    /// [`SimBuilder::script_ports`] on these addresses (primary, secondary, real-time).
+    #[must_use]
+    pub fn script_ports_on(
+        mut self,
+        primary: SocketAddr,
+        secondary: SocketAddr,
+        realtime: SocketAddr,
+    ) -> Self {
+        self.script_ports = Some([primary, secondary, realtime]);
+        self.robot_state = true;
+        self
+    }
+
     /// Starts the controller in local control: an e-Series Dashboard server refuses the
     /// commands that act on the robot until [`Sim::set_remote_control`] switches it.
     #[must_use]
@@ -831,6 +897,7 @@ impl SimBuilder {
             let start = self.motion.position(0.0);
             controller.install_program(ServoProgram::new(start));
         }
+        controller.servo_start = self.motion.position(0.0);
         if self.robot_state {
             let mut robot = RobotState::default();
             robot.set_remote_control(!self.local_control);
@@ -864,6 +931,7 @@ impl SimBuilder {
             acceptor: Some(acceptor),
             connections,
             dashboard: None,
+            script: None,
             services: Vec::new(),
             alive: Mutex::new(Some(alive_rx)),
         };
@@ -880,6 +948,30 @@ impl SimBuilder {
             .map_err(Error::Spawn)?;
             sim.dashboard = Some(bound);
             sim.services.push((bound, thread));
+        }
+        if let Some(binds) = self.script_ports {
+            let handlers: [(&str, service::Handler); 3] = [
+                ("primary", crate::script_port::serve_primary),
+                ("secondary", crate::script_port::serve_secondary),
+                ("realtime", crate::script_port::serve_realtime),
+            ];
+            let mut bound = binds;
+            for ((bind, slot), (name, handler)) in binds.iter().zip(bound.iter_mut()).zip(handlers)
+            {
+                let (listener, addr) = service::bind(*bind)?;
+                let thread = service::spawn(
+                    name,
+                    listener,
+                    &sim.shared,
+                    &sim.connections,
+                    &services_alive,
+                    handler,
+                )
+                .map_err(Error::Spawn)?;
+                *slot = addr;
+                sim.services.push((addr, thread));
+            }
+            sim.script = Some(bound);
         }
         drop(services_alive);
         Ok(sim)
