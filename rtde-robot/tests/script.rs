@@ -127,6 +127,13 @@ fn the_servo_template_is_recognised_and_plays() {
         }
     )));
     assert!(steps.contains(&Step::Playing));
+    // One program, recognised whole: no part of it was taken for another program.
+    assert!(
+        !steps
+            .iter()
+            .any(|s| matches!(s, Step::Said(t) if t.contains("does not interpret"))),
+        "{steps:?}"
+    );
 }
 
 #[test]

@@ -110,23 +110,30 @@ fn serve(mut stream: TcpStream, shared: &Arc<Shared>, port: ScriptPort) {
 fn take_programs(text: &mut String) -> Vec<String> {
     let mut programs = Vec::new();
     let mut consumed = 0;
-    let mut block: Option<usize> = None;
+    // The block under way: where it starts and how deep its nesting is.
+    let mut block: Option<(usize, usize)> = None;
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
         let start = offset;
         offset += line.len();
-        let bare = line.trim_end();
-        match block {
-            Some(from) => {
-                if bare == "end" {
-                    programs.push(text[from..offset].to_owned());
-                    consumed = offset;
-                    block = None;
+        let statement = line.trim();
+        match &mut block {
+            Some((from, depth)) => {
+                if statement == "end" {
+                    *depth -= 1;
+                    if *depth == 0 {
+                        programs.push(text[*from..offset].to_owned());
+                        consumed = offset;
+                        block = None;
+                    }
+                } else if opens_block(statement) {
+                    *depth += 1;
                 }
             }
-            None if bare.starts_with("def ") || bare.starts_with("sec ") => block = Some(start),
+            None if statement.starts_with("def ") || statement.starts_with("sec ") => {
+                block = Some((start, 1));
+            }
             None => {
-                let statement = bare.trim();
                 if !statement.is_empty() && !statement.starts_with('#') {
                     programs.push(line.to_owned());
                 }
@@ -136,6 +143,13 @@ fn take_programs(text: &mut String) -> Vec<String> {
     }
     text.drain(..consumed);
     programs
+}
+
+/// Whether a statement opens a block that an `end` closes (`def`, `if`, `while`, …);
+/// `elif` and `else` continue the block they are in.
+fn opens_block(statement: &str) -> bool {
+    let code = statement.split('#').next().unwrap_or("").trim_end();
+    code.ends_with(':') && !code.starts_with("elif") && !code.starts_with("else")
 }
 
 /// One program arrived: a fault's exception, a known program started, or a message that
@@ -210,17 +224,10 @@ mod tests {
 
     #[test]
     fn blocks_and_lines_are_programs_and_unfinished_blocks_wait() {
-        let mut text = String::from(
-            "set_digital_out(0, True)\n# note\ndef a():\n  x = 1\n  end\nend\ndef b():\n",
-        );
+        let nested = "def a():\ndef f():\n  return 1\nend\nif f() == 1: # one\n  x = 1\nelse:\n  x = 2\nend\nend\n";
+        let mut text = format!("set_digital_out(0, True)\n# note\n{nested}def b():\n");
         let programs = take_programs(&mut text);
-        assert_eq!(
-            programs,
-            [
-                "set_digital_out(0, True)\n",
-                "def a():\n  x = 1\n  end\nend\n"
-            ]
-        );
+        assert_eq!(programs, ["set_digital_out(0, True)\n", nested]);
         assert_eq!(text, "def b():\n");
         text.push_str("end\n");
         assert_eq!(take_programs(&mut text), ["def b():\nend\n"]);
