@@ -267,6 +267,29 @@ mod tests {
             ("data-before-start-reply", Fault::DataBeforeStartReply),
             ("data-before-pause-reply", Fault::DataBeforePauseReply),
             ("build=108318", Fault::BuildNumber(108_318)),
+            (
+                "dashboard-delay=2s",
+                Fault::DashboardDelay(Duration::from_secs(2)),
+            ),
+            (
+                "dashboard-refuse=brake release",
+                Fault::DashboardRefuse("brake release".into()),
+            ),
+            (
+                "runtime-exception=12",
+                Fault::RuntimeException {
+                    line: 12,
+                    column: 1,
+                },
+            ),
+            (
+                "compile-error=3,9",
+                Fault::CompileError { line: 3, column: 9 },
+            ),
+            (
+                "protective-stop-after=1500ms",
+                Fault::ProtectiveStopAfter(Duration::from_millis(1500)),
+            ),
         ];
         for (spec, fault) in cases {
             assert_eq!(spec.parse::<Fault>(), Ok(fault), "{spec}");
@@ -284,6 +307,8 @@ mod tests {
             ("malformed=data:1,bytes:abc", "whole bytes"),
             ("text=data:1,loud,hi", "no message level"),
             ("build=-1", "whole number"),
+            ("runtime-exception=x", "whole number"),
+            ("dashboard-refuse", "needs a value"),
         ] {
             let err = spec.parse::<Fault>().unwrap_err();
             assert!(err.contains(says), "{spec}: {err}");
