@@ -1,7 +1,7 @@
 //! The Dashboard server client (TCP port 29999): every command of Universal Robots' CB3
 //! and e-Series Dashboard server manuals, typed.
 //!
-//! - [`Dashboard`] blocks; [`AsyncDashboard`] (feature `tokio`) awaits. Both send the
+//! - [`Dashboard`] blocks; `AsyncDashboard` (feature `tokio`) awaits. Both send the
 //!   same [`Command`]s and parse the same [`Reply`]s.
 //! - Every command carries the controller version that added it ([`COMMANDS`]). The
 //!   version comes from `PolyscopeVersion` on connect, or is declared

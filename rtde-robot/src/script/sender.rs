@@ -264,12 +264,13 @@ impl ScriptSender {
                 observe(&Step::Said(text));
             }
             match state {
-                Some(RuntimeState::Playing) if watch.not_playing || watch.started_key => {
-                    if playing_since.is_none() {
-                        observe(&Step::Playing);
-                        playing_since = Some(Instant::now());
-                    }
+                Some(RuntimeState::Playing)
+                    if (watch.not_playing || watch.started_key) && playing_since.is_none() =>
+                {
+                    observe(&Step::Playing);
+                    playing_since = Some(Instant::now());
                 }
+                Some(RuntimeState::Playing) => {}
                 Some(_) => watch.not_playing = true,
                 None => {}
             }
