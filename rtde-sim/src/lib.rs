@@ -116,6 +116,11 @@
 //!   `rtde sim` command lines, so clients in any language meet them (the grammar is
 //!   `Fault`'s [`FromStr`](std::str::FromStr) implementation: `skip-every=10`,
 //!   `data-before-start-reply`, `slow-boot=5s,300ms`, `build=108318`, …).
+//! - **The Dashboard server and the script ports** (opt-in: [`SimBuilder::dashboard`],
+//!   [`SimBuilder::script_ports`]): a robot state machine ([`RobotState`]) behind a
+//!   Dashboard server and the primary, secondary and real-time interfaces, visible in
+//!   `robot_mode`, `safety_status`, `runtime_state` and the status bits; the project's own
+//!   programs ([`KNOWN_PROGRAMS`]) run when sent. See `docs/dashboard.md`.
 //! - **Fleets.** [`SimBuilder::start_fleet`] serves many controllers from one process,
 //!   each on its own port, with one clock thread streaming every paced connection of
 //!   every robot: one wake-up per control-loop tick, not one per robot per period.
