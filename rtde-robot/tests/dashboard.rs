@@ -51,8 +51,11 @@ impl Rtde {
     /// The newest values: (robot_mode, safety_status, runtime_state, robot bits, safety bits).
     fn read(&mut self) -> (i32, i32, u32, u32, u32) {
         self.client.recv_latest_into(&mut self.recipe).unwrap();
-        // A package sampled before the command may still be queued: read a fresh one.
-        self.client.recv_into(&mut self.recipe).unwrap();
+        // A package sampled before the command may still be on its way (a thread of the
+        // simulator preempted between sampling and writing): read past it.
+        for _ in 0..3 {
+            self.client.recv_into(&mut self.recipe).unwrap();
+        }
         let int = |v: Option<&Value>| match v {
             Some(Value::Int32(i)) => *i,
             other => panic!("{other:?}"),

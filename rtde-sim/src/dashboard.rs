@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rtde_core::fields::Generation;
-use rtde_robot::dashboard::{COMMANDS, Command, GREETING};
+use rtde_robot::dashboard::{Command, GREETING};
 
 use crate::controller::Shared;
 use crate::fault::Fault;
@@ -245,10 +245,7 @@ fn reply(command: &Command, robot: &mut RobotState, shared: &Shared) -> String {
         }
         Command::SaveLog => "Log saved to disk".into(),
         // A command added to the client's table that the simulator does not know yet.
-        _ => format!(
-            "could not understand: '{command}' (known: {})",
-            COMMANDS.len()
-        ),
+        _ => format!("could not understand: '{command}'"),
     }
 }
 

@@ -359,12 +359,10 @@ fn exception_of_a_program(s: &Services) -> (i32, i32, String) {
     Dash::connect(s.dashboard).ready();
     let mut primary = TcpStream::connect(s.primary).expect("connect to the primary interface");
     primary.set_read_timeout(Some(WAIT)).unwrap();
-    let mut secondary =
-        TcpStream::connect(s.secondary).expect("connect to the secondary interface");
-    secondary.write_all(b"def p():\n  x = 1\nend\n").unwrap();
     let deadline = Instant::now() + WAIT;
     let mut bytes = Vec::new();
     let mut buf = [0u8; 1024];
+    let mut secondary = None;
     loop {
         assert!(
             Instant::now() < deadline,
@@ -377,6 +375,13 @@ fn exception_of_a_program(s: &Services) -> (i32, i32, String) {
                 break;
             }
             let package: Vec<u8> = bytes.drain(..size).collect();
+            // The version message first: from then on this connection hears the program.
+            if package[4] == 20 && package[14] == 3 && secondary.is_none() {
+                let mut stream =
+                    TcpStream::connect(s.secondary).expect("connect to the secondary interface");
+                stream.write_all(b"def p():\n  x = 1\nend\n").unwrap();
+                secondary = Some(stream);
+            }
             if package[4] == 20 && package[14] == 10 {
                 let int = |at: usize| i32::from_be_bytes(package[at..at + 4].try_into().unwrap());
                 return (

@@ -244,6 +244,12 @@ impl ScriptSender {
         }
         let mut primary = self.open(self.ports.primary, ScriptPort::Primary.name())?;
         let mut watch = Watch::default();
+        // The version message comes first on every connection: once it is in, what the
+        // program causes is reported on this connection.
+        let deadline = Instant::now() + self.timeout;
+        while watch.version.is_none() && Instant::now() < deadline {
+            watch.primary(&mut primary, &mut observe)?;
+        }
         let mut rtde = Rtde::open(SocketAddr::new(self.host, self.ports.rtde), self.timeout)?;
         watch.not_playing = rtde.read(&mut watch)? != Some(RuntimeState::Playing);
         let addr_port = self.ports.script(self.port);
