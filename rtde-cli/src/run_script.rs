@@ -32,7 +32,7 @@ A program moves a real robot: with --robot, nothing is sent without \
 pub(crate) struct RunScriptArgs {
     /// The URScript file.
     file: PathBuf,
-    /// The robot's address (HOST). Without it, a built-in simulator.
+    /// The robot's IP address. Without it, a built-in simulator.
     #[arg(long, value_name = "HOST")]
     robot: Option<IpAddr>,
     /// Confirms that the robot's workspace is clear: the program may move the arm.
