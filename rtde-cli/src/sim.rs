@@ -62,7 +62,7 @@ pub(crate) struct SimArgs {
     /// delay-replies=DURATION, slow-boot=WINDOW,DURATION, text=TRIGGER,LEVEL,MESSAGE,
     /// close-mid-frame=TRIGGER, malformed=TRIGGER,KIND, data-before-start-reply,
     /// data-before-pause-reply, build=N, dashboard-delay=DURATION, dashboard-refuse=COMMAND,
-    /// runtime-exception=LINE[,COLUMN], compile-error=LINE[,COLUMN],
+    /// runtime-exception=LINE(,COLUMN), compile-error=LINE(,COLUMN),
     /// protective-stop-after=DURATION. TRIGGER is reply:START (any package type) or data:N;
     /// LEVEL exception, error, warning or info; KIND size-too-small, size-too-large,
     /// unknown-type, wrong-recipe-id or bytes:HEX; DURATION 250ms or 2s.
