@@ -373,6 +373,12 @@ impl Watch {
                 ) => {}
             Err(e) => return Err(e.into()),
         }
+        self.absorb(observe)
+    }
+
+    /// Decodes the whole messages buffered; an exception or a protective stop ends the
+    /// watch.
+    fn absorb(&mut self, observe: &mut impl FnMut(&Step)) -> Result<(), ScriptError> {
         while let Some((message, used)) = primary::parse(&self.buffer)? {
             self.buffer.drain(..used);
             match message {
@@ -468,5 +474,95 @@ impl Rtde {
         };
         watch.runtime_state = state.or(watch.runtime_state);
         Ok(state)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn watch_of(messages: &[PrimaryMessage]) -> (Watch, Result<(), ScriptError>, Vec<Step>) {
+        let mut watch = Watch::default();
+        for m in messages {
+            m.encode(0, &mut watch.buffer);
+        }
+        let mut steps = Vec::new();
+        let result = watch.absorb(&mut |s| steps.push(s.clone()));
+        (watch, result, steps)
+    }
+
+    #[test]
+    fn the_primary_interface_alone_decides_each_fate() {
+        let version = PrimaryMessage::Version {
+            project: "URControl".into(),
+            version: ControllerVersion::new(5, 21, 0, 0),
+            build_date: String::new(),
+        };
+        let (watch, result, steps) = watch_of(&[version.clone()]);
+        assert!(result.is_ok());
+        assert_eq!(steps, [Step::Version(ControllerVersion::new(5, 21, 0, 0))]);
+        assert_eq!(watch.version, Some(ControllerVersion::new(5, 21, 0, 0)));
+
+        let exception = |text: &str| PrimaryMessage::RuntimeException {
+            line: 7,
+            column: 3,
+            text: text.into(),
+        };
+        let (_, result, _) = watch_of(&[version.clone(), exception("syntax_error_on_line:7")]);
+        assert!(matches!(
+            result,
+            Err(ScriptError::Compile {
+                line: 7,
+                column: 3,
+                ..
+            })
+        ));
+        let (_, result, _) = watch_of(&[exception("not_a_function: f")]);
+        assert!(matches!(
+            result,
+            Err(ScriptError::Runtime {
+                line: 7,
+                column: 3,
+                ..
+            })
+        ));
+
+        let stop = PrimaryMessage::SafetyMode {
+            code: 0,
+            argument: 0,
+            mode: SafetyMode::ProtectiveStop,
+        };
+        let said = PrimaryMessage::Text("a collision".into());
+        let (_, result, _) = watch_of(&[said, stop]);
+        assert!(
+            matches!(&result, Err(ScriptError::ProtectiveStop { reason: Some(r) }) if r == "a collision"),
+            "{result:?}"
+        );
+
+        let started = PrimaryMessage::Key {
+            code: 0,
+            argument: 0,
+            title: "PROGRAM_XXX_STARTED".into(),
+            text: "pick".into(),
+        };
+        let (watch, result, _) = watch_of(&[started]);
+        assert!(result.is_ok());
+        assert!(watch.started_key);
+        assert_eq!(watch.messages, ["PROGRAM_XXX_STARTED pick"]);
+    }
+
+    #[test]
+    fn half_a_message_waits_for_the_rest() {
+        let mut bytes = Vec::new();
+        PrimaryMessage::Text("hello".into()).encode(0, &mut bytes);
+        let mut watch = Watch {
+            buffer: bytes[..8].to_vec(),
+            ..Watch::default()
+        };
+        watch.absorb(&mut |_| {}).unwrap();
+        assert!(watch.messages.is_empty());
+        watch.buffer.extend_from_slice(&bytes[8..]);
+        watch.absorb(&mut |_| {}).unwrap();
+        assert_eq!(watch.messages, ["hello"]);
     }
 }
