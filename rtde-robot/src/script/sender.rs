@@ -498,7 +498,7 @@ mod tests {
             version: ControllerVersion::new(5, 21, 0, 0),
             build_date: String::new(),
         };
-        let (watch, result, steps) = watch_of(&[version.clone()]);
+        let (watch, result, steps) = watch_of(std::slice::from_ref(&version));
         assert!(result.is_ok());
         assert_eq!(steps, [Step::Version(ControllerVersion::new(5, 21, 0, 0))]);
         assert_eq!(watch.version, Some(ControllerVersion::new(5, 21, 0, 0)));
