@@ -90,3 +90,60 @@ fn ur_rtde_reads_exact_values_and_writes_a_digital_output() {
     assert_eq!(off & 0xff, 0, "standard output 3 off");
     assert_eq!(sim.io().digital_output_bits() & 0xff, 0);
 }
+
+/// ur_rtde's DashboardClient always uses port 29999: the simulator's Dashboard server takes
+/// its own loopback address for it, as the RTDE test does for 30004.
+fn sim_with_dashboard_on_port_29999() -> (Sim, IpAddr) {
+    let first = 2 + (std::process::id() % 200) as u8;
+    for n in (first..=254).chain(2..first) {
+        let ip = IpAddr::V4(Ipv4Addr::new(127, 0, 0, n));
+        if let Ok(sim) = Sim::builder()
+            .bind(SocketAddr::new(ip, 0))
+            .dashboard_on(SocketAddr::new(ip, 29999))
+            .start()
+        {
+            return (sim, ip);
+        }
+    }
+    panic!("no free 127.0.0.N:29999 for the simulator's Dashboard server");
+}
+
+#[test]
+#[ignore = "needs ur_rtde from PyPI; .ci/run installs it and runs this test"]
+fn ur_rtde_dashboard_client_drives_the_simulators_dashboard_server() {
+    let python = std::env::var("RTDE_UR_RTDE_PYTHON")
+        .expect("RTDE_UR_RTDE_PYTHON must name a Python with ur_rtde installed (see tests/interop/setup.sh)");
+    let (sim, ip) = sim_with_dashboard_on_port_29999();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/interop/ur_rtde_dashboard.py");
+    let out = Command::new(python)
+        .arg(script)
+        .arg(ip.to_string())
+        .output()
+        .expect("run python");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "ur_rtde DashboardClient failed: {}\nstdout:\n{stdout}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let expected = [
+        "connected True",
+        "power_on Robotmode: IDLE",
+        "brake_release Robotmode: RUNNING",
+        "loaded Loaded program: /programs/interop.urp",
+        "play PLAYING interop.urp",
+        "running True",
+        "robot_mode Robotmode: RUNNING",
+        "safety_status Safetystatus: NORMAL",
+        "stop STOPPED interop.urp",
+    ];
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines, expected, "{stdout}");
+    // What ur_rtde did reached the robot: the state it left behind.
+    let robot = sim.robot_state().unwrap();
+    assert_eq!(robot.robot_mode(), rtde_core::RobotMode::Running);
+    assert_eq!(robot.loaded_program(), Some("/programs/interop.urp"));
+    assert_eq!(robot.program_state(), rtde_core::RuntimeState::Stopped);
+    sim.shutdown().unwrap();
+}

@@ -30,6 +30,11 @@ pub(crate) fn duration(text: &str) -> Result<Duration, String> {
 /// A robot's address: `HOST`, `HOST:PORT`, `[IPv6]:PORT` or a bare IPv6 address; the port
 /// is 30004 unless given.
 pub(crate) fn robot(text: &str) -> Result<(String, u16), String> {
+    robot_on(text, RTDE_PORT)
+}
+
+/// [`robot`] with another default port (the Dashboard server's 29999, say).
+pub(crate) fn robot_on(text: &str, default_port: u16) -> Result<(String, u16), String> {
     let text = text.trim();
     if text.is_empty() {
         return Err("the robot's address is empty".into());
@@ -42,16 +47,16 @@ pub(crate) fn robot(text: &str) -> Result<(String, u16), String> {
         };
         let port = match after.strip_prefix(':') {
             Some(p) => port(p, text)?,
-            None if after.is_empty() => RTDE_PORT,
+            None if after.is_empty() => default_port,
             None => return Err(format!("`{text}`: expected `[ADDRESS]:PORT`")),
         };
         return Ok((host.to_owned(), port));
     }
     match text.rsplit_once(':') {
         // More than one colon and no brackets: a bare IPv6 address.
-        Some((host, _)) if host.contains(':') => Ok((text.to_owned(), RTDE_PORT)),
+        Some((host, _)) if host.contains(':') => Ok((text.to_owned(), default_port)),
         Some((host, p)) => Ok((host.to_owned(), port(p, text)?)),
-        None => Ok((text.to_owned(), RTDE_PORT)),
+        None => Ok((text.to_owned(), default_port)),
     }
 }
 
@@ -119,6 +124,10 @@ mod tests {
         assert!(robot("host:port").is_err());
         assert!(robot("[::1").is_err());
         assert!(robot("").is_err());
+        assert_eq!(
+            robot_on("10.0.0.2", 29999).unwrap(),
+            ("10.0.0.2".into(), 29999)
+        );
     }
 
     #[test]

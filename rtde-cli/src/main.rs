@@ -13,6 +13,7 @@ use clap::{Parser, Subcommand};
 
 mod args;
 mod bridge;
+mod dashboard;
 mod dictionary;
 mod lookup;
 mod outfile;
@@ -20,6 +21,7 @@ mod plot;
 mod progress;
 mod record;
 mod replay;
+mod run_script;
 mod sim;
 mod subscribe;
 mod table;
@@ -39,6 +41,8 @@ mod table;
   rtde plot run.csv --fields actual_q             run.png: the joints over time
   rtde replay run.rtde                            serve the recording on 127.0.0.1:30004
   rtde bridge fleet.toml                          a fleet's telemetry into MQTT
+  rtde dashboard --robot HOST robotmode           one Dashboard server command, its reply typed
+  rtde run-script urscript/rtde_servo.script      send a program (built-in simulator without --robot)
 
 `rtde help COMMAND` explains each command, with examples."
 )]
@@ -57,6 +61,8 @@ enum Command {
     Sim(sim::SimArgs),
     Bridge(bridge::BridgeArgs),
     Subscribe(subscribe::SubscribeArgs),
+    Dashboard(dashboard::DashboardArgs),
+    RunScript(run_script::RunScriptArgs),
 }
 
 fn main() -> ExitCode {
@@ -70,6 +76,8 @@ fn main() -> ExitCode {
         Command::Sim(args) => sim::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Bridge(args) => bridge::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Subscribe(args) => subscribe::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Dashboard(args) => dashboard::run(&args),
+        Command::RunScript(args) => run_script::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -24,6 +24,8 @@ takes effect. It is the library `rtde_sim::Sim`, which tests embed in-process.",
       no measurement noise: values follow the motion law documented in rtde_sim::Motion
   rtde sim --robots 100 --port 40000
       a fleet: 100 controllers on ports 40000 to 40099, streamed by one clock thread
+  rtde sim --dashboard-port 29999 --script-ports 30001
+      a Dashboard server and the script ports: power on, load, play, send programs
   rtde sim --program servo
       run the behaviour of urscript/rtde_servo.script: the arm follows the waypoints of
       rtde_core::control (watchdog, handshake, speed slider)"
@@ -59,7 +61,9 @@ pub(crate) struct SimArgs {
     /// Inject a fault real controllers show (repeatable): skip-every=N, skip-ticks=T[,T…],
     /// delay-replies=DURATION, slow-boot=WINDOW,DURATION, text=TRIGGER,LEVEL,MESSAGE,
     /// close-mid-frame=TRIGGER, malformed=TRIGGER,KIND, data-before-start-reply,
-    /// data-before-pause-reply, build=N. TRIGGER is reply:START (any package type) or data:N;
+    /// data-before-pause-reply, build=N, dashboard-delay=DURATION, dashboard-refuse=COMMAND,
+    /// runtime-exception=LINE(,COLUMN), compile-error=LINE(,COLUMN),
+    /// protective-stop-after=DURATION. TRIGGER is reply:START (any package type) or data:N;
     /// LEVEL exception, error, warning or info; KIND size-too-small, size-too-large,
     /// unknown-type, wrong-recipe-id or bytes:HEX; DURATION 250ms or 2s.
     #[arg(long = "fault", value_name = "SPEC", value_parser = fault)]
@@ -78,6 +82,18 @@ pub(crate) struct SimArgs {
     /// handshake).
     #[arg(long, value_name = "PROGRAM", value_parser = ["servo"])]
     program: Option<String>,
+    /// Serve a Dashboard server on this port (29999 on a controller; 0 picks a free one),
+    /// with the robot's state machine behind it: the arm starts powered off.
+    #[arg(long, value_name = "PORT")]
+    dashboard_port: Option<u16>,
+    /// Serve the script ports (primary, secondary, real-time interfaces) on this port and
+    /// the next two (30001 on a controller; 0 picks free ones): the project's programs run,
+    /// any other is accepted and said not to run.
+    #[arg(long, value_name = "FIRST")]
+    script_ports: Option<u16>,
+    /// Start in local control: the Dashboard server refuses what acts on the robot.
+    #[arg(long)]
+    local_control: bool,
 }
 
 fn fault(spec: &str) -> Result<Fault, String> {
@@ -126,6 +142,25 @@ pub(crate) fn run(args: &SimArgs) -> Result<(), String> {
     if args.program.as_deref() == Some("servo") {
         builder = builder.servo_program();
     }
+    if let Some(port) = args.dashboard_port {
+        builder = builder.dashboard_on(SocketAddr::new(args.bind, port));
+    }
+    if let Some(first) = args.script_ports {
+        let at = |i: u16| {
+            SocketAddr::new(
+                args.bind,
+                if first == 0 {
+                    0
+                } else {
+                    first.saturating_add(i)
+                },
+            )
+        };
+        builder = builder.script_ports_on(at(0), at(1), at(2));
+    }
+    if args.local_control {
+        builder = builder.local_control();
+    }
     if args.robots > 1 {
         let fleet = builder
             .start_fleet(args.robots)
@@ -147,6 +182,14 @@ pub(crate) fn run(args: &SimArgs) -> Result<(), String> {
     let sim = builder.start().map_err(|e| e.to_string())?;
     // The address first and alone, for scripts (and tests) that start it on port 0.
     println!("rtde sim: listening on {}", sim.addr());
+    if let Some(addr) = sim.dashboard_addr() {
+        println!("rtde sim: Dashboard server on {addr}");
+    }
+    for port in rtde_robot::script::ScriptPort::ALL {
+        if let Some(addr) = sim.script_addr(port) {
+            println!("rtde sim: {} on {addr}", port.name());
+        }
+    }
     println!(
         "rtde sim: controller {} ({} Hz control loop), noise seed {}; Ctrl-C stops",
         sim.controller_version(),

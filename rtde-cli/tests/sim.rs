@@ -108,6 +108,20 @@ fn every_fault_flag_reaches_the_simulator() {
 }
 
 #[test]
+fn every_robot_fault_flag_reaches_the_simulator() {
+    for (spec, check) in fault_checks::ROBOT_FAULTS {
+        let mut cmd = rtde();
+        cmd.args(["sim", "--port", "0", "--fault", spec])
+            .args(fault_checks::ROBOT_ARGS);
+        let mut sim = Spawned::new(cmd);
+        sim.listening_on();
+        let lines = std::iter::from_fn(|| Some(sim.line(Duration::from_secs(10)))).take(8);
+        let services = fault_checks::Services::from_lines(lines).expect("the services' addresses");
+        check(&services);
+    }
+}
+
+#[test]
 fn a_bad_fault_flag_is_one_line() {
     let run = common::run(&["sim", "--fault", "close-mid-frame=reply:NOPE"]);
     assert!(

@@ -3,5 +3,13 @@
 //! rtde-core reads the arm and writes its registers; this crate makes it move. It is a
 //! crate of its own so that a program that only reads telemetry does not carry the
 //! Dashboard client, the script sender or the motion layer.
+//!
+//! - [`dashboard`]: the Dashboard server (port 29999), blocking and async.
+//! - [`script`]: sending programs to the script ports, and their fate.
+//! - [`primary`]: the primary interface's messages, as a codec over bytes.
 
 #![forbid(unsafe_code)]
+
+pub mod dashboard;
+pub mod primary;
+pub mod script;

@@ -20,6 +20,7 @@ use rtde_core::protocol::{
 use crate::fault::Fault;
 use crate::io::IoState;
 use crate::program::ServoProgram;
+use crate::robot_state::RobotState;
 use crate::source::{OutputSource, Sample, Tick};
 use crate::ticker::Ticker;
 
@@ -46,6 +47,8 @@ pub(crate) struct Config {
     pub(crate) source: Arc<dyn OutputSource>,
     /// The clock thread a fleet shares; paced connections are streamed by it.
     pub(crate) ticker: Option<Arc<Ticker>>,
+    /// What `get robot model` answers (`UR5`).
+    pub(crate) robot_model: &'static str,
 }
 
 /// Who holds an input variable.
@@ -64,6 +67,22 @@ pub(crate) struct Controller {
     pub(crate) io: IoState,
     owners: HashMap<&'static str, Owner>,
     program: Option<ProgramRun>,
+    /// The robot's state machine, when the simulator models one (Dashboard server,
+    /// script ports); without it the robot is always running, as before.
+    pub(crate) robot: Option<RobotState>,
+    /// [`Fault::ProtectiveStopAfter`]: how long a program plays before the stop.
+    pub(crate) protective_stop_after: Option<Duration>,
+    /// Where a program started from a script port finds the arm.
+    pub(crate) servo_start: [f64; 6],
+}
+
+/// The project's programs the simulator runs natively when a script port receives one
+/// (see [`KNOWN_PROGRAMS`](crate::KNOWN_PROGRAMS)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum KnownProgram {
+    /// `urscript/rtde_servo.script`: [`ServoProgram`].
+    Servo,
 }
 
 /// A robot program running on the controller, and the last tick it ran.
@@ -120,6 +139,34 @@ impl Controller {
         });
     }
 
+    /// Raises what is due on the robot: the protective stop of
+    /// [`Fault::ProtectiveStopAfter`].
+    pub(crate) fn update_robot(&mut self) {
+        let (Some(robot), Some(after)) = (self.robot.as_mut(), self.protective_stop_after) else {
+            return;
+        };
+        if robot.protective_stop_reason().is_none()
+            && robot.playing_for().is_some_and(|t| t >= after)
+        {
+            robot.protective_stop(&format!(
+                "the program played {after:?} (fault protective-stop-after)"
+            ));
+        }
+    }
+
+    /// Starts one of the project's programs, replacing the one running, as a controller
+    /// replaces its program with one sent to a script port.
+    pub(crate) fn start_known_program(&mut self, kind: KnownProgram, q: [f64; 6]) {
+        match kind {
+            KnownProgram::Servo => self.install_program(ServoProgram::new(q)),
+        }
+    }
+
+    /// Ends the robot program the controller runs, if any.
+    pub(crate) fn stop_program(&mut self) {
+        self.program = None;
+    }
+
     /// The robot program the controller runs, if any.
     pub(crate) fn program(&self) -> Option<&ServoProgram> {
         self.program.as_ref().map(|run| &run.program)
@@ -133,13 +180,27 @@ impl Controller {
         fields: &[&'static Field],
         out: &mut [Value],
     ) -> Sample {
-        match &mut self.program {
+        self.update_robot();
+        let sample = match &mut self.program {
             Some(run) => {
                 run.advance(&self.io, tick.index(), tick.rate());
                 source.sample_with_program(tick, fields, &self.io, &run.program, out)
             }
             None => source.sample(tick, fields, &self.io, out),
+        };
+        if let Some(robot) = &self.robot {
+            let program = self.program.as_ref().map(|run| &run.program);
+            for (field, slot) in fields.iter().zip(out.iter_mut()) {
+                // A running program reports its own state; the robot reports the rest.
+                if program.is_some_and(|p| p.output(field.name()).is_some()) {
+                    continue;
+                }
+                if let Some(v) = robot.output(field.name()) {
+                    *slot = v;
+                }
+            }
         }
+        sample
     }
 }
 

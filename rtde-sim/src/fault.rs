@@ -87,6 +87,30 @@ pub enum Fault {
     /// Report this build number in the reply to GET_URCONTROL_VERSION (`5.21.0.123456`),
     /// as real controllers do, instead of the configured version's (0 unless given).
     BuildNumber(u32),
+    /// Every Dashboard server reply comes this much late (with
+    /// [`SimBuilder::dashboard`](crate::SimBuilder::dashboard)).
+    DashboardDelay(Duration),
+    /// The Dashboard server refuses the command of this name (`play`, `power on`…)
+    /// with `Failed to execute: <command>`, whatever the robot's state.
+    DashboardRefuse(String),
+    /// A program sent to a script port fails at this line and column with a runtime
+    /// exception, reported over the primary interface; it does not start.
+    RuntimeException {
+        /// The program line, from 1.
+        line: u32,
+        /// The column, from 1.
+        column: u32,
+    },
+    /// A program sent to a script port does not compile: a runtime exception whose text
+    /// starts `compile_error`, at this line and column, over the primary interface.
+    CompileError {
+        /// The program line, from 1.
+        line: u32,
+        /// The column, from 1.
+        column: u32,
+    },
+    /// A protective stop this long after a program starts playing.
+    ProtectiveStopAfter(Duration),
 }
 
 /// Which package on a connection a [`Fault`] applies to.

@@ -13,6 +13,11 @@
 //! data-before-start-reply         the first output package before the START reply
 //! data-before-pause-reply         one more output package between PAUSE and its reply
 //! build=N                         build number N in the version reply (5.21.0.N)
+//! dashboard-delay=DURATION        every Dashboard reply comes DURATION late
+//! dashboard-refuse=COMMAND        the Dashboard answers COMMAND with `Failed to execute`
+//! runtime-exception=LINE[,COLUMN] a program sent to a script port fails there
+//! compile-error=LINE[,COLUMN]     a program sent to a script port does not compile there
+//! protective-stop-after=DURATION  a protective stop DURATION after a program starts
 //!
 //! TRIGGER   reply:TYPE (the reply to the first request of TYPE: START, PAUSE,
 //!           SETUP_OUTPUTS, SETUP_INPUTS, GET_URCONTROL_VERSION, REQUEST_PROTOCOL_VERSION)
@@ -95,11 +100,25 @@ impl FromStr for Fault {
             "data-before-start-reply" => Fault::DataBeforeStartReply,
             "data-before-pause-reply" => Fault::DataBeforePauseReply,
             "build" => Fault::BuildNumber(number(needs("N")?)?),
+            "dashboard-delay" => Fault::DashboardDelay(duration(needs("DURATION")?)?),
+            "dashboard-refuse" => Fault::DashboardRefuse(needs("COMMAND")?.trim().to_owned()),
+            "runtime-exception" | "compile-error" => {
+                let arg = needs("LINE[,COLUMN]")?;
+                let (line, column) = arg.split_once(',').unwrap_or((arg, "1"));
+                let (line, column) = (number(line)?, number(column)?);
+                if name == "compile-error" {
+                    Fault::CompileError { line, column }
+                } else {
+                    Fault::RuntimeException { line, column }
+                }
+            }
+            "protective-stop-after" => Fault::ProtectiveStopAfter(duration(needs("DURATION")?)?),
             other => {
                 return Err(format!(
                     "unknown fault `{other}`: use skip-every, skip-ticks, delay-replies, \
                      slow-boot, text, close-mid-frame, malformed, data-before-start-reply, \
-                     data-before-pause-reply or build"
+                     data-before-pause-reply, build, dashboard-delay, dashboard-refuse, \
+                     runtime-exception, compile-error or protective-stop-after"
                 ));
             }
         };
@@ -248,6 +267,29 @@ mod tests {
             ("data-before-start-reply", Fault::DataBeforeStartReply),
             ("data-before-pause-reply", Fault::DataBeforePauseReply),
             ("build=108318", Fault::BuildNumber(108_318)),
+            (
+                "dashboard-delay=2s",
+                Fault::DashboardDelay(Duration::from_secs(2)),
+            ),
+            (
+                "dashboard-refuse=brake release",
+                Fault::DashboardRefuse("brake release".into()),
+            ),
+            (
+                "runtime-exception=12",
+                Fault::RuntimeException {
+                    line: 12,
+                    column: 1,
+                },
+            ),
+            (
+                "compile-error=3,9",
+                Fault::CompileError { line: 3, column: 9 },
+            ),
+            (
+                "protective-stop-after=1500ms",
+                Fault::ProtectiveStopAfter(Duration::from_millis(1500)),
+            ),
         ];
         for (spec, fault) in cases {
             assert_eq!(spec.parse::<Fault>(), Ok(fault), "{spec}");
@@ -265,6 +307,8 @@ mod tests {
             ("malformed=data:1,bytes:abc", "whole bytes"),
             ("text=data:1,loud,hi", "no message level"),
             ("build=-1", "whole number"),
+            ("runtime-exception=x", "whole number"),
+            ("dashboard-refuse", "needs a value"),
         ] {
             let err = spec.parse::<Fault>().unwrap_err();
             assert!(err.contains(says), "{spec}: {err}");

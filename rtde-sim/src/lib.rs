@@ -116,6 +116,11 @@
 //!   `rtde sim` command lines, so clients in any language meet them (the grammar is
 //!   `Fault`'s [`FromStr`](std::str::FromStr) implementation: `skip-every=10`,
 //!   `data-before-start-reply`, `slow-boot=5s,300ms`, `build=108318`, …).
+//! - **The Dashboard server and the script ports** (opt-in: [`SimBuilder::dashboard`],
+//!   [`SimBuilder::script_ports`]): a robot state machine ([`RobotState`]) behind a
+//!   Dashboard server and the primary, secondary and real-time interfaces, visible in
+//!   `robot_mode`, `safety_status`, `runtime_state` and the status bits; the project's own
+//!   programs ([`KNOWN_PROGRAMS`]) run when sent. See `docs/dashboard.md`.
 //! - **Fleets.** [`SimBuilder::start_fleet`] serves many controllers from one process,
 //!   each on its own port, with one clock thread streaming every paced connection of
 //!   every robot: one wake-up per control-loop tick, not one per robot per period.
@@ -136,6 +141,7 @@
 
 mod clock;
 mod controller;
+mod dashboard;
 mod fault;
 mod fault_spec;
 mod fleet;
@@ -143,17 +149,23 @@ mod io;
 
 mod program;
 mod robot;
+mod robot_state;
+mod script_port;
 mod server;
+mod service;
 mod sim;
 mod source;
 mod ticker;
 
+pub use controller::KnownProgram;
 pub use fault::{Fault, Malformation, Trigger};
 pub use fleet::Fleet;
 pub use io::IoState;
 pub use program::{MAX_JOINT_ACCELERATION, MAX_JOINT_SPEED, ServoProgram};
 pub use robot::{JOINT_POSITION_LIMIT, JOINT_SPEED_LIMIT, Motion, SimulatedRobot};
+pub use robot_state::{PROTECTIVE_STOP_UNLOCK_DELAY, RobotState};
 pub use rtde_kinematics::Arm;
+pub use script_port::KNOWN_PROGRAMS;
 pub use sim::{
     DEFAULT_CONTROLLER_VERSION, DEFAULT_STALL_TIMEOUT, Error, SHUTDOWN_TIMEOUT, Sim, SimBuilder,
     Stats,

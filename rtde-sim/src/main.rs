@@ -32,6 +32,9 @@ OPTIONS:
                          slow-boot=WINDOW,DURATION  text=TRIGGER,LEVEL,MESSAGE
                          close-mid-frame=TRIGGER  malformed=TRIGGER,KIND
                          data-before-start-reply  data-before-pause-reply  build=N
+                         dashboard-delay=DURATION  dashboard-refuse=COMMAND
+                         runtime-exception=LINE[,COLUMN]  compile-error=LINE[,COLUMN]
+                         protective-stop-after=DURATION
                        TRIGGER: reply:START (any package type) or data:N; LEVEL: exception,
                        error, warning, info; KIND: size-too-small, size-too-large,
                        unknown-type, wrong-recipe-id, bytes:HEX; DURATION: 250ms, 2s
@@ -39,6 +42,13 @@ OPTIONS:
                        answer NOT_FOUND for fields whose first version no source records
                        (default: served as if every version of the generation had them)
     --program servo    run urscript/rtde_servo.script's behaviour (waypoints, watchdog, handshake)
+    --dashboard-port <PORT>
+                       serve a Dashboard server (29999 on a controller; 0 picks a free one), with
+                       the robot's state machine behind it: the arm starts powered off
+    --script-ports <FIRST>
+                       serve the primary, secondary and real-time interfaces on FIRST, FIRST+1,
+                       FIRST+2 (30001 on a controller; 0 picks free ones)
+    --local-control    start in local control: the Dashboard refuses what acts on the robot
     -h, --help         print this help
 
 Serves until interrupted (Ctrl-C).";
@@ -69,6 +79,14 @@ fn main() -> ExitCode {
         sim.addr(),
         sim.seed()
     );
+    if let Some(addr) = sim.dashboard_addr() {
+        println!("rtde-sim: Dashboard server on {addr}");
+    }
+    for port in rtde_robot::script::ScriptPort::ALL {
+        if let Some(addr) = sim.script_addr(port) {
+            println!("rtde-sim: {} on {addr}", port.name());
+        }
+    }
     loop {
         // Nothing to do here: the simulator's threads serve. The process ends on a signal.
         std::thread::park();
@@ -80,6 +98,8 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<SimBuilder>, S
     let mut builder = Sim::builder();
     let mut ip = IpAddr::V4(Ipv4Addr::LOCALHOST);
     let mut port = 30004u16;
+    let mut dashboard_port: Option<u16> = None;
+    let mut script_ports: Option<u16> = None;
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().ok_or_else(|| format!("`{name}` needs a value"));
         match arg.as_str() {
@@ -125,12 +145,43 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<SimBuilder>, S
                 builder = builder.fault(fault);
             }
             "--refuse-unrecorded" => builder = builder.refuse_unrecorded_fields(),
+            "--dashboard-port" => {
+                let v = value("--dashboard-port")?;
+                dashboard_port = Some(
+                    v.parse()
+                        .map_err(|_| format!("`{v}` is not a port number"))?,
+                );
+            }
+            "--script-ports" => {
+                let v = value("--script-ports")?;
+                script_ports = Some(
+                    v.parse()
+                        .map_err(|_| format!("`{v}` is not a port number"))?,
+                );
+            }
+            "--local-control" => builder = builder.local_control(),
             "--program" => match value("--program")?.as_str() {
                 "servo" => builder = builder.servo_program(),
                 other => return Err(format!("unknown program `{other}`: use servo")),
             },
             other => return Err(format!("unknown argument `{other}`")),
         }
+    }
+    if let Some(p) = dashboard_port {
+        builder = builder.dashboard_on(SocketAddr::new(ip, p));
+    }
+    if let Some(first) = script_ports {
+        let at = |i: u16| {
+            SocketAddr::new(
+                ip,
+                if first == 0 {
+                    0
+                } else {
+                    first.saturating_add(i)
+                },
+            )
+        };
+        builder = builder.script_ports_on(at(0), at(1), at(2));
     }
     Ok(Some(builder.bind(SocketAddr::new(ip, port))))
 }

@@ -284,6 +284,8 @@ struct Connection {
     data_index: u64,
     /// The robot program's messages this connection has sent.
     program_messages: usize,
+    /// The robot's messages (its state machine's) this connection has sent.
+    robot_messages: usize,
     /// Reused buffers for encoding a data package.
     payload: Vec<u8>,
     package: Vec<u8>,
@@ -308,6 +310,7 @@ impl Connection {
             clock_started: false,
             data_index: 0,
             program_messages: 0,
+            robot_messages: 0,
             payload: Vec::new(),
             package: Vec::new(),
             ended: None,
@@ -568,9 +571,20 @@ impl Connection {
                         .to_vec()
                 })
                 .unwrap_or_default();
-            (sample, said)
+            self.program_messages += said.len();
+            let robot_said: Vec<String> = controller
+                .robot
+                .as_ref()
+                .map(|r| {
+                    r.messages()
+                        .get(self.robot_messages..)
+                        .unwrap_or_default()
+                        .to_vec()
+                })
+                .unwrap_or_default();
+            self.robot_messages += robot_said.len();
+            (sample, [said, robot_said].concat())
         };
-        self.program_messages += said.len();
         for message in said {
             if let Some(bytes) = encode_text(MessageLevel::Error, &message, TEXT_SOURCE, version) {
                 self.out.extend_from_slice(&bytes);

@@ -17,10 +17,13 @@ use crate::fault::Fault;
 use crate::io::IoState;
 use crate::program::ServoProgram;
 use crate::robot::{Motion, SimulatedRobot};
+use crate::robot_state::RobotState;
 use crate::server::accept_loop;
+use crate::service;
 use crate::source::OutputSource;
 use crate::ticker::Ticker;
 use rtde_kinematics::Arm;
+use rtde_robot::script::{Ports, ScriptPort};
 
 /// The controller version a simulator reports unless told otherwise.
 pub const DEFAULT_CONTROLLER_VERSION: ControllerVersion = ControllerVersion::new(5, 21, 0, 0);
@@ -47,6 +50,12 @@ pub struct Sim {
     shared: Arc<Shared>,
     acceptor: Option<JoinHandle<()>>,
     connections: Arc<Mutex<Vec<JoinHandle<()>>>>,
+    /// The Dashboard server's address, when it serves one.
+    dashboard: Option<SocketAddr>,
+    /// The script ports' addresses (primary, secondary, real-time), when it serves them.
+    script: Option<[SocketAddr; 3]>,
+    /// The acceptors of the other services (Dashboard, script ports) and their addresses.
+    services: Vec<(SocketAddr, JoinHandle<()>)>,
     /// Disconnects when the last thread exits. In a mutex so that `Sim` is `Sync`.
     alive: Mutex<Option<mpsc::Receiver<()>>>,
 }
@@ -135,6 +144,68 @@ impl Sim {
     #[must_use]
     pub fn program(&self) -> Option<ServoProgram> {
         self.shared.controller().program().cloned()
+    }
+
+    /// The Dashboard server's address ([`SimBuilder::dashboard`]), if it serves one.
+    #[must_use]
+    pub fn dashboard_addr(&self) -> Option<SocketAddr> {
+        self.dashboard
+    }
+
+    /// The address of a script port ([`SimBuilder::script_ports`]), if it serves them.
+    #[must_use]
+    pub fn script_addr(&self, port: ScriptPort) -> Option<SocketAddr> {
+        let [primary, secondary, realtime] = self.script?;
+        Some(match port {
+            ScriptPort::Primary => primary,
+            ScriptPort::Secondary => secondary,
+            ScriptPort::RealTime => realtime,
+        })
+    }
+
+    /// The ports a [`ScriptSender`](rtde_robot::script::ScriptSender) uses to reach this
+    /// simulator: its Dashboard server, script ports and RTDE port; `None` unless it
+    /// serves both ([`SimBuilder::dashboard`], [`SimBuilder::script_ports`]).
+    #[must_use]
+    pub fn script_sender_ports(&self) -> Option<Ports> {
+        let [primary, secondary, realtime] = self.script?;
+        Some(Ports {
+            dashboard: self.dashboard?.port(),
+            primary: primary.port(),
+            secondary: secondary.port(),
+            realtime: realtime.port(),
+            rtde: self.addr.port(),
+        })
+    }
+
+    /// A snapshot of the robot's state machine ([`SimBuilder::robot_state`]), if it
+    /// models one.
+    ///
+    /// ```
+    /// let sim = rtde_sim::Sim::builder().dashboard().start().unwrap();
+    /// assert_eq!(sim.robot_state().unwrap().robot_mode(), rtde_core::RobotMode::PowerOff);
+    /// ```
+    #[must_use]
+    pub fn robot_state(&self) -> Option<RobotState> {
+        self.shared.controller().robot.clone()
+    }
+
+    /// Raises a protective stop now, as a collision does: the safety status becomes
+    /// protective stop and a playing program pauses. Nothing happens without a robot
+    /// state machine.
+    pub fn protective_stop(&self, reason: &str) {
+        if let Some(robot) = self.shared.controller().robot.as_mut() {
+            robot.protective_stop(reason);
+        }
+    }
+
+    /// Switches the controller to remote control (`true`) or local control, as the
+    /// pendant's switch does. In local control an e-Series Dashboard server refuses the
+    /// commands that act on the robot.
+    pub fn set_remote_control(&self, on: bool) {
+        if let Some(robot) = self.shared.controller().robot.as_mut() {
+            robot.set_remote_control(on);
+        }
     }
 
     /// Holds the output stream of every connection, as a controller whose stream stalls
@@ -237,8 +308,11 @@ impl Sim {
             return Ok(());
         };
         self.shared.shutdown.store(true, Ordering::Release);
-        // Wake the acceptor, blocked in accept(), with a connection of our own.
+        // Wake the acceptors, blocked in accept(), with a connection of our own.
         let _ = TcpStream::connect_timeout(&wake_address(self.addr), Duration::from_secs(1));
+        for (addr, _) in &self.services {
+            let _ = TcpStream::connect_timeout(&wake_address(*addr), Duration::from_secs(1));
+        }
         // Wake every connection, whether waiting for a package or blocked in a write.
         for socket in self
             .shared
@@ -267,6 +341,9 @@ impl Sim {
         }
         // All finished: these joins return at once. A panicked thread has nothing to report.
         let _ = acceptor.join();
+        for (_, service) in self.services.drain(..) {
+            let _ = service.join();
+        }
         let connections = std::mem::take(
             &mut *self
                 .connections
@@ -365,6 +442,9 @@ pub enum Error {
     /// A thread could not be started.
     #[error("cannot start the simulator's thread: {0}")]
     Spawn(#[source] std::io::Error),
+    /// A Dashboard server was asked of a simulated PolyScope X, which has none.
+    #[error("controller {0} runs PolyScope X, which has no Dashboard server")]
+    NoDashboard(ControllerVersion),
     /// Some thread had not finished when the shutdown timeout passed.
     #[error("the simulator's threads did not stop within {0:?}")]
     ShutdownTimeout(Duration),
@@ -405,6 +485,11 @@ pub struct SimBuilder {
     fixed: Vec<(String, Value)>,
     source: Option<Arc<dyn OutputSource>>,
     servo_program: bool,
+    robot_state: bool,
+    dashboard: Option<SocketAddr>,
+    script_ports: Option<[SocketAddr; 3]>,
+    local_control: bool,
+    unlock_delay: Option<Duration>,
 }
 
 impl Default for SimBuilder {
@@ -427,6 +512,11 @@ impl Default for SimBuilder {
             fixed: Vec::new(),
             source: None,
             servo_program: false,
+            robot_state: false,
+            dashboard: None,
+            script_ports: None,
+            local_control: false,
+            unlock_delay: None,
         }
     }
 }
@@ -616,6 +706,91 @@ impl SimBuilder {
         self
     }
 
+    /// Models the robot's state machine (see [`RobotState`]): the arm starts powered off,
+    /// and `robot_mode`, `safety_mode`, `safety_status`, `runtime_state`,
+    /// `robot_status_bits` and `safety_status_bits` report its state instead of a robot
+    /// that is always running. Implied by [`SimBuilder::dashboard`].
+    #[must_use]
+    pub fn robot_state(mut self) -> Self {
+        self.robot_state = true;
+        self
+    }
+
+    /// Serves a Dashboard server on the RTDE address's IP and a free port
+    /// ([`Sim::dashboard_addr`] says which), acting on the robot's state machine
+    /// ([`SimBuilder::robot_state`]). A simulated PolyScope X (10.x) has none:
+    /// [`SimBuilder::start`] refuses.
+    ///
+    /// ```
+    /// let sim = rtde_sim::Sim::builder().dashboard().start().unwrap();
+    /// assert!(sim.dashboard_addr().unwrap().ip().is_loopback());
+    /// ```
+    #[must_use]
+    pub fn dashboard(mut self) -> Self {
+        self.dashboard = Some(SocketAddr::new(self.bind.ip(), 0));
+        self.robot_state = true;
+        self
+    }
+
+    /// [`SimBuilder::dashboard`] on this address (port 29999 on a controller).
+    #[must_use]
+    pub fn dashboard_on(mut self, addr: SocketAddr) -> Self {
+        self.dashboard = Some(addr);
+        self.robot_state = true;
+        self
+    }
+
+    /// Serves the script ports (primary, secondary and real-time interfaces: 30001–30003
+    /// on a controller) on the RTDE address's IP and free ports ([`Sim::script_addr`]),
+    /// with the robot's state machine ([`SimBuilder::robot_state`]). A program that
+    /// carries the marker of one of the project's programs ([`KNOWN_PROGRAMS`](crate::KNOWN_PROGRAMS))
+    /// runs natively; any other is accepted, and a text message says that the simulator
+    /// does not interpret URScript. The primary interface sends the version message,
+    /// runtime exceptions ([`Fault::RuntimeException`]) and protective stops.
+    ///
+    /// ```
+    /// use rtde_robot::script::ScriptPort;
+    ///
+    /// let sim = rtde_sim::Sim::builder().script_ports().start().unwrap();
+    /// assert!(sim.script_addr(ScriptPort::Secondary).is_some());
+    /// ```
+    #[must_use]
+    pub fn script_ports(mut self) -> Self {
+        let any = SocketAddr::new(self.bind.ip(), 0);
+        self.script_ports = Some([any; 3]);
+        self.robot_state = true;
+        self
+    }
+
+    /// [`SimBuilder::script_ports`] on these addresses (primary, secondary, real-time).
+    #[must_use]
+    pub fn script_ports_on(
+        mut self,
+        primary: SocketAddr,
+        secondary: SocketAddr,
+        realtime: SocketAddr,
+    ) -> Self {
+        self.script_ports = Some([primary, secondary, realtime]);
+        self.robot_state = true;
+        self
+    }
+
+    /// Starts the controller in local control: an e-Series Dashboard server refuses the
+    /// commands that act on the robot until [`Sim::set_remote_control`] switches it.
+    #[must_use]
+    pub fn local_control(mut self) -> Self {
+        self.local_control = true;
+        self
+    }
+
+    /// How long after a protective stop the Dashboard server refuses to unlock it; 5 s,
+    /// as on controllers, unless told otherwise (a test need not wait that long).
+    #[must_use]
+    pub fn protective_stop_unlock_delay(mut self, delay: Duration) -> Self {
+        self.unlock_delay = Some(delay);
+        self
+    }
+
     /// Binds the listener and starts serving.
     ///
     /// # Errors
@@ -707,7 +882,11 @@ impl SimBuilder {
             refuse_unrecorded: self.refuse_unrecorded,
             source,
             ticker,
+            robot_model: robot_model(self.arm.name),
         };
+        if self.dashboard.is_some() && generation == rtde_core::fields::Generation::PolyScopeX {
+            return Err(Error::NoDashboard(version));
+        }
         let listener =
             TcpListener::bind(bind).map_err(|source| Error::Bind { addr: bind, source })?;
         let addr = listener
@@ -718,9 +897,23 @@ impl SimBuilder {
             let start = self.motion.position(0.0);
             controller.install_program(ServoProgram::new(start));
         }
+        controller.servo_start = self.motion.position(0.0);
+        if self.robot_state {
+            let mut robot = RobotState::default();
+            robot.set_remote_control(!self.local_control);
+            if let Some(delay) = self.unlock_delay {
+                robot.set_unlock_delay(delay);
+            }
+            controller.robot = Some(robot);
+            controller.protective_stop_after = self.faults.iter().rev().find_map(|f| match f {
+                Fault::ProtectiveStopAfter(d) => Some(*d),
+                _ => None,
+            });
+        }
         let shared = Arc::new(Shared::new(config, controller));
         let connections = Arc::new(Mutex::new(Vec::new()));
         let (alive_tx, alive_rx) = mpsc::channel();
+        let services_alive = alive_tx.clone();
         let acceptor = {
             let (shared, connections) = (Arc::clone(&shared), Arc::clone(&connections));
             thread::Builder::new()
@@ -731,15 +924,63 @@ impl SimBuilder {
                 })
                 .map_err(Error::Spawn)?
         };
-        Ok(Sim {
+        let mut sim = Sim {
             addr,
             seed,
             shared,
             acceptor: Some(acceptor),
             connections,
+            dashboard: None,
+            script: None,
+            services: Vec::new(),
             alive: Mutex::new(Some(alive_rx)),
-        })
+        };
+        if let Some(bind) = self.dashboard {
+            let (listener, bound) = service::bind(bind)?;
+            let thread = service::spawn(
+                "dashboard",
+                listener,
+                &sim.shared,
+                &sim.connections,
+                &services_alive,
+                crate::dashboard::serve,
+            )
+            .map_err(Error::Spawn)?;
+            sim.dashboard = Some(bound);
+            sim.services.push((bound, thread));
+        }
+        if let Some(binds) = self.script_ports {
+            let handlers: [(&str, service::Handler); 3] = [
+                ("primary", crate::script_port::serve_primary),
+                ("secondary", crate::script_port::serve_secondary),
+                ("realtime", crate::script_port::serve_realtime),
+            ];
+            let mut bound = binds;
+            for ((bind, slot), (name, handler)) in binds.iter().zip(bound.iter_mut()).zip(handlers)
+            {
+                let (listener, addr) = service::bind(*bind)?;
+                let thread = service::spawn(
+                    name,
+                    listener,
+                    &sim.shared,
+                    &sim.connections,
+                    &services_alive,
+                    handler,
+                )
+                .map_err(Error::Spawn)?;
+                *slot = addr;
+                sim.services.push((addr, thread));
+            }
+            sim.script = Some(bound);
+        }
+        drop(services_alive);
+        Ok(sim)
     }
+}
+
+/// What `get robot model` answers for an arm: the model without the e-Series `e`.
+fn robot_model(arm: &'static str) -> &'static str {
+    arm.strip_suffix('e').unwrap_or(arm)
 }
 
 /// A seed that differs between runs: the time and the process id, mixed.

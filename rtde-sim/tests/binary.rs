@@ -58,6 +58,33 @@ fn every_fault_flag_reaches_the_simulator() {
 }
 
 #[test]
+fn every_robot_fault_flag_reaches_the_simulator() {
+    for (spec, check) in fault_checks::ROBOT_FAULTS {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rtde-sim"))
+            .args(["--port", "0", "--fault", spec])
+            .args(fault_checks::ROBOT_ARGS)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start rtde-sim");
+        let out = child.stdout.take().expect("stdout");
+        let _running = Running(child);
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        let lines = std::iter::from_fn(|| rx.recv_timeout(Duration::from_secs(20)).ok()).take(8);
+        let services = fault_checks::Services::from_lines(lines).expect("the services' addresses");
+        check(&services);
+    }
+}
+
+#[test]
 fn a_bad_fault_flag_is_refused_with_usage() {
     let out = Command::new(env!("CARGO_BIN_EXE_rtde-sim"))
         .args(["--fault", "skip-every=often"])

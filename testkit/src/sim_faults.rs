@@ -242,3 +242,185 @@ fn build_number(addr: SocketAddr) {
     };
     assert_eq!(v.to_string(), "5.21.0.108318");
 }
+
+/// The command-line arguments that serve the Dashboard server and the script ports on
+/// free ports, for [`ROBOT_FAULTS`].
+pub const ROBOT_ARGS: &[&str] = &["--dashboard-port", "0", "--script-ports", "0"];
+
+/// A robot-side fault flag (Dashboard server, script ports) and its check.
+pub type RobotFaultCase = (&'static str, fn(&Services));
+
+/// Every robot-side fault flag, checked with the simulator started with [`ROBOT_ARGS`].
+pub const ROBOT_FAULTS: &[RobotFaultCase] = &[
+    ("dashboard-delay=300ms", dashboard_delay),
+    ("dashboard-refuse=power on", dashboard_refuse),
+    ("runtime-exception=4,2", runtime_exception),
+    ("compile-error=5,1", compile_error),
+    ("protective-stop-after=0ms", protective_stop_after),
+];
+
+/// The addresses a simulator's command line prints for its Dashboard server and script ports.
+#[derive(Clone, Copy, Debug)]
+pub struct Services {
+    /// The Dashboard server.
+    pub dashboard: SocketAddr,
+    /// The primary interface (30001).
+    pub primary: SocketAddr,
+    /// The secondary interface (30002).
+    pub secondary: SocketAddr,
+}
+
+impl Services {
+    /// Reads the printed lines (`…: Dashboard server on ADDR`, `…: primary interface
+    /// (30001) on ADDR`, …) until every address is known; `None` if they end first.
+    pub fn from_lines(lines: impl IntoIterator<Item = String>) -> Option<Services> {
+        let (mut dashboard, mut primary, mut secondary) = (None, None, None);
+        for line in lines {
+            let addr = |marker: &str| -> Option<SocketAddr> {
+                line.split_once(marker)?.1.trim().parse().ok()
+            };
+            dashboard = dashboard.or_else(|| addr("Dashboard server on "));
+            primary = primary.or_else(|| addr("primary interface (30001) on "));
+            secondary = secondary.or_else(|| addr("secondary interface (30002) on "));
+            if let (Some(dashboard), Some(primary), Some(secondary)) =
+                (dashboard, primary, secondary)
+            {
+                return Some(Services {
+                    dashboard,
+                    primary,
+                    secondary,
+                });
+            }
+        }
+        None
+    }
+}
+
+/// A Dashboard connection: one line out, one line back.
+struct Dash {
+    reader: std::io::BufReader<TcpStream>,
+    writer: TcpStream,
+}
+
+impl Dash {
+    fn connect(addr: SocketAddr) -> Dash {
+        let stream = TcpStream::connect(addr).expect("connect to the Dashboard server");
+        stream.set_read_timeout(Some(WAIT)).unwrap();
+        let mut dash = Dash {
+            reader: std::io::BufReader::new(stream.try_clone().unwrap()),
+            writer: stream,
+        };
+        assert!(
+            dash.read()
+                .starts_with("Connected: Universal Robots Dashboard Server")
+        );
+        dash
+    }
+
+    fn read(&mut self) -> String {
+        use std::io::BufRead;
+        let mut line = String::new();
+        self.reader.read_line(&mut line).expect("a Dashboard reply");
+        line.trim_end().to_owned()
+    }
+
+    fn ask(&mut self, command: &str) -> String {
+        writeln!(self.writer, "{command}").unwrap();
+        self.read()
+    }
+
+    /// Powered on and brakes released.
+    fn ready(&mut self) {
+        assert_eq!(self.ask("power on"), "Powering on");
+        assert_eq!(self.ask("brake release"), "Brake releasing");
+    }
+}
+
+fn dashboard_delay(s: &Services) {
+    let mut d = Dash::connect(s.dashboard);
+    let start = Instant::now();
+    assert_eq!(d.ask("robotmode"), "Robotmode: POWER_OFF");
+    assert!(
+        start.elapsed() >= Duration::from_millis(300),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+fn dashboard_refuse(s: &Services) {
+    let mut d = Dash::connect(s.dashboard);
+    assert_eq!(d.ask("power on"), "Failed to execute: power on");
+    assert_eq!(d.ask("robotmode"), "Robotmode: POWER_OFF");
+}
+
+/// Sends a program to the secondary port and returns the first runtime exception the
+/// primary interface reports: (line, column, text).
+fn exception_of_a_program(s: &Services) -> (i32, i32, String) {
+    Dash::connect(s.dashboard).ready();
+    let mut primary = TcpStream::connect(s.primary).expect("connect to the primary interface");
+    primary.set_read_timeout(Some(WAIT)).unwrap();
+    let deadline = Instant::now() + WAIT;
+    let mut bytes = Vec::new();
+    let mut buf = [0u8; 1024];
+    let mut secondary = None;
+    loop {
+        assert!(
+            Instant::now() < deadline,
+            "no runtime exception within {WAIT:?}"
+        );
+        // Packages: size (i32), type (u8); robot messages: timestamp, source, kind.
+        while let Some(size) = bytes.first_chunk::<4>().map(|b| i32::from_be_bytes(*b)) {
+            let size = usize::try_from(size).expect("a positive size");
+            if bytes.len() < size {
+                break;
+            }
+            let package: Vec<u8> = bytes.drain(..size).collect();
+            // The version message first: from then on this connection hears the program.
+            if package[4] == 20 && package[14] == 3 && secondary.is_none() {
+                let mut stream =
+                    TcpStream::connect(s.secondary).expect("connect to the secondary interface");
+                stream.write_all(b"def p():\n  x = 1\nend\n").unwrap();
+                secondary = Some(stream);
+            }
+            if package[4] == 20 && package[14] == 10 {
+                let int = |at: usize| i32::from_be_bytes(package[at..at + 4].try_into().unwrap());
+                return (
+                    int(15),
+                    int(19),
+                    String::from_utf8_lossy(&package[23..]).into_owned(),
+                );
+            }
+        }
+        let n = primary.read(&mut buf).expect("primary interface bytes");
+        assert!(n > 0, "the primary interface closed");
+        bytes.extend_from_slice(&buf[..n]);
+    }
+}
+
+fn runtime_exception(s: &Services) {
+    let (line, column, text) = exception_of_a_program(s);
+    assert_eq!((line, column), (4, 2));
+    assert!(text.starts_with("runtime_exception"), "{text}");
+}
+
+fn compile_error(s: &Services) {
+    let (line, column, text) = exception_of_a_program(s);
+    assert_eq!((line, column), (5, 1));
+    assert!(text.starts_with("compile_error"), "{text}");
+}
+
+fn protective_stop_after(s: &Services) {
+    let mut d = Dash::connect(s.dashboard);
+    d.ready();
+    assert!(d.ask("load /programs/a.urp").starts_with("Loading program"));
+    assert_eq!(d.ask("play"), "Starting program");
+    let deadline = Instant::now() + WAIT;
+    while d.ask("safetystatus") != "Safetystatus: PROTECTIVE_STOP" {
+        assert!(
+            Instant::now() < deadline,
+            "no protective stop within {WAIT:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(d.ask("programState").starts_with("PAUSED"));
+}

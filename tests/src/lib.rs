@@ -8,5 +8,8 @@ pub mod recipes {}
 #[doc = include_str!("../../docs/drivers.md")]
 pub mod drivers {}
 
+#[doc = include_str!("../../docs/dashboard.md")]
+pub mod dashboard {}
+
 #[doc = include_str!("../../docs/migrating-from-ur_rtde.md")]
 pub mod migrating_from_ur_rtde {}

@@ -1,0 +1,73 @@
+//! Lines out of a byte stream, without I/O: the one framing rule both drivers use.
+
+use super::error::DashboardError;
+
+/// The longest line accepted: Dashboard replies are short; anything longer is no reply.
+pub(crate) const MAX_LINE: usize = 4096;
+
+/// Bytes received and not yet returned as lines.
+#[derive(Debug, Default)]
+pub(crate) struct LineBuffer {
+    bytes: Vec<u8>,
+}
+
+impl LineBuffer {
+    /// Appends bytes as they arrived.
+    pub(crate) fn extend(&mut self, bytes: &[u8]) {
+        self.bytes.extend_from_slice(bytes);
+    }
+
+    /// The next whole line without its line ending (`\n` or `\r\n`), `Ok(None)` if none has
+    /// arrived yet.
+    pub(crate) fn next_line(&mut self) -> Result<Option<String>, DashboardError> {
+        let Some(end) = self.bytes.iter().position(|&b| b == b'\n') else {
+            if self.bytes.len() > MAX_LINE {
+                return Err(DashboardError::BadLine {
+                    why: "over 4096 bytes without a line break",
+                });
+            }
+            return Ok(None);
+        };
+        let line: Vec<u8> = self.bytes.drain(..=end).collect();
+        let text = String::from_utf8(line).map_err(|_| DashboardError::BadLine {
+            why: "not UTF-8 text",
+        })?;
+        Ok(Some(text.trim_end_matches(['\n', '\r']).to_owned()))
+    }
+
+    /// Forgets everything: a new connection starts clean.
+    pub(crate) fn clear(&mut self) {
+        self.bytes.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_in_pieces_and_together() {
+        let mut b = LineBuffer::default();
+        b.extend(b"Robotmode: RU");
+        assert_eq!(b.next_line().unwrap(), None);
+        b.extend(b"NNING\r\nStarting program\nSto");
+        assert_eq!(
+            b.next_line().unwrap().as_deref(),
+            Some("Robotmode: RUNNING")
+        );
+        assert_eq!(b.next_line().unwrap().as_deref(), Some("Starting program"));
+        assert_eq!(b.next_line().unwrap(), None);
+        b.extend(b"pped\n");
+        assert_eq!(b.next_line().unwrap().as_deref(), Some("Stopped"));
+    }
+
+    #[test]
+    fn an_endless_line_or_binary_is_an_error() {
+        let mut b = LineBuffer::default();
+        b.extend(&[b'x'; MAX_LINE + 1]);
+        assert!(b.next_line().is_err());
+        let mut b = LineBuffer::default();
+        b.extend(&[0xff, 0xfe, b'\n']);
+        assert!(b.next_line().is_err());
+    }
+}

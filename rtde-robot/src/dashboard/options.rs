@@ -1,0 +1,167 @@
+//! How a Dashboard client connects, waits and recovers; shared by both drivers.
+
+use std::time::Duration;
+
+use rtde_core::fields::ControllerVersion;
+
+use super::command::Command;
+use super::error::DashboardError;
+use super::reply::{self, GREETING, Reply};
+
+/// The Dashboard server's port.
+pub const DASHBOARD_PORT: u16 = 29999;
+
+/// Options of [`Dashboard::connect`](super::Dashboard::connect) and its async twin.
+///
+/// ```
+/// use std::time::Duration;
+/// use rtde_robot::dashboard::DashboardOptions;
+///
+/// let options = DashboardOptions::new()
+///     .timeout(Duration::from_secs(2))
+///     .reconnect(false)
+///     .controller_version("5.21.0".parse().unwrap());
+/// # drop(options);
+/// ```
+#[derive(Clone, Debug)]
+pub struct DashboardOptions {
+    pub(crate) connect_timeout: Duration,
+    pub(crate) timeout: Duration,
+    pub(crate) reconnect: bool,
+    pub(crate) version: Option<ControllerVersion>,
+    pub(crate) rtde_port: Option<u16>,
+}
+
+impl Default for DashboardOptions {
+    fn default() -> Self {
+        DashboardOptions {
+            connect_timeout: Duration::from_secs(5),
+            timeout: Duration::from_secs(5),
+            reconnect: true,
+            version: None,
+            rtde_port: Some(rtde_core::RTDE_PORT),
+        }
+    }
+}
+
+impl DashboardOptions {
+    /// The defaults: 5 s to connect and to wait for each reply, reconnection on, the
+    /// version asked with `PolyscopeVersion`, and a refused connection explained by asking
+    /// the controller's RTDE port (30004) for its version.
+    #[must_use]
+    pub fn new() -> Self {
+        DashboardOptions::default()
+    }
+
+    /// How long to wait for the connection and the server's greeting.
+    #[must_use]
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// How long to wait for each reply. A command that times out drops the connection
+    /// (its late reply must not be read as the next command's).
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Whether a command on a dropped connection (after a timeout, a `quit`, or the
+    /// server closing it) first connects again; on by default. A command is never sent
+    /// twice: one whose reply was lost is reported, not repeated.
+    #[must_use]
+    pub fn reconnect(mut self, reconnect: bool) -> Self {
+        self.reconnect = reconnect;
+        self
+    }
+
+    /// Declares the controller's version instead of asking it with `PolyscopeVersion` on
+    /// connect; commands this version lacks are refused before they are sent.
+    #[must_use]
+    pub fn controller_version(mut self, version: ControllerVersion) -> Self {
+        self.version = Some(version);
+        self
+    }
+
+    /// The RTDE port asked for the controller's version when the Dashboard port refuses
+    /// the connection, so that a PolyScope X controller is named as such; `None` asks
+    /// nothing. 30004 by default.
+    #[must_use]
+    pub fn rtde_port(mut self, port: Option<u16>) -> Self {
+        self.rtde_port = port;
+        self
+    }
+}
+
+/// The greeting's check: anything else on the port is no Dashboard server.
+pub(crate) fn check_greeting(line: &str) -> Result<(), DashboardError> {
+    if line.starts_with(GREETING) {
+        Ok(())
+    } else {
+        Err(DashboardError::NotADashboard {
+            greeting: line.to_owned(),
+        })
+    }
+}
+
+/// The request line of `command`, after the version check: nothing is sent for a command
+/// the controller lacks.
+pub(crate) fn request(
+    command: &Command,
+    version: Option<ControllerVersion>,
+) -> Result<String, DashboardError> {
+    if let Some(version) = version {
+        command.spec().check(version)?;
+    }
+    command.line()
+}
+
+/// The reply to `command`, typed, or the controller's refusal quoted.
+pub(crate) fn answer(command: &Command, line: &str) -> Result<Reply, DashboardError> {
+    reply::parse(command, line).ok_or_else(|| DashboardError::Refused {
+        command: command.name(),
+        reply: line.to_owned(),
+    })
+}
+
+/// The controller's version from its `PolyscopeVersion` reply: a PolyScope X version is
+/// an error (its controllers have no Dashboard server; one that answers is not a real one).
+pub(crate) fn version_of(reply: &Reply) -> Result<ControllerVersion, DashboardError> {
+    match reply {
+        Reply::Version(v) if v.generation() == Some(rtde_core::fields::Generation::PolyScopeX) => {
+            Err(DashboardError::PolyScopeX { version: *v })
+        }
+        Reply::Version(v) => Ok(*v),
+        other => Err(DashboardError::Refused {
+            command: "PolyscopeVersion",
+            reply: other.to_string(),
+        }),
+    }
+}
+
+/// The error for a refused connection: PolyScope X by name when its RTDE port says so.
+pub(crate) fn explain_refusal(
+    addr: std::net::SocketAddr,
+    source: std::io::Error,
+    options: &DashboardOptions,
+) -> DashboardError {
+    if source.kind() == std::io::ErrorKind::ConnectionRefused
+        && let Some(port) = options.rtde_port
+    {
+        let rtde = std::net::SocketAddr::new(addr.ip(), port);
+        let probe = rtde_core::ConnectOptions::new().connect_timeout(options.connect_timeout);
+        if let Ok(client) = rtde_core::Client::connect(rtde, probe) {
+            let version = client.controller_version();
+            let _ = client.close();
+            if version.generation() == Some(rtde_core::fields::Generation::PolyScopeX) {
+                return DashboardError::PolyScopeX { version };
+            }
+        }
+    }
+    DashboardError::Connect {
+        addr: addr.to_string(),
+        source,
+    }
+}

@@ -1,0 +1,110 @@
+//! How sending a program can end other than with the program playing.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use rtde_core::{RobotMode, RuntimeState, SafetyStatus};
+
+use crate::dashboard::DashboardError;
+use crate::primary::DecodeError;
+
+/// Why a program did not start, or stopped at once. The precondition errors
+/// ([`ScriptError::NotInRemoteControl`], [`ScriptError::RobotNotRunning`],
+/// [`ScriptError::SafetyStop`]) are found through the Dashboard server before anything
+/// is sent.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ScriptError {
+    /// The Dashboard server, asked for the preconditions, failed.
+    #[error("checking the robot through the Dashboard server: {0}")]
+    Dashboard(#[from] DashboardError),
+    /// The controller is in local control: it ignores programs sent to its script ports.
+    #[error(
+        "the controller is in local control, so it ignores programs sent to its script ports; \
+         switch it to remote control on the pendant (nothing was sent)"
+    )]
+    NotInRemoteControl,
+    /// The arm is not running (powered off, idle with brakes engaged, …).
+    #[error(
+        "the robot is in {mode}, not running: power it on and release the brakes first \
+         (`rtde dashboard power on`, `rtde dashboard brake release`; nothing was sent)"
+    )]
+    RobotNotRunning {
+        /// Its mode.
+        mode: RobotMode,
+    },
+    /// A safety stop holds.
+    #[error("the safety status is {status}: clear it before sending a program (nothing was sent)")]
+    SafetyStop {
+        /// The safety status.
+        status: SafetyStatus,
+    },
+    /// A port could not be reached.
+    #[error("cannot reach the controller's {port} at {addr}: {source}")]
+    Connect {
+        /// Which port (`primary interface (30001)`, …).
+        port: &'static str,
+        /// The address tried.
+        addr: SocketAddr,
+        /// The operating system's reason.
+        source: std::io::Error,
+    },
+    /// The controller did not compile the program.
+    #[error("the program does not compile: line {line}, column {column}: {text}")]
+    Compile {
+        /// The line, from 1.
+        line: i32,
+        /// The column, from 1.
+        column: i32,
+        /// The controller's text.
+        text: String,
+    },
+    /// The program stopped with a runtime exception.
+    #[error("the program failed at line {line}, column {column}: {text}")]
+    Runtime {
+        /// The line, from 1.
+        line: i32,
+        /// The column, from 1.
+        column: i32,
+        /// The controller's text.
+        text: String,
+    },
+    /// A protective stop happened while the program started.
+    #[error("a protective stop happened while the program started{}", reason.as_ref().map(|r| format!(": {r}")).unwrap_or_default())]
+    ProtectiveStop {
+        /// The controller's words, if it said any.
+        reason: Option<String>,
+    },
+    /// The program was sent, and did not start within the timeout; the controller's
+    /// messages of that time say why, if it said.
+    #[error(
+        "the program was sent but did not start within {waited:?} (runtime state {}){}",
+        runtime_state.map_or_else(|| "unknown".to_owned(), |s| s.to_string()),
+        said(messages)
+    )]
+    NotStarted {
+        /// How long it waited.
+        waited: Duration,
+        /// The last runtime state RTDE reported.
+        runtime_state: Option<RuntimeState>,
+        /// What the controller said meanwhile (RTDE and primary interface text messages).
+        messages: Vec<String>,
+    },
+    /// The primary interface sent bytes that are no package.
+    #[error("primary interface: {0}")]
+    Primary(#[from] DecodeError),
+    /// The RTDE connection failed.
+    #[error("RTDE: {0}")]
+    Rtde(#[from] rtde_core::Error),
+    /// Reading or writing failed.
+    #[error("script port: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+fn said(messages: &[String]) -> String {
+    if messages.is_empty() {
+        String::new()
+    } else {
+        format!("; the controller said: {}", messages.join(" / "))
+    }
+}

@@ -1,0 +1,12 @@
+//! Sending URScript to the controller's script ports (30001–30003), with the
+//! preconditions checked through the Dashboard server first and the program's fate
+//! (playing, a compile error, a runtime exception at a line and column, a protective
+//! stop) reported as a typed result.
+
+mod error;
+mod program;
+mod sender;
+
+pub use error::ScriptError;
+pub use program::{MARKER_PREFIX, Program, ProgramError};
+pub use sender::{Ports, ScriptPort, ScriptSender, Started, Step};

@@ -1,0 +1,568 @@
+//! Sending a program to a script port and following its fate over the primary interface
+//! and RTDE.
+
+use std::io::{ErrorKind, Read, Write};
+use std::net::{IpAddr, SocketAddr, TcpStream};
+use std::time::{Duration, Instant};
+
+use rtde_core::fields::ControllerVersion;
+use rtde_core::{
+    Client, ConnectOptions, DynamicRecipe, Recipe, RobotMode, RuntimeState, SafetyMode,
+    SafetyStatus, Value,
+};
+
+use super::error::ScriptError;
+use super::program::Program;
+use crate::dashboard::{Command, Dashboard, DashboardOptions, Reply};
+use crate::primary::{self, PrimaryMessage};
+
+/// The controller's script ports. Each takes URScript; they differ in what they send
+/// back: the primary interface (30001) sends robot state and every robot message
+/// (version, runtime exceptions, safety mode changes), the secondary (30002) robot state
+/// only, the real-time interface (30003) its real-time state package.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScriptPort {
+    /// 30001.
+    Primary,
+    /// 30002: the usual port for programs.
+    Secondary,
+    /// 30003.
+    RealTime,
+}
+
+impl ScriptPort {
+    /// Every script port.
+    pub const ALL: [ScriptPort; 3] = [
+        ScriptPort::Primary,
+        ScriptPort::Secondary,
+        ScriptPort::RealTime,
+    ];
+
+    /// The port's number on a controller.
+    #[must_use]
+    pub const fn default_port(self) -> u16 {
+        match self {
+            ScriptPort::Primary => 30001,
+            ScriptPort::Secondary => 30002,
+            ScriptPort::RealTime => 30003,
+        }
+    }
+
+    /// Whether the port sends robot messages (the version message first).
+    #[must_use]
+    pub const fn sends_messages(self) -> bool {
+        matches!(self, ScriptPort::Primary)
+    }
+
+    /// The port's name for messages.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            ScriptPort::Primary => "primary interface (30001)",
+            ScriptPort::Secondary => "secondary interface (30002)",
+            ScriptPort::RealTime => "real-time interface (30003)",
+        }
+    }
+}
+
+/// The ports a [`ScriptSender`] uses; a controller's by default.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ports {
+    /// The Dashboard server (29999).
+    pub dashboard: u16,
+    /// The primary interface (30001), read for the program's messages.
+    pub primary: u16,
+    /// The secondary interface (30002).
+    pub secondary: u16,
+    /// The real-time interface (30003).
+    pub realtime: u16,
+    /// RTDE (30004), read for the runtime state.
+    pub rtde: u16,
+}
+
+impl Default for Ports {
+    fn default() -> Self {
+        Ports {
+            dashboard: crate::dashboard::DASHBOARD_PORT,
+            primary: ScriptPort::Primary.default_port(),
+            secondary: ScriptPort::Secondary.default_port(),
+            realtime: ScriptPort::RealTime.default_port(),
+            rtde: rtde_core::RTDE_PORT,
+        }
+    }
+}
+
+impl Ports {
+    fn script(&self, port: ScriptPort) -> u16 {
+        match port {
+            ScriptPort::Primary => self.primary,
+            ScriptPort::Secondary => self.secondary,
+            ScriptPort::RealTime => self.realtime,
+        }
+    }
+}
+
+/// A step of [`ScriptSender::send_observed`], for progress output.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Step {
+    /// The preconditions hold: the robot's mode and safety status.
+    Checked {
+        /// The robot's mode.
+        mode: RobotMode,
+        /// The safety status.
+        safety: SafetyStatus,
+    },
+    /// The primary interface's version message arrived.
+    Version(ControllerVersion),
+    /// The program's bytes went out.
+    Sent {
+        /// How many.
+        bytes: usize,
+        /// Where.
+        port: ScriptPort,
+    },
+    /// The controller said something (a text or key message).
+    Said(String),
+    /// RTDE reports the program playing.
+    Playing,
+}
+
+/// A program that started: RTDE reported it playing, and no exception followed within
+/// the settling time.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Started {
+    /// The controller's version, from the primary interface.
+    pub version: Option<ControllerVersion>,
+    /// From sending to playing.
+    pub after: Duration,
+}
+
+/// Sends programs to a controller's script port and reports their fate.
+///
+/// Before sending, it checks through the Dashboard server that the controller is in
+/// remote control (e-Series 5.6 and later), the arm running and the safety status normal;
+/// each failed check is its own error, and nothing is sent. It then reads the primary
+/// interface (runtime exceptions, protective stops) and RTDE's `runtime_state` until the
+/// program plays, fails, or the timeout passes.
+///
+/// ```
+/// use rtde_robot::dashboard::{Dashboard, DashboardOptions};
+/// use rtde_robot::script::{Program, ScriptError, ScriptSender};
+///
+/// let sim = rtde_sim::Sim::builder().dashboard().script_ports().start().unwrap();
+/// let sender = ScriptSender::new(sim.addr().ip()).ports(sim.script_sender_ports().unwrap());
+/// let program = Program::new("def hello():\n  textmsg(\"hi\")\nend\n").unwrap();
+/// // The arm is powered off: refused before anything is sent.
+/// assert!(matches!(sender.send(&program), Err(ScriptError::RobotNotRunning { .. })));
+/// # Ok::<(), ScriptError>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct ScriptSender {
+    host: IpAddr,
+    ports: Ports,
+    port: ScriptPort,
+    check: bool,
+    timeout: Duration,
+    settle: Duration,
+}
+
+impl ScriptSender {
+    /// A sender to the controller at `host`, on the standard ports, through 30002,
+    /// checking the preconditions, waiting 5 s for the program to play and 200 ms after.
+    #[must_use]
+    pub fn new(host: IpAddr) -> Self {
+        ScriptSender {
+            host,
+            ports: Ports::default(),
+            port: ScriptPort::Secondary,
+            check: true,
+            timeout: Duration::from_secs(5),
+            settle: Duration::from_millis(200),
+        }
+    }
+
+    /// Other port numbers (a simulator's).
+    #[must_use]
+    pub fn ports(mut self, ports: Ports) -> Self {
+        self.ports = ports;
+        self
+    }
+
+    /// The script port to send through; 30002 by default.
+    #[must_use]
+    pub fn via(mut self, port: ScriptPort) -> Self {
+        self.port = port;
+        self
+    }
+
+    /// Whether to check the preconditions through the Dashboard server first (on by
+    /// default; off for a controller whose Dashboard server is not reachable).
+    #[must_use]
+    pub fn check_preconditions(mut self, check: bool) -> Self {
+        self.check = check;
+        self
+    }
+
+    /// How long to wait for the program to play.
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// How long a playing program is watched for an exception before it counts as
+    /// started.
+    #[must_use]
+    pub fn settle(mut self, settle: Duration) -> Self {
+        self.settle = settle;
+        self
+    }
+
+    /// Sends `program` and waits for its fate.
+    ///
+    /// # Errors
+    /// See [`ScriptError`]: a failed precondition (nothing sent), a compile error, a
+    /// runtime exception with its line and column, a protective stop, a program that did
+    /// not start in time, or a link error.
+    pub fn send(&self, program: &Program) -> Result<Started, ScriptError> {
+        self.send_observed(program, |_| {})
+    }
+
+    /// [`ScriptSender::send`], telling `observe` each step.
+    ///
+    /// # Errors
+    /// As [`ScriptSender::send`].
+    pub fn send_observed(
+        &self,
+        program: &Program,
+        mut observe: impl FnMut(&Step),
+    ) -> Result<Started, ScriptError> {
+        if self.check {
+            let (mode, safety) = self.preconditions()?;
+            observe(&Step::Checked { mode, safety });
+        }
+        let mut primary = self.open(self.ports.primary, ScriptPort::Primary.name())?;
+        let mut watch = Watch::default();
+        // The version message comes first on every connection: once it is in, what the
+        // program causes is reported on this connection.
+        let deadline = Instant::now() + self.timeout;
+        while watch.version.is_none() && Instant::now() < deadline {
+            watch.primary(&mut primary, &mut observe)?;
+        }
+        let mut rtde = Rtde::open(SocketAddr::new(self.host, self.ports.rtde), self.timeout)?;
+        watch.not_playing = rtde.read(&mut watch)? != Some(RuntimeState::Playing);
+        let addr_port = self.ports.script(self.port);
+        let mut script = self.open(addr_port, self.port.name())?;
+        script.write_all(program.text().as_bytes())?;
+        script.flush()?;
+        let sent = Instant::now();
+        observe(&Step::Sent {
+            bytes: program.text().len(),
+            port: self.port,
+        });
+        let deadline = sent + self.timeout;
+        let mut playing_since: Option<Instant> = None;
+        loop {
+            watch.primary(&mut primary, &mut observe)?;
+            let state = rtde.read(&mut watch)?;
+            for text in watch.new_messages() {
+                observe(&Step::Said(text));
+            }
+            match state {
+                Some(RuntimeState::Playing)
+                    if (watch.not_playing || watch.started_key) && playing_since.is_none() =>
+                {
+                    observe(&Step::Playing);
+                    playing_since = Some(Instant::now());
+                }
+                Some(RuntimeState::Playing) => {}
+                Some(_) => watch.not_playing = true,
+                None => {}
+            }
+            if let Some(since) = playing_since
+                && since.elapsed() >= self.settle
+            {
+                return Ok(Started {
+                    version: watch.version,
+                    after: since.duration_since(sent),
+                });
+            }
+            if playing_since.is_none() && Instant::now() >= deadline {
+                return Err(ScriptError::NotStarted {
+                    waited: self.timeout,
+                    runtime_state: watch.runtime_state,
+                    messages: watch.messages,
+                });
+            }
+        }
+    }
+
+    fn open(&self, port: u16, name: &'static str) -> Result<TcpStream, ScriptError> {
+        let addr = SocketAddr::new(self.host, port);
+        let stream = TcpStream::connect_timeout(&addr, self.timeout).map_err(|source| {
+            ScriptError::Connect {
+                port: name,
+                addr,
+                source,
+            }
+        })?;
+        stream.set_nodelay(true)?;
+        Ok(stream)
+    }
+
+    /// Remote control, the arm running, the safety status normal: each its own error.
+    fn preconditions(&self) -> Result<(RobotMode, SafetyStatus), ScriptError> {
+        let addr = SocketAddr::new(self.host, self.ports.dashboard);
+        let options = DashboardOptions::new().rtde_port(Some(self.ports.rtde));
+        let mut dashboard = Dashboard::connect(addr, options)?;
+        let version = dashboard.controller_version();
+        if Command::IsInRemoteControl.spec().check(version).is_ok()
+            && !dashboard.is_in_remote_control()?
+        {
+            return Err(ScriptError::NotInRemoteControl);
+        }
+        let mode = dashboard.robot_mode()?;
+        if mode != RobotMode::Running {
+            return Err(ScriptError::RobotNotRunning { mode });
+        }
+        let safety = if Command::SafetyStatus.spec().check(version).is_ok() {
+            dashboard.safety_status()?
+        } else {
+            match dashboard.execute(&Command::SafetyMode)? {
+                Reply::SafetyMode(m) => SafetyStatus::from_code(m.code()),
+                _ => SafetyStatus::Normal,
+            }
+        };
+        if safety != SafetyStatus::Normal {
+            return Err(ScriptError::SafetyStop { status: safety });
+        }
+        Ok((mode, safety))
+    }
+}
+
+/// What has been seen since the program went out.
+#[derive(Debug, Default)]
+struct Watch {
+    buffer: Vec<u8>,
+    version: Option<ControllerVersion>,
+    runtime_state: Option<RuntimeState>,
+    messages: Vec<String>,
+    reported: usize,
+    not_playing: bool,
+    started_key: bool,
+}
+
+impl Watch {
+    /// Reads what the primary interface has sent; an exception or a protective stop ends
+    /// the watch.
+    fn primary(
+        &mut self,
+        stream: &mut TcpStream,
+        observe: &mut impl FnMut(&Step),
+    ) -> Result<(), ScriptError> {
+        stream.set_read_timeout(Some(Duration::from_millis(5)))?;
+        let mut buf = [0u8; 4096];
+        match stream.read(&mut buf) {
+            Ok(0) => {}
+            Ok(n) => self.buffer.extend_from_slice(&buf[..n]),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
+                ) => {}
+            Err(e) => return Err(e.into()),
+        }
+        self.absorb(observe)
+    }
+
+    /// Decodes the whole messages buffered; an exception or a protective stop ends the
+    /// watch.
+    fn absorb(&mut self, observe: &mut impl FnMut(&Step)) -> Result<(), ScriptError> {
+        while let Some((message, used)) = primary::parse(&self.buffer)? {
+            self.buffer.drain(..used);
+            match message {
+                PrimaryMessage::Version { version, .. } => {
+                    self.version = Some(version);
+                    observe(&Step::Version(version));
+                }
+                PrimaryMessage::RuntimeException { line, column, text } => {
+                    let compile = ["compile_error", "syntax_error"]
+                        .iter()
+                        .any(|p| text.starts_with(p));
+                    return Err(if compile {
+                        ScriptError::Compile { line, column, text }
+                    } else {
+                        ScriptError::Runtime { line, column, text }
+                    });
+                }
+                PrimaryMessage::SafetyMode {
+                    mode: SafetyMode::ProtectiveStop,
+                    ..
+                } => {
+                    return Err(ScriptError::ProtectiveStop {
+                        reason: self.messages.last().cloned(),
+                    });
+                }
+                PrimaryMessage::Key { title, text, .. } => {
+                    if title.ends_with("_STARTED") {
+                        self.started_key = true;
+                    }
+                    self.note(format!("{title} {text}"));
+                }
+                PrimaryMessage::Text(text) => self.note(text),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Keeps a message once: controllers say the same over RTDE and the primary interface.
+    fn note(&mut self, message: String) {
+        if !self.messages.contains(&message) {
+            self.messages.push(message);
+        }
+    }
+
+    fn new_messages(&mut self) -> Vec<String> {
+        let new = self.messages[self.reported..].to_vec();
+        self.reported = self.messages.len();
+        new
+    }
+}
+
+/// The RTDE link that reports the runtime state and the safety mode.
+struct Rtde {
+    client: Client,
+    recipe: DynamicRecipe,
+}
+
+impl Rtde {
+    fn open(addr: SocketAddr, timeout: Duration) -> Result<Rtde, ScriptError> {
+        let options = ConnectOptions::new()
+            .connect_timeout(timeout)
+            .read_timeout(Some(Duration::from_millis(20)));
+        let mut client = Client::connect(addr, options)?;
+        let recipe = DynamicRecipe::outputs(["runtime_state", "safety_mode"])
+            .map_err(|e| ScriptError::Io(std::io::Error::other(e.to_string())))?;
+        client.setup_outputs(recipe.spec(), 125.0)?;
+        client.start()?;
+        Ok(Rtde { client, recipe })
+    }
+
+    /// The newest runtime state, if a package came; a protective stop ends the watch.
+    fn read(&mut self, watch: &mut Watch) -> Result<Option<RuntimeState>, ScriptError> {
+        match self.client.recv_latest_into(&mut self.recipe) {
+            Ok(()) => {}
+            Err(rtde_core::Error::Timeout { .. }) => return Ok(None),
+            Err(e) => return Err(e.into()),
+        }
+        let texts: Vec<String> = self.client.text_messages().map(|t| t.message).collect();
+        for text in texts {
+            watch.note(text);
+        }
+        if let Some(Value::Int32(mode)) = self.recipe.get("safety_mode")
+            && SafetyMode::from_code(*mode) == SafetyMode::ProtectiveStop
+        {
+            return Err(ScriptError::ProtectiveStop {
+                reason: watch.messages.last().cloned(),
+            });
+        }
+        let state = match self.recipe.get("runtime_state") {
+            Some(Value::Uint32(code)) => Some(RuntimeState::from_code(*code)),
+            _ => None,
+        };
+        watch.runtime_state = state.or(watch.runtime_state);
+        Ok(state)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn watch_of(messages: &[PrimaryMessage]) -> (Watch, Result<(), ScriptError>, Vec<Step>) {
+        let mut watch = Watch::default();
+        for m in messages {
+            m.encode(0, &mut watch.buffer);
+        }
+        let mut steps = Vec::new();
+        let result = watch.absorb(&mut |s| steps.push(s.clone()));
+        (watch, result, steps)
+    }
+
+    #[test]
+    fn the_primary_interface_alone_decides_each_fate() {
+        let version = PrimaryMessage::Version {
+            project: "URControl".into(),
+            version: ControllerVersion::new(5, 21, 0, 0),
+            build_date: String::new(),
+        };
+        let (watch, result, steps) = watch_of(std::slice::from_ref(&version));
+        assert!(result.is_ok());
+        assert_eq!(steps, [Step::Version(ControllerVersion::new(5, 21, 0, 0))]);
+        assert_eq!(watch.version, Some(ControllerVersion::new(5, 21, 0, 0)));
+
+        let exception = |text: &str| PrimaryMessage::RuntimeException {
+            line: 7,
+            column: 3,
+            text: text.into(),
+        };
+        let (_, result, _) = watch_of(&[version.clone(), exception("syntax_error_on_line:7")]);
+        assert!(matches!(
+            result,
+            Err(ScriptError::Compile {
+                line: 7,
+                column: 3,
+                ..
+            })
+        ));
+        let (_, result, _) = watch_of(&[exception("not_a_function: f")]);
+        assert!(matches!(
+            result,
+            Err(ScriptError::Runtime {
+                line: 7,
+                column: 3,
+                ..
+            })
+        ));
+
+        let stop = PrimaryMessage::SafetyMode {
+            code: 0,
+            argument: 0,
+            mode: SafetyMode::ProtectiveStop,
+        };
+        let said = PrimaryMessage::Text("a collision".into());
+        let (_, result, _) = watch_of(&[said, stop]);
+        assert!(
+            matches!(&result, Err(ScriptError::ProtectiveStop { reason: Some(r) }) if r == "a collision"),
+            "{result:?}"
+        );
+
+        let started = PrimaryMessage::Key {
+            code: 0,
+            argument: 0,
+            title: "PROGRAM_XXX_STARTED".into(),
+            text: "pick".into(),
+        };
+        let (watch, result, _) = watch_of(&[started]);
+        assert!(result.is_ok());
+        assert!(watch.started_key);
+        assert_eq!(watch.messages, ["PROGRAM_XXX_STARTED pick"]);
+    }
+
+    #[test]
+    fn half_a_message_waits_for_the_rest() {
+        let mut bytes = Vec::new();
+        PrimaryMessage::Text("hello".into()).encode(0, &mut bytes);
+        let mut watch = Watch {
+            buffer: bytes[..8].to_vec(),
+            ..Watch::default()
+        };
+        watch.absorb(&mut |_| {}).unwrap();
+        assert!(watch.messages.is_empty());
+        watch.buffer.extend_from_slice(&bytes[8..]);
+        watch.absorb(&mut |_| {}).unwrap();
+        assert_eq!(watch.messages, ["hello"]);
+    }
+}

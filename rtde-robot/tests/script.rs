@@ -1,0 +1,256 @@
+//! Sending programs: the preconditions (each refused with nothing sent), and each fate a
+//! program can meet, forced on the simulator.
+
+use std::time::Duration;
+
+use rtde_core::{RobotMode, RuntimeState, SafetyStatus};
+use rtde_robot::dashboard::{Dashboard, DashboardOptions};
+use rtde_robot::script::{Program, ScriptError, ScriptPort, ScriptSender, Step};
+use rtde_sim::{Fault, Sim, SimBuilder};
+
+const SERVO: &str = include_str!("../../urscript/rtde_servo.script");
+
+fn hello() -> Program {
+    Program::new("def hello():\n  textmsg(\"hi\")\nend\n").unwrap()
+}
+
+fn start(builder: SimBuilder) -> Sim {
+    builder
+        .dashboard()
+        .script_ports()
+        .protective_stop_unlock_delay(Duration::ZERO)
+        .start()
+        .unwrap()
+}
+
+/// A sender to `sim`, quick to give up.
+fn sender(sim: &Sim) -> ScriptSender {
+    ScriptSender::new(sim.addr().ip())
+        .ports(sim.script_sender_ports().unwrap())
+        .timeout(Duration::from_secs(2))
+}
+
+fn dashboard(sim: &Sim) -> Dashboard {
+    Dashboard::connect(sim.dashboard_addr().unwrap(), DashboardOptions::new()).unwrap()
+}
+
+/// Powered on, brakes released.
+fn ready(sim: &Sim) {
+    let mut d = dashboard(sim);
+    d.power_on().unwrap();
+    d.brake_release().unwrap();
+}
+
+/// Nothing reached the script ports: no program ran and the robot said nothing.
+fn assert_nothing_sent(sim: &Sim) {
+    std::thread::sleep(Duration::from_millis(100));
+    let robot = sim.robot_state().unwrap();
+    assert!(robot.messages().is_empty(), "{:?}", robot.messages());
+    assert_eq!(robot.program_state(), RuntimeState::Stopped);
+    assert!(sim.program().is_none());
+}
+
+#[test]
+fn a_powered_off_robot_is_refused_before_sending() {
+    let sim = start(Sim::builder());
+    let err = sender(&sim).send(&hello()).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ScriptError::RobotNotRunning {
+                mode: RobotMode::PowerOff
+            }
+        ),
+        "{err}"
+    );
+    assert!(
+        err.to_string()
+            .contains("power it on and release the brakes")
+    );
+    assert_nothing_sent(&sim);
+}
+
+#[test]
+fn local_control_is_refused_before_sending() {
+    let sim = start(Sim::builder().local_control());
+    let err = sender(&sim).send(&hello()).unwrap_err();
+    assert!(matches!(err, ScriptError::NotInRemoteControl), "{err}");
+    assert_nothing_sent(&sim);
+}
+
+#[test]
+fn a_safety_stop_is_refused_before_sending() {
+    let sim = start(Sim::builder());
+    ready(&sim);
+    sim.protective_stop("a test");
+    let before = sim.robot_state().unwrap().messages().len();
+    let err = sender(&sim).send(&hello()).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ScriptError::SafetyStop {
+                status: SafetyStatus::ProtectiveStop
+            }
+        ),
+        "{err}"
+    );
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(sim.robot_state().unwrap().messages().len(), before);
+}
+
+#[test]
+fn the_servo_template_is_recognised_and_plays() {
+    let sim = start(Sim::builder());
+    ready(&sim);
+    let mut steps = Vec::new();
+    let started = sender(&sim)
+        .send_observed(&Program::new(SERVO).unwrap(), |s| steps.push(s.clone()))
+        .unwrap();
+    assert_eq!(started.version.unwrap().to_string(), "5.21.0");
+    assert!(sim.program().is_some(), "the servo program runs");
+    assert_eq!(
+        sim.robot_state().unwrap().program_state(),
+        RuntimeState::Playing
+    );
+    assert!(matches!(
+        steps[0],
+        Step::Checked {
+            mode: RobotMode::Running,
+            ..
+        }
+    ));
+    assert!(steps.iter().any(|s| matches!(
+        s,
+        Step::Sent {
+            port: ScriptPort::Secondary,
+            ..
+        }
+    )));
+    assert!(steps.contains(&Step::Playing));
+    // One program, recognised whole: no part of it was taken for another program.
+    assert!(
+        !steps
+            .iter()
+            .any(|s| matches!(s, Step::Said(t) if t.contains("does not interpret"))),
+        "{steps:?}"
+    );
+}
+
+#[test]
+fn another_program_is_accepted_and_said_not_run() {
+    let sim = start(Sim::builder());
+    ready(&sim);
+    let err = sender(&sim)
+        .timeout(Duration::from_millis(500))
+        .send(&hello())
+        .unwrap_err();
+    let ScriptError::NotStarted {
+        runtime_state,
+        messages,
+        ..
+    } = &err
+    else {
+        panic!("{err}");
+    };
+    assert_eq!(*runtime_state, Some(RuntimeState::Stopped));
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("does not interpret URScript") && m.contains("hello")),
+        "{messages:?}"
+    );
+}
+
+#[test]
+fn a_single_line_through_the_primary_port_is_a_program_of_its_own() {
+    let sim = start(Sim::builder());
+    ready(&sim);
+    let err = sender(&sim)
+        .via(ScriptPort::Primary)
+        .timeout(Duration::from_millis(500))
+        .send(&Program::line("set_digital_out(0, True)").unwrap())
+        .unwrap_err();
+    assert!(
+        matches!(&err, ScriptError::NotStarted { messages, .. } if messages.iter().any(|m| m.contains("set_digital_out(0, True)"))),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_runtime_exception_has_its_line_and_column() {
+    let sim = start(Sim::builder().fault(Fault::RuntimeException { line: 3, column: 5 }));
+    ready(&sim);
+    let err = sender(&sim).send(&hello()).unwrap_err();
+    assert!(
+        matches!(&err, ScriptError::Runtime { line: 3, column: 5, text } if text.contains("hello")),
+        "{err}"
+    );
+    assert!(
+        err.to_string()
+            .starts_with("the program failed at line 3, column 5")
+    );
+}
+
+#[test]
+fn a_compile_error_is_told_apart() {
+    let sim = start(Sim::builder().fault(Fault::CompileError { line: 2, column: 1 }));
+    ready(&sim);
+    let err = sender(&sim).send(&hello()).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ScriptError::Compile {
+                line: 2,
+                column: 1,
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_protective_stop_while_starting_is_reported() {
+    let sim = start(Sim::builder().fault(Fault::ProtectiveStopAfter(Duration::ZERO)));
+    ready(&sim);
+    let err = sender(&sim)
+        .settle(Duration::from_millis(500))
+        .send(&Program::new(SERVO).unwrap())
+        .unwrap_err();
+    assert!(matches!(err, ScriptError::ProtectiveStop { .. }), "{err}");
+    assert_eq!(
+        sim.robot_state().unwrap().safety_status(),
+        SafetyStatus::ProtectiveStop
+    );
+}
+
+#[test]
+fn a_missing_script_port_is_a_connect_error_naming_it() {
+    let sim = Sim::builder().dashboard().start().unwrap();
+    ready(&sim);
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let ports = rtde_robot::script::Ports {
+        dashboard: sim.dashboard_addr().unwrap().port(),
+        primary: closed.port(),
+        secondary: closed.port(),
+        realtime: closed.port(),
+        rtde: sim.addr().port(),
+    };
+    let err = ScriptSender::new(sim.addr().ip())
+        .ports(ports)
+        .send(&hello())
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ScriptError::Connect {
+                port: "primary interface (30001)",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}

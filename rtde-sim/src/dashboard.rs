@@ -1,0 +1,259 @@
+//! The Dashboard server (port 29999 on a controller): line-based ASCII, one reply line per
+//! command, acting on the [`RobotState`](crate::RobotState).
+//!
+//! The replies are those of Universal Robots' Dashboard server manuals. Two are the
+//! simulator's own wording, for behaviour the manuals do not quote: the refusal of an
+//! acting command in local control, and the reply to `generate flight report`.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rtde_core::fields::Generation;
+use rtde_robot::dashboard::{Command, GREETING};
+
+use crate::controller::Shared;
+use crate::fault::Fault;
+use crate::robot_state::RobotState;
+
+/// The simulator's serial number (`get serial number`).
+const SERIAL_NUMBER: &str = "20255500001";
+
+/// Serves one Dashboard connection until `quit`, the client closing, or the shutdown.
+pub(crate) fn serve(stream: TcpStream, shared: &Arc<Shared>) {
+    let _ = stream.set_nodelay(true);
+    let Ok(reader) = stream.try_clone() else {
+        return;
+    };
+    let mut writer = stream;
+    if writeln!(writer, "{GREETING}").is_err() {
+        return;
+    }
+    let mut reader = BufReader::new(reader);
+    let mut line = String::new();
+    loop {
+        line.clear();
+        match reader.read_line(&mut line) {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+        if shared.is_shutting_down() {
+            return;
+        }
+        let request = line.trim();
+        if request.is_empty() {
+            continue;
+        }
+        let delay = delay(&shared.config.faults);
+        if !delay.is_zero() {
+            std::thread::sleep(delay);
+        }
+        let (reply, quit) = answer(request, shared);
+        if writeln!(writer, "{reply}").is_err() || quit {
+            return;
+        }
+    }
+}
+
+/// The delay every reply waits ([`Fault::DashboardDelay`]).
+fn delay(faults: &[Fault]) -> Duration {
+    faults
+        .iter()
+        .filter_map(|f| match f {
+            Fault::DashboardDelay(d) => Some(*d),
+            _ => None,
+        })
+        .fold(Duration::ZERO, Duration::saturating_add)
+}
+
+/// The reply to one request line, and whether the connection ends after it.
+fn answer(request: &str, shared: &Shared) -> (String, bool) {
+    let not_understood = || (format!("could not understand: '{request}'"), false);
+    let Ok(command) = request.parse::<Command>() else {
+        return not_understood();
+    };
+    let version = shared.config.version;
+    // A controller older than the command does not know it.
+    if command.spec().check(version).is_err() {
+        return not_understood();
+    }
+    let refused = shared.config.faults.iter().any(|f| match f {
+        Fault::DashboardRefuse(name) => name == command.name(),
+        _ => false,
+    });
+    if refused {
+        return (format!("Failed to execute: {}", command.name()), false);
+    }
+    let mut controller = shared.controller();
+    controller.update_robot();
+    let Some(robot) = controller.robot.as_mut() else {
+        return not_understood();
+    };
+    let e_series = version.generation() == Some(Generation::ESeries);
+    if e_series && !robot.is_in_remote_control() && acts(&command) {
+        return (
+            format!(
+                "Command is not allowed in local control mode: {} (switch the robot to remote control)",
+                command.name()
+            ),
+            false,
+        );
+    }
+    let reply = reply(&command, robot, shared);
+    if matches!(
+        command,
+        Command::Stop | Command::PowerOff | Command::RestartSafety
+    ) {
+        // The program the script ports started goes with the robot's program.
+        if robot.program_state() == rtde_core::RuntimeState::Stopped {
+            controller.stop_program();
+        }
+    }
+    (reply, matches!(command, Command::Quit))
+}
+
+/// Commands that change the robot, refused in local control on e-Series.
+fn acts(command: &Command) -> bool {
+    matches!(
+        command,
+        Command::Load(_)
+            | Command::Play
+            | Command::Pause
+            | Command::Stop
+            | Command::PowerOn
+            | Command::PowerOff
+            | Command::BrakeRelease
+            | Command::UnlockProtectiveStop
+            | Command::LoadInstallation(_)
+            | Command::RestartSafety
+            | Command::Shutdown
+    )
+}
+
+fn reply(command: &Command, robot: &mut RobotState, shared: &Shared) -> String {
+    let done = |r: Result<(), String>, ok: String| r.map_or_else(|refusal| refusal, |()| ok);
+    let program_name = || {
+        robot
+            .loaded_program()
+            .map(|p| p.rsplit('/').next().unwrap_or(p).to_owned())
+    };
+    match command {
+        Command::Load(path) => done(robot.load(path), format!("Loading program: {path}")),
+        Command::Play => done(robot.play(), "Starting program".into()),
+        Command::Stop => done(robot.stop(), "Stopped".into()),
+        Command::Pause => done(robot.pause(), "Pausing program".into()),
+        Command::Quit => "Disconnected".into(),
+        Command::Shutdown => {
+            robot.power_off();
+            "Shutting down".into()
+        }
+        Command::Running => format!(
+            "Program running: {}",
+            robot.program_state() == rtde_core::RuntimeState::Playing
+        ),
+        Command::RobotMode => format!(
+            "Robotmode: {}",
+            strip(robot.robot_mode().ur_name(), "ROBOT_MODE_")
+        ),
+        Command::GetLoadedProgram => match robot.loaded_program() {
+            Some(p) => format!("Loaded program: {p}"),
+            None => "No program loaded".into(),
+        },
+        Command::Popup(text) => {
+            robot.set_popup(Some(text.clone()));
+            "showing popup".into()
+        }
+        Command::ClosePopup => {
+            robot.set_popup(None);
+            "closing popup".into()
+        }
+        Command::AddToLog(text) => {
+            robot.add_to_log(text);
+            "Added log message".into()
+        }
+        Command::IsProgramSaved => match program_name() {
+            Some(name) => format!("true {name}"),
+            None => "false".into(),
+        },
+        Command::ProgramState => {
+            let state = robot.program_state().ur_name();
+            match program_name() {
+                Some(name) => format!("{state} {name}"),
+                None => state.to_owned(),
+            }
+        }
+        Command::PolyscopeVersion => {
+            format!("URSoftware {} (Jan 01 2026)", full(shared.config.version))
+        }
+        Command::Version => full(shared.config.version),
+        Command::SetUserRole(role) => format!("Setting user role: {}", role.as_str()),
+        Command::GetUserRole => "PROGRAMMER".into(),
+        Command::SetOperationalMode(mode) => {
+            robot.set_operational_mode(Some(mode.as_str()));
+            format!("Operational mode '{}' is set", mode.as_str())
+        }
+        Command::GetOperationalMode => robot
+            .operational_mode()
+            .map_or("NONE".into(), str::to_ascii_uppercase),
+        Command::ClearOperationalMode => {
+            let mode = robot.operational_mode().unwrap_or("automatic");
+            robot.set_operational_mode(None);
+            format!(
+                "No longer controlling the operational mode. Current operational mode: '{mode}'."
+            )
+        }
+        Command::PowerOn => {
+            robot.power_on();
+            "Powering on".into()
+        }
+        Command::PowerOff => {
+            robot.power_off();
+            "Powering off".into()
+        }
+        Command::BrakeRelease => {
+            robot.brake_release();
+            "Brake releasing".into()
+        }
+        Command::SafetyMode => format!(
+            "Safetymode: {}",
+            strip(robot.safety_mode().ur_name(), "SAFETY_MODE_")
+        ),
+        Command::SafetyStatus => format!(
+            "Safetystatus: {}",
+            strip(robot.safety_status().ur_name(), "SAFETY_STATUS_")
+        ),
+        Command::UnlockProtectiveStop => done(
+            robot.unlock_protective_stop(),
+            "Protective stop releasing".into(),
+        ),
+        Command::CloseSafetyPopup => "closing safety popup".into(),
+        Command::LoadInstallation(path) => done(
+            robot.load_installation(path),
+            format!("Loading installation: {path}"),
+        ),
+        Command::RestartSafety => {
+            robot.restart_safety();
+            "Restarting safety".into()
+        }
+        Command::IsInRemoteControl => robot.is_in_remote_control().to_string(),
+        Command::GetSerialNumber => SERIAL_NUMBER.into(),
+        Command::GetRobotModel => shared.config.robot_model.into(),
+        Command::GenerateFlightReport(_) => "1".into(),
+        Command::GenerateSupportFile(dir) => {
+            format!("Completed successfully: {dir}/ur_support_file.zip")
+        }
+        Command::SaveLog => "Log saved to disk".into(),
+        // A command added to the client's table that the simulator does not know yet.
+        _ => format!("could not understand: '{command}'"),
+    }
+}
+
+fn strip<'a>(name: &'a str, prefix: &str) -> &'a str {
+    name.strip_prefix(prefix).unwrap_or(name)
+}
+
+/// The version with its build number, as `PolyscopeVersion` and `version` print it.
+fn full(v: rtde_core::fields::ControllerVersion) -> String {
+    format!("{}.{}.{}.{}", v.major, v.minor, v.bugfix, v.build)
+}

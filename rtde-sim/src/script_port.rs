@@ -1,0 +1,236 @@
+//! The script ports (30001–30003 on a controller): programs in, robot messages out.
+//!
+//! The simulator does not interpret URScript. A program that carries the versioned marker
+//! of one of the project's programs ([`KNOWN_PROGRAMS`]) is recognised and its behaviour
+//! runs natively; any other program is accepted, and a text message (over RTDE and the
+//! primary interface) says it was not run, while `runtime_state` stays stopped.
+//!
+//! Programs: a block from a `def name():` or `sec name():` line at column 0 to the next
+//! `end` at column 0 is one program; any other line is a program of its own.
+
+use std::io::{ErrorKind, Read, Write};
+use std::net::TcpStream;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rtde_robot::primary::PrimaryMessage;
+use rtde_robot::script::{MARKER_PREFIX, Program, ScriptPort};
+
+use crate::controller::{KnownProgram, Shared};
+use crate::fault::Fault;
+
+/// The project's programs the simulator runs natively: the marker line's text after
+/// [`MARKER_PREFIX`], and which behaviour it starts. One row per program and version.
+pub const KNOWN_PROGRAMS: &[(&str, KnownProgram)] = &[("servo 1", KnownProgram::Servo)];
+
+/// How often a connection looks for robot messages to send.
+const POLL: Duration = Duration::from_millis(10);
+
+/// Serves a primary interface (30001) connection.
+pub(crate) fn serve_primary(stream: TcpStream, shared: &Arc<Shared>) {
+    serve(stream, shared, ScriptPort::Primary);
+}
+
+/// Serves a secondary interface (30002) connection.
+pub(crate) fn serve_secondary(stream: TcpStream, shared: &Arc<Shared>) {
+    serve(stream, shared, ScriptPort::Secondary);
+}
+
+/// Serves a real-time interface (30003) connection.
+pub(crate) fn serve_realtime(stream: TcpStream, shared: &Arc<Shared>) {
+    serve(stream, shared, ScriptPort::RealTime);
+}
+
+fn serve(mut stream: TcpStream, shared: &Arc<Shared>, port: ScriptPort) {
+    let booted = shared.config.booted_at;
+    let millis = || u64::try_from(booted.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let _ = stream.set_nodelay(true);
+    if stream.set_read_timeout(Some(POLL)).is_err() {
+        return;
+    }
+    // Robot messages from now on: a new connection hears what happens next.
+    let mut told = shared
+        .controller()
+        .robot
+        .as_ref()
+        .map_or(0, |r| r.primary_messages().len());
+    let mut out = Vec::new();
+    if port.sends_messages() {
+        PrimaryMessage::Version {
+            project: "URControl".into(),
+            version: shared.config.version,
+            build_date: "01-01-2026, 00:00:00".into(),
+        }
+        .encode(millis(), &mut out);
+        if stream.write_all(&out).is_err() {
+            return;
+        }
+    }
+    let mut text = String::new();
+    let mut pending = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        if shared.is_shutting_down() {
+            return;
+        }
+        match stream.read(&mut buf) {
+            Ok(0) => return,
+            Ok(n) => pending.extend_from_slice(&buf[..n]),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
+                ) => {}
+            Err(_) => return,
+        }
+        // Whole lines only: a program's bytes may arrive in pieces.
+        if let Some(end) = pending.iter().rposition(|&b| b == b'\n') {
+            let lines: Vec<u8> = pending.drain(..=end).collect();
+            text.push_str(&String::from_utf8_lossy(&lines));
+            for program in take_programs(&mut text) {
+                run(&program, shared);
+            }
+        }
+        if port.sends_messages() {
+            out.clear();
+            if let Some(robot) = shared.controller().robot.as_ref() {
+                for message in robot.primary_messages().get(told..).unwrap_or_default() {
+                    message.encode(millis(), &mut out);
+                }
+                told = robot.primary_messages().len();
+            }
+            if !out.is_empty() && stream.write_all(&out).is_err() {
+                return;
+            }
+        }
+    }
+}
+
+/// The whole programs at the start of `text`, removed from it; an unfinished block stays.
+fn take_programs(text: &mut String) -> Vec<String> {
+    let mut programs = Vec::new();
+    let mut consumed = 0;
+    // The block under way: where it starts and how deep its nesting is.
+    let mut block: Option<(usize, usize)> = None;
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let statement = line.trim();
+        match &mut block {
+            Some((from, depth)) => {
+                if statement == "end" {
+                    *depth -= 1;
+                    if *depth == 0 {
+                        programs.push(text[*from..offset].to_owned());
+                        consumed = offset;
+                        block = None;
+                    }
+                } else if opens_block(statement) {
+                    *depth += 1;
+                }
+            }
+            None if statement.starts_with("def ") || statement.starts_with("sec ") => {
+                block = Some((start, 1));
+            }
+            None => {
+                if !statement.is_empty() && !statement.starts_with('#') {
+                    programs.push(line.to_owned());
+                }
+                consumed = offset;
+            }
+        }
+    }
+    text.drain(..consumed);
+    programs
+}
+
+/// Whether a statement opens a block that an `end` closes (`def`, `if`, `while`, …);
+/// `elif` and `else` continue the block they are in.
+fn opens_block(statement: &str) -> bool {
+    let code = statement.split('#').next().unwrap_or("").trim_end();
+    code.ends_with(':') && !code.starts_with("elif") && !code.starts_with("else")
+}
+
+/// One program arrived: a fault's exception, a known program started, or a message that
+/// it was not run.
+fn run(source: &str, shared: &Shared) {
+    // A block is a program with a name; a single line is sent as itself.
+    let block = source.starts_with("def ") || source.starts_with("sec ");
+    let program = Program::new(source).ok().filter(|_| block);
+    let name = program
+        .as_ref()
+        .and_then(|p| p.name().map(str::to_owned))
+        .unwrap_or_else(|| source.trim().to_owned());
+    let exception = shared.config.faults.iter().find_map(|f| match f {
+        Fault::RuntimeException { line, column } => Some((
+            *line,
+            *column,
+            format!("runtime_exception: {name} failed (fault runtime-exception)"),
+        )),
+        Fault::CompileError { line, column } => Some((
+            *line,
+            *column,
+            format!("compile_error_name_not_found: {name} (fault compile-error)"),
+        )),
+        _ => None,
+    });
+    let mut controller = shared.controller();
+    let start_q = controller.servo_start;
+    let Some(robot) = controller.robot.as_mut() else {
+        return;
+    };
+    if let Some((line, column, text)) = exception {
+        robot.tell_primary(PrimaryMessage::RuntimeException {
+            line: i32::try_from(line).unwrap_or(i32::MAX),
+            column: i32::try_from(column).unwrap_or(i32::MAX),
+            text,
+        });
+        robot.stop_program();
+        return;
+    }
+    if let Some(why) = robot.why_not_play() {
+        robot.say(format!("program {name} not started: {why}"));
+        return;
+    }
+    let known = program
+        .as_ref()
+        .and_then(Program::marker)
+        .and_then(|m| KNOWN_PROGRAMS.iter().find(|(marker, _)| *marker == m))
+        .map(|(_, kind)| *kind);
+    match known {
+        Some(kind) => {
+            robot.start_program();
+            robot.tell_primary(PrimaryMessage::Key {
+                code: 0,
+                argument: 0,
+                title: "PROGRAM_XXX_STARTED".into(),
+                text: name,
+            });
+            controller.start_known_program(kind, start_q);
+        }
+        None => {
+            robot.say(format!(
+                "the simulator does not interpret URScript: program {name} accepted, not run \
+                 (it runs only the project's programs, recognised by their `{MARKER_PREFIX}` line)"
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_and_lines_are_programs_and_unfinished_blocks_wait() {
+        let nested = "def a():\ndef f():\n  return 1\nend\nif f() == 1: # one\n  x = 1\nelse:\n  x = 2\nend\nend\n";
+        let mut text = format!("set_digital_out(0, True)\n# note\n{nested}def b():\n");
+        let programs = take_programs(&mut text);
+        assert_eq!(programs, ["set_digital_out(0, True)\n", nested]);
+        assert_eq!(text, "def b():\n");
+        text.push_str("end\n");
+        assert_eq!(take_programs(&mut text), ["def b():\nend\n"]);
+        assert!(text.is_empty());
+    }
+}
