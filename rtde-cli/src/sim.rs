@@ -26,7 +26,10 @@ takes effect. It is the library `rtde_sim::Sim`, which tests embed in-process.",
       a fleet: 100 controllers on ports 40000 to 40099, streamed by one clock thread
   rtde sim --program servo
       run the behaviour of urscript/rtde_servo.script: the arm follows the waypoints of
-      rtde_core::control (watchdog, handshake, speed slider)"
+      rtde_core::control (watchdog, handshake, speed slider)
+  rtde sim --program command --fault protective-stop=500ms
+      run the behaviour of urscript/rtde_command.script (rtde-robot's motion commands),
+      with a protective stop after half a second of motion"
 )]
 pub(crate) struct SimArgs {
     /// The controller software version to play: 3.x (CB3), 5.x (e-Series), 10.x (PolyScope X).
@@ -75,8 +78,9 @@ pub(crate) struct SimArgs {
     robots: u16,
     /// Run a robot program's behaviour, as if started on the pendant: `servo`, the
     /// repository's urscript/rtde_servo.script (waypoints from registers, watchdog,
-    /// handshake).
-    #[arg(long, value_name = "PROGRAM", value_parser = ["servo"])]
+    /// handshake); `command`, its urscript/rtde_command.script (rtde-robot's motion
+    /// commands: move_j, move_l, speed, stop, servo, force and teach modes).
+    #[arg(long, value_name = "PROGRAM", value_parser = ["servo", "command"])]
     program: Option<String>,
 }
 
@@ -123,8 +127,10 @@ pub(crate) fn run(args: &SimArgs) -> Result<(), String> {
     for fault in &args.faults {
         builder = builder.fault(fault.clone());
     }
-    if args.program.as_deref() == Some("servo") {
-        builder = builder.servo_program();
+    match args.program.as_deref() {
+        Some("servo") => builder = builder.servo_program(),
+        Some("command") => builder = builder.command_program(),
+        _ => {}
     }
     if args.robots > 1 {
         let fleet = builder

@@ -19,7 +19,7 @@ use rtde_core::protocol::{
 
 use crate::fault::Fault;
 use crate::io::IoState;
-use crate::program::ServoProgram;
+use crate::robot_program::Program;
 use crate::source::{OutputSource, Sample, Tick};
 use crate::ticker::Ticker;
 
@@ -69,7 +69,7 @@ pub(crate) struct Controller {
 /// A robot program running on the controller, and the last tick it ran.
 #[derive(Debug)]
 struct ProgramRun {
-    program: ServoProgram,
+    program: Program,
     last_tick: Option<u64>,
 }
 
@@ -113,7 +113,7 @@ impl Controller {
         self.owners.retain(|_, o| *o != Owner::Client(id));
     }
 
-    pub(crate) fn install_program(&mut self, program: ServoProgram) {
+    pub(crate) fn install_program(&mut self, program: Program) {
         self.program = Some(ProgramRun {
             program,
             last_tick: None,
@@ -121,7 +121,7 @@ impl Controller {
     }
 
     /// The robot program the controller runs, if any.
-    pub(crate) fn program(&self) -> Option<&ServoProgram> {
+    pub(crate) fn program(&self) -> Option<&Program> {
         self.program.as_ref().map(|run| &run.program)
     }
 

@@ -95,11 +95,13 @@ impl FromStr for Fault {
             "data-before-start-reply" => Fault::DataBeforeStartReply,
             "data-before-pause-reply" => Fault::DataBeforePauseReply,
             "build" => Fault::BuildNumber(number(needs("N")?)?),
+            "protective-stop" => Fault::ProtectiveStopMidMove(duration(needs("DURATION")?)?),
+            "runtime-stop" => Fault::RuntimeStopMidMove(duration(needs("DURATION")?)?),
             other => {
                 return Err(format!(
                     "unknown fault `{other}`: use skip-every, skip-ticks, delay-replies, \
                      slow-boot, text, close-mid-frame, malformed, data-before-start-reply, \
-                     data-before-pause-reply or build"
+                     data-before-pause-reply, build, protective-stop or runtime-stop"
                 ));
             }
         };
@@ -248,6 +250,14 @@ mod tests {
             ("data-before-start-reply", Fault::DataBeforeStartReply),
             ("data-before-pause-reply", Fault::DataBeforePauseReply),
             ("build=108318", Fault::BuildNumber(108_318)),
+            (
+                "protective-stop=300ms",
+                Fault::ProtectiveStopMidMove(Duration::from_millis(300)),
+            ),
+            (
+                "runtime-stop=1s",
+                Fault::RuntimeStopMidMove(Duration::from_secs(1)),
+            ),
         ];
         for (spec, fault) in cases {
             assert_eq!(spec.parse::<Fault>(), Ok(fault), "{spec}");

@@ -135,6 +135,7 @@
 #![forbid(unsafe_code)]
 
 mod clock;
+mod command_program;
 mod controller;
 mod fault;
 mod fault_spec;
@@ -143,16 +144,19 @@ mod io;
 
 mod program;
 mod robot;
+mod robot_program;
 mod server;
 mod sim;
 mod source;
 mod ticker;
 
+pub use command_program::{CommandProgram, ForceMode};
 pub use fault::{Fault, Malformation, Trigger};
 pub use fleet::Fleet;
 pub use io::IoState;
 pub use program::{MAX_JOINT_ACCELERATION, MAX_JOINT_SPEED, ServoProgram};
 pub use robot::{JOINT_POSITION_LIMIT, JOINT_SPEED_LIMIT, Motion, SimulatedRobot};
+pub use robot_program::Program;
 pub use rtde_kinematics::Arm;
 pub use sim::{
     DEFAULT_CONTROLLER_VERSION, DEFAULT_STALL_TIMEOUT, Error, SHUTDOWN_TIMEOUT, Sim, SimBuilder,

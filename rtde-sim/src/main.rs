@@ -32,6 +32,8 @@ OPTIONS:
                          slow-boot=WINDOW,DURATION  text=TRIGGER,LEVEL,MESSAGE
                          close-mid-frame=TRIGGER  malformed=TRIGGER,KIND
                          data-before-start-reply  data-before-pause-reply  build=N
+                         protective-stop=DURATION  runtime-stop=DURATION (of the command
+                         program's motion)
                        TRIGGER: reply:START (any package type) or data:N; LEVEL: exception,
                        error, warning, info; KIND: size-too-small, size-too-large,
                        unknown-type, wrong-recipe-id, bytes:HEX; DURATION: 250ms, 2s
@@ -39,6 +41,8 @@ OPTIONS:
                        answer NOT_FOUND for fields whose first version no source records
                        (default: served as if every version of the generation had them)
     --program servo    run urscript/rtde_servo.script's behaviour (waypoints, watchdog, handshake)
+    --program command  run urscript/rtde_command.script's behaviour (rtde-robot's motion
+                       commands: move_j, move_l, speed, stop, servo, force and teach modes)
     -h, --help         print this help
 
 Serves until interrupted (Ctrl-C).";
@@ -127,7 +131,8 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<SimBuilder>, S
             "--refuse-unrecorded" => builder = builder.refuse_unrecorded_fields(),
             "--program" => match value("--program")?.as_str() {
                 "servo" => builder = builder.servo_program(),
-                other => return Err(format!("unknown program `{other}`: use servo")),
+                "command" => builder = builder.command_program(),
+                other => return Err(format!("unknown program `{other}`: use servo or command")),
             },
             other => return Err(format!("unknown argument `{other}`")),
         }

@@ -12,14 +12,17 @@ use rtde_core::Value;
 use rtde_core::fields::{ControllerVersion, Direction, ParseVersionError, lookup};
 
 use crate::clock::Clock;
+use crate::command_program::{CommandProgram, ProgramFaults};
 use crate::controller::{Config, Controller, Shared};
 use crate::fault::Fault;
 use crate::io::IoState;
 use crate::program::ServoProgram;
 use crate::robot::{Motion, SimulatedRobot};
+use crate::robot_program::Program;
 use crate::server::accept_loop;
 use crate::source::OutputSource;
 use crate::ticker::Ticker;
+use rtde_core::control::command_layout::CommandLayout;
 use rtde_kinematics::Arm;
 
 /// The controller version a simulator reports unless told otherwise.
@@ -134,7 +137,27 @@ impl Sim {
     /// ```
     #[must_use]
     pub fn program(&self) -> Option<ServoProgram> {
-        self.shared.controller().program().cloned()
+        match self.shared.controller().program() {
+            Some(Program::Servo(p)) => Some(p.clone()),
+            _ => None,
+        }
+    }
+
+    /// A snapshot of the command program the simulator runs
+    /// ([`SimBuilder::command_program`]), if any: its joints, its handshake, the modes it
+    /// was given and why it stopped.
+    ///
+    /// ```
+    /// let sim = rtde_sim::Sim::builder().command_program().start().unwrap();
+    /// let program = sim.command_program().unwrap();
+    /// assert_eq!(program.handshake(), (0, 0)); // no command taken yet
+    /// ```
+    #[must_use]
+    pub fn command_program(&self) -> Option<CommandProgram> {
+        match self.shared.controller().program() {
+            Some(Program::Command(p)) => Some((**p).clone()),
+            _ => None,
+        }
     }
 
     /// Holds the output stream of every connection, as a controller whose stream stalls
@@ -405,6 +428,7 @@ pub struct SimBuilder {
     fixed: Vec<(String, Value)>,
     source: Option<Arc<dyn OutputSource>>,
     servo_program: bool,
+    command_program: Option<CommandLayout>,
 }
 
 impl Default for SimBuilder {
@@ -427,6 +451,7 @@ impl Default for SimBuilder {
             fixed: Vec::new(),
             source: None,
             servo_program: false,
+            command_program: None,
         }
     }
 }
@@ -616,6 +641,31 @@ impl SimBuilder {
         self
     }
 
+    /// Runs the behaviour of the repository's command program `urscript/rtde_command.script`
+    /// on the simulated robot, as if it were started on the pendant, on the registers of
+    /// [`CommandLayout::UPPER`]: `move_j`, `move_l` (with blends), the speed modes, the
+    /// stops, servoing, and the configuration commands, with the program's handshake and
+    /// watchdog. See [`CommandProgram`](crate::CommandProgram) for what it models. The
+    /// faults [`Fault::ProtectiveStopMidMove`] and [`Fault::RuntimeStopMidMove`] stop it.
+    /// It replaces [`SimBuilder::servo_program`]: the controller runs one program.
+    ///
+    /// ```
+    /// let sim = rtde_sim::Sim::builder().command_program().start().unwrap();
+    /// assert!(sim.command_program().is_some());
+    /// ```
+    #[must_use]
+    pub fn command_program(self) -> Self {
+        self.command_program_on(CommandLayout::UPPER)
+    }
+
+    /// As [`SimBuilder::command_program`], on the registers of `layout`.
+    #[must_use]
+    pub fn command_program_on(mut self, layout: CommandLayout) -> Self {
+        self.command_program = Some(layout);
+        self.servo_program = false;
+        self
+    }
+
     /// Binds the listener and starts serving.
     ///
     /// # Errors
@@ -714,9 +764,13 @@ impl SimBuilder {
             .local_addr()
             .map_err(|source| Error::Bind { addr: bind, source })?;
         let mut controller = Controller::with_fieldbus(self.fieldbus);
-        if self.servo_program {
-            let start = self.motion.position(0.0);
-            controller.install_program(ServoProgram::new(start));
+        let start = self.motion.position(0.0);
+        if let Some(layout) = self.command_program {
+            let program = CommandProgram::new(self.arm, start, layout)
+                .with_faults(ProgramFaults::of(&self.faults));
+            controller.install_program(Program::Command(Box::new(program)));
+        } else if self.servo_program {
+            controller.install_program(Program::Servo(ServoProgram::new(start)));
         }
         let shared = Arc::new(Shared::new(config, controller));
         let connections = Arc::new(Mutex::new(Vec::new()));
