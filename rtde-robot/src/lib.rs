@@ -3,5 +3,11 @@
 //! rtde-core reads the arm and writes its registers; this crate makes it move. It is a
 //! crate of its own so that a program that only reads telemetry does not carry the
 //! Dashboard client, the script sender or the motion layer.
+//!
+//! - [`motion`]: motion as typed commands (`move_j`, `move_l`, paths with blends, speed
+//!   and servo modes, stops, force and teach modes), checked before anything is sent, run by
+//!   the command program `urscript/rtde_command.script` over RTDE registers.
 
 #![forbid(unsafe_code)]
+
+pub mod motion;
