@@ -239,3 +239,146 @@ fn motion_registers(
     doubles[6..].copy_from_slice(&[speed, accel, blend]);
     registers(command, &doubles)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::motion::recipes::UpperCommand;
+    use rtde_core::ToPayload;
+
+    /// The payload the upper layout's input recipe carries: ten big-endian `INT32`s
+    /// (`input_int_register_30..=39`), then eighteen big-endian `DOUBLE`s
+    /// (`input_double_register_30..=47`).
+    fn wire(registers: &Registers) -> Vec<u8> {
+        UpperCommand::from(*registers)
+            .to_payload()
+            .as_ref()
+            .to_vec()
+    }
+
+    /// The expected payload, built apart from the recipe: the ints given by offset, the
+    /// doubles given by offset, zero elsewhere.
+    fn expected(ints: &[(usize, i32)], doubles: &[(usize, f64)]) -> Vec<u8> {
+        let mut bytes = vec![0u8; 10 * 4 + 18 * 8];
+        for (i, v) in ints {
+            bytes[i * 4..i * 4 + 4].copy_from_slice(&v.to_be_bytes());
+        }
+        for (i, v) in doubles {
+            bytes[40 + i * 8..48 + i * 8].copy_from_slice(&v.to_be_bytes());
+        }
+        bytes
+    }
+
+    fn indexed(values: &[f64]) -> Vec<(usize, f64)> {
+        values.iter().copied().enumerate().collect()
+    }
+
+    #[test]
+    fn move_j_on_the_wire_byte_by_byte() {
+        let mut r = JointMove::to([1.0, 0.0, 0.0, 0.0, 0.0, -2.0])
+            .speed(0.5)
+            .accel(0.25)
+            .registers();
+        r.ints[usize::from(int_in::SEQUENCE)] = 7;
+        r.ints[usize::from(int_in::WATCHDOG)] = 258;
+        let bytes = wire(&r);
+        #[rustfmt::skip]
+        let head: [u8; 12] = [
+            0x00, 0x00, 0x01, 0x02, // input_int_register_30: watchdog 258
+            0x00, 0x00, 0x00, 0x01, // input_int_register_31: command 1, move_j
+            0x00, 0x00, 0x00, 0x07, // input_int_register_32: sequence 7
+        ];
+        assert_eq!(bytes[..12], head);
+        assert!(
+            bytes[12..40].iter().all(|b| *b == 0),
+            "no integer arguments"
+        );
+        #[rustfmt::skip]
+        let doubles: [[u8; 8]; 9] = [
+            [0x3f, 0xf0, 0, 0, 0, 0, 0, 0], // input_double_register_30: q0 = 1.0
+            [0; 8], [0; 8], [0; 8], [0; 8], // q1..q4 = 0
+            [0xc0, 0x00, 0, 0, 0, 0, 0, 0], // input_double_register_35: q5 = -2.0
+            [0x3f, 0xe0, 0, 0, 0, 0, 0, 0], // input_double_register_36: speed 0.5
+            [0x3f, 0xd0, 0, 0, 0, 0, 0, 0], // input_double_register_37: acceleration 0.25
+            [0; 8],                         // input_double_register_38: no blend
+        ];
+        assert_eq!(bytes[40..112], doubles.concat());
+        assert!(bytes[112..].iter().all(|b| *b == 0));
+    }
+
+    #[test]
+    fn every_command_on_the_wire() {
+        let code = |c: Command| (usize::from(int_in::COMMAND), c.code());
+        let pose = [0.4, -0.2, 0.3, 0.0, 3.1, 0.1];
+        let cases: Vec<(Registers, Vec<u8>)> = vec![
+            (
+                LinearMove::to(pose)
+                    .speed(0.1)
+                    .accel(0.5)
+                    .blend(0.02)
+                    .registers(),
+                expected(
+                    &[code(Command::MoveL)],
+                    &indexed(&[0.4, -0.2, 0.3, 0.0, 3.1, 0.1, 0.1, 0.5, 0.02]),
+                ),
+            ),
+            (
+                registers(Command::SpeedJ, &[0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 1.5]),
+                expected(
+                    &[code(Command::SpeedJ)],
+                    &indexed(&[0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 1.5]),
+                ),
+            ),
+            (
+                registers(Command::StopJ, &[2.0]),
+                expected(&[code(Command::StopJ)], &[(0, 2.0)]),
+            ),
+            (
+                registers(Command::StopL, &[10.0]),
+                expected(&[code(Command::StopL)], &[(0, 10.0)]),
+            ),
+            (
+                registers(Command::SetPayload, &[1.5, 0.0, 0.01, 0.05]),
+                expected(
+                    &[code(Command::SetPayload)],
+                    &indexed(&[1.5, 0.0, 0.01, 0.05]),
+                ),
+            ),
+            (
+                registers(Command::TeachMode, &[]),
+                expected(&[code(Command::TeachMode)], &[]),
+            ),
+            (
+                ForceMode {
+                    task_frame: [0.0; 6],
+                    selection: [false, false, true, false, false, true],
+                    wrench: [0.0, 0.0, -10.0, 0.0, 0.0, 0.5],
+                    kind: ForceModeType::Motion,
+                    limits: [0.1, 0.1, 0.15, 0.3, 0.3, 0.3],
+                }
+                .registers(),
+                expected(
+                    &[
+                        code(Command::ForceMode),
+                        (3, 3), // the type, Motion
+                        (6, 1), // z compliant
+                        (9, 1), // rz compliant
+                    ],
+                    &[
+                        (8, -10.0),
+                        (11, 0.5),
+                        (12, 0.1),
+                        (13, 0.1),
+                        (14, 0.15),
+                        (15, 0.3),
+                        (16, 0.3),
+                        (17, 0.3),
+                    ],
+                ),
+            ),
+        ];
+        for (registers, bytes) in cases {
+            assert_eq!(wire(&registers), bytes, "{registers:?}");
+        }
+    }
+}

@@ -1,0 +1,387 @@
+//! The motion API against the simulator's command program: what `wait()` returns, every
+//! typed error forced through a fault flag, progress while a move runs, and every refused
+//! input leaving the simulator untouched.
+
+use std::f64::consts::PI;
+use std::time::Duration;
+
+use rtde_core::Value;
+use rtde_core::control::command_layout::{CommandLayout, int_in};
+use rtde_robot::motion::{
+    Arm, ForceMode, ForceModeType, JointMove, LinearMove, MotionError, MotionOptions, Robot,
+};
+use rtde_sim::{Fault, Motion, Sim};
+
+const HOME: [f64; 6] = [0.0, -1.57, 1.57, -1.57, -1.57, 0.0];
+
+fn sim_with(faults: Vec<Fault>) -> Sim {
+    let mut builder = Sim::builder()
+        .command_program()
+        .deterministic()
+        .motion(Motion::still(HOME));
+    for f in faults {
+        builder = builder.fault(f);
+    }
+    builder.start().unwrap()
+}
+
+fn connect(sim: &Sim) -> Robot {
+    Robot::connect(
+        sim.addr(),
+        MotionOptions::new().timeout(Duration::from_secs(20)),
+    )
+    .unwrap()
+}
+
+fn max_diff(a: &[f64], b: &[f64]) -> f64 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn wait_returns_the_reached_joints_and_pose() {
+    let sim = sim_with(vec![]);
+    let robot = connect(&sim);
+    let target = [0.3, -1.4, 1.4, -1.6, -1.5, 0.2];
+    let reached = robot
+        .move_j(JointMove::to(target).speed(1.0).accel(3.0))
+        .unwrap();
+    assert!(max_diff(&reached.q, &target) < 1e-9, "{reached:?}");
+    assert!(max_diff(&reached.tcp_pose, &Arm::UR5E.tcp_pose(&target)) < 1e-9);
+
+    let mut below = reached.tcp_pose;
+    below[2] -= 0.1;
+    let down = robot.move_l(LinearMove::to(below)).unwrap();
+    // Reached within 1 µm and 1 µrad.
+    assert!(max_diff(&down.tcp_pose, &below) < 1e-6, "{down:?}");
+    robot.close().unwrap();
+    sim.shutdown().unwrap();
+}
+
+#[test]
+fn a_path_with_blends_ends_on_its_last_waypoint() {
+    let sim = sim_with(vec![]);
+    let robot = connect(&sim);
+    let start = robot.move_j(JointMove::to(HOME)).unwrap().tcp_pose;
+    let corners = [(0.08, 0.0), (0.08, 0.08), (0.0, 0.08)];
+    let path: Vec<LinearMove> = corners
+        .iter()
+        .enumerate()
+        .map(|(i, (dx, dy))| {
+            let mut p = start;
+            p[0] += dx;
+            p[1] += dy;
+            let blend = if i + 1 < corners.len() { 0.02 } else { 0.0 };
+            LinearMove::to(p).speed(0.2).accel(1.0).blend(blend)
+        })
+        .collect();
+    let reached = robot.move_l_path(&path).unwrap();
+    assert!(max_diff(&reached.tcp_pose, &path[2].pose) < 1e-6);
+    robot.close().unwrap();
+    sim.shutdown().unwrap();
+}
+
+#[test]
+fn progress_and_steadiness_are_readable_while_a_move_runs() {
+    let sim = sim_with(vec![]);
+    let robot = connect(&sim);
+    let handle = robot
+        .move_j_async(JointMove::to([0.5, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.5))
+        .unwrap();
+    let mut seen_midway = false;
+    for _ in 0..2000 {
+        let state = robot.state();
+        if state.progress > 0.1 && state.progress < 0.9 && !state.steady {
+            seen_midway = true;
+            assert!(!handle.is_finished());
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    assert!(seen_midway, "never saw the move under way");
+    handle.wait().unwrap();
+    assert!(robot.state().steady);
+    assert_eq!(robot.state().progress, 1.0);
+    robot.close().unwrap();
+    sim.shutdown().unwrap();
+}
+
+#[test]
+fn a_protective_stop_mid_move_is_a_typed_error() {
+    let sim = sim_with(vec![Fault::ProtectiveStopMidMove(Duration::from_millis(
+        200,
+    ))]);
+    let robot = connect(&sim);
+    let err = robot
+        .move_j(JointMove::to([1.0, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.5))
+        .unwrap_err();
+    assert!(matches!(err, MotionError::ProtectiveStop { .. }), "{err}");
+    assert!(err.to_string().contains("protective stop"), "{err}");
+    robot.close().unwrap();
+    sim.shutdown().unwrap();
+}
+
+#[test]
+fn a_runtime_stop_mid_move_is_program_stopped() {
+    let sim = sim_with(vec![Fault::RuntimeStopMidMove(Duration::from_millis(200))]);
+    let robot = connect(&sim);
+    let err = robot
+        .move_j(JointMove::to([1.0, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.5))
+        .unwrap_err();
+    assert!(matches!(err, MotionError::ProgramStopped { .. }), "{err}");
+    assert!(err.to_string().contains("was stopped"), "{err}");
+    robot.close().unwrap();
+    sim.shutdown().unwrap();
+}
+
+#[test]
+fn a_silent_link_trips_the_watchdog() {
+    // 80 ticks (160 ms) without a package from tick 600 (1.2 s): the client cannot kick
+    // the watchdog, and the program counts the silent ticks when the stream resumes.
+    let silence = (600..680).collect();
+    let sim = sim_with(vec![Fault::SkipTicks(silence)]);
+    let robot = connect(&sim);
+    let err = robot
+        .move_j(JointMove::to([2.0, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.5))
+        .unwrap_err();
+    assert!(matches!(err, MotionError::Watchdog { .. }), "{err}");
+    assert!(err.to_string().contains("watchdog"), "{err}");
+    robot.close().unwrap();
+    sim.shutdown().unwrap();
+}
+
+#[test]
+fn a_line_through_a_singularity_is_target_unreachable() {
+    let sim = sim_with(vec![]);
+    let robot = connect(&sim);
+    // Tool down; the wrist passes within d4 of the base axis halfway.
+    let start = [0.4, -0.05, 0.3, 0.0, PI, 0.0];
+    let q = robot.inverse_kinematics(&start, Some(HOME)).unwrap();
+    robot.move_j(JointMove::to(q)).unwrap();
+    let mut end = start;
+    end[0] = -0.4;
+    let err = robot.move_l(LinearMove::to(end)).unwrap_err();
+    assert!(
+        matches!(err, MotionError::TargetUnreachable { .. }),
+        "{err}"
+    );
+    robot.close().unwrap();
+    sim.shutdown().unwrap();
+}
+
+#[test]
+fn stop_j_ends_a_move_where_the_arm_stops() {
+    let sim = sim_with(vec![]);
+    let robot = connect(&sim);
+    let handle = robot
+        .move_j_async(JointMove::to([2.0, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(1.0))
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    robot.stop_j(4.0).unwrap();
+    let reached = handle.wait().unwrap();
+    assert!(reached.q[0] > 0.0 && reached.q[0] < 2.0, "{reached:?}");
+    robot.close().unwrap();
+    sim.shutdown().unwrap();
+}
+
+#[test]
+fn configuration_commands_reach_the_program() {
+    let sim = sim_with(vec![]);
+    let robot = connect(&sim);
+    robot.set_tcp([0.0, 0.0, 0.1, 0.0, 0.0, 0.0]).unwrap();
+    robot.set_payload(1.2, [0.0, 0.0, 0.04]).unwrap();
+    robot.zero_ft_sensor().unwrap();
+    robot
+        .force_mode(&ForceMode {
+            task_frame: [0.0; 6],
+            selection: [false, false, true, false, false, false],
+            wrench: [0.0, 0.0, -5.0, 0.0, 0.0, 0.0],
+            kind: ForceModeType::Simple,
+            limits: [0.1, 0.1, 0.1, 0.3, 0.3, 0.3],
+        })
+        .unwrap();
+    robot.end_force_mode().unwrap();
+    robot.teach_mode().unwrap();
+    let program = sim.command_program().unwrap();
+    assert_eq!(program.tcp_offset()[2], 0.1);
+    assert_eq!(program.payload(), (1.2, [0.0, 0.0, 0.04]));
+    assert!(program.in_teach_mode());
+    assert!(program.force_mode().is_none());
+    robot.end_teach_mode().unwrap();
+    robot.speed_j([0.1, 0.0, 0.0, 0.0, 0.0, 0.0], 1.0).unwrap();
+    robot.stop_j(2.0).unwrap();
+    robot.close().unwrap();
+    sim.shutdown().unwrap();
+}
+
+/// The command registers as the simulator holds them.
+fn command_registers(sim: &Sim) -> Vec<Value> {
+    let io = sim.io();
+    let l = CommandLayout::UPPER;
+    (int_in::COMMAND..int_in::COUNT)
+        .map(|o| l.int_input(o))
+        .chain((0..18).map(|o| l.double_input(o)))
+        .map(|n| io.input(&n).copied().unwrap_or(Value::Int32(0)))
+        .collect()
+}
+
+#[test]
+fn every_refused_input_names_its_value_and_limit_and_sends_nothing() {
+    let sim = sim_with(vec![]);
+    let robot = connect(&sim);
+    robot.move_j(JointMove::to(HOME)).unwrap();
+    let before = (
+        command_registers(&sim),
+        sim.command_program().unwrap().handshake(),
+    );
+    let far = [2.0, 0.0, 0.3, 0.0, PI, 0.0];
+    let refusals: Vec<(&str, Result<(), MotionError>, &str)> = vec![
+        (
+            "NaN joint",
+            robot
+                .move_j(JointMove::to([f64::NAN, 0.0, 0.0, 0.0, 0.0, 0.0]))
+                .map(drop),
+            "joint position [0] = NaN rad is not a finite number",
+        ),
+        (
+            "joint beyond 2π",
+            robot
+                .move_j(JointMove::to([0.0, 7.0, 0.0, 0.0, 0.0, 0.0]))
+                .map(drop),
+            "joint position [1] = 7 rad is outside",
+        ),
+        (
+            "infinite speed",
+            robot
+                .move_j(JointMove::to(HOME).speed(f64::INFINITY))
+                .map(drop),
+            "joint speed = inf rad/s is not a finite number",
+        ),
+        (
+            "joint speed beyond π",
+            robot.move_j(JointMove::to(HOME).speed(4.0)).map(drop),
+            "joint speed = 4 rad/s is outside above 0 to 3.14",
+        ),
+        (
+            "zero acceleration",
+            robot.move_j(JointMove::to(HOME).accel(0.0)).map(drop),
+            "joint acceleration = 0 rad/s² is refused: it must be above 0",
+        ),
+        (
+            "zero tool acceleration",
+            robot
+                .move_l(LinearMove::to([0.3, -0.2, 0.3, 0.0, PI, 0.0]).accel(0.0))
+                .map(drop),
+            "tool acceleration = 0 m/s² is refused",
+        ),
+        (
+            "tool speed beyond 3 m/s",
+            robot
+                .move_l(LinearMove::to([0.3, -0.2, 0.3, 0.0, PI, 0.0]).speed(5.0))
+                .map(drop),
+            "tool speed = 5 m/s is outside",
+        ),
+        (
+            "pose out of reach",
+            robot.move_l(LinearMove::to(far)).map(drop),
+            "out of the arm's reach",
+        ),
+        (
+            "negative blend",
+            robot
+                .move_j_path(&[JointMove::to(HOME).blend(-0.1)])
+                .map(drop),
+            "blend radius = -0.1 m is outside 0 to 2 m",
+        ),
+        (
+            "a path with one bad waypoint sends none",
+            robot
+                .move_j_path(&[
+                    JointMove::to(HOME),
+                    JointMove::to([0.0, 0.0, 9.0, 0.0, 0.0, 0.0]),
+                ])
+                .map(drop),
+            "joint position [2] = 9 rad",
+        ),
+        (
+            "speed_j beyond π",
+            robot.speed_j([0.0, 0.0, 0.0, 0.0, 0.0, -4.0], 1.0),
+            "joint velocity [5] = -4 rad/s is outside",
+        ),
+        (
+            "stop_j at zero deceleration",
+            robot.stop_j(0.0),
+            "joint acceleration = 0 rad/s² is refused",
+        ),
+        (
+            "servo gain",
+            robot.servo_j(HOME, 0.002, 0.1, 50.0),
+            "servo gain = 50  is outside 100 to 2000",
+        ),
+        (
+            "payload mass",
+            robot.set_payload(f64::NAN, [0.0; 3]),
+            "payload mass = NaN kg is not a finite number",
+        ),
+        (
+            "force limit 0",
+            robot.force_mode(&ForceMode {
+                task_frame: [0.0; 6],
+                selection: [true; 6],
+                wrench: [0.0; 6],
+                kind: ForceModeType::PointToTcp,
+                limits: [0.0; 6],
+            }),
+            "force mode limit [0] = 0 m/s or m is refused",
+        ),
+    ];
+    for (what, result, message) in refusals {
+        let err = result.expect_err(what);
+        assert!(
+            matches!(err, MotionError::Refused(_) | MotionError::OutOfReach(_)),
+            "{what}: {err:?}"
+        );
+        assert!(err.to_string().contains(message), "{what}: {err}");
+        assert!(err.to_string().starts_with("nothing sent"), "{what}: {err}");
+    }
+    // A few cycles for anything sent to arrive: nothing did.
+    std::thread::sleep(Duration::from_millis(50));
+    let after = (
+        command_registers(&sim),
+        sim.command_program().unwrap().handshake(),
+    );
+    assert_eq!(before, after);
+    robot.close().unwrap();
+    sim.shutdown().unwrap();
+}
+
+#[test]
+fn the_lower_layout_drives_the_program_on_the_lower_registers() {
+    let sim = Sim::builder()
+        .command_program_on(CommandLayout::LOWER)
+        .deterministic()
+        .motion(Motion::still(HOME))
+        .start()
+        .unwrap();
+    let robot = Robot::connect(
+        sim.addr(),
+        MotionOptions::new().layout(CommandLayout::LOWER),
+    )
+    .unwrap();
+    let target = [0.2, -1.57, 1.57, -1.57, -1.57, 0.0];
+    assert!(max_diff(&robot.move_j(JointMove::to(target)).unwrap().q, &target) < 1e-9);
+    assert!(sim.io().input("input_int_register_2").is_some());
+    robot.close().unwrap();
+    sim.shutdown().unwrap();
+}
+
+#[test]
+fn attaching_to_a_controller_without_the_program_says_so() {
+    let sim = Sim::builder().deterministic().start().unwrap();
+    let err = Robot::connect(sim.addr(), MotionOptions::new()).unwrap_err();
+    assert!(matches!(err, MotionError::ProgramStopped { .. }), "{err}");
+    assert!(err.to_string().contains("rtde_command.script"), "{err}");
+    sim.shutdown().unwrap();
+}
