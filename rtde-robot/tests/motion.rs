@@ -180,8 +180,15 @@ fn stop_j_ends_a_move_where_the_arm_stops() {
         .unwrap();
     std::thread::sleep(Duration::from_millis(300));
     robot.stop_j(4.0).unwrap();
+    // stop_j returns with the arm at rest, and the move's handle where it stopped.
+    let rest = robot.state();
+    assert!(rest.steady, "{rest:?}");
     let reached = handle.wait().unwrap();
     assert!(reached.q[0] > 0.0 && reached.q[0] < 2.0, "{reached:?}");
+    assert!(
+        (reached.q[0] - rest.q[0]).abs() < 1e-9,
+        "{reached:?} {rest:?}"
+    );
     robot.close().unwrap();
     sim.shutdown().unwrap();
 }

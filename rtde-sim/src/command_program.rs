@@ -588,6 +588,7 @@ impl CommandProgram {
                         Space::Linear
                     };
                     self.speed(space, six(0), d[6]);
+                    self.state = ProgramState::Moving;
                 }
                 Command::StopJ | Command::ServoStop => {
                     self.stop_motion(Space::Joint, d[0]);
@@ -600,6 +601,7 @@ impl CommandProgram {
                 Command::ServoJ => {
                     self.pending = None;
                     self.motion = Motion::Servo { target: six(0) };
+                    self.state = ProgramState::Moving;
                 }
                 Command::SetTcp => self.tcp = six(0),
                 Command::SetPayload => self.payload = (d[0], [d[1], d[2], d[3]]),
@@ -630,11 +632,10 @@ impl CommandProgram {
         self.armed = true;
     }
 
+    /// A stop under way: the program is moving until the arm rests (URScript's `stopj`
+    /// returns then).
     fn mark_stop(&mut self) {
         self.pending = None;
-        if self.state == ProgramState::Moving {
-            self.state = ProgramState::Idle;
-        }
         self.decelerating = Some((self.ticks, Instant::now()));
     }
 
@@ -788,7 +789,12 @@ impl CommandProgram {
                     .zip(&goal)
                     .map(|(v, g)| (g - v).abs())
                     .fold(0.0, f64::max);
-                let k = if gap <= step { 1.0 } else { step / gap };
+                // Within rounding of the goal counts as there: a ramp must end exactly.
+                let k = if gap <= step * (1.0 + 1e-9) {
+                    1.0
+                } else {
+                    step / gap
+                };
                 for (v, g) in velocity.iter_mut().zip(&goal) {
                     *v += (g - *v) * k;
                 }
@@ -811,6 +817,9 @@ impl CommandProgram {
                 }
                 if rest {
                     self.motion = Motion::Still;
+                    if self.state == ProgramState::Moving {
+                        self.state = ProgramState::Idle;
+                    }
                     return false;
                 }
                 true

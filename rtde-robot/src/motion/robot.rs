@@ -274,8 +274,15 @@ impl Link {
         Ok(seq)
     }
 
-    /// Waits until command `seq` is finished; where the arm is then.
-    fn wait_done(&self, seq: i32, timeout: Duration) -> Result<Reached, MotionError> {
+    /// Waits until command `seq` is finished, and with `until_still` until the program's
+    /// motion has ended too (a move stopped by `stop_j` ends where the arm rests); where
+    /// the arm is then.
+    fn wait_done(
+        &self,
+        seq: i32,
+        until_still: bool,
+        timeout: Duration,
+    ) -> Result<Reached, MotionError> {
         let deadline = Instant::now() + timeout;
         let mut state = self.lock();
         loop {
@@ -284,7 +291,8 @@ impl Link {
                 o.ints[usize::from(int_out::ACCEPTED)],
                 o.ints[usize::from(int_out::DONE)],
             );
-            if accepted >= seq && done >= seq {
+            let moving = o.ints[usize::from(int_out::STATE)] == ProgramState::Moving.to_register();
+            if accepted >= seq && done >= seq && !(until_still && moving) {
                 return Ok(Reached {
                     q: o.q,
                     tcp_pose: o.tcp_pose,
@@ -330,6 +338,8 @@ pub struct Robot {
 pub struct MoveHandle {
     link: Arc<Link>,
     seq: i32,
+    /// Whether `wait` also waits for the arm to rest (moves and stops).
+    until_still: bool,
 }
 
 impl MoveHandle {
@@ -358,7 +368,8 @@ impl MoveHandle {
     /// [`MotionError::ProgramStopped`], [`MotionError::TargetUnreachable`] in the
     /// controller's words; [`MotionError::Timeout`].
     pub fn wait(self) -> Result<Reached, MotionError> {
-        self.link.wait_done(self.seq, self.link.timeout)
+        self.link
+            .wait_done(self.seq, self.until_still, self.link.timeout)
     }
 
     /// As [`MoveHandle::wait`], up to `timeout`.
@@ -366,7 +377,7 @@ impl MoveHandle {
     /// # Errors
     /// As [`MoveHandle::wait`].
     pub fn wait_timeout(&self, timeout: Duration) -> Result<Reached, MotionError> {
-        self.link.wait_done(self.seq, timeout)
+        self.link.wait_done(self.seq, self.until_still, timeout)
     }
 }
 
@@ -565,6 +576,7 @@ impl Robot {
         Ok(MoveHandle {
             link: Arc::clone(&self.link),
             seq,
+            until_still: true,
         })
     }
 
@@ -573,6 +585,7 @@ impl Robot {
         Ok(MoveHandle {
             link: Arc::clone(&self.link),
             seq,
+            until_still: true,
         })
     }
 
@@ -582,7 +595,16 @@ impl Robot {
     }
 
     fn run_registers(&self, registers: Registers) -> Result<(), MotionError> {
-        self.handle(registers)?.wait().map(|_| ())
+        let mut handle = self.handle(registers)?;
+        handle.until_still = false;
+        handle.wait().map(|_| ())
+    }
+
+    /// Sends a stop and waits until the arm rests.
+    fn run_stop(&self, command: Command, decel: f64) -> Result<(), MotionError> {
+        self.handle(command::registers(command, &[decel]))?
+            .wait()
+            .map(|_| ())
     }
 
     /// Accelerates the joints to `qd` (rad/s) and keeps them there until another
@@ -613,14 +635,14 @@ impl Robot {
         )
     }
 
-    /// Decelerates the joints to rest at `decel` (rad/s²); returns once the deceleration
-    /// started. The move under way, if any, ends where the arm stops.
+    /// Decelerates the joints to rest at `decel` (rad/s²); returns once the arm rests. The
+    /// move under way, if any, ends there: its handle returns where the arm stopped.
     ///
     /// # Errors
     /// A refusal of the deceleration; the robot's verdicts.
     pub fn stop_j(&self, decel: f64) -> Result<(), MotionError> {
         limits::JOINT_ACCELERATION.check(decel, None)?;
-        self.run(Command::StopJ, &[decel])
+        self.run_stop(Command::StopJ, decel)
     }
 
     /// Decelerates the TCP to rest at `decel` (m/s²), along its path.
@@ -629,7 +651,7 @@ impl Robot {
     /// As [`Robot::stop_j`], with the tool limit.
     pub fn stop_l(&self, decel: f64) -> Result<(), MotionError> {
         limits::TOOL_ACCELERATION.check(decel, None)?;
-        self.run(Command::StopL, &[decel])
+        self.run_stop(Command::StopL, decel)
     }
 
     /// One servo target: the joints track `q` (URScript `servoj` with `time`,
@@ -660,7 +682,7 @@ impl Robot {
     /// As [`Robot::stop_j`].
     pub fn servo_stop(&self, decel: f64) -> Result<(), MotionError> {
         limits::JOINT_ACCELERATION.check(decel, None)?;
-        self.run(Command::ServoStop, &[decel])
+        self.run_stop(Command::ServoStop, decel)
     }
 
     /// Zeroes the force/torque sensor (URScript `zero_ftsensor`).
