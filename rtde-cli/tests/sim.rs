@@ -160,3 +160,76 @@ fn program_servo_runs_the_servo_programs_behaviour() {
     assert_eq!(recipe.get("runtime_state"), Some(&Value::Uint32(2)));
     assert_eq!(recipe.get("output_int_register_25"), Some(&Value::Int32(0)));
 }
+
+#[test]
+fn program_command_runs_the_command_program_and_its_protective_stop_fault() {
+    let mut cmd = rtde();
+    cmd.args([
+        "sim",
+        "--port",
+        "0",
+        "--deterministic",
+        "--program",
+        "command",
+        "--fault",
+        // Within the program's watchdog (100 ms), which this client does not kick.
+        "protective-stop=20ms",
+    ]);
+    let mut sim = Spawned::new(cmd);
+    let addr = sim.listening_on();
+    let options = ConnectOptions::new().read_timeout(Some(Duration::from_secs(5)));
+    let mut client = Client::connect(addr, options).unwrap();
+    let mut outputs =
+        DynamicRecipe::outputs(["runtime_state", "safety_mode", "output_int_register_30"]).unwrap();
+    client.setup_outputs(outputs.spec(), 500.0).unwrap();
+    // A move_j on the command program's registers (upper range): command 1, sequence 1,
+    // joint 0 to 1 rad at 0.5 rad/s and 1 rad/s².
+    let mut command = DynamicRecipe::inputs([
+        "input_int_register_31",
+        "input_int_register_32",
+        "input_double_register_30",
+        "input_double_register_31",
+        "input_double_register_32",
+        "input_double_register_33",
+        "input_double_register_34",
+        "input_double_register_35",
+        "input_double_register_36",
+        "input_double_register_37",
+    ])
+    .unwrap();
+    let input = client.setup_inputs(command.spec()).unwrap();
+    client.start().unwrap();
+    client.recv_into(&mut outputs).unwrap();
+    assert_eq!(outputs.get("runtime_state"), Some(&Value::Uint32(2)));
+    let values = [1.0, -1.57, 1.57, -1.57, -1.57, 0.0, 0.5, 1.0];
+    command
+        .set("input_int_register_31", Value::Int32(1))
+        .unwrap();
+    command
+        .set("input_int_register_32", Value::Int32(1))
+        .unwrap();
+    for (i, v) in values.iter().enumerate() {
+        command
+            .set(
+                &format!("input_double_register_{}", 30 + i),
+                Value::Double(*v),
+            )
+            .unwrap();
+    }
+    client.send(&input, &command).unwrap();
+    // Taken, then stopped by the fault after 20 ms of motion: PROTECTIVE_STOP, STOPPED.
+    let mut stopped = false;
+    for _ in 0..1000 {
+        client.recv_into(&mut outputs).unwrap();
+        if outputs.get("safety_mode") == Some(&Value::Int32(3)) {
+            stopped = true;
+            break;
+        }
+    }
+    assert!(stopped, "no protective stop");
+    assert_eq!(outputs.get("runtime_state"), Some(&Value::Uint32(1)));
+    assert_eq!(
+        outputs.get("output_int_register_30"),
+        Some(&Value::Int32(1))
+    );
+}

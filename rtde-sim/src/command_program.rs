@@ -282,6 +282,8 @@ pub struct CommandProgram {
     messages: Vec<String>,
     started: Option<(i32, u64, Instant)>,
     decelerating: Option<(u64, Instant)>,
+    /// The last move of a path, finished in the tick before.
+    settling: Option<i32>,
 }
 
 impl CommandProgram {
@@ -314,6 +316,7 @@ impl CommandProgram {
             messages: Vec::new(),
             started: None,
             decelerating: None,
+            settling: None,
         }
     }
 
@@ -475,8 +478,26 @@ impl CommandProgram {
 
     /// One tick of `dt` seconds with the inputs `io` holds.
     pub fn step(&mut self, io: &IoState, dt: f64) {
+        self.tick(io, dt, true);
+    }
+
+    /// A tick the simulator runs late (catching up with its clock): the watchdog does not
+    /// count it.
+    pub fn step_late(&mut self, io: &IoState, dt: f64) {
+        self.tick(io, dt, false);
+    }
+
+    fn tick(&mut self, io: &IoState, dt: f64, on_time: bool) {
         self.ticks += 1;
-        if self.state != ProgramState::Stopped {
+        // A path that ended last tick: the arm is still now, as when URScript's movej
+        // returns.
+        if let Some(seq) = self.settling.take() {
+            self.done = self.done.max(seq);
+            if self.state == ProgramState::Moving && matches!(self.motion, Motion::Still) {
+                self.state = ProgramState::Idle;
+            }
+        }
+        if on_time && self.state != ProgramState::Stopped {
             self.check_watchdog(io);
         }
         if self.state != ProgramState::Stopped {
@@ -834,7 +855,12 @@ impl CommandProgram {
                 while path.segments.first().is_some_and(Segment::finished) {
                     let s = path.segments.remove(0);
                     path.base = apply(space, &path.base, &s.delta, 1.0);
-                    self.done = s.seq;
+                    if path.segments.is_empty() {
+                        // The last move is finished once the arm is still: the next tick.
+                        self.settling = Some(s.seq);
+                    } else {
+                        self.done = s.seq;
+                    }
                 }
                 self.progress = path.segments.last().map_or(1.0, Segment::fraction);
                 let finished = path.segments.is_empty();
@@ -849,9 +875,6 @@ impl CommandProgram {
                 }
                 if finished {
                     self.motion = Motion::Still;
-                    if self.pending.is_none() {
-                        self.state = ProgramState::Idle;
-                    }
                 }
                 true
             }
@@ -981,6 +1004,16 @@ mod tests {
             self.trace.push((self.program.q(), self.program.qd()));
         }
 
+        /// Ticks until the arm first stands on `q`, from the tick `start` of the trace:
+        /// the motion's duration (the program reports the move finished a tick later,
+        /// once the arm is still).
+        fn ticks_to_reach(&self, start: usize, q: &[f64; 6]) -> usize {
+            self.trace[start..]
+                .iter()
+                .position(|(at, _)| at == q)
+                .map_or(usize::MAX, |i| i + 1)
+        }
+
         /// Ticks until command `seq` is finished; the ticks it took.
         fn until_done(&mut self, seq: i32) -> usize {
             let start = self.trace.len();
@@ -1027,7 +1060,8 @@ mod tests {
         let target = [0.8, -1.2, 1.0, -1.9, -1.2, 0.5];
         let (speed, accel) = (0.6, 1.5);
         b.move_j(target, speed, accel, 0.0);
-        let ticks = b.until_done(1);
+        b.until_done(1);
+        let ticks = b.ticks_to_reach(0, &target);
         let lead = max_abs((0..6).map(|j| target[j] - HOME[j]));
         // The trapezoid's own duration, within a tick.
         let expected = Trapezoid::new(lead, speed, accel).duration() / DT;
@@ -1153,11 +1187,13 @@ mod tests {
         let target = [0.8, -1.2, 1.0, -1.9, -1.2, 0.5];
         let mut full = Bench::new();
         full.move_j(target, 1.0, 2.0, 0.0);
-        let full_ticks = full.until_done(1);
+        full.until_done(1);
+        let full_ticks = full.ticks_to_reach(0, &target);
         let mut slow = Bench::new();
         slow.slider(0.3);
         slow.move_j(target, 1.0, 2.0, 0.0);
-        let slow_ticks = slow.until_done(1);
+        slow.until_done(1);
+        let slow_ticks = slow.ticks_to_reach(0, &target);
         #[allow(clippy::cast_precision_loss)] // a few thousand ticks
         let (full_t, slow_t) = (full_ticks as f64, slow_ticks as f64);
         assert!(
@@ -1218,6 +1254,20 @@ mod tests {
         assert_eq!(b.program.failure(), Failure::Watchdog);
         assert_eq!(b.program.runtime_state(), STOPPED);
         assert!(b.program.messages()[0].contains("watchdog"));
+    }
+
+    #[test]
+    fn ticks_run_late_do_not_count_against_the_watchdog() {
+        let mut b = Bench::new();
+        b.move_j([1.5, -1.57, 1.57, -1.57, -1.57, 0.0], 0.5, 1.0, 0.0);
+        b.tick();
+        // The simulator fell 100 ticks behind its clock: no client could write meanwhile.
+        for _ in 0..100 {
+            b.program.step_late(&b.io, DT);
+        }
+        b.tick();
+        assert_eq!(b.program.failure(), Failure::None);
+        assert_eq!(b.program.state(), ProgramState::Moving);
     }
 
     #[test]

@@ -77,6 +77,13 @@ struct ProgramRun {
 /// restarts the program's count rather than stalling the connection.
 const MAX_CATCH_UP_TICKS: u64 = 1000;
 
+/// A catch-up longer than this many ticks means the simulator itself fell behind its clock
+/// (a starved thread on a busy host): no client could have written during those ticks, so
+/// they do not count against the client's watchdog. A decimated recipe's catch-up (at most
+/// 125 Hz's four ticks on a 500 Hz loop) and a skipped package (its tick still runs) stay
+/// below it.
+const LATE_TICKS: u64 = 10;
+
 impl ProgramRun {
     /// Runs the program through every tick up to `tick`, once each.
     fn advance(&mut self, io: &IoState, tick: u64, rate: u32) {
@@ -86,8 +93,13 @@ impl ProgramRun {
             _ => tick,
         };
         let dt = 1.0 / f64::from(rate.max(1));
-        for _ in first..=tick {
-            self.program.step(io, dt);
+        let late = tick - first >= LATE_TICKS;
+        for t in first..=tick {
+            if late && t < tick {
+                self.program.step_late(io, dt);
+            } else {
+                self.program.step(io, dt);
+            }
         }
         self.last_tick = Some(tick);
     }
@@ -123,6 +135,13 @@ impl Controller {
     /// The robot program the controller runs, if any.
     pub(crate) fn program(&self) -> Option<&Program> {
         self.program.as_ref().map(|run| &run.program)
+    }
+
+    /// Runs the program (if any) up to `tick`, for a tick whose package is not sent.
+    pub(crate) fn advance_program(&mut self, tick: Tick) {
+        if let Some(run) = &mut self.program {
+            run.advance(&self.io, tick.index(), tick.rate());
+        }
     }
 
     /// Runs the program (if any) up to `tick`, then samples `source` at it into `out`.

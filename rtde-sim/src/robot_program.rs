@@ -29,6 +29,16 @@ impl Program {
         }
     }
 
+    /// One tick the simulator runs late, catching up with its clock: as
+    /// [`Program::step`], except that the command program's watchdog does not count it
+    /// (no client could have written in it). The servo program counts every tick.
+    pub fn step_late(&mut self, io: &IoState, dt: f64) {
+        match self {
+            Program::Servo(p) => p.step(io, dt),
+            Program::Command(p) => p.step_late(io, dt),
+        }
+    }
+
     /// Joint positions.
     #[must_use]
     pub fn q(&self) -> [f64; 6] {
