@@ -2,30 +2,7 @@
 //! motion commands from the registers of [`CommandLayout`], with the program's handshake,
 //! its watchdog and the stops a controller makes.
 //!
-//! What it models, per tick of the control loop:
-//! - `move_j`: the joints move together on a trapezoidal profile, the leading joint at the
-//!   command's speed and acceleration; `move_l`: the TCP follows the straight line (and the
-//!   orientation turns about one axis) on a trapezoidal profile, the joints from the arm's
-//!   inverse kinematics, nearest the current joints. A move with a blend radius starts the
-//!   next move of the same kind once the TCP is within the radius of its target, and the two
-//!   profiles add: velocity stays continuous. The speed slider scales the time of every
-//!   profile.
-//! - `speed_j`/`speed_l` ramp the joint (or TCP) velocity to the command's, times the
-//!   slider; `stop_j`/`stop_l` ramp it to zero at the command's deceleration, starting in
-//!   the tick that takes the command.
-//! - `servo_j` tracks the target within [`MAX_JOINT_SPEED`](crate::MAX_JOINT_SPEED) and
-//!   [`MAX_JOINT_ACCELERATION`](crate::MAX_JOINT_ACCELERATION), as the servo program does.
-//! - `force_mode`, `teach_mode`, `set_tcp`, `set_payload` and `zero_ft_sensor` are taken and
-//!   reported ([`CommandProgram::force_mode`], [`CommandProgram::in_teach_mode`],
-//!   `tcp_offset`, `payload`, `payload_cog`). The simulated arm meets nothing and nobody
-//!   pushes it: in force mode and in teach mode it holds still, and the F/T readings stay
-//!   zero.
-//! - The stops: the watchdog, a sequence number that skips, a target the inverse kinematics
-//!   cannot reach (or a straight line through a singularity), and the faults
-//!   [`Fault::ProtectiveStopMidMove`](crate::Fault::ProtectiveStopMidMove) and
-//!   [`Fault::RuntimeStopMidMove`](crate::Fault::RuntimeStopMidMove). A protective stop goes
-//!   through [`CommandProgram::protective_stop`] and is reported as `safety_mode`
-//!   PROTECTIVE_STOP with the program stopped.
+//! [`CommandProgram`] says what it models.
 
 use std::time::Instant;
 
@@ -253,8 +230,32 @@ impl ProgramFaults {
     }
 }
 
-/// The simulated command program's state, advanced once per control-loop tick; see the
-/// [module](self) documentation.
+/// The simulated command program's state, advanced once per control-loop tick.
+///
+/// What it models, per tick of the control loop:
+/// - `move_j`: the joints move together on a trapezoidal profile, the leading joint at the
+///   command's speed and acceleration; `move_l`: the TCP follows the straight line (and the
+///   orientation turns about one axis) on a trapezoidal profile, the joints from the arm's
+///   inverse kinematics, nearest the current joints. A move with a blend radius starts the
+///   next move of the same kind once the TCP is within the radius of its target, and the two
+///   profiles add: velocity stays continuous. The speed slider scales the time of every
+///   profile.
+/// - `speed_j`/`speed_l` ramp the joint (or TCP) velocity to the command's, times the
+///   slider; `stop_j`/`stop_l` ramp it to zero at the command's deceleration, starting in
+///   the tick that takes the command.
+/// - `servo_j` tracks the target within [`MAX_JOINT_SPEED`](crate::MAX_JOINT_SPEED) and
+///   [`MAX_JOINT_ACCELERATION`](crate::MAX_JOINT_ACCELERATION), as the servo program does.
+/// - `force_mode`, `teach_mode`, `set_tcp`, `set_payload` and `zero_ft_sensor` are taken and
+///   reported ([`CommandProgram::force_mode`], [`CommandProgram::in_teach_mode`],
+///   `tcp_offset`, `payload`, `payload_cog`). The simulated arm meets nothing and nobody
+///   pushes it: in force mode and in teach mode it holds still, and the F/T readings stay
+///   zero.
+/// - The stops: the watchdog, a sequence number that skips, a target the inverse kinematics
+///   cannot reach (or a straight line through a singularity), and the faults
+///   [`Fault::ProtectiveStopMidMove`](crate::Fault::ProtectiveStopMidMove) and
+///   [`Fault::RuntimeStopMidMove`](crate::Fault::RuntimeStopMidMove). A protective stop goes
+///   through [`CommandProgram::protective_stop`] and is reported as `safety_mode`
+///   PROTECTIVE_STOP with the program stopped.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CommandProgram {
     arm: Arm,
