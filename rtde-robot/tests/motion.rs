@@ -401,3 +401,162 @@ fn attaching_to_a_controller_without_the_program_says_so() {
     assert!(err.to_string().contains("rtde_command.script"), "{err}");
     sim.shutdown().unwrap();
 }
+
+/// The command registers the simulator decoded: the code, the integer arguments and the
+/// doubles, as the program reads them.
+fn decoded(sim: &Sim) -> (i32, Vec<i32>, Vec<f64>) {
+    let io = sim.io();
+    let l = CommandLayout::UPPER;
+    let int = |o: u8| match io.input(&l.int_input(o)) {
+        Some(Value::Int32(v)) => *v,
+        other => panic!("{other:?}"),
+    };
+    let doubles = (0..18)
+        .map(|o| match io.input(&l.double_input(o)) {
+            Some(Value::Double(v)) => *v,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    (
+        int(int_in::COMMAND),
+        (int_in::ARGS..int_in::COUNT).map(int).collect(),
+        doubles,
+    )
+}
+
+/// `values` from double +0 on, zero after.
+fn doubles(values: &[f64]) -> Vec<f64> {
+    let mut d = vec![0.0; 18];
+    d[..values.len()].copy_from_slice(values);
+    d
+}
+
+#[test]
+fn each_command_reaches_the_registers_the_program_reads() {
+    use rtde_core::control::command_layout::Command;
+    let sim = sim_with(vec![]);
+    let robot = connect(&sim);
+    let code = |c: Command| c.code();
+    let none = vec![0; 7];
+
+    let q = [0.1, -1.5, 1.5, -1.6, -1.5, 0.1];
+    robot
+        .move_j(JointMove::to(q).speed(0.9).accel(2.5))
+        .unwrap();
+    let mut expected = q.to_vec();
+    expected.extend([0.9, 2.5, 0.0]);
+    assert_eq!(
+        decoded(&sim),
+        (code(Command::MoveJ), none.clone(), doubles(&expected))
+    );
+
+    let mut pose = robot.state().tcp_pose;
+    pose[2] -= 0.02;
+    robot
+        .move_l(LinearMove::to(pose).speed(0.1).accel(0.8))
+        .unwrap();
+    let mut expected = pose.to_vec();
+    expected.extend([0.1, 0.8, 0.0]);
+    assert_eq!(
+        decoded(&sim),
+        (code(Command::MoveL), none.clone(), doubles(&expected))
+    );
+
+    robot
+        .speed_j([0.05, 0.0, 0.0, 0.0, 0.0, -0.05], 0.7)
+        .unwrap();
+    assert_eq!(
+        decoded(&sim),
+        (
+            code(Command::SpeedJ),
+            none.clone(),
+            doubles(&[0.05, 0.0, 0.0, 0.0, 0.0, -0.05, 0.7])
+        )
+    );
+    robot.stop_j(3.0).unwrap();
+    assert_eq!(
+        decoded(&sim),
+        (code(Command::StopJ), none.clone(), doubles(&[3.0]))
+    );
+
+    robot.speed_l([0.0, 0.01, 0.0, 0.0, 0.0, 0.0], 0.3).unwrap();
+    assert_eq!(
+        decoded(&sim),
+        (
+            code(Command::SpeedL),
+            none.clone(),
+            doubles(&[0.0, 0.01, 0.0, 0.0, 0.0, 0.0, 0.3])
+        )
+    );
+    robot.stop_l(0.6).unwrap();
+    assert_eq!(
+        decoded(&sim),
+        (code(Command::StopL), none.clone(), doubles(&[0.6]))
+    );
+
+    let here = robot.state().q;
+    robot.servo_j(here, 0.008, 0.05, 500.0).unwrap();
+    let mut expected = here.to_vec();
+    expected.extend([0.008, 0.05, 500.0]);
+    assert_eq!(
+        decoded(&sim),
+        (code(Command::ServoJ), none.clone(), doubles(&expected))
+    );
+    robot.servo_stop(2.0).unwrap();
+    assert_eq!(
+        decoded(&sim),
+        (code(Command::ServoStop), none.clone(), doubles(&[2.0]))
+    );
+
+    robot.set_tcp([0.0, 0.0, 0.12, 0.0, 0.0, 0.3]).unwrap();
+    assert_eq!(
+        decoded(&sim),
+        (
+            code(Command::SetTcp),
+            none.clone(),
+            doubles(&[0.0, 0.0, 0.12, 0.0, 0.0, 0.3])
+        )
+    );
+    robot.set_payload(2.5, [0.01, 0.0, 0.06]).unwrap();
+    assert_eq!(
+        decoded(&sim),
+        (
+            code(Command::SetPayload),
+            none.clone(),
+            doubles(&[2.5, 0.01, 0.0, 0.06])
+        )
+    );
+    for (call, command) in [
+        (
+            Robot::zero_ft_sensor as fn(&Robot) -> Result<(), MotionError>,
+            Command::ZeroFtSensor,
+        ),
+        (Robot::teach_mode, Command::TeachMode),
+        (Robot::end_teach_mode, Command::EndTeachMode),
+        (Robot::end_force_mode, Command::EndForceMode),
+    ] {
+        call(&robot).unwrap();
+        assert_eq!(decoded(&sim), (code(command), none.clone(), doubles(&[])));
+    }
+    let mode = ForceMode {
+        task_frame: [0.1, 0.0, 0.0, 0.0, 0.0, 0.2],
+        selection: [false, true, false, false, false, true],
+        wrench: [0.0, 5.0, 0.0, 0.0, 0.0, 0.1],
+        kind: ForceModeType::Motion,
+        limits: [0.1, 0.2, 0.1, 0.3, 0.3, 0.4],
+    };
+    robot.force_mode(&mode).unwrap();
+    let mut expected = mode.task_frame.to_vec();
+    expected.extend(mode.wrench);
+    expected.extend(mode.limits);
+    assert_eq!(
+        decoded(&sim),
+        (
+            code(Command::ForceMode),
+            vec![3, 0, 1, 0, 0, 0, 1],
+            expected
+        )
+    );
+    robot.close().unwrap();
+    sim.shutdown().unwrap();
+}
