@@ -8,6 +8,12 @@
 
 use std::f64::consts::FRAC_PI_2;
 
+mod inverse;
+mod pose;
+
+pub use inverse::{Solutions, Unreachable};
+pub use pose::{compose, invert, matrix_of, pose_of};
+
 /// The link twists every six-axis UR arm shares.
 const UR_ALPHA: [f64; 6] = [FRAC_PI_2, 0.0, 0.0, FRAC_PI_2, -FRAC_PI_2, 0.0];
 
@@ -122,6 +128,13 @@ impl Arm {
         self.chain(q, 6).r
     }
 
+    /// The flange's rotation and position for joint positions `q`.
+    #[must_use]
+    pub fn flange(&self, q: &[f64; 6]) -> ([[f64; 3]; 3], [f64; 3]) {
+        let t = self.chain(q, 6);
+        (t.r, t.p)
+    }
+
     /// The transform from the base to the frame after the first `links` links.
     fn chain(&self, q: &[f64; 6], links: usize) -> Transform {
         (0..links).fold(Transform::IDENTITY, |t, i| {
@@ -181,7 +194,9 @@ impl Transform {
     }
 }
 
-fn mul3(a: &[[f64; 3]; 3], b: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
+/// The product of two 3×3 matrices.
+#[must_use]
+pub fn mul3(a: &[[f64; 3]; 3], b: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
     std::array::from_fn(|i| std::array::from_fn(|j| (0..3).map(|k| a[i][k] * b[k][j]).sum()))
 }
 
@@ -247,30 +262,7 @@ mod tests {
     use std::f64::consts::PI;
 
     fn rot_from_vector(v: [f64; 3]) -> [[f64; 3]; 3] {
-        let angle = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-        if angle == 0.0 {
-            return Transform::IDENTITY.r;
-        }
-        let k = v.map(|x| x / angle);
-        let (s, c) = angle.sin_cos();
-        let t = 1.0 - c;
-        [
-            [
-                c + k[0] * k[0] * t,
-                k[0] * k[1] * t - k[2] * s,
-                k[0] * k[2] * t + k[1] * s,
-            ],
-            [
-                k[1] * k[0] * t + k[2] * s,
-                c + k[1] * k[1] * t,
-                k[1] * k[2] * t - k[0] * s,
-            ],
-            [
-                k[2] * k[0] * t - k[1] * s,
-                k[2] * k[1] * t + k[0] * s,
-                c + k[2] * k[2] * t,
-            ],
-        ]
+        matrix_of(&[0.0, 0.0, 0.0, v[0], v[1], v[2]]).0
     }
 
     #[test]

@@ -28,7 +28,10 @@ takes effect. It is the library `rtde_sim::Sim`, which tests embed in-process.",
       a Dashboard server and the script ports: power on, load, play, send programs
   rtde sim --program servo
       run the behaviour of urscript/rtde_servo.script: the arm follows the waypoints of
-      rtde_core::control (watchdog, handshake, speed slider)"
+      rtde_core::control (watchdog, handshake, speed slider)
+  rtde sim --program command --fault protective-stop=500ms
+      run the behaviour of urscript/rtde_command.script (rtde-robot's motion commands),
+      with a protective stop after half a second of motion"
 )]
 pub(crate) struct SimArgs {
     /// The controller software version to play: 3.x (CB3), 5.x (e-Series), 10.x (PolyScope X).
@@ -79,8 +82,9 @@ pub(crate) struct SimArgs {
     robots: u16,
     /// Run a robot program's behaviour, as if started on the pendant: `servo`, the
     /// repository's urscript/rtde_servo.script (waypoints from registers, watchdog,
-    /// handshake).
-    #[arg(long, value_name = "PROGRAM", value_parser = ["servo"])]
+    /// handshake); `command`, its urscript/rtde_command.script (rtde-robot's motion
+    /// commands: move_j, move_l, speed, stop, servo, force and teach modes).
+    #[arg(long, value_name = "PROGRAM", value_parser = ["servo", "command"])]
     program: Option<String>,
     /// Serve a Dashboard server on this port (29999 on a controller; 0 picks a free one),
     /// with the robot's state machine behind it: the arm starts powered off.
@@ -139,8 +143,10 @@ pub(crate) fn run(args: &SimArgs) -> Result<(), String> {
     for fault in &args.faults {
         builder = builder.fault(fault.clone());
     }
-    if args.program.as_deref() == Some("servo") {
-        builder = builder.servo_program();
+    match args.program.as_deref() {
+        Some("servo") => builder = builder.servo_program(),
+        Some("command") => builder = builder.command_program(),
+        _ => {}
     }
     if let Some(port) = args.dashboard_port {
         builder = builder.dashboard_on(SocketAddr::new(args.bind, port));

@@ -17,12 +17,15 @@ use rtde_core::protocol::{
     ProtocolVersion, TextMessage, package_type,
 };
 
+use crate::command_program::{CommandProgram, ProgramFaults};
 use crate::fault::Fault;
 use crate::io::IoState;
 use crate::program::ServoProgram;
+use crate::robot_program::Program;
 use crate::robot_state::RobotState;
 use crate::source::{OutputSource, Sample, Tick};
 use crate::ticker::Ticker;
+use rtde_kinematics::Arm;
 
 /// The source name the simulator puts on its own text messages (protocol v2).
 pub(crate) const TEXT_SOURCE: &str = "RTDE";
@@ -72,8 +75,27 @@ pub(crate) struct Controller {
     pub(crate) robot: Option<RobotState>,
     /// [`Fault::ProtectiveStopAfter`]: how long a program plays before the stop.
     pub(crate) protective_stop_after: Option<Duration>,
-    /// Where a program started from a script port finds the arm.
-    pub(crate) servo_start: [f64; 6],
+    /// What a program started from a script port starts with.
+    pub(crate) start: ProgramStart,
+}
+
+/// What a program started from a script port starts with: the simulator's arm, where it
+/// stands, and the faults that stop the command program.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ProgramStart {
+    pub(crate) q: [f64; 6],
+    pub(crate) arm: Arm,
+    pub(crate) faults: ProgramFaults,
+}
+
+impl Default for ProgramStart {
+    fn default() -> Self {
+        ProgramStart {
+            q: [0.0; 6],
+            arm: Arm::UR5E,
+            faults: ProgramFaults::default(),
+        }
+    }
 }
 
 /// The project's programs the simulator runs natively when a script port receives one
@@ -83,18 +105,28 @@ pub(crate) struct Controller {
 pub enum KnownProgram {
     /// `urscript/rtde_servo.script`: [`ServoProgram`].
     Servo,
+    /// `urscript/rtde_command.script`: [`CommandProgram`], on the registers its text
+    /// places.
+    Command,
 }
 
 /// A robot program running on the controller, and the last tick it ran.
 #[derive(Debug)]
 struct ProgramRun {
-    program: ServoProgram,
+    program: Program,
     last_tick: Option<u64>,
 }
 
 /// The most ticks a program catches up in one go: a clock that jumped (a paused process)
 /// restarts the program's count rather than stalling the connection.
 const MAX_CATCH_UP_TICKS: u64 = 1000;
+
+/// A catch-up longer than this many ticks means the simulator itself fell behind its clock
+/// (a starved thread on a busy host): no client could have written during those ticks, so
+/// they do not count against the client's watchdog. A decimated recipe's catch-up (at most
+/// 125 Hz's four ticks on a 500 Hz loop) and a skipped package (its tick still runs) stay
+/// below it.
+const LATE_TICKS: u64 = 10;
 
 impl ProgramRun {
     /// Runs the program through every tick up to `tick`, once each.
@@ -105,8 +137,13 @@ impl ProgramRun {
             _ => tick,
         };
         let dt = 1.0 / f64::from(rate.max(1));
-        for _ in first..=tick {
-            self.program.step(io, dt);
+        let late = tick - first >= LATE_TICKS;
+        for t in first..=tick {
+            if late && t < tick {
+                self.program.step_late(io, dt);
+            } else {
+                self.program.step(io, dt);
+            }
         }
         self.last_tick = Some(tick);
     }
@@ -132,7 +169,7 @@ impl Controller {
         self.owners.retain(|_, o| *o != Owner::Client(id));
     }
 
-    pub(crate) fn install_program(&mut self, program: ServoProgram) {
+    pub(crate) fn install_program(&mut self, program: Program) {
         self.program = Some(ProgramRun {
             program,
             last_tick: None,
@@ -154,11 +191,47 @@ impl Controller {
         }
     }
 
-    /// Starts one of the project's programs, replacing the one running, as a controller
-    /// replaces its program with one sent to a script port.
-    pub(crate) fn start_known_program(&mut self, kind: KnownProgram, q: [f64; 6]) {
-        match kind {
-            KnownProgram::Servo => self.install_program(ServoProgram::new(q)),
+    /// Starts one of the project's programs from its `text`, replacing the one running, as
+    /// a controller replaces its program with one sent to a script port.
+    ///
+    /// # Errors
+    /// Why the program cannot run: a command program on registers no layout has.
+    pub(crate) fn start_known_program(
+        &mut self,
+        kind: KnownProgram,
+        text: &str,
+    ) -> Result<(), String> {
+        let ProgramStart { q, arm, faults } = self.start;
+        let program = match kind {
+            KnownProgram::Servo => Program::Servo(ServoProgram::new(q)),
+            KnownProgram::Command => {
+                let layout = rtde_robot::motion::layout_of(text).ok_or(
+                    "its INT_BASE and DOUBLE_BASE lines place the registers where no layout \
+                     of rtde-robot has them",
+                )?;
+                let program = CommandProgram::new(arm, q, layout).with_faults(faults);
+                Program::Command(Box::new(program))
+            }
+        };
+        self.install_program(program);
+        Ok(())
+    }
+
+    /// A protective stop is the robot's, whoever raised it: one the command program meets
+    /// (its fault flag) stops the robot's state machine, and one the robot meets (a fault,
+    /// or [`Sim::protective_stop`](crate::Sim::protective_stop)) stops the program.
+    fn share_protective_stop(&mut self, program_was_stopped: bool) {
+        let (Some(robot), Some(run)) = (self.robot.as_mut(), self.program.as_mut()) else {
+            return;
+        };
+        let Program::Command(program) = &mut run.program else {
+            return;
+        };
+        let robot_stopped = robot.protective_stop_reason().is_some();
+        if program.is_protective_stopped() && !program_was_stopped && !robot_stopped {
+            robot.protective_stop("the command program's motion met a protective stop");
+        } else if robot_stopped && !program.is_protective_stopped() {
+            program.protective_stop("the robot is in a protective stop");
         }
     }
 
@@ -167,9 +240,27 @@ impl Controller {
         self.program = None;
     }
 
+    /// Whether the program is a command program held by a protective stop.
+    fn program_protective_stopped(&self) -> bool {
+        matches!(
+            self.program.as_ref().map(|run| &run.program),
+            Some(Program::Command(p)) if p.is_protective_stopped()
+        )
+    }
+
     /// The robot program the controller runs, if any.
-    pub(crate) fn program(&self) -> Option<&ServoProgram> {
+    pub(crate) fn program(&self) -> Option<&Program> {
         self.program.as_ref().map(|run| &run.program)
+    }
+
+    /// Runs the program (if any) up to `tick`, for a tick whose package is not sent.
+    pub(crate) fn advance_program(&mut self, tick: Tick) {
+        let was_stopped = self.program_protective_stopped();
+        self.share_protective_stop(was_stopped);
+        if let Some(run) = &mut self.program {
+            run.advance(&self.io, tick.index(), tick.rate());
+        }
+        self.share_protective_stop(was_stopped);
     }
 
     /// Runs the program (if any) up to `tick`, then samples `source` at it into `out`.
@@ -181,11 +272,14 @@ impl Controller {
         out: &mut [Value],
     ) -> Sample {
         self.update_robot();
+        let was_stopped = self.program_protective_stopped();
+        self.share_protective_stop(was_stopped);
+        if let Some(run) = &mut self.program {
+            run.advance(&self.io, tick.index(), tick.rate());
+        }
+        self.share_protective_stop(was_stopped);
         let sample = match &mut self.program {
-            Some(run) => {
-                run.advance(&self.io, tick.index(), tick.rate());
-                source.sample_with_program(tick, fields, &self.io, &run.program, out)
-            }
+            Some(run) => source.sample_with_program(tick, fields, &self.io, &run.program, out),
             None => source.sample(tick, fields, &self.io, out),
         };
         if let Some(robot) = &self.robot {

@@ -111,6 +111,15 @@ pub enum Fault {
     },
     /// A protective stop this long after a program starts playing.
     ProtectiveStopAfter(Duration),
+    /// A protective stop once the command program
+    /// ([`SimBuilder::command_program`](crate::SimBuilder::command_program)) has moved the
+    /// arm for this long (simulated time, summed over its moves): the arm stops, the
+    /// program stops, and `safety_mode` reports PROTECTIVE_STOP, as after a collision.
+    ProtectiveStopMidMove(Duration),
+    /// The command program stops once it has moved the arm for this long, as when someone
+    /// presses Stop on the pendant: `runtime_state` reports STOPPED, the safety stays
+    /// normal.
+    RuntimeStopMidMove(Duration),
 }
 
 /// Which package on a connection a [`Fault`] applies to.

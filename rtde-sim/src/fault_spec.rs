@@ -113,12 +113,15 @@ impl FromStr for Fault {
                 }
             }
             "protective-stop-after" => Fault::ProtectiveStopAfter(duration(needs("DURATION")?)?),
+            "protective-stop" => Fault::ProtectiveStopMidMove(duration(needs("DURATION")?)?),
+            "runtime-stop" => Fault::RuntimeStopMidMove(duration(needs("DURATION")?)?),
             other => {
                 return Err(format!(
                     "unknown fault `{other}`: use skip-every, skip-ticks, delay-replies, \
                      slow-boot, text, close-mid-frame, malformed, data-before-start-reply, \
                      data-before-pause-reply, build, dashboard-delay, dashboard-refuse, \
-                     runtime-exception, compile-error or protective-stop-after"
+                     runtime-exception, compile-error, protective-stop-after, protective-stop \
+                     or runtime-stop"
                 ));
             }
         };
@@ -289,6 +292,14 @@ mod tests {
             (
                 "protective-stop-after=1500ms",
                 Fault::ProtectiveStopAfter(Duration::from_millis(1500)),
+            ),
+            (
+                "protective-stop=300ms",
+                Fault::ProtectiveStopMidMove(Duration::from_millis(300)),
+            ),
+            (
+                "runtime-stop=1s",
+                Fault::RuntimeStopMidMove(Duration::from_secs(1)),
             ),
         ];
         for (spec, fault) in cases {

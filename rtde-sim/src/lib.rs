@@ -140,6 +140,7 @@
 #![forbid(unsafe_code)]
 
 mod clock;
+mod command_program;
 mod controller;
 mod dashboard;
 mod fault;
@@ -149,6 +150,7 @@ mod io;
 
 mod program;
 mod robot;
+mod robot_program;
 mod robot_state;
 mod script_port;
 mod server;
@@ -157,12 +159,14 @@ mod sim;
 mod source;
 mod ticker;
 
+pub use command_program::{CommandProgram, ForceMode};
 pub use controller::KnownProgram;
 pub use fault::{Fault, Malformation, Trigger};
 pub use fleet::Fleet;
 pub use io::IoState;
 pub use program::{MAX_JOINT_ACCELERATION, MAX_JOINT_SPEED, ServoProgram};
 pub use robot::{JOINT_POSITION_LIMIT, JOINT_SPEED_LIMIT, Motion, SimulatedRobot};
+pub use robot_program::Program;
 pub use robot_state::{PROTECTIVE_STOP_UNLOCK_DELAY, RobotState};
 pub use rtde_kinematics::Arm;
 pub use script_port::KNOWN_PROGRAMS;

@@ -35,6 +35,8 @@ OPTIONS:
                          dashboard-delay=DURATION  dashboard-refuse=COMMAND
                          runtime-exception=LINE[,COLUMN]  compile-error=LINE[,COLUMN]
                          protective-stop-after=DURATION
+                         protective-stop=DURATION  runtime-stop=DURATION (of the command
+                         program's motion)
                        TRIGGER: reply:START (any package type) or data:N; LEVEL: exception,
                        error, warning, info; KIND: size-too-small, size-too-large,
                        unknown-type, wrong-recipe-id, bytes:HEX; DURATION: 250ms, 2s
@@ -42,6 +44,8 @@ OPTIONS:
                        answer NOT_FOUND for fields whose first version no source records
                        (default: served as if every version of the generation had them)
     --program servo    run urscript/rtde_servo.script's behaviour (waypoints, watchdog, handshake)
+    --program command  run urscript/rtde_command.script's behaviour (rtde-robot's motion
+                       commands: move_j, move_l, speed, stop, servo, force and teach modes)
     --dashboard-port <PORT>
                        serve a Dashboard server (29999 on a controller; 0 picks a free one), with
                        the robot's state machine behind it: the arm starts powered off
@@ -162,7 +166,8 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<SimBuilder>, S
             "--local-control" => builder = builder.local_control(),
             "--program" => match value("--program")?.as_str() {
                 "servo" => builder = builder.servo_program(),
-                other => return Err(format!("unknown program `{other}`: use servo")),
+                "command" => builder = builder.command_program(),
+                other => return Err(format!("unknown program `{other}`: use servo or command")),
             },
             other => return Err(format!("unknown argument `{other}`")),
         }

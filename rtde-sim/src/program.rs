@@ -233,21 +233,35 @@ impl ServoProgram {
     /// Moves the joints toward the setpoint (or to rest, once stopped) within the limits.
     fn track(&mut self, dt: f64) {
         let stopped = self.status.is_stopped();
-        for j in 0..6 {
-            let desired = if stopped {
-                0.0
-            } else {
-                let e = self.setpoint[j] - self.q[j];
-                // The fastest speed from which the joint can still brake onto the setpoint.
-                let braking = (2.0 * MAX_JOINT_ACCELERATION * e.abs()).sqrt();
-                e.signum() * (e.abs() / dt).min(braking).min(MAX_JOINT_SPEED)
-            };
-            let dv = MAX_JOINT_ACCELERATION * dt;
-            self.qd[j] += (desired - self.qd[j]).clamp(-dv, dv);
-            self.q[j] += self.qd[j] * dt;
-        }
+        let setpoint = self.setpoint;
+        track(
+            &mut self.q,
+            &mut self.qd,
+            (!stopped).then_some(&setpoint),
+            dt,
+        );
         if stopped {
             self.setpoint = self.q;
         }
+    }
+}
+
+/// Moves joints at `q` with velocities `qd` one tick toward `setpoint` (to rest when
+/// `None`) within [`MAX_JOINT_SPEED`] and [`MAX_JOINT_ACCELERATION`]: the tracking of the
+/// servo program and of the command program's `servo_j`.
+pub(crate) fn track(q: &mut [f64; 6], qd: &mut [f64; 6], setpoint: Option<&[f64; 6]>, dt: f64) {
+    for j in 0..6 {
+        let desired = match setpoint {
+            None => 0.0,
+            Some(setpoint) => {
+                let e = setpoint[j] - q[j];
+                // The fastest speed from which the joint can still brake onto the setpoint.
+                let braking = (2.0 * MAX_JOINT_ACCELERATION * e.abs()).sqrt();
+                e.signum() * (e.abs() / dt).min(braking).min(MAX_JOINT_SPEED)
+            }
+        };
+        let dv = MAX_JOINT_ACCELERATION * dt;
+        qd[j] += (desired - qd[j]).clamp(-dv, dv);
+        q[j] += qd[j] * dt;
     }
 }

@@ -8,7 +8,7 @@ use rtde_core::Value;
 use rtde_core::fields::{Field, WireType};
 
 use crate::io::IoState;
-use crate::program::ServoProgram;
+use crate::robot_program::Program;
 use crate::source::{OutputSource, Sample, Tick};
 use rtde_kinematics::{Arm, mul3v, transpose3};
 
@@ -307,7 +307,7 @@ impl OutputSource for SimulatedRobot {
         tick: Tick,
         fields: &[&'static Field],
         io: &IoState,
-        program: &ServoProgram,
+        program: &Program,
         out: &mut [Value],
     ) -> Sample {
         self.fill(State::new(self, tick, Some(program)), fields, io, out)
@@ -352,7 +352,7 @@ mod channel {
 struct State<'a> {
     robot: &'a SimulatedRobot,
     /// The robot program running, if any: it moves the joints and owns its registers.
-    program: Option<&'a ServoProgram>,
+    program: Option<&'a Program>,
     tick: Tick,
     q: [f64; 6],
     qd: [f64; 6],
@@ -372,7 +372,7 @@ const INERTIA: [f64; 6] = [2.0, 2.0, 0.6, 0.05, 0.05, 0.02];
 const TORQUE_PER_AMP: [f64; 6] = [13.0, 13.0, 13.0, 9.0, 9.0, 9.0];
 
 impl<'a> State<'a> {
-    fn new(robot: &'a SimulatedRobot, tick: Tick, program: Option<&'a ServoProgram>) -> Self {
+    fn new(robot: &'a SimulatedRobot, tick: Tick, program: Option<&'a Program>) -> Self {
         let t = tick.seconds();
         // A running program moves the joints; otherwise the motion law does.
         let (q, qd, qdd, actual) = match program {
@@ -446,12 +446,20 @@ impl<'a> State<'a> {
 
     fn actual_pose(&self) -> &[f64; 6] {
         self.actual_pose
-            .get_or_init(|| self.robot.arm.tcp_pose(&self.actual_q))
+            .get_or_init(|| self.with_tcp(self.robot.arm.tcp_pose(&self.actual_q)))
     }
 
     fn target_pose(&self) -> &[f64; 6] {
         self.target_pose
-            .get_or_init(|| self.robot.arm.tcp_pose(&self.q))
+            .get_or_init(|| self.with_tcp(self.robot.arm.tcp_pose(&self.q)))
+    }
+
+    /// The TCP pose of a flange pose, with the offset the program set (if any).
+    fn with_tcp(&self, flange: [f64; 6]) -> [f64; 6] {
+        match self.program.map(Program::tcp_offset) {
+            Some(tcp) if tcp != [0.0; 6] => rtde_kinematics::compose(&flange, &tcp),
+            _ => flange,
+        }
     }
 
     fn actual_speed(&self) -> &[f64; 6] {

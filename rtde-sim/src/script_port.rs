@@ -21,7 +21,10 @@ use crate::fault::Fault;
 
 /// The project's programs the simulator runs natively: the marker line's text after
 /// [`MARKER_PREFIX`], and which behaviour it starts. One row per program and version.
-pub const KNOWN_PROGRAMS: &[(&str, KnownProgram)] = &[("servo 1", KnownProgram::Servo)];
+pub const KNOWN_PROGRAMS: &[(&str, KnownProgram)] = &[
+    ("servo 1", KnownProgram::Servo),
+    ("command 1", KnownProgram::Command),
+];
 
 /// How often a connection looks for robot messages to send.
 const POLL: Duration = Duration::from_millis(10);
@@ -176,7 +179,6 @@ fn run(source: &str, shared: &Shared) {
         _ => None,
     });
     let mut controller = shared.controller();
-    let start_q = controller.servo_start;
     let Some(robot) = controller.robot.as_mut() else {
         return;
     };
@@ -200,6 +202,14 @@ fn run(source: &str, shared: &Shared) {
         .map(|(_, kind)| *kind);
     match known {
         Some(kind) => {
+            let started = controller.start_known_program(kind, source);
+            let Some(robot) = controller.robot.as_mut() else {
+                return;
+            };
+            if let Err(why) = started {
+                robot.say(format!("program {name} not started: {why}"));
+                return;
+            }
             robot.start_program();
             robot.tell_primary(PrimaryMessage::Key {
                 code: 0,
@@ -207,7 +217,6 @@ fn run(source: &str, shared: &Shared) {
                 title: "PROGRAM_XXX_STARTED".into(),
                 text: name,
             });
-            controller.start_known_program(kind, start_q);
         }
         None => {
             robot.say(format!(

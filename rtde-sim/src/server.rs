@@ -551,6 +551,10 @@ impl Connection {
             return Ok(());
         };
         if self.faults.skips(tick, recipe.every) {
+            // The controller's program runs every cycle, whether or not a package goes out.
+            shared
+                .controller()
+                .advance_program(Tick::new(tick, shared.config.loop_rate));
             return Ok(());
         }
         let (sample, said) = {

@@ -12,16 +12,19 @@ use rtde_core::Value;
 use rtde_core::fields::{ControllerVersion, Direction, ParseVersionError, lookup};
 
 use crate::clock::Clock;
-use crate::controller::{Config, Controller, Shared};
+use crate::command_program::{CommandProgram, ProgramFaults};
+use crate::controller::{Config, Controller, ProgramStart, Shared};
 use crate::fault::Fault;
 use crate::io::IoState;
 use crate::program::ServoProgram;
 use crate::robot::{Motion, SimulatedRobot};
+use crate::robot_program::Program;
 use crate::robot_state::RobotState;
 use crate::server::accept_loop;
 use crate::service;
 use crate::source::OutputSource;
 use crate::ticker::Ticker;
+use rtde_core::control::command_layout::CommandLayout;
 use rtde_kinematics::Arm;
 use rtde_robot::script::{Ports, ScriptPort};
 
@@ -143,7 +146,27 @@ impl Sim {
     /// ```
     #[must_use]
     pub fn program(&self) -> Option<ServoProgram> {
-        self.shared.controller().program().cloned()
+        match self.shared.controller().program() {
+            Some(Program::Servo(p)) => Some(p.clone()),
+            _ => None,
+        }
+    }
+
+    /// A snapshot of the command program the simulator runs
+    /// ([`SimBuilder::command_program`]), if any: its joints, its handshake, the modes it
+    /// was given and why it stopped.
+    ///
+    /// ```
+    /// let sim = rtde_sim::Sim::builder().command_program().start().unwrap();
+    /// let program = sim.command_program().unwrap();
+    /// assert_eq!(program.handshake(), (0, 0)); // no command taken yet
+    /// ```
+    #[must_use]
+    pub fn command_program(&self) -> Option<CommandProgram> {
+        match self.shared.controller().program() {
+            Some(Program::Command(p)) => Some((**p).clone()),
+            _ => None,
+        }
     }
 
     /// The Dashboard server's address ([`SimBuilder::dashboard`]), if it serves one.
@@ -490,6 +513,7 @@ pub struct SimBuilder {
     script_ports: Option<[SocketAddr; 3]>,
     local_control: bool,
     unlock_delay: Option<Duration>,
+    command_program: Option<CommandLayout>,
 }
 
 impl Default for SimBuilder {
@@ -517,6 +541,7 @@ impl Default for SimBuilder {
             script_ports: None,
             local_control: false,
             unlock_delay: None,
+            command_program: None,
         }
     }
 }
@@ -791,6 +816,31 @@ impl SimBuilder {
         self
     }
 
+    /// Runs the behaviour of the repository's command program `urscript/rtde_command.script`
+    /// on the simulated robot, as if it were started on the pendant, on the registers of
+    /// [`CommandLayout::UPPER`]: `move_j`, `move_l` (with blends), the speed modes, the
+    /// stops, servoing, and the configuration commands, with the program's handshake and
+    /// watchdog. See [`CommandProgram`](crate::CommandProgram) for what it models. The
+    /// faults [`Fault::ProtectiveStopMidMove`] and [`Fault::RuntimeStopMidMove`] stop it.
+    /// It replaces [`SimBuilder::servo_program`]: the controller runs one program.
+    ///
+    /// ```
+    /// let sim = rtde_sim::Sim::builder().command_program().start().unwrap();
+    /// assert!(sim.command_program().is_some());
+    /// ```
+    #[must_use]
+    pub fn command_program(self) -> Self {
+        self.command_program_on(CommandLayout::UPPER)
+    }
+
+    /// As [`SimBuilder::command_program`], on the registers of `layout`.
+    #[must_use]
+    pub fn command_program_on(mut self, layout: CommandLayout) -> Self {
+        self.command_program = Some(layout);
+        self.servo_program = false;
+        self
+    }
+
     /// Binds the listener and starts serving.
     ///
     /// # Errors
@@ -893,11 +943,19 @@ impl SimBuilder {
             .local_addr()
             .map_err(|source| Error::Bind { addr: bind, source })?;
         let mut controller = Controller::with_fieldbus(self.fieldbus);
-        if self.servo_program {
-            let start = self.motion.position(0.0);
-            controller.install_program(ServoProgram::new(start));
+        let start = self.motion.position(0.0);
+        if let Some(layout) = self.command_program {
+            let program = CommandProgram::new(self.arm, start, layout)
+                .with_faults(ProgramFaults::of(&self.faults));
+            controller.install_program(Program::Command(Box::new(program)));
+        } else if self.servo_program {
+            controller.install_program(Program::Servo(ServoProgram::new(start)));
         }
-        controller.servo_start = self.motion.position(0.0);
+        controller.start = ProgramStart {
+            q: self.motion.position(0.0),
+            arm: self.arm,
+            faults: ProgramFaults::of(&self.faults),
+        };
         if self.robot_state {
             let mut robot = RobotState::default();
             robot.set_remote_control(!self.local_control);

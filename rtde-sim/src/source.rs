@@ -7,7 +7,7 @@ use rtde_core::Value;
 use rtde_core::fields::Field;
 
 use crate::io::IoState;
-use crate::program::ServoProgram;
+use crate::robot_program::Program;
 
 /// One cycle of the controller's control loop: its index since the simulator started
 /// (or, unpaced or with [`SimBuilder::clock_per_connection`](crate::SimBuilder::clock_per_connection),
@@ -129,7 +129,8 @@ pub trait OutputSource: Send + Sync + fmt::Debug + 'static {
     ) -> Sample;
 
     /// As [`sample`](OutputSource::sample), while the simulator runs a robot program
-    /// ([`SimBuilder::servo_program`](crate::SimBuilder::servo_program)): `program` is its
+    /// ([`SimBuilder::servo_program`](crate::SimBuilder::servo_program),
+    /// [`SimBuilder::command_program`](crate::SimBuilder::command_program)): `program` is its
     /// state once `tick` has run. The default ignores the program and samples as without
     /// one; the simulated robot overrides it, since the program moves its joints and owns
     /// the registers of its handshake.
@@ -138,7 +139,7 @@ pub trait OutputSource: Send + Sync + fmt::Debug + 'static {
         tick: Tick,
         fields: &[&'static Field],
         io: &IoState,
-        program: &ServoProgram,
+        program: &Program,
         out: &mut [Value],
     ) -> Sample {
         let _ = program;

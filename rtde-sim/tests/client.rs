@@ -13,7 +13,7 @@ use std::time::Duration;
 use rtde_core::fields::{ControllerVersion, Field};
 use rtde_core::protocol::ProtocolVersion;
 use rtde_core::{Client, ConnectOptions, DynamicRecipe, Error, Recipe, Value};
-use rtde_sim::{IoState, Motion, OutputSource, Sample, ServoProgram, Sim, Tick};
+use rtde_sim::{IoState, Motion, OutputSource, Program, Sample, Sim, Tick};
 
 const WAIT: Duration = Duration::from_secs(5);
 
@@ -168,7 +168,7 @@ impl OutputSource for ProgramTicks {
         _: Tick,
         _: &[&'static Field],
         _: &IoState,
-        program: &ServoProgram,
+        program: &Program,
         out: &mut [Value],
     ) -> Sample {
         #[allow(clippy::cast_precision_loss)] // a few ticks

@@ -32,6 +32,12 @@ pub const FAULTS: &[FaultCase] = &[
     ("data-before-start-reply", &[], data_before_start_reply),
     ("data-before-pause-reply", &[], data_before_pause_reply),
     ("build=108318", &[], build_number),
+    (
+        "protective-stop=20ms",
+        &["--program", "command"],
+        protective_stop,
+    ),
+    ("runtime-stop=20ms", &["--program", "command"], runtime_stop),
 ];
 
 /// A raw protocol v2 connection.
@@ -423,4 +429,63 @@ fn protective_stop_after(s: &Services) {
         std::thread::sleep(Duration::from_millis(20));
     }
     assert!(d.ask("programState").starts_with("PAUSED"));
+}
+
+/// Starts a `move_j` on the command program's registers (upper range: command 1, sequence
+/// 1, joint 0 to 1 rad at 0.5 rad/s and 1 rad/s²) and returns `(safety_mode,
+/// runtime_state)` once the program stopped. The client never kicks the watchdog, so the
+/// faults must come within its 100 ms.
+fn move_until_stopped(addr: SocketAddr) -> (i32, u32) {
+    let mut c = Raw::connect(addr);
+    c.send(&ClientMessage::SetupOutputs {
+        frequency: Some(500.0),
+        names: "safety_mode,runtime_state",
+    });
+    assert!(matches!(
+        c.message(),
+        ControllerMessage::SetupOutputsReply {
+            recipe_id: Some(1),
+            ..
+        }
+    ));
+    c.send(&ClientMessage::SetupInputs {
+        names: "input_int_register_31,input_int_register_32,input_double_register_30,\
+                input_double_register_36,input_double_register_37",
+    });
+    let ControllerMessage::SetupInputsReply { recipe_id, .. } = c.message() else {
+        panic!("expected the input setup's reply")
+    };
+    assert_ne!(recipe_id, 0, "the command registers were refused");
+    c.start();
+    let mut payload = Vec::new();
+    payload.extend(1i32.to_be_bytes());
+    payload.extend(1i32.to_be_bytes());
+    for v in [1.0f64, 0.5, 1.0] {
+        payload.extend(v.to_be_bytes());
+    }
+    c.send(&ClientMessage::DataPackage {
+        recipe_id,
+        payload: &payload,
+    });
+    let deadline = Instant::now() + WAIT;
+    while Instant::now() < deadline {
+        if let ControllerMessage::DataPackage { payload, .. } = c.message() {
+            let safety = i32::from_be_bytes(payload[..4].try_into().unwrap());
+            let runtime = u32::from_be_bytes(payload[4..8].try_into().unwrap());
+            if runtime == 1 {
+                return (safety, runtime);
+            }
+        }
+    }
+    panic!("the program never stopped")
+}
+
+fn protective_stop(addr: SocketAddr) {
+    // PROTECTIVE_STOP, program STOPPED.
+    assert_eq!(move_until_stopped(addr), (3, 1));
+}
+
+fn runtime_stop(addr: SocketAddr) {
+    // Safety NORMAL, program STOPPED.
+    assert_eq!(move_until_stopped(addr), (1, 1));
 }

@@ -13,3 +13,6 @@ pub mod dashboard {}
 
 #[doc = include_str!("../../docs/migrating-from-ur_rtde.md")]
 pub mod migrating_from_ur_rtde {}
+
+#[doc = include_str!("../../docs/motion.md")]
+pub mod motion {}

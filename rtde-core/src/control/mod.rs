@@ -31,6 +31,7 @@
 //! [`crate::client::realtime::set_cpu_affinity`]), as the UR Client Library asks for its
 //! control loops. The control-loop figures in docs/performance.md are given for both.
 
+pub mod command_layout;
 pub mod layout;
 mod run;
 

@@ -1,0 +1,92 @@
+//! The motion API's errors: refusals before sending, and the robot's verdicts after.
+
+use std::fmt;
+
+use crate::motion::limits::Limit;
+
+/// A value the motion API refused to send, and the limit it broke.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Refusal {
+    /// The limit.
+    pub limit: Limit,
+    /// The value given.
+    pub value: f64,
+    /// Its place in the vector, for a vector.
+    pub index: Option<usize>,
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let l = &self.limit;
+        write!(f, "{}", l.quantity)?;
+        if let Some(i) = self.index {
+            write!(f, " [{i}]")?;
+        }
+        write!(f, " = {} {}", self.value, l.unit)?;
+        if !self.value.is_finite() {
+            return write!(f, " is not a finite number");
+        }
+        if l.min_excluded && self.value == l.min {
+            return write!(f, " is refused: it must be above {} {}", l.min, l.unit);
+        }
+        let above = if l.min_excluded { "above " } else { "" };
+        write!(f, " is outside {above}{} to {} {}", l.min, l.max, l.unit)
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+/// What went wrong with a motion command.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum MotionError {
+    /// A value was refused before anything was sent.
+    #[error("nothing sent: {0}")]
+    Refused(#[from] Refusal),
+    /// A target pose is out of the arm's reach; nothing was sent.
+    #[error("nothing sent: {0}")]
+    OutOfReach(#[from] rtde_kinematics::Unreachable),
+    /// Another refusal before sending (a path with no waypoint, a force mode type).
+    #[error("nothing sent: {0}")]
+    Invalid(String),
+    /// The robot went into a protective stop; the program stopped.
+    #[error("protective stop: {message}")]
+    ProtectiveStop {
+        /// What the controller said, if it said anything.
+        message: String,
+    },
+    /// The program's watchdog stopped the robot: the client's register did not change in
+    /// time.
+    #[error("watchdog: {message}")]
+    Watchdog {
+        /// What the controller said.
+        message: String,
+    },
+    /// A target, or a point on the way, had no joint solution; the program stopped.
+    #[error("target unreachable: {message}")]
+    TargetUnreachable {
+        /// What the controller said.
+        message: String,
+    },
+    /// The program is not running (stopped from the pendant, a runtime error, or never
+    /// started).
+    #[error("the command program is not running: {message}")]
+    ProgramStopped {
+        /// What the controller said, and the program's own reason when it gave one.
+        message: String,
+    },
+    /// The robot did not finish in the time given.
+    #[error("the robot did not finish command {seq} within {waited:?}")]
+    Timeout {
+        /// The command's sequence number.
+        seq: i32,
+        /// How long the caller waited.
+        waited: std::time::Duration,
+    },
+    /// The RTDE link or setup failed.
+    #[error(transparent)]
+    Rtde(#[from] rtde_core::Error),
+    /// Sending the command program failed ([`ProgramSource::Send`](super::ProgramSource::Send)).
+    #[error("the command program was not started: {0}")]
+    Script(#[from] crate::script::ScriptError),
+}

@@ -1,0 +1,51 @@
+//! Motion as typed commands, run by the command program `urscript/rtde_command.script`
+//! over RTDE registers.
+//!
+//! [`Robot::connect`] sends the program through the script port ([`ProgramSource::Send`])
+//! or attaches to it (installed on the pendant and playing, or the simulator's
+//! `SimBuilder::command_program`), and offers each command blocking and
+//! non-blocking: [`Robot::move_j`] returns where the arm got to, [`Robot::move_j_async`] a
+//! [`MoveHandle`] whose [`wait`](MoveHandle::wait) does, or says why not in a typed error
+//! ([`MotionError::ProtectiveStop`], [`MotionError::Watchdog`],
+//! [`MotionError::ProgramStopped`], [`MotionError::TargetUnreachable`]). Every value is
+//! checked against its limit ([`limits`]) and every `move_l` target against the arm's
+//! reach before anything is sent. While a move runs, [`Robot::state`] gives its progress
+//! and whether the arm is steady.
+//!
+//! The registers are [`CommandLayout`]'s (int 30–39 and double 30–47 by default, or the
+//! lower range); a keeper thread changes the watchdog register with every package, so the
+//! program stops the robot when the client goes.
+//!
+//! ```
+//! use rtde_robot::motion::{JointMove, LinearMove, MotionOptions, Robot};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let sim = rtde_sim::Sim::builder().command_program().deterministic().start()?;
+//! let robot = Robot::connect(sim.addr(), MotionOptions::new())?;
+//! let home = [0.0, -1.57, 1.57, -1.57, -1.57, 0.0];
+//! let reached = robot.move_j(JointMove::to(home).speed(1.0).accel(2.0))?;
+//! let mut below = reached.tcp_pose;
+//! below[2] -= 0.05;
+//! let handle = robot.move_l_async(LinearMove::to(below))?;
+//! let _progress = robot.state().progress; // readable while the move runs
+//! let down = handle.wait()?;
+//! assert!((down.tcp_pose[2] - below[2]).abs() < 1e-6);
+//! robot.close()?;
+//! # Ok(()) }
+//! ```
+
+mod command;
+mod error;
+pub mod limits;
+mod program;
+mod recipes;
+mod robot;
+
+pub use command::{ForceMode, ForceModeType, JointMove, LinearMove};
+pub use error::{MotionError, Refusal};
+pub use program::{COMMAND_PROGRAM, command_program, layout_of};
+pub use robot::{
+    MotionOptions, MoveHandle, ProgramSource, Reached, Robot, RobotState, STEADY_SPEED,
+};
+pub use rtde_core::control::command_layout::{CommandLayout, ProgramState};
+pub use rtde_kinematics::Arm;

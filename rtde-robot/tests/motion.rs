@@ -1,0 +1,682 @@
+//! The motion API against the simulator's command program: what `wait()` returns, every
+//! typed error forced through a fault flag, progress while a move runs, and every refused
+//! input leaving the simulator untouched; the program sent through the script port, and a
+//! protective stop shared by the program and the robot.
+
+use std::f64::consts::PI;
+use std::time::Duration;
+
+use rtde_core::control::command_layout::{CommandLayout, int_in};
+use rtde_core::{RobotMode, SafetyStatus, Value};
+use rtde_robot::dashboard::{Dashboard, DashboardOptions};
+use rtde_robot::motion::{
+    Arm, ForceMode, ForceModeType, JointMove, LinearMove, MotionError, MotionOptions,
+    ProgramSource, Robot,
+};
+use rtde_robot::script::{ScriptError, ScriptSender};
+use rtde_sim::{Fault, Motion, Sim};
+
+const HOME: [f64; 6] = [0.0, -1.57, 1.57, -1.57, -1.57, 0.0];
+
+/// A CB3 (125 Hz) unless a test needs the e-Series: the program's watchdog is 50 cycles,
+/// 400 ms at 125 Hz, which a test machine busy with other builds does not miss by starving
+/// the client's threads (the watchdog's own test runs at 500 Hz).
+fn sim_with(faults: Vec<Fault>) -> Sim {
+    sim_on("3.15.8", faults)
+}
+
+fn sim_on(version: &str, faults: Vec<Fault>) -> Sim {
+    let mut builder = Sim::builder()
+        .controller_version(version)
+        .command_program()
+        .deterministic()
+        .motion(Motion::still(HOME));
+    for f in faults {
+        builder = builder.fault(f);
+    }
+    builder.start().unwrap()
+}
+
+fn connect(sim: &Sim) -> Robot {
+    Robot::connect(
+        sim.addr(),
+        MotionOptions::new().timeout(Duration::from_secs(20)),
+    )
+    .unwrap()
+}
+
+fn max_diff(a: &[f64], b: &[f64]) -> f64 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn wait_returns_the_reached_joints_and_pose() {
+    let sim = sim_with(vec![]);
+    let robot = connect(&sim);
+    let target = [0.3, -1.4, 1.4, -1.6, -1.5, 0.2];
+    let reached = robot
+        .move_j(JointMove::to(target).speed(1.0).accel(3.0))
+        .unwrap();
+    assert!(max_diff(&reached.q, &target) < 1e-9, "{reached:?}");
+    assert!(max_diff(&reached.tcp_pose, &Arm::UR5E.tcp_pose(&target)) < 1e-9);
+
+    let mut below = reached.tcp_pose;
+    below[2] -= 0.1;
+    let down = robot.move_l(LinearMove::to(below)).unwrap();
+    // Reached within 1 µm and 1 µrad.
+    assert!(max_diff(&down.tcp_pose, &below) < 1e-6, "{down:?}");
+    robot.close().unwrap();
+    sim.shutdown().unwrap();
+}
+
+#[test]
+fn a_path_with_blends_ends_on_its_last_waypoint() {
+    let sim = sim_with(vec![]);
+    let robot = connect(&sim);
+    let start = robot.move_j(JointMove::to(HOME)).unwrap().tcp_pose;
+    let corners = [(0.08, 0.0), (0.08, 0.08), (0.0, 0.08)];
+    let path: Vec<LinearMove> = corners
+        .iter()
+        .enumerate()
+        .map(|(i, (dx, dy))| {
+            let mut p = start;
+            p[0] += dx;
+            p[1] += dy;
+            let blend = if i + 1 < corners.len() { 0.02 } else { 0.0 };
+            LinearMove::to(p).speed(0.2).accel(1.0).blend(blend)
+        })
+        .collect();
+    let reached = robot.move_l_path(&path).unwrap();
+    assert!(max_diff(&reached.tcp_pose, &path[2].pose) < 1e-6);
+    robot.close().unwrap();
+    sim.shutdown().unwrap();
+}
+
+#[test]
+fn progress_and_steadiness_are_readable_while_a_move_runs() {
+    let sim = sim_with(vec![]);
+    let robot = connect(&sim);
+    let handle = robot
+        .move_j_async(JointMove::to([0.5, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.5))
+        .unwrap();
+    let mut seen_midway = false;
+    for _ in 0..2000 {
+        let state = robot.state();
+        if state.progress > 0.1 && state.progress < 0.9 && !state.steady {
+            seen_midway = true;
+            assert!(!handle.is_finished());
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    assert!(seen_midway, "never saw the move under way");
+    handle.wait().unwrap();
+    assert!(robot.state().steady);
+    assert_eq!(robot.state().progress, 1.0);
+    robot.close().unwrap();
+    sim.shutdown().unwrap();
+}
+
+#[test]
+fn a_protective_stop_mid_move_is_a_typed_error() {
+    let sim = sim_with(vec![Fault::ProtectiveStopMidMove(Duration::from_millis(
+        200,
+    ))]);
+    let robot = connect(&sim);
+    let err = robot
+        .move_j(JointMove::to([1.0, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.5))
+        .unwrap_err();
+    assert!(matches!(err, MotionError::ProtectiveStop { .. }), "{err}");
+    assert!(err.to_string().contains("protective stop"), "{err}");
+    robot.close().unwrap();
+    sim.shutdown().unwrap();
+}
+
+#[test]
+fn a_runtime_stop_mid_move_is_program_stopped() {
+    let sim = sim_with(vec![Fault::RuntimeStopMidMove(Duration::from_millis(200))]);
+    let robot = connect(&sim);
+    let err = robot
+        .move_j(JointMove::to([1.0, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.5))
+        .unwrap_err();
+    assert!(matches!(err, MotionError::ProgramStopped { .. }), "{err}");
+    assert!(err.to_string().contains("was stopped"), "{err}");
+    robot.close().unwrap();
+    sim.shutdown().unwrap();
+}
+
+#[test]
+fn a_silent_link_trips_the_watchdog() {
+    // 80 ticks (160 ms) without a package from tick 600 (1.2 s): the client cannot kick
+    // the watchdog, and the program counts the silent ticks when the stream resumes.
+    let silence = (600..680).collect();
+    let sim = sim_on("5.21.0", vec![Fault::SkipTicks(silence)]);
+    let robot = connect(&sim);
+    let err = robot
+        .move_j(JointMove::to([2.0, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.5))
+        .unwrap_err();
+    assert!(matches!(err, MotionError::Watchdog { .. }), "{err}");
+    assert!(err.to_string().contains("watchdog"), "{err}");
+    robot.close().unwrap();
+    sim.shutdown().unwrap();
+}
+
+#[test]
+fn a_line_through_a_singularity_is_target_unreachable() {
+    let sim = sim_with(vec![]);
+    let robot = connect(&sim);
+    // Tool down; the wrist passes within d4 of the base axis halfway.
+    let start = [0.4, -0.05, 0.3, 0.0, PI, 0.0];
+    let q = robot.inverse_kinematics(&start, Some(HOME)).unwrap();
+    robot.move_j(JointMove::to(q)).unwrap();
+    let mut end = start;
+    end[0] = -0.4;
+    let err = robot.move_l(LinearMove::to(end)).unwrap_err();
+    assert!(
+        matches!(err, MotionError::TargetUnreachable { .. }),
+        "{err}"
+    );
+    robot.close().unwrap();
+    sim.shutdown().unwrap();
+}
+
+#[test]
+fn stop_j_ends_a_move_where_the_arm_stops() {
+    let sim = sim_with(vec![]);
+    let robot = connect(&sim);
+    let handle = robot
+        .move_j_async(JointMove::to([2.0, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(1.0))
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    robot.stop_j(4.0).unwrap();
+    // stop_j returns with the arm at rest, and the move's handle where it stopped.
+    let rest = robot.state();
+    assert!(rest.steady, "{rest:?}");
+    let reached = handle.wait().unwrap();
+    assert!(reached.q[0] > 0.0 && reached.q[0] < 2.0, "{reached:?}");
+    assert!(
+        (reached.q[0] - rest.q[0]).abs() < 1e-9,
+        "{reached:?} {rest:?}"
+    );
+    robot.close().unwrap();
+    sim.shutdown().unwrap();
+}
+
+#[test]
+fn configuration_commands_reach_the_program() {
+    let sim = sim_with(vec![]);
+    let robot = connect(&sim);
+    robot.set_tcp([0.0, 0.0, 0.1, 0.0, 0.0, 0.0]).unwrap();
+    robot.set_payload(1.2, [0.0, 0.0, 0.04]).unwrap();
+    robot.zero_ft_sensor().unwrap();
+    robot
+        .force_mode(&ForceMode {
+            task_frame: [0.0; 6],
+            selection: [false, false, true, false, false, false],
+            wrench: [0.0, 0.0, -5.0, 0.0, 0.0, 0.0],
+            kind: ForceModeType::Simple,
+            limits: [0.1, 0.1, 0.1, 0.3, 0.3, 0.3],
+        })
+        .unwrap();
+    robot.end_force_mode().unwrap();
+    robot.teach_mode().unwrap();
+    let program = sim.command_program().unwrap();
+    assert_eq!(program.tcp_offset()[2], 0.1);
+    assert_eq!(program.payload(), (1.2, [0.0, 0.0, 0.04]));
+    assert!(program.in_teach_mode());
+    assert!(program.force_mode().is_none());
+    robot.end_teach_mode().unwrap();
+    robot.speed_j([0.1, 0.0, 0.0, 0.0, 0.0, 0.0], 1.0).unwrap();
+    robot.stop_j(2.0).unwrap();
+    robot.close().unwrap();
+    sim.shutdown().unwrap();
+}
+
+/// The command registers as the simulator holds them.
+fn command_registers(sim: &Sim) -> Vec<Value> {
+    let io = sim.io();
+    let l = CommandLayout::UPPER;
+    (int_in::COMMAND..int_in::COUNT)
+        .map(|o| l.int_input(o))
+        .chain((0..18).map(|o| l.double_input(o)))
+        .map(|n| io.input(&n).copied().unwrap_or(Value::Int32(0)))
+        .collect()
+}
+
+#[test]
+fn every_refused_input_names_its_value_and_limit_and_sends_nothing() {
+    let sim = sim_with(vec![]);
+    let robot = connect(&sim);
+    robot.move_j(JointMove::to(HOME)).unwrap();
+    let before = (
+        command_registers(&sim),
+        sim.command_program().unwrap().handshake(),
+    );
+    let far = [2.0, 0.0, 0.3, 0.0, PI, 0.0];
+    let refusals: Vec<(&str, Result<(), MotionError>, &str)> = vec![
+        (
+            "NaN joint",
+            robot
+                .move_j(JointMove::to([f64::NAN, 0.0, 0.0, 0.0, 0.0, 0.0]))
+                .map(drop),
+            "joint position [0] = NaN rad is not a finite number",
+        ),
+        (
+            "joint beyond 2π",
+            robot
+                .move_j(JointMove::to([0.0, 7.0, 0.0, 0.0, 0.0, 0.0]))
+                .map(drop),
+            "joint position [1] = 7 rad is outside",
+        ),
+        (
+            "infinite speed",
+            robot
+                .move_j(JointMove::to(HOME).speed(f64::INFINITY))
+                .map(drop),
+            "joint speed = inf rad/s is not a finite number",
+        ),
+        (
+            "joint speed beyond π",
+            robot.move_j(JointMove::to(HOME).speed(4.0)).map(drop),
+            "joint speed = 4 rad/s is outside above 0 to 3.14",
+        ),
+        (
+            "zero acceleration",
+            robot.move_j(JointMove::to(HOME).accel(0.0)).map(drop),
+            "joint acceleration = 0 rad/s² is refused: it must be above 0",
+        ),
+        (
+            "zero tool acceleration",
+            robot
+                .move_l(LinearMove::to([0.3, -0.2, 0.3, 0.0, PI, 0.0]).accel(0.0))
+                .map(drop),
+            "tool acceleration = 0 m/s² is refused",
+        ),
+        (
+            "tool speed beyond 3 m/s",
+            robot
+                .move_l(LinearMove::to([0.3, -0.2, 0.3, 0.0, PI, 0.0]).speed(5.0))
+                .map(drop),
+            "tool speed = 5 m/s is outside",
+        ),
+        (
+            "pose out of reach",
+            robot.move_l(LinearMove::to(far)).map(drop),
+            "out of the arm's reach",
+        ),
+        (
+            "negative blend",
+            robot
+                .move_j_path(&[JointMove::to(HOME).blend(-0.1)])
+                .map(drop),
+            "blend radius = -0.1 m is outside 0 to 2 m",
+        ),
+        (
+            "a path with one bad waypoint sends none",
+            robot
+                .move_j_path(&[
+                    JointMove::to(HOME),
+                    JointMove::to([0.0, 0.0, 9.0, 0.0, 0.0, 0.0]),
+                ])
+                .map(drop),
+            "joint position [2] = 9 rad",
+        ),
+        (
+            "speed_j beyond π",
+            robot.speed_j([0.0, 0.0, 0.0, 0.0, 0.0, -4.0], 1.0),
+            "joint velocity [5] = -4 rad/s is outside",
+        ),
+        (
+            "stop_j at zero deceleration",
+            robot.stop_j(0.0),
+            "joint acceleration = 0 rad/s² is refused",
+        ),
+        (
+            "servo gain",
+            robot.servo_j(HOME, 0.002, 0.1, 50.0),
+            "servo gain = 50  is outside 100 to 2000",
+        ),
+        (
+            "payload mass",
+            robot.set_payload(f64::NAN, [0.0; 3]),
+            "payload mass = NaN kg is not a finite number",
+        ),
+        (
+            "force limit 0",
+            robot.force_mode(&ForceMode {
+                task_frame: [0.0; 6],
+                selection: [true; 6],
+                wrench: [0.0; 6],
+                kind: ForceModeType::PointToTcp,
+                limits: [0.0; 6],
+            }),
+            "force mode limit [0] = 0 m/s or m is refused",
+        ),
+    ];
+    for (what, result, message) in refusals {
+        let err = result.expect_err(what);
+        assert!(
+            matches!(err, MotionError::Refused(_) | MotionError::OutOfReach(_)),
+            "{what}: {err:?}"
+        );
+        assert!(err.to_string().contains(message), "{what}: {err}");
+        assert!(err.to_string().starts_with("nothing sent"), "{what}: {err}");
+    }
+    // A few cycles for anything sent to arrive: nothing did.
+    std::thread::sleep(Duration::from_millis(50));
+    let after = (
+        command_registers(&sim),
+        sim.command_program().unwrap().handshake(),
+    );
+    assert_eq!(before, after);
+    robot.close().unwrap();
+    sim.shutdown().unwrap();
+}
+
+#[test]
+fn the_lower_layout_drives_the_program_on_the_lower_registers() {
+    let sim = Sim::builder()
+        .controller_version("3.15.8")
+        .command_program_on(CommandLayout::LOWER)
+        .deterministic()
+        .motion(Motion::still(HOME))
+        .start()
+        .unwrap();
+    let robot = Robot::connect(
+        sim.addr(),
+        MotionOptions::new().layout(CommandLayout::LOWER),
+    )
+    .unwrap();
+    let target = [0.2, -1.57, 1.57, -1.57, -1.57, 0.0];
+    assert!(max_diff(&robot.move_j(JointMove::to(target)).unwrap().q, &target) < 1e-9);
+    assert!(sim.io().input("input_int_register_2").is_some());
+    robot.close().unwrap();
+    sim.shutdown().unwrap();
+}
+
+#[test]
+fn attaching_to_a_controller_without_the_program_says_so() {
+    let sim = Sim::builder().deterministic().start().unwrap();
+    let err = Robot::connect(sim.addr(), MotionOptions::new()).unwrap_err();
+    assert!(matches!(err, MotionError::ProgramStopped { .. }), "{err}");
+    assert!(err.to_string().contains("rtde_command.script"), "{err}");
+    sim.shutdown().unwrap();
+}
+
+/// The command registers the simulator decoded: the code, the integer arguments and the
+/// doubles, as the program reads them.
+fn decoded(sim: &Sim) -> (i32, Vec<i32>, Vec<f64>) {
+    let io = sim.io();
+    let l = CommandLayout::UPPER;
+    let int = |o: u8| match io.input(&l.int_input(o)) {
+        Some(Value::Int32(v)) => *v,
+        other => panic!("{other:?}"),
+    };
+    let doubles = (0..18)
+        .map(|o| match io.input(&l.double_input(o)) {
+            Some(Value::Double(v)) => *v,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    (
+        int(int_in::COMMAND),
+        (int_in::ARGS..int_in::COUNT).map(int).collect(),
+        doubles,
+    )
+}
+
+/// `values` from double +0 on, zero after.
+fn doubles(values: &[f64]) -> Vec<f64> {
+    let mut d = vec![0.0; 18];
+    d[..values.len()].copy_from_slice(values);
+    d
+}
+
+#[test]
+fn each_command_reaches_the_registers_the_program_reads() {
+    use rtde_core::control::command_layout::Command;
+    let sim = sim_with(vec![]);
+    let robot = connect(&sim);
+    let code = |c: Command| c.code();
+    let none = vec![0; 7];
+
+    let q = [0.1, -1.5, 1.5, -1.6, -1.5, 0.1];
+    robot
+        .move_j(JointMove::to(q).speed(0.9).accel(2.5))
+        .unwrap();
+    let mut expected = q.to_vec();
+    expected.extend([0.9, 2.5, 0.0]);
+    assert_eq!(
+        decoded(&sim),
+        (code(Command::MoveJ), none.clone(), doubles(&expected))
+    );
+
+    let mut pose = robot.state().tcp_pose;
+    pose[2] -= 0.02;
+    robot
+        .move_l(LinearMove::to(pose).speed(0.1).accel(0.8))
+        .unwrap();
+    let mut expected = pose.to_vec();
+    expected.extend([0.1, 0.8, 0.0]);
+    assert_eq!(
+        decoded(&sim),
+        (code(Command::MoveL), none.clone(), doubles(&expected))
+    );
+
+    robot
+        .speed_j([0.05, 0.0, 0.0, 0.0, 0.0, -0.05], 0.7)
+        .unwrap();
+    assert_eq!(
+        decoded(&sim),
+        (
+            code(Command::SpeedJ),
+            none.clone(),
+            doubles(&[0.05, 0.0, 0.0, 0.0, 0.0, -0.05, 0.7])
+        )
+    );
+    robot.stop_j(3.0).unwrap();
+    assert_eq!(
+        decoded(&sim),
+        (code(Command::StopJ), none.clone(), doubles(&[3.0]))
+    );
+
+    robot.speed_l([0.0, 0.01, 0.0, 0.0, 0.0, 0.0], 0.3).unwrap();
+    assert_eq!(
+        decoded(&sim),
+        (
+            code(Command::SpeedL),
+            none.clone(),
+            doubles(&[0.0, 0.01, 0.0, 0.0, 0.0, 0.0, 0.3])
+        )
+    );
+    robot.stop_l(0.6).unwrap();
+    assert_eq!(
+        decoded(&sim),
+        (code(Command::StopL), none.clone(), doubles(&[0.6]))
+    );
+
+    let here = robot.state().q;
+    robot.servo_j(here, 0.008, 0.05, 500.0).unwrap();
+    let mut expected = here.to_vec();
+    expected.extend([0.008, 0.05, 500.0]);
+    assert_eq!(
+        decoded(&sim),
+        (code(Command::ServoJ), none.clone(), doubles(&expected))
+    );
+    robot.servo_stop(2.0).unwrap();
+    assert_eq!(
+        decoded(&sim),
+        (code(Command::ServoStop), none.clone(), doubles(&[2.0]))
+    );
+
+    robot.set_tcp([0.0, 0.0, 0.12, 0.0, 0.0, 0.3]).unwrap();
+    assert_eq!(
+        decoded(&sim),
+        (
+            code(Command::SetTcp),
+            none.clone(),
+            doubles(&[0.0, 0.0, 0.12, 0.0, 0.0, 0.3])
+        )
+    );
+    robot.set_payload(2.5, [0.01, 0.0, 0.06]).unwrap();
+    assert_eq!(
+        decoded(&sim),
+        (
+            code(Command::SetPayload),
+            none.clone(),
+            doubles(&[2.5, 0.01, 0.0, 0.06])
+        )
+    );
+    for (call, command) in [
+        (
+            Robot::zero_ft_sensor as fn(&Robot) -> Result<(), MotionError>,
+            Command::ZeroFtSensor,
+        ),
+        (Robot::teach_mode, Command::TeachMode),
+        (Robot::end_teach_mode, Command::EndTeachMode),
+        (Robot::end_force_mode, Command::EndForceMode),
+    ] {
+        call(&robot).unwrap();
+        assert_eq!(decoded(&sim), (code(command), none.clone(), doubles(&[])));
+    }
+    let mode = ForceMode {
+        task_frame: [0.1, 0.0, 0.0, 0.0, 0.0, 0.2],
+        selection: [false, true, false, false, false, true],
+        wrench: [0.0, 5.0, 0.0, 0.0, 0.0, 0.1],
+        kind: ForceModeType::Motion,
+        limits: [0.1, 0.2, 0.1, 0.3, 0.3, 0.4],
+    };
+    robot.force_mode(&mode).unwrap();
+    let mut expected = mode.task_frame.to_vec();
+    expected.extend(mode.wrench);
+    expected.extend(mode.limits);
+    assert_eq!(
+        decoded(&sim),
+        (
+            code(Command::ForceMode),
+            vec![3, 0, 1, 0, 0, 0, 1],
+            expected
+        )
+    );
+    robot.close().unwrap();
+    sim.shutdown().unwrap();
+}
+
+/// A simulator with the Dashboard server and the script ports, powered on with the brakes
+/// released and no program playing: a robot waiting for the command program to be sent.
+fn sim_waiting_for_a_program(faults: Vec<Fault>) -> (Sim, Dashboard) {
+    let mut builder = Sim::builder()
+        .controller_version("3.15.8")
+        .dashboard()
+        .script_ports()
+        .deterministic()
+        .motion(Motion::still(HOME));
+    for f in faults {
+        builder = builder.fault(f);
+    }
+    let sim = builder.start().unwrap();
+    let mut d = Dashboard::connect(sim.dashboard_addr().unwrap(), DashboardOptions::new()).unwrap();
+    d.power_on().unwrap();
+    wait_for_mode(&mut d, RobotMode::Idle);
+    d.brake_release().unwrap();
+    wait_for_mode(&mut d, RobotMode::Running);
+    (sim, d)
+}
+
+fn wait_for_mode(d: &mut Dashboard, mode: RobotMode) {
+    for _ in 0..300 {
+        if d.robot_mode().unwrap() == mode {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("the robot never reached {mode}");
+}
+
+fn sent(sim: &Sim, layout: CommandLayout) -> MotionOptions {
+    let sender = ScriptSender::new(sim.addr().ip()).ports(sim.script_sender_ports().unwrap());
+    MotionOptions::new()
+        .layout(layout)
+        .source(ProgramSource::Send(sender))
+        .timeout(Duration::from_secs(20))
+}
+
+#[test]
+fn the_command_program_sent_through_the_script_port_runs_on_its_layout() {
+    for layout in [CommandLayout::UPPER, CommandLayout::LOWER] {
+        let (sim, _dashboard) = sim_waiting_for_a_program(vec![]);
+        assert!(
+            sim.command_program().is_none(),
+            "nothing plays before the send"
+        );
+        let robot = Robot::connect(sim.addr(), sent(&sim, layout)).unwrap();
+        let target = [0.3, -1.57, 1.57, -1.57, -1.57, 0.0];
+        let reached = robot.move_j(JointMove::to(target)).unwrap();
+        assert!(
+            max_diff(&reached.q, &target) < 1e-9,
+            "{layout:?}: {reached:?}"
+        );
+        let watchdog = layout.int_input(int_in::WATCHDOG);
+        assert!(
+            sim.io().input(&watchdog).is_some(),
+            "{layout:?}: {watchdog}"
+        );
+        robot.close().unwrap();
+        sim.shutdown().unwrap();
+    }
+}
+
+#[test]
+fn a_robot_not_ready_for_the_program_is_a_typed_error_and_nothing_runs() {
+    let sim = Sim::builder()
+        .controller_version("3.15.8")
+        .dashboard()
+        .script_ports()
+        .deterministic()
+        .start()
+        .unwrap();
+    let err = Robot::connect(sim.addr(), sent(&sim, CommandLayout::UPPER)).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            MotionError::Script(ScriptError::RobotNotRunning { .. })
+        ),
+        "{err}"
+    );
+    assert!(sim.command_program().is_none());
+    sim.shutdown().unwrap();
+}
+
+#[test]
+fn a_protective_stop_is_the_robots_whoever_raises_it() {
+    // The program's motion meets it: the Dashboard reports it too.
+    let (sim, mut dashboard) = sim_waiting_for_a_program(vec![Fault::ProtectiveStopMidMove(
+        Duration::from_millis(100),
+    )]);
+    let robot = Robot::connect(sim.addr(), sent(&sim, CommandLayout::UPPER)).unwrap();
+    let err = robot
+        .move_j(JointMove::to([1.0, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.5))
+        .unwrap_err();
+    assert!(matches!(err, MotionError::ProtectiveStop { .. }), "{err}");
+    assert_eq!(
+        dashboard.safety_status().unwrap(),
+        SafetyStatus::ProtectiveStop
+    );
+    drop(robot);
+    sim.shutdown().unwrap();
+
+    // The robot meets it (a collision the controller sees): the move ends with it.
+    let (sim, _dashboard) = sim_waiting_for_a_program(vec![]);
+    let robot = Robot::connect(sim.addr(), sent(&sim, CommandLayout::UPPER)).unwrap();
+    let handle = robot
+        .move_j_async(JointMove::to([1.0, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.5))
+        .unwrap();
+    sim.protective_stop("a collision");
+    let err = handle.wait().unwrap_err();
+    assert!(matches!(err, MotionError::ProtectiveStop { .. }), "{err}");
+    drop(robot);
+    sim.shutdown().unwrap();
+}

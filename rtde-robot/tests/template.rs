@@ -1,0 +1,73 @@
+//! `urscript/rtde_command.script` reads and writes the registers of `command_layout`, by
+//! the codes it declares: the program a person installs and the Rust side stay in step.
+
+use rtde_core::control::command_layout::{
+    Command, CommandLayout, Failure, MARKER, PROGRESS, ProgramState, int_in, int_out,
+};
+use rtde_core::control::layout::WATCHDOG_TIMEOUT_CYCLES;
+
+fn script() -> String {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../urscript/rtde_command.script"
+    );
+    std::fs::read_to_string(path).unwrap()
+}
+
+#[test]
+fn the_command_program_uses_the_layouts_registers_and_codes() {
+    let script = script();
+    assert_eq!(script.lines().next(), Some(MARKER));
+    let layout = CommandLayout::UPPER;
+    let mut needles = vec![
+        format!("INT_BASE = {}", layout.int_base()),
+        format!("DOUBLE_BASE = {}", layout.double_base()),
+        format!("IN_WATCHDOG = INT_BASE + {}", int_in::WATCHDOG),
+        format!("IN_COMMAND = INT_BASE + {}", int_in::COMMAND),
+        format!("IN_SEQUENCE = INT_BASE + {}", int_in::SEQUENCE),
+        format!("IN_INT_ARGS = INT_BASE + {}", int_in::ARGS),
+        format!("OUT_ACCEPTED = INT_BASE + {}", int_out::ACCEPTED),
+        format!("OUT_DONE = INT_BASE + {}", int_out::DONE),
+        format!("OUT_STATE = INT_BASE + {}", int_out::STATE),
+        format!("OUT_FAILURE = INT_BASE + {}", int_out::FAILURE),
+        format!("OUT_PROGRESS = DOUBLE_BASE + {PROGRESS}"),
+        format!("WATCHDOG_TIMEOUT_CYCLES = {WATCHDOG_TIMEOUT_CYCLES}"),
+    ];
+    needles.extend(
+        Command::ALL
+            .iter()
+            .map(|(_, code, name)| format!("{name} = {code}")),
+    );
+    needles.extend(
+        Failure::ALL
+            .iter()
+            .map(|(_, code, name)| format!("{name} = {code}")),
+    );
+    for (state, name) in [
+        (ProgramState::Idle, "STATE_IDLE"),
+        (ProgramState::Moving, "STATE_MOVING"),
+        (ProgramState::Stopped, "STATE_STOPPED"),
+    ] {
+        needles.push(format!("{name} = {}", state.to_register()));
+    }
+    for needle in needles {
+        assert!(
+            script.lines().any(|l| l.trim() == needle),
+            "the command program lacks `{needle}`"
+        );
+    }
+}
+
+#[test]
+fn every_command_the_program_declares_is_one_it_runs() {
+    let script = script();
+    for (_, _, name) in Command::ALL {
+        let runs = script
+            .match_indices(&format!("command == {name}"))
+            .any(|(at, m)| matches!(script[at + m.len()..].chars().next(), Some(':' | ' ')));
+        assert!(
+            runs,
+            "the command program declares `{name}` but never runs it"
+        );
+    }
+}

@@ -1,0 +1,104 @@
+//! The controller's program slot: the robot program the simulator runs, if any, as one
+//! of the repository's programs.
+
+use rtde_core::Value;
+
+use crate::command_program::CommandProgram;
+use crate::io::IoState;
+use crate::program::ServoProgram;
+
+/// A robot program the simulated controller runs: the behaviour of one of the
+/// repository's URScript programs.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+// The command program is boxed: the servo program, the default, stays inline.
+#[allow(clippy::large_enum_variant)]
+pub enum Program {
+    /// `urscript/rtde_servo.script` ([`SimBuilder::servo_program`](crate::SimBuilder::servo_program)).
+    Servo(ServoProgram),
+    /// `urscript/rtde_command.script` ([`SimBuilder::command_program`](crate::SimBuilder::command_program)).
+    Command(Box<CommandProgram>),
+}
+
+impl Program {
+    /// One tick of `dt` seconds with the inputs `io` holds.
+    pub fn step(&mut self, io: &IoState, dt: f64) {
+        match self {
+            Program::Servo(p) => p.step(io, dt),
+            Program::Command(p) => p.step(io, dt),
+        }
+    }
+
+    /// One tick the simulator runs late, catching up with its clock: as
+    /// [`Program::step`], except that the command program's watchdog does not count it
+    /// (no client could have written in it). The servo program counts every tick.
+    pub fn step_late(&mut self, io: &IoState, dt: f64) {
+        match self {
+            Program::Servo(p) => p.step(io, dt),
+            Program::Command(p) => p.step_late(io, dt),
+        }
+    }
+
+    /// Joint positions.
+    #[must_use]
+    pub fn q(&self) -> [f64; 6] {
+        match self {
+            Program::Servo(p) => p.q(),
+            Program::Command(p) => p.q(),
+        }
+    }
+
+    /// Joint velocities.
+    #[must_use]
+    pub fn qd(&self) -> [f64; 6] {
+        match self {
+            Program::Servo(p) => p.qd(),
+            Program::Command(p) => p.qd(),
+        }
+    }
+
+    /// The joint setpoint (`target_q`).
+    #[must_use]
+    pub fn setpoint(&self) -> [f64; 6] {
+        match self {
+            Program::Servo(p) => p.setpoint(),
+            Program::Command(p) => p.q(),
+        }
+    }
+
+    /// The TCP offset the program set (zero unless the command program's `set_tcp`).
+    #[must_use]
+    pub fn tcp_offset(&self) -> [f64; 6] {
+        match self {
+            Program::Servo(_) => [0.0; 6],
+            Program::Command(p) => p.tcp_offset(),
+        }
+    }
+
+    /// The value the program reports for an output field it owns; `None` for the others.
+    #[must_use]
+    pub fn output(&self, name: &str) -> Option<Value> {
+        match self {
+            Program::Servo(p) => p.output(name),
+            Program::Command(p) => p.output(name),
+        }
+    }
+
+    /// The ticks run.
+    #[must_use]
+    pub fn ticks(&self) -> u64 {
+        match self {
+            Program::Servo(p) => p.ticks(),
+            Program::Command(p) => p.ticks(),
+        }
+    }
+
+    /// Every message the program has logged, oldest first.
+    #[must_use]
+    pub fn messages(&self) -> &[String] {
+        match self {
+            Program::Servo(p) => p.messages(),
+            Program::Command(p) => p.messages(),
+        }
+    }
+}
