@@ -8,6 +8,10 @@
 
 use std::f64::consts::FRAC_PI_2;
 
+mod frames;
+
+pub use frames::{BASE_FRAME, LINK_FRAMES, LinkFrame, quaternion, rotation_matrix};
+
 /// The link twists every six-axis UR arm shares.
 const UR_ALPHA: [f64; 6] = [FRAC_PI_2, 0.0, 0.0, FRAC_PI_2, -FRAC_PI_2, 0.0];
 
