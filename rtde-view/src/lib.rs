@@ -1,0 +1,56 @@
+//! RTDE telemetry in the tools robotics engineers already use: MCAP recordings that
+//! Foxglove, Lichtblick, PlotJuggler, Rerun and the `mcap` Python package open, and a live
+//! view over the Foxglove WebSocket protocol, with the arm drawn in 3D.
+//!
+//! - [`Recorder`] writes an MCAP file from a program's receive loop, as
+//!   [`rtde_core::csv::CsvWriter`] writes CSV: one JSON message per data package on the
+//!   recipe's channel, the skipped packages and reconnections on a channel of their own, a
+//!   metadata record describing the stream, zstd-compressed chunks cut every second of
+//!   controller time. `rtde record --format mcap` uses it.
+//! - [`convert`] turns a raw capture into MCAP and an MCAP recording back into CSV.
+//! - [`ViewServer`] serves the Foxglove WebSocket protocol: the recipe's values, the
+//!   arm's link frames (`foxglove.FrameTransforms`), the TCP pose and the robot's modes.
+//!   `rtde view` uses it.
+//!
+//! # The format
+//!
+//! Every channel is JSON with a JSON Schema (`jsonschema`), the encodings Foxglove's
+//! documentation lists for both files and live data; the schemas are in [`schema`].
+//!
+//! | topic | schema | one message per |
+//! | --- | --- | --- |
+//! | `/rtde/outputs` | `rtde.Outputs`: the recipe's fields by name | data package |
+//! | `/rtde/gaps` | `rtde.Gap`: `kind` (`skipped` or `reconnection`), `packages`, `after`, `before` | gap |
+//! | `/tf` (live) | `foxglove.FrameTransforms`: `base` → `shoulder` → … → `flange` | package with `actual_q` |
+//! | `/tcp_pose` (live) | `foxglove.PoseInFrame` in `base` | package with `actual_TCP_pose` |
+//! | `/rtde/modes` (live) | `rtde.Modes`: `robot_mode`, `safety_mode` as UR names | package with either |
+//!
+//! Each message's log time is the host time of the package by the robot-to-host mapping
+//! ([`rtde_core::host_time`]); its publish time is the controller's `timestamp`. Values are
+//! written as [`rtde_json`] writes them: shortest-exact doubles, so they read back bit for
+//! bit (a non-finite double, which JSON cannot carry, is `null`).
+
+#![forbid(unsafe_code)]
+
+pub mod convert;
+mod encode;
+mod error;
+mod recorder;
+pub mod schema;
+mod view;
+
+pub use error::Error;
+pub use recorder::{CHUNK_SECONDS, Recorder, RecorderCounts};
+
+/// The topic of the recipe's values.
+pub const OUTPUTS_TOPIC: &str = "/rtde/outputs";
+/// The topic of the gaps: packages the controller skipped, reconnections.
+pub const GAPS_TOPIC: &str = "/rtde/gaps";
+/// The topic of the arm's link frames (live view).
+pub const TF_TOPIC: &str = "/tf";
+/// The topic of the TCP pose (live view).
+pub const TCP_POSE_TOPIC: &str = "/tcp_pose";
+/// The topic of the robot and safety modes as text (live view).
+pub const MODES_TOPIC: &str = "/rtde/modes";
+/// The name of the MCAP metadata record that describes the stream.
+pub const METADATA_NAME: &str = "rtde";
