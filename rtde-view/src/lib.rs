@@ -39,6 +39,8 @@ mod recorder;
 pub mod schema;
 mod view;
 
+pub use view::{SUBPROTOCOLS, ViewOptions, ViewServer, ViewStats};
+
 pub use error::Error;
 pub use recorder::{CHUNK_SECONDS, Recorder, RecorderCounts};
 
