@@ -78,6 +78,24 @@ impl Arm {
         alpha: UR_ALPHA,
     };
 
+    /// Every arm this crate knows.
+    pub const ALL: [Arm; 4] = [Arm::UR3E, Arm::UR5E, Arm::UR10E, Arm::UR5];
+
+    /// The arm of this model name, in any case (`ur5e`, `UR10e`).
+    ///
+    /// ```
+    /// use rtde_kinematics::Arm;
+    ///
+    /// assert_eq!(Arm::named("ur10e"), Some(Arm::UR10E));
+    /// assert_eq!(Arm::named("UR7"), None);
+    /// ```
+    #[must_use]
+    pub fn named(name: &str) -> Option<Arm> {
+        Arm::ALL
+            .into_iter()
+            .find(|a| a.name.eq_ignore_ascii_case(name.trim()))
+    }
+
     /// The tool flange's pose for joint positions `q`: `[x, y, z, rx, ry, rz]`, position
     /// in metres and orientation as a rotation vector (axis times angle, angle in `[0, π]`),
     /// as RTDE's `actual_TCP_pose` reports it.
