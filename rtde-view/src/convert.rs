@@ -3,8 +3,8 @@
 //! A capture's packages are recorded as [`Recorder`] records live ones, their host times
 //! placed from the capture's start (`started_unix_micros`, the host time of the first
 //! package) by their `timestamp`. Reading an MCAP recording gives each package's values
-//! as the controller sent them, bit for bit (JSON `null`, a non-finite double, reads back
-//! as NaN), so MCAP → CSV is the CSV `rtde record` writes for the same packages.
+//! as the controller sent them, bit for bit, so MCAP → CSV is the CSV `rtde record` writes
+//! for the same packages.
 //!
 //! ```
 //! use std::io::Cursor;
@@ -43,6 +43,7 @@ use rtde_core::csv::CsvWriter;
 use rtde_core::fields::{Direction, Field, lookup};
 
 use crate::error::Error;
+use crate::protobuf;
 use crate::recorder::Recorder;
 use crate::{METADATA_NAME, OUTPUTS_TOPIC};
 
@@ -121,23 +122,14 @@ pub fn read_packages(
                 &fields.insert((message.channel.id, f)).1
             }
         };
-        let json: serde_json::Value = serde_json::from_slice(&message.data)
-            .map_err(|e| Error::NotRtde(format!("message {} is no JSON: {e}", summary.packages)))?;
-        let mut values = Vec::with_capacity(recipe.len());
-        for f in recipe {
-            let v = json
-                .get(f.name())
-                .and_then(|j| rtde_json::read_value(f.wire_type(), j))
-                .ok_or_else(|| {
-                    Error::NotRtde(format!(
-                        "message {} has no {} value `{}`",
-                        summary.packages,
-                        f.wire_type(),
-                        f.name()
-                    ))
-                })?;
-            values.push(v);
+        if message.channel.message_encoding != "protobuf" {
+            return Err(Error::NotRtde(format!(
+                "the `{OUTPUTS_TOPIC}` messages are `{}`, not protobuf",
+                message.channel.message_encoding
+            )));
         }
+        let values = protobuf::decode(recipe, &message.data)
+            .map_err(|why| Error::NotRtde(format!("message {}: {why}", summary.packages)))?;
         each(
             recipe,
             Package {

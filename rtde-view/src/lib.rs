@@ -3,8 +3,8 @@
 //! view over the Foxglove WebSocket protocol, with the arm drawn in 3D.
 //!
 //! - [`Recorder`] writes an MCAP file from a program's receive loop, as
-//!   [`rtde_core::csv::CsvWriter`] writes CSV: one JSON message per data package on the
-//!   recipe's channel, the skipped packages and reconnections on a channel of their own, a
+//!   [`rtde_core::csv::CsvWriter`] writes CSV: one protobuf message per data package on
+//!   the recipe's channel, the skipped packages and reconnections on a channel of their own, a
 //!   metadata record describing the stream, zstd-compressed chunks cut every second of
 //!   controller time. `rtde record --format mcap` uses it.
 //! - [`convert`] turns a raw capture into MCAP and an MCAP recording back into CSV.
@@ -14,27 +14,33 @@
 //!
 //! # The format
 //!
-//! Every channel is JSON with a JSON Schema (`jsonschema`), the encodings Foxglove's
-//! documentation lists for both files and live data; the schemas are in [`schema`].
+//! | topic | encoding | schema | one message per |
+//! | --- | --- | --- | --- |
+//! | `/rtde/outputs` (file) | protobuf | `rtde.Outputs`: field `i + 1` is the recipe's field `i`, by its RTDE name | data package |
+//! | `/rtde/outputs` (live) | JSON | `rtde.Outputs` as JSON Schema: the fields by name | data package |
+//! | `/rtde/gaps` | JSON | `rtde.Gap`: `kind` (`skipped` or `reconnection`), `packages`, `after`, `before` | gap |
+//! | `/tf` (live) | JSON | `foxglove.FrameTransforms`: `base` → `shoulder` → … → `flange` | package with `actual_q` |
+//! | `/tcp_pose` (live) | JSON | `foxglove.PoseInFrame` in `base` | package with `actual_TCP_pose` |
+//! | `/rtde/modes` (live) | JSON | `rtde.Modes`: `robot_mode`, `safety_mode` as UR names | package with either |
 //!
-//! | topic | schema | one message per |
-//! | --- | --- | --- |
-//! | `/rtde/outputs` | `rtde.Outputs`: the recipe's fields by name | data package |
-//! | `/rtde/gaps` | `rtde.Gap`: `kind` (`skipped` or `reconnection`), `packages`, `after`, `before` | gap |
-//! | `/tf` (live) | `foxglove.FrameTransforms`: `base` → `shoulder` → … → `flange` | package with `actual_q` |
-//! | `/tcp_pose` (live) | `foxglove.PoseInFrame` in `base` | package with `actual_TCP_pose` |
-//! | `/rtde/modes` (live) | `rtde.Modes`: `robot_mode`, `safety_mode` as UR names | package with either |
+//! Files carry the recipe as protobuf: a double stays its 8 bytes, so a recording is
+//! smaller than the raw capture once compressed, costs no number formatting, and reads
+//! back bit for bit (NaN included); the descriptor is made from the recipe, so no `.proto`
+//! file or protobuf compiler is involved. The live view speaks JSON with JSON Schema
+//! (`jsonschema`), which Foxglove's WebSocket protocol carries as well and a viewer or a
+//! test client decodes without a descriptor; size does not matter on loopback. JSON values
+//! are written as [`rtde_json`] writes them: shortest-exact doubles (a non-finite double,
+//! which JSON cannot carry, is `null`).
 //!
 //! Each message's log time is the host time of the package by the robot-to-host mapping
-//! ([`rtde_core::host_time`]); its publish time is the controller's `timestamp`. Values are
-//! written as [`rtde_json`] writes them: shortest-exact doubles, so they read back bit for
-//! bit (a non-finite double, which JSON cannot carry, is `null`).
+//! ([`rtde_core::host_time`]); its publish time is the controller's `timestamp`.
 
 #![forbid(unsafe_code)]
 
 pub mod convert;
 mod encode;
 mod error;
+mod protobuf;
 mod recorder;
 pub mod schema;
 mod view;

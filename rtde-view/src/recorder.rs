@@ -7,8 +7,11 @@ use mcap::records::{MessageHeader, Metadata};
 use mcap::{Compression, WriteOptions};
 use rtde_core::capture::Header;
 
+use rtde_core::fields::Field;
+
 use crate::encode::{Layout, Timeline};
 use crate::error::Error;
+use crate::protobuf;
 use crate::{GAPS_TOPIC, METADATA_NAME, OUTPUTS_TOPIC, schema};
 
 /// How much controller time one chunk holds at most, in seconds: a recorder killed at any
@@ -33,7 +36,8 @@ pub struct RecorderCounts {
     pub gaps: u64,
 }
 
-/// Writes an MCAP recording of one output recipe: a message per data package, a gap
+/// Writes an MCAP recording of one output recipe: a protobuf message per data package
+/// (`rtde.Outputs`, its descriptor made from the recipe), a JSON gap
 /// message per hole in the controller's `timestamp`, a metadata record describing the
 /// stream. Give it every package in order, as [`Client::recv`](rtde_core::Client::recv)
 /// returns them, with the host time it arrived at; [`Recorder::finish`] writes the
@@ -74,6 +78,8 @@ pub struct Recorder<W: Write + Seek> {
     gaps: u16,
     chunk_since: Option<f64>,
     sequence: u32,
+    fields: Vec<&'static Field>,
+    message: Vec<u8>,
     json: String,
     counts: RecorderCounts,
 }
@@ -132,21 +138,17 @@ impl<W: Write + Seek> Recorder<W> {
             metadata: metadata.clone(),
         })?;
         let outputs_schema = mcap.add_schema(
-            schema::OUTPUTS,
-            schema::SCHEMA_ENCODING,
-            schema::outputs(&header.fields).as_bytes(),
+            protobuf::SCHEMA_NAME,
+            "protobuf",
+            &protobuf::descriptor(&header.fields),
         )?;
         // The channel carries the recipe too, so a reader of the messages alone has it.
         let channel_metadata = metadata
             .into_iter()
             .filter(|(k, _)| k == "fields" || k == "types")
             .collect();
-        let outputs = mcap.add_channel(
-            outputs_schema,
-            OUTPUTS_TOPIC,
-            schema::MESSAGE_ENCODING,
-            &channel_metadata,
-        )?;
+        let outputs =
+            mcap.add_channel(outputs_schema, OUTPUTS_TOPIC, "protobuf", &channel_metadata)?;
         let gap_schema = mcap.add_schema(
             schema::GAP,
             schema::SCHEMA_ENCODING,
@@ -166,7 +168,9 @@ impl<W: Write + Seek> Recorder<W> {
             gaps,
             chunk_since: None,
             sequence: 0,
-            json: String::with_capacity(1024),
+            fields: header.fields.clone(),
+            message: Vec::with_capacity(1024),
+            json: String::with_capacity(256),
             counts: RecorderCounts::default(),
         })
     }
@@ -216,16 +220,15 @@ impl<W: Write + Seek> Recorder<W> {
                 .write_to_known_channel(&header, self.json.as_bytes())?;
             self.counts.gaps += 1;
         }
-        self.json.clear();
-        self.layout.outputs_json(payload, &mut self.json);
+        self.message.clear();
+        protobuf::encode(&self.fields, payload, &mut self.message);
         let header = MessageHeader {
             channel_id: self.outputs,
             sequence: self.sequence,
             log_time: placed.log_time,
             publish_time: placed.publish_time,
         };
-        self.mcap
-            .write_to_known_channel(&header, self.json.as_bytes())?;
+        self.mcap.write_to_known_channel(&header, &self.message)?;
         self.sequence = self.sequence.wrapping_add(1);
         self.counts.packages += 1;
         Ok(())

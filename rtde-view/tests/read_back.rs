@@ -184,7 +184,7 @@ fn every_value_time_gap_and_the_metadata_read_back() {
     }
     assert!(meta["types"].starts_with("DOUBLE,VECTOR6D,VECTOR6D,"));
 
-    // The recipe's channel: JSON with its JSON Schema.
+    // The recipe's channel: protobuf, with the descriptor made from the recipe.
     let first = mcap::MessageStream::new(&bytes)
         .unwrap()
         .next()
@@ -197,7 +197,7 @@ fn every_value_time_gap_and_the_metadata_read_back() {
             schema.name.as_str(),
             schema.encoding.as_str()
         ),
-        ("json", "rtde.Outputs", "jsonschema")
+        ("protobuf", "rtde.Outputs", "protobuf")
     );
     sim.shutdown().unwrap();
 }
