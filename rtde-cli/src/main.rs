@@ -13,6 +13,7 @@ use clap::{Parser, Subcommand};
 
 mod args;
 mod bridge;
+mod convert;
 mod dictionary;
 mod lookup;
 mod outfile;
@@ -23,9 +24,10 @@ mod replay;
 mod sim;
 mod subscribe;
 mod table;
+mod view;
 
 /// Universal Robots RTDE from the command line: look fields up, record a robot's outputs
-/// without losing a package, replay a recording as a controller, plot it.
+/// without losing a package, replay a recording as a controller, plot it, watch it live.
 #[derive(Debug, Parser)]
 #[command(
     name = "rtde",
@@ -38,6 +40,8 @@ mod table;
                                                   record the built-in simulator (--robot HOST for a robot)
   rtde plot run.csv --fields actual_q             run.png: the joints over time
   rtde replay run.rtde                            serve the recording on 127.0.0.1:30004
+  rtde view                                       watch the simulator live in Foxglove
+  rtde convert run.rtde run.mcap                  a capture for Foxglove, PlotJuggler, Rerun
   rtde bridge fleet.toml                          a fleet's telemetry into MQTT
 
 `rtde help COMMAND` explains each command, with examples."
@@ -57,6 +61,8 @@ enum Command {
     Sim(sim::SimArgs),
     Bridge(bridge::BridgeArgs),
     Subscribe(subscribe::SubscribeArgs),
+    View(view::ViewArgs),
+    Convert(convert::ConvertArgs),
 }
 
 fn main() -> ExitCode {
@@ -70,6 +76,8 @@ fn main() -> ExitCode {
         Command::Sim(args) => sim::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Bridge(args) => bridge::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Subscribe(args) => subscribe::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::View(args) => view::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Convert(args) => convert::run(&args).map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,
