@@ -374,10 +374,12 @@ pub(crate) fn run_plan(plan: Plan) -> Result<(), String> {
         Some((addr, arm)) => {
             let options = ViewOptions::new().addr(addr).arm(arm).robot(robot_name);
             let view = ViewServer::start(&header, options).map_err(|e| e.to_string())?;
-            say(&format!(
-                "live view on {}: in Foxglove or Lichtblick, Open connection → Foxglove WebSocket → {0}",
+            // On stdout, as `rtde sim` and `rtde replay` announce their address.
+            println!("rtde view: listening on {}", view.addr());
+            println!(
+                "rtde view: in Foxglove or Lichtblick, Open connection → Foxglove WebSocket → {}",
                 view.url()
-            ));
+            );
             if !recipe.names().contains(&"actual_q") {
                 say("no actual_q in the recipe: the view draws no arm (add it to --fields)");
             }
