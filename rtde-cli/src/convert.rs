@@ -42,9 +42,14 @@ pub(crate) struct ConvertArgs {
     quiet: bool,
 }
 
+/// The format a file name says, lower-case: `run.mcap` and the `run.mcap.partial` a
+/// stopped recorder leaves are both `mcap`.
 fn extension(path: &Path) -> String {
-    path.extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+    let name = path.to_string_lossy().to_ascii_lowercase();
+    let name = name.strip_suffix(".partial").unwrap_or(&name);
+    Path::new(name)
+        .extension()
+        .map(|e| e.to_string_lossy().into_owned())
         .unwrap_or_default()
 }
 
