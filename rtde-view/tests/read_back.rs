@@ -2,95 +2,21 @@
 //! the same run: every value bit for bit, each log and publish time, the metadata record
 //! and the gap channel (packages the simulator skips, and a reconnection).
 
-use std::io::Cursor;
-use std::time::{SystemTime, UNIX_EPOCH};
+mod common;
 
-use rtde_core::capture::{self, Header};
-use rtde_core::{Client, ConnectOptions, DynamicRecipe, Recipe};
-use rtde_sim::{Fault, Sim};
+use rtde_view::GAPS_TOPIC;
 use rtde_view::convert::{self, Package};
-use rtde_view::{GAPS_TOPIC, Recorder};
 
-/// The reference recipe, and one field of every other wire type the simulator serves.
-const FIELDS: [&str; 16] = [
-    "timestamp",
-    "actual_q",
-    "actual_qd",
-    "actual_TCP_pose",
-    "actual_TCP_speed",
-    "actual_TCP_force",
-    "actual_digital_input_bits",
-    "actual_digital_output_bits",
-    "robot_mode",
-    "safety_status",
-    "safety_status_bits",
-    "speed_scaling",
-    "actual_tool_accelerometer",
-    "joint_mode",
-    "output_int_register_24",
-    "output_bit_register_64",
-];
-const FREQUENCY: f64 = 500.0;
-/// Packages per connection; the simulator leaves out every 97th.
-const PER_CONNECTION: usize = 400;
-const SKIP_EVERY: u64 = 97;
-
-fn now_us() -> i64 {
-    let d = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
-    i64::try_from(d.as_micros()).unwrap()
-}
-
-fn timestamp(payload: &[u8]) -> f64 {
-    f64::from_be_bytes(payload[..8].try_into().unwrap())
-}
+use common::{FIELDS, timestamp};
 
 #[test]
 fn every_value_time_gap_and_the_metadata_read_back() {
-    let sim = Sim::builder()
-        .controller_version("5.21.0")
-        .unpaced()
-        .fault(Fault::SkipEvery(SKIP_EVERY))
-        .start()
-        .unwrap();
-    let recipe = DynamicRecipe::outputs(FIELDS).unwrap();
-    let connect = || {
-        let mut client = Client::connect(sim.addr(), ConnectOptions::new()).unwrap();
-        client.setup_outputs(recipe.spec(), FREQUENCY).unwrap();
-        client.start().unwrap();
-        client
-    };
-    let mut client = connect();
-    let header = Header {
-        protocol: client.protocol_version(),
-        controller: client.controller_version(),
-        frequency: FREQUENCY,
-        recipe_id: client.output_recipe_id(),
-        started_unix_micros: now_us(),
-        fields: recipe.fields().to_vec(),
-    };
-    let mut raw = capture::Writer::new(Cursor::new(Vec::new()), &header).unwrap();
-    let mut mcap = Recorder::new(Cursor::new(Vec::new()), &header, "arm-7").unwrap();
-    // Per package: when it arrived, and whether it is the first after a reconnection.
-    let mut arrivals = Vec::new();
-    for connection in 0..2 {
-        if connection == 1 {
-            client.close().unwrap();
-            client = connect();
-            mcap.reconnected();
-        }
-        for i in 0..PER_CONNECTION {
-            let payload = client.recv().unwrap();
-            let arrived = now_us();
-            raw.package(payload).unwrap();
-            mcap.package(payload, arrived).unwrap();
-            arrivals.push((arrived, connection == 1 && i == 0));
-        }
-    }
-    let counts = mcap.counts();
-    let bytes = mcap.finish().unwrap().into_inner();
-    let raw = capture::parse(&raw.finish(0).unwrap().into_inner()).unwrap();
-    assert_eq!(raw.len(), 2 * PER_CONNECTION);
-
+    let common::Recording {
+        mcap: bytes,
+        raw,
+        arrivals,
+        counts,
+    } = common::record(false);
     // Values bit for bit, and the times.
     let mut read: Vec<Package> = Vec::new();
     let summary = convert::read_packages(&bytes, |_, p| {
@@ -199,5 +125,4 @@ fn every_value_time_gap_and_the_metadata_read_back() {
         ),
         ("protobuf", "rtde.Outputs", "protobuf")
     );
-    sim.shutdown().unwrap();
 }
