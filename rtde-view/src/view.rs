@@ -38,6 +38,11 @@ const MESSAGE_DATA: u8 = 0x01;
 const POLL: Duration = Duration::from_millis(10);
 /// How long a client has to finish its WebSocket handshake.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
+/// Bytes of frames gathered before a write to a client's socket (a package's frames are
+/// written together at its end in any case).
+const WRITE_BUFFER: usize = 32 << 10;
+/// The least a client may have waiting: more than the gathering buffer.
+const MIN_CLIENT_BUFFER: usize = 128 << 10;
 /// The most latencies kept for [`ViewServer::take_latencies`] (the oldest beyond go).
 const LATENCIES_KEPT: usize = 1 << 20;
 
@@ -94,11 +99,11 @@ impl ViewOptions {
     }
 
     /// How many bytes of frames a client may have waiting, beyond its socket's buffer,
-    /// before frames for it are dropped (at least 64 KiB: a frame larger than this
+    /// before frames for it are dropped (at least 128 KiB: a frame larger than this
     /// would never be sent).
     #[must_use]
     pub fn client_buffer(mut self, bytes: usize) -> Self {
-        self.client_buffer = bytes.max(64 << 10);
+        self.client_buffer = bytes.max(MIN_CLIENT_BUFFER);
         self
     }
 
@@ -222,10 +227,11 @@ impl ViewServer {
             derived,
             channels,
             greeting: Arc::new([server_info, advertise]),
-            // No write buffer of its own: each frame goes to the socket as it is written,
-            // and what the socket cannot take waits, up to the client's allowance.
+            // A package's frames gather in the client's buffer and go to its socket in one
+            // write when the package is done (the flush after each package); what the
+            // socket cannot take waits, up to the client's allowance.
             config: WebSocketConfig::default()
-                .write_buffer_size(0)
+                .write_buffer_size(WRITE_BUFFER)
                 .max_write_buffer_size(options.client_buffer),
             clients: Vec::new(),
             handshakes: mpsc::channel(),
@@ -450,8 +456,15 @@ struct Server {
 
 impl Server {
     fn run(&mut self) {
+        // New connections and the clients' requests are looked at every `POLL`, not at
+        // every package: each look is a system call per socket.
+        let mut polled = Instant::now();
         while !self.stop.load(Ordering::Acquire) {
-            self.accept();
+            if polled.elapsed() >= POLL {
+                self.accept();
+                self.read_requests();
+                polled = Instant::now();
+            }
             match self.rx.recv_timeout(POLL) {
                 Ok(Item::Package {
                     payload,
@@ -463,7 +476,6 @@ impl Server {
                 // The publisher is gone: serve until stopped, with nothing new.
                 Err(RecvTimeoutError::Disconnected) => std::thread::sleep(POLL),
             }
-            self.read_requests();
         }
         for mut client in self.clients.drain(..) {
             let _ = client.socket.close(None);

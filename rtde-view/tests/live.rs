@@ -269,7 +269,7 @@ fn a_slow_client_loses_frames_counted_and_holds_up_no_one() {
         &synthetic_header(&VECTORS),
         ViewOptions::new()
             .addr(LOOPBACK)
-            .client_buffer(64 << 10)
+            .client_buffer(128 << 10)
             .queue(usize::try_from(PACKAGES).unwrap()),
     )
     .unwrap();
