@@ -124,7 +124,7 @@ fn main() -> ExitCode {
         std::thread::spawn(move || {
             let mut outputs = 0u64;
             while !done.load(Ordering::Relaxed) {
-                match fast.next_raw() {
+                match fast.frame() {
                     Ok((i, ..)) if i == outputs_index => outputs += 1,
                     Ok(_) => {}
                     Err(_) => break,

@@ -91,6 +91,11 @@ pub(crate) fn speed(text: &str) -> Result<Speed, String> {
     Ok(Speed::Factor(x))
 }
 
+/// An arm model by name: ur3e, ur5e, ur10e or ur5 (CB3), any case.
+pub(crate) fn arm(name: &str) -> Result<Arm, String> {
+    Arm::named(name).ok_or_else(|| format!("unknown arm `{name}`: use ur3e, ur5e, ur10e or ur5"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,9 +135,4 @@ mod tests {
         assert!(speed("0").is_err());
         assert!(speed("fast").is_err());
     }
-}
-
-/// An arm model by name: ur3e, ur5e, ur10e or ur5 (CB3), any case.
-pub(crate) fn arm(name: &str) -> Result<Arm, String> {
-    Arm::named(name).ok_or_else(|| format!("unknown arm `{name}`: use ur3e, ur5e, ur10e or ur5"))
 }

@@ -201,6 +201,9 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
 }
 
 /// The output file being written, in its format.
+// One per run: its size is no matter, and boxing the recorder would only add an
+// indirection per package.
+#[allow(clippy::large_enum_variant)]
 enum Output {
     Csv(CsvWriter<PendingFile>),
     Mcap(Recorder<PendingFile>),
@@ -230,11 +233,12 @@ impl Output {
         }
     }
 
-    /// The file, with what was buffered written (an MCAP file's summary included).
-    fn finish(self) -> Result<PendingFile, (String, Option<PendingFile>)> {
+    /// The file, with an MCAP file's summary written. (A CSV file is flushed when it is
+    /// committed or kept.)
+    fn finish(self) -> Result<PendingFile, String> {
         match self {
             Output::Csv(csv) => Ok(csv.into_inner()),
-            Output::Mcap(mcap) => mcap.finish().map_err(|e| (e.to_string(), None)),
+            Output::Mcap(mcap) => mcap.finish().map_err(|e| e.to_string()),
         }
     }
 }
@@ -529,7 +533,7 @@ pub(crate) fn run_plan(plan: Plan) -> Result<(), String> {
     let elapsed = started.elapsed();
     let finished = output.map(|o| {
         o.finish()
-            .map_err(|(e, _)| format!("cannot write `{output_name}`: {e}"))
+            .map_err(|e| format!("cannot write `{output_name}`: {e}"))
     });
     let finished_raw = raw.map(|(writer, name)| {
         writer

@@ -173,7 +173,7 @@ fn rtde_view_serves_the_simulator_to_a_foxglove_client() {
     client.subscribe(&["/tf", "/rtde/outputs"]).unwrap();
     let mut topics = std::collections::BTreeSet::new();
     for _ in 0..50 {
-        topics.insert(client.next().unwrap().topic);
+        topics.insert(client.message().unwrap().topic);
     }
     assert_eq!(
         topics.into_iter().collect::<Vec<_>>(),

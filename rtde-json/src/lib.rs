@@ -142,7 +142,7 @@ mod tests {
             f64::MAX,
             1234.5678,
             2.0,
-            -1.5707963267948966,
+            -std::f64::consts::FRAC_PI_2,
         ] {
             let mut s = String::new();
             write_number(&mut s, v);

@@ -212,7 +212,7 @@ fn nanos(us: i64) -> u64 {
 /// Controller seconds as nanoseconds.
 fn seconds_to_nanos(t: f64) -> u64 {
     let ns = (t * 1e9).round();
-    if ns.is_finite() && ns >= 0.0 && ns < 1.8e19 {
+    if (0.0..1.8e19).contains(&ns) {
         // In range (checked).
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let ns = ns as u64;

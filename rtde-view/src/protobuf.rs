@@ -38,6 +38,8 @@ const VARINT: u64 = 0;
 const FIXED64: u64 = 1;
 const LENGTH: u64 = 2;
 
+// Each byte pushed is below 0x100: seven bits masked, or the last, below 0x80.
+#[allow(clippy::cast_possible_truncation)]
 fn varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         // The low seven bits, with the continuation bit.

@@ -698,6 +698,8 @@ fn handshake(
     stream.set_read_timeout(Some(HANDSHAKE_TIMEOUT))?;
     stream.set_write_timeout(Some(HANDSHAKE_TIMEOUT))?;
     stream.set_nodelay(true)?;
+    // The error type is tungstenite's callback's, a whole HTTP response.
+    #[allow(clippy::result_large_err)]
     let choose = |request: &Request, mut response: Response| {
         let offered: Vec<&str> = request
             .headers()

@@ -128,7 +128,7 @@ fn a_viewer_sees_the_simulator_move_by_its_motion_law_and_kinematics() {
     let mut packages: BTreeMap<u64, BTreeMap<String, Json>> = BTreeMap::new();
     let complete = |p: &BTreeMap<String, Json>| p.len() == 4;
     for _ in 0..CHECKED * 8 {
-        let data = viewer.next().unwrap();
+        let data = viewer.message().unwrap();
         packages
             .entry(data.log_time)
             .or_default()
@@ -285,7 +285,7 @@ fn a_slow_client_loses_frames_counted_and_holds_up_no_one() {
         // Every package, in order: their log times step by the 2 ms of their timestamps.
         let mut seen = 0u64;
         while seen < PACKAGES {
-            let (_, log_time, _, _) = fast.next_raw().unwrap();
+            let (_, log_time, _, _) = fast.frame().unwrap();
             assert_eq!(
                 log_time,
                 (1_000_000 + 2_000 * seen) * 1000,

@@ -56,12 +56,11 @@ fn every_value_time_gap_and_the_metadata_read_back() {
     // The gaps: every hole in the capture's timestamps, and the reconnection.
     let tick = 1.0 / 500.0;
     let mut expected = Vec::new();
-    for i in 1..raw.len() {
+    for (i, &(_, reconnection)) in arrivals.iter().enumerate().skip(1) {
         let (a, b) = (timestamp(raw.payload(i - 1)), timestamp(raw.payload(i)));
         // A new connection of the unpaced simulator may start its clock anew: no gap.
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let missing = (((b - a) / tick).round() as u64).saturating_sub(1);
-        let reconnection = arrivals[i].1;
         if missing > 0 || reconnection {
             let kind = if reconnection {
                 "reconnection"

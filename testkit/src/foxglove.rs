@@ -151,8 +151,8 @@ impl Client {
     /// # Errors
     /// A frame that is not message data of a subscription, JSON that does not fit the
     /// channel's schema, a broken connection or the read timeout (5 s).
-    pub fn next(&mut self) -> Result<Data, String> {
-        let (i, log_time, payload, read_at) = self.next_raw()?;
+    pub fn message(&mut self) -> Result<Data, String> {
+        let (i, log_time, payload, read_at) = self.frame()?;
         let channel = &self.channels[i];
         let json: Json = serde_json::from_slice(&payload).map_err(|e| e.to_string())?;
         validate(&channel.schema, &json).map_err(|e| format!("{}: {e}: {json}", channel.topic))?;
@@ -171,7 +171,7 @@ impl Client {
     /// # Errors
     /// A frame that is not message data of a subscription, a broken connection or the
     /// read timeout (5 s).
-    pub fn next_raw(&mut self) -> Result<(usize, u64, Vec<u8>, Instant), String> {
+    pub fn frame(&mut self) -> Result<(usize, u64, Vec<u8>, Instant), String> {
         loop {
             let bytes = match self.socket.read().map_err(|e| e.to_string())? {
                 Message::Binary(b) => b,
@@ -261,18 +261,17 @@ pub fn validate(schema: &Json, value: &Json) -> Result<(), String> {
     {
         return Err(format!("{value} is none of {options:?}"));
     }
-    if let Some(n) = value.as_f64() {
-        if schema
+    if let Some(n) = value.as_f64()
+        && (schema
             .get("minimum")
             .and_then(Json::as_f64)
             .is_some_and(|m| n < m)
             || schema
                 .get("maximum")
                 .and_then(Json::as_f64)
-                .is_some_and(|m| n > m)
-        {
-            return Err(format!("{n} out of range"));
-        }
+                .is_some_and(|m| n > m))
+    {
+        return Err(format!("{n} out of range"));
     }
     Ok(())
 }

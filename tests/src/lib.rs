@@ -10,3 +10,6 @@ pub mod drivers {}
 
 #[doc = include_str!("../../docs/migrating-from-ur_rtde.md")]
 pub mod migrating_from_ur_rtde {}
+
+#[doc = include_str!("../../docs/view.md")]
+pub mod view {}

@@ -74,8 +74,8 @@ pub fn skipped_between(previous: f64, now: f64, loop_rate: f64, ticks_per_packag
     #[allow(clippy::cast_precision_loss)] // tick counts far below 2^52 in practice
     let ticks_per_package = ticks_per_package as f64;
     let ticks = ((now - previous) * loop_rate).round();
-    // NaN compares false: no gap.
-    if !(ticks > ticks_per_package) {
+    // A NaN interval is no gap either.
+    if ticks.is_nan() || ticks <= ticks_per_package {
         return 0;
     }
     let intervals = (ticks / ticks_per_package).round();
