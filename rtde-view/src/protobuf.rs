@@ -366,11 +366,14 @@ mod tests {
     #[test]
     fn garbage_is_an_error_not_a_panic() {
         let fields = [lookup(Direction::Output, "actual_q").unwrap()];
+        // A length past the end, a packed double cut short, a varint of eleven bytes, a
+        // group (wire type 3) in a field of the recipe and in one it does not have.
         for bytes in [
             &[0x0a, 0xff][..],
             &[0x0a, 0x03, 1, 2, 3],
             &[0xff; 11],
             &[0x0b],
+            &[0x13],
         ] {
             assert!(decode(&fields, bytes).is_err(), "{bytes:?}");
         }
