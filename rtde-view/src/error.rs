@@ -26,6 +26,15 @@ pub enum Error {
     /// An MCAP file that is not an rtde recording this version reads: what is missing.
     #[error("not an rtde recording: {0}")]
     NotRtde(String),
+    /// The background driver ended (the link is lost and was not brought back) while
+    /// recording; the packages before are in the file, which is finished.
+    #[error("the recording ended after {packages} packages: {source}")]
+    Stream {
+        /// The packages written.
+        packages: u64,
+        /// The driver's error.
+        source: rtde_core::Error,
+    },
     /// The view could not listen on its address.
     #[error("cannot listen on {addr}: {source}")]
     Bind {

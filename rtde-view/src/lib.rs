@@ -7,6 +7,9 @@
 //!   the recipe's channel, the skipped packages and reconnections on a channel of their own, a
 //!   metadata record describing the stream, zstd-compressed chunks cut every second of
 //!   controller time. `rtde record --format mcap` uses it.
+//! - [`McapRecording`] records the same file on a thread of its own from a background
+//!   driver's queue, started and stopped by the program, as
+//!   [`rtde_core::csv::CsvRecording`] does for CSV.
 //! - [`convert`] turns a raw capture into MCAP and an MCAP recording back into CSV.
 //! - [`ViewServer`] serves the Foxglove WebSocket protocol: the recipe's values, the
 //!   arm's link frames (`foxglove.FrameTransforms`), the TCP pose and the robot's modes.
@@ -42,6 +45,7 @@ mod encode;
 mod error;
 mod protobuf;
 mod recorder;
+mod recording;
 pub mod schema;
 mod view;
 
@@ -49,6 +53,7 @@ pub use view::{SUBPROTOCOLS, ViewOptions, ViewServer, ViewStats};
 
 pub use error::Error;
 pub use recorder::{CHUNK_SECONDS, Recorder, RecorderCounts};
+pub use recording::{McapRecording, McapSummary};
 
 /// The topic of the recipe's values.
 pub const OUTPUTS_TOPIC: &str = "/rtde/outputs";
