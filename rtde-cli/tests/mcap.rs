@@ -187,3 +187,39 @@ fn rtde_view_serves_the_simulator_to_a_foxglove_client() {
         run.stderr
     );
 }
+
+#[test]
+fn rtde_record_view_records_and_serves_at_once() {
+    let dir = scratch("mcap-record-view");
+    let mut cmd = rtde();
+    cmd.current_dir(&dir).args([
+        "record",
+        "--deterministic",
+        "--fields",
+        "actual_q",
+        "--frequency",
+        "500",
+        "--samples",
+        "2000",
+        "-o",
+        "run.mcap",
+        "--view",
+        "127.0.0.1:0",
+    ]);
+    let mut recorder = Spawned::new(cmd);
+    let addr = recorder.listening_on();
+    let mut client = foxglove::Client::connect(addr, &["foxglove.sdk.v1"]).unwrap();
+    client.subscribe(&["/tf"]).unwrap();
+    for _ in 0..20 {
+        assert_eq!(client.message().unwrap().topic, "/tf");
+    }
+    let run = common::finish(recorder, Duration::from_secs(30));
+    assert!(
+        run.ok().contains("recorded 2000 packages"),
+        "{}",
+        run.stderr
+    );
+    let bytes = std::fs::read(dir.join("run.mcap")).unwrap();
+    let read = rtde_view::convert::read_packages(&bytes, |_, _| Ok(())).unwrap();
+    assert_eq!((read.packages, read.cut_short), (2000, None));
+}
