@@ -8,9 +8,11 @@
 
 use std::f64::consts::FRAC_PI_2;
 
+mod frames;
 mod inverse;
 mod pose;
 
+pub use frames::{BASE_FRAME, LINK_FRAMES, LinkFrame, quaternion, rotation_matrix};
 pub use inverse::{Solutions, Unreachable};
 pub use pose::{compose, invert, matrix_of, pose_of};
 
@@ -79,6 +81,24 @@ impl Arm {
         a: [0.0, -0.425, -0.39225, 0.0, 0.0, 0.0],
         alpha: UR_ALPHA,
     };
+
+    /// Every arm this crate knows.
+    pub const ALL: [Arm; 4] = [Arm::UR3E, Arm::UR5E, Arm::UR10E, Arm::UR5];
+
+    /// The arm of this model name, in any case (`ur5e`, `UR10e`).
+    ///
+    /// ```
+    /// use rtde_kinematics::Arm;
+    ///
+    /// assert_eq!(Arm::named("ur10e"), Some(Arm::UR10E));
+    /// assert_eq!(Arm::named("UR7"), None);
+    /// ```
+    #[must_use]
+    pub fn named(name: &str) -> Option<Arm> {
+        Arm::ALL
+            .into_iter()
+            .find(|a| a.name.eq_ignore_ascii_case(name.trim()))
+    }
 
     /// The tool flange's pose for joint positions `q`: `[x, y, z, rx, ry, rz]`, position
     /// in metres and orientation as a rotation vector (axis times angle, angle in `[0, π]`),

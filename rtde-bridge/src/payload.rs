@@ -120,8 +120,10 @@ use std::sync::Arc;
 
 use rtde_core::Value;
 use rtde_core::capture::{self, Header};
-use rtde_core::fields::{ControllerVersion, Direction, WireType, lookup};
+use rtde_core::fields::{ControllerVersion, Direction, lookup};
+use rtde_core::host_time::HostTime;
 use rtde_core::protocol::{ControllerMessage, ProtocolVersion};
+use rtde_json::{write_integer, write_number};
 use serde_json::Value as Json;
 
 /// The payload format version this module writes and reads.
@@ -240,15 +242,15 @@ impl Batch {
         Some(f64::from_be_bytes(p.get(..8)?.try_into().ok()?))
     }
 
-    /// The host time of package `i`: `t0 + (Tn − T0)`, µs since the Unix epoch.
+    /// The host time of package `i`: `t0 + (Tn − T0)`, µs since the Unix epoch
+    /// ([`rtde_core::host_time`]).
     #[must_use]
     pub fn host_time_us(&self, i: usize) -> Option<i64> {
-        let t = self.timestamp(i)?;
-        let offset = ((t - self.t0_timestamp) * 1e6).round();
-        // Finite and far inside i64 for any real controller clock.
-        #[allow(clippy::cast_possible_truncation)]
-        let offset = offset as i64;
-        self.t0_unix_us.checked_add(offset)
+        HostTime {
+            t0_unix_us: self.t0_unix_us,
+            t0_timestamp: self.t0_timestamp,
+        }
+        .host_time_us(self.timestamp(i)?)
     }
 
     /// The batch as one JSON object.
@@ -262,7 +264,7 @@ impl Batch {
         s.push_str(JSON_BATCH);
         // Written piece by piece, not through `fmt`: this runs for every batch.
         s.push_str("\",\"version\":");
-        integer(&mut s, FORMAT_VERSION);
+        write_integer(&mut s, FORMAT_VERSION);
         s.push_str(",\"robot\":");
         string(&mut s, &self.robot);
         for (key, n) in [
@@ -275,19 +277,19 @@ impl Batch {
             (",\"lost\":", self.lost),
         ] {
             s.push_str(key);
-            integer(&mut s, n);
+            write_integer(&mut s, n);
         }
         s.push_str(",\"t0_unix_us\":");
-        integer(&mut s, self.t0_unix_us);
+        write_integer(&mut s, self.t0_unix_us);
         s.push_str(",\"t0_timestamp\":");
-        number(&mut s, self.t0_timestamp);
+        write_number(&mut s, self.t0_timestamp);
         let _ = write!(s, ",\"controller\":\"{}\"", h.controller);
         s.push_str(",\"protocol\":");
-        integer(&mut s, h.protocol.number());
+        write_integer(&mut s, h.protocol.number());
         s.push_str(",\"recipe_id\":");
-        integer(&mut s, h.recipe_id.map_or(0, u16::from));
+        write_integer(&mut s, h.recipe_id.map_or(0, u16::from));
         s.push_str(",\"frequency\":");
-        number(&mut s, h.frequency);
+        write_number(&mut s, h.frequency);
         s.push_str(",\"fields\":[");
         list(&mut s, h.fields.iter().map(|f| f.name()));
         s.push_str("],\"types\":[");
@@ -307,7 +309,7 @@ impl Batch {
                 }
                 let t = f.wire_type();
                 if value.read_be(t, &payload[at..]) {
-                    json_value(&mut s, &value);
+                    rtde_json::write_value(&mut s, &value);
                 }
                 at += t.size();
             }
@@ -373,19 +375,6 @@ impl Batch {
     }
 }
 
-/// Appends a double as JSON: shortest exact digits (the formatter serde_json uses, on
-/// the stack: no allocation per number), `null` when not finite.
-fn number(s: &mut String, v: f64) {
-    if v.is_finite() {
-        let mut buf = zmij::Buffer::new();
-        let digits = buf.format_finite(v);
-        // Integral doubles print without a fraction, which JSON allows.
-        s.push_str(digits.strip_suffix(".0").unwrap_or(digits));
-    } else {
-        s.push_str("null");
-    }
-}
-
 /// Appends `v` as a JSON string. Names need no escape as a rule; one that does goes
 /// through serde_json, which owns the escaping.
 fn string(s: &mut String, v: &str) {
@@ -398,11 +387,6 @@ fn string(s: &mut String, v: &str) {
     }
 }
 
-/// Appends an integer in decimal, without going through `fmt`.
-fn integer(s: &mut String, n: impl itoa::Integer) {
-    s.push_str(itoa::Buffer::new().format(n));
-}
-
 fn list<'a>(s: &mut String, items: impl Iterator<Item = &'a str>) {
     for (i, item) in items.enumerate() {
         if i > 0 {
@@ -411,31 +395,6 @@ fn list<'a>(s: &mut String, items: impl Iterator<Item = &'a str>) {
         s.push('"');
         s.push_str(item);
         s.push('"');
-    }
-}
-
-fn json_value(s: &mut String, v: &Value) {
-    fn all<T: Copy>(s: &mut String, xs: &[T], mut one: impl FnMut(&mut String, T)) {
-        s.push('[');
-        for (i, &x) in xs.iter().enumerate() {
-            if i > 0 {
-                s.push(',');
-            }
-            one(s, x);
-        }
-        s.push(']');
-    }
-    match v {
-        Value::Bool(b) => s.push_str(if *b { "true" } else { "false" }),
-        Value::Uint8(n) => integer(s, *n),
-        Value::Uint32(n) => integer(s, *n),
-        Value::Uint64(n) => integer(s, *n),
-        Value::Int32(n) => integer(s, *n),
-        Value::Double(d) => number(s, *d),
-        Value::Vector3d(xs) => all(s, xs, number),
-        Value::Vector6d(xs) => all(s, xs, number),
-        Value::Vector6Int32(xs) => all(s, xs, integer),
-        Value::Vector6Uint32(xs) => all(s, xs, integer),
     }
 }
 
@@ -598,7 +557,7 @@ fn decode_json(bytes: &[u8]) -> Result<Batch, PayloadError> {
         let mut at = i * size;
         for (f, j) in stream.fields.iter().zip(values) {
             let t = f.wire_type();
-            let value = from_json(t, j)
+            let value = rtde_json::read_value(t, j)
                 .ok_or_else(|| err(format!("package {i}: `{}` is no {t} value", f.name())))?;
             let _ = value.write_be(&mut payloads[at..at + t.size()]);
             at += t.size();
@@ -621,42 +580,6 @@ fn decode_json(bytes: &[u8]) -> Result<Batch, PayloadError> {
             .ok_or_else(|| err("`t0_timestamp` is no number"))?,
         stream: Arc::new(stream),
         payloads,
-    })
-}
-
-/// A JSON value read as wire type `t`.
-fn from_json(t: WireType, j: &Json) -> Option<Value> {
-    fn double(j: &Json) -> Option<f64> {
-        if j.is_null() {
-            Some(f64::NAN)
-        } else {
-            j.as_f64()
-        }
-    }
-    fn arr<T: Default + Copy, const N: usize>(
-        j: &Json,
-        one: impl Fn(&Json) -> Option<T>,
-    ) -> Option<[T; N]> {
-        let a = j.as_array().filter(|a| a.len() == N)?;
-        let mut out = [T::default(); N];
-        for (o, x) in out.iter_mut().zip(a) {
-            *o = one(x)?;
-        }
-        Some(out)
-    }
-    let int = |j: &Json| j.as_i64().and_then(|n| i32::try_from(n).ok());
-    let uint = |j: &Json| j.as_u64().and_then(|n| u32::try_from(n).ok());
-    Some(match t {
-        WireType::Bool => Value::Bool(j.as_bool()?),
-        WireType::Uint8 => Value::Uint8(u8::try_from(j.as_u64()?).ok()?),
-        WireType::Uint32 => Value::Uint32(uint(j)?),
-        WireType::Uint64 => Value::Uint64(j.as_u64()?),
-        WireType::Int32 => Value::Int32(int(j)?),
-        WireType::Double => Value::Double(double(j)?),
-        WireType::Vector3d => Value::Vector3d(arr(j, double)?),
-        WireType::Vector6d => Value::Vector6d(arr(j, double)?),
-        WireType::Vector6Int32 => Value::Vector6Int32(arr(j, int)?),
-        WireType::Vector6Uint32 => Value::Vector6Uint32(arr(j, uint)?),
     })
 }
 

@@ -13,6 +13,7 @@ use clap::{Parser, Subcommand};
 
 mod args;
 mod bridge;
+mod convert;
 mod dashboard;
 mod dictionary;
 mod lookup;
@@ -25,9 +26,10 @@ mod run_script;
 mod sim;
 mod subscribe;
 mod table;
+mod view;
 
 /// Universal Robots RTDE from the command line: look fields up, record a robot's outputs
-/// without losing a package, replay a recording as a controller, plot it.
+/// without losing a package, replay a recording as a controller, plot it, watch it live.
 #[derive(Debug, Parser)]
 #[command(
     name = "rtde",
@@ -40,6 +42,8 @@ mod table;
                                                   record the built-in simulator (--robot HOST for a robot)
   rtde plot run.csv --fields actual_q             run.png: the joints over time
   rtde replay run.rtde                            serve the recording on 127.0.0.1:30004
+  rtde view                                       watch the simulator live in Foxglove
+  rtde convert run.rtde run.mcap                  a capture for Foxglove, PlotJuggler, Rerun
   rtde bridge fleet.toml                          a fleet's telemetry into MQTT
   rtde dashboard --robot HOST robotmode           one Dashboard server command, its reply typed
   rtde run-script urscript/rtde_servo.script      send a program (built-in simulator without --robot)
@@ -63,6 +67,8 @@ enum Command {
     Subscribe(subscribe::SubscribeArgs),
     Dashboard(dashboard::DashboardArgs),
     RunScript(run_script::RunScriptArgs),
+    View(view::ViewArgs),
+    Convert(convert::ConvertArgs),
 }
 
 fn main() -> ExitCode {
@@ -78,6 +84,8 @@ fn main() -> ExitCode {
         Command::Subscribe(args) => subscribe::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Dashboard(args) => dashboard::run(&args),
         Command::RunScript(args) => run_script::run(&args),
+        Command::View(args) => view::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Convert(args) => convert::run(&args).map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,

@@ -1,6 +1,7 @@
 //! `rtde record`: every output package a controller sends, to CSV and, on request, to a
 //! raw capture ([`rtde_core::capture`]).
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -8,7 +9,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use rtde_core::fields::{ControllerVersion, Field};
 use rtde_core::protocol::timing::effective_frequency;
 use rtde_core::{Client, ConnectOptions, DynamicRecipe, Error, OutputRecipe, Recipe, Value};
-use rtde_sim::Sim;
+use rtde_sim::{Arm, Sim};
+use rtde_view::{Recorder, ViewOptions, ViewServer};
 
 use crate::args;
 use crate::outfile::PendingFile;
@@ -68,18 +70,8 @@ RTDE client; the format is described in the documentation of rtde_core::capture.
       find the field names to record"
 )]
 pub(crate) struct RecordArgs {
-    /// The robot's address: HOST or HOST:PORT (port 30004 unless given; IPv6 in brackets).
-    #[arg(long, value_name = "HOST[:PORT]", conflicts_with_all = ["sim", "sim_version", "deterministic"])]
-    robot: Option<String>,
-    /// Record the built-in simulator (the default without --robot).
-    #[arg(long)]
-    sim: bool,
-    /// The controller version the simulator plays (3.x CB3, 5.x e-Series, 10.x PolyScope X).
-    #[arg(long, value_name = "VERSION", default_value = "5.21.0")]
-    sim_version: ControllerVersion,
-    /// Simulator without measurement noise: every value follows the documented motion law.
-    #[arg(long)]
-    deterministic: bool,
+    #[command(flatten)]
+    source: SourceArgs,
     /// Output fields to record, comma-separated (`rtde fields` lists them; any case).
     #[arg(
         long,
@@ -89,9 +81,52 @@ pub(crate) struct RecordArgs {
         required = true
     )]
     fields: Vec<String>,
+    #[command(flatten)]
+    limits: LimitArgs,
+    /// The file to write: CSV, or MCAP with --format mcap or a `.mcap` name.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    output: PathBuf,
+    /// The format of --output [default: mcap for a `.mcap` file, else csv].
+    #[arg(long, value_enum)]
+    format: Option<Format>,
+    /// Also write a raw capture, for `rtde replay`.
+    #[arg(long, value_name = "FILE.rtde")]
+    raw: Option<PathBuf>,
+    /// Also serve a live view for Foxglove or Lichtblick on ADDR, as `rtde view` does
+    /// [default ADDR: 127.0.0.1:8765].
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8765")]
+    view: Option<SocketAddr>,
+    /// The arm the view draws: ur3e, ur5e, ur10e or ur5 (CB3).
+    #[arg(long, value_name = "MODEL", default_value = "ur5e", value_parser = args::arm)]
+    arm: Arm,
+    /// Print nothing but errors (no simulator notice, progress or summary).
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+/// Where the packages come from: a robot, or the built-in simulator.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct SourceArgs {
+    /// The robot's address: HOST or HOST:PORT (port 30004 unless given; IPv6 in brackets).
+    #[arg(long, value_name = "HOST[:PORT]", conflicts_with_all = ["sim", "sim_version", "deterministic"])]
+    robot: Option<String>,
+    /// Use the built-in simulator (the default without --robot).
+    #[arg(long)]
+    sim: bool,
+    /// The controller version the simulator plays (3.x CB3, 5.x e-Series, 10.x PolyScope X).
+    #[arg(long, value_name = "VERSION", default_value = "5.21.0")]
+    sim_version: ControllerVersion,
+    /// Simulator without measurement noise: every value follows the documented motion law.
+    #[arg(long)]
+    deterministic: bool,
     /// Packages per second [default: 125, or the control-loop rate in protocol v1].
     #[arg(long, value_name = "HZ")]
     frequency: Option<f64>,
+}
+
+/// When to stop.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct LimitArgs {
     /// Stop after this much controller time: 10s, 500ms, 2m, 1h; 5s at 125 Hz is 625
     /// packages [default: until Ctrl-C].
     #[arg(long, value_name = "DURATION", value_parser = args::duration, conflicts_with = "samples")]
@@ -99,15 +134,49 @@ pub(crate) struct RecordArgs {
     /// Stop after this many packages [default: until Ctrl-C].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     samples: Option<u64>,
-    /// The CSV file to write.
-    #[arg(long, short = 'o', value_name = "FILE.csv")]
-    output: PathBuf,
-    /// Also write a raw capture, for `rtde replay`.
-    #[arg(long, value_name = "FILE.rtde")]
-    raw: Option<PathBuf>,
-    /// Print nothing but errors (no simulator notice, progress or summary).
-    #[arg(long, short = 'q')]
-    quiet: bool,
+}
+
+/// The format of `rtde record --output`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Format {
+    /// One row per package (`rtde_core::csv`).
+    Csv,
+    /// MCAP: JSON messages with a schema per channel, zstd chunks (`rtde_view`).
+    Mcap,
+}
+
+/// What one run of the receive loop does: `rtde record` and `rtde view` both are one.
+#[derive(Debug)]
+pub(crate) struct Plan {
+    pub(crate) source: SourceArgs,
+    pub(crate) fields: Vec<String>,
+    pub(crate) limits: LimitArgs,
+    /// The output file and its format; none for `rtde view`.
+    pub(crate) output: Option<(PathBuf, Format)>,
+    pub(crate) raw: Option<PathBuf>,
+    pub(crate) view: Option<(SocketAddr, Arm)>,
+    pub(crate) quiet: bool,
+}
+
+impl RecordArgs {
+    fn into_plan(self) -> Plan {
+        let format = self.format.unwrap_or_else(|| {
+            let mcap = self
+                .output
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("mcap"));
+            if mcap { Format::Mcap } else { Format::Csv }
+        });
+        Plan {
+            source: self.source,
+            fields: self.fields,
+            limits: self.limits,
+            output: Some((self.output, format)),
+            raw: self.raw,
+            view: self.view.map(|addr| (addr, self.arm)),
+            quiet: self.quiet,
+        }
+    }
 }
 
 /// Set by Ctrl-C (and SIGTERM, SIGHUP): the recording ends after the current package.
@@ -128,25 +197,89 @@ enum End {
 
 /// Runs `rtde record`.
 pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
+    run_plan(args.into_plan())
+}
+
+/// The output file being written, in its format.
+// One per run: its size is no matter, and boxing the recorder would only add an
+// indirection per package.
+#[allow(clippy::large_enum_variant)]
+enum Output {
+    Csv(CsvWriter<PendingFile>),
+    Mcap(Recorder<PendingFile>),
+}
+
+impl Output {
+    fn package(
+        &mut self,
+        values: &[Value],
+        payload: &[u8],
+        arrived_unix_us: i64,
+    ) -> Result<(), String> {
+        match self {
+            Output::Csv(csv) => csv.row(values).map_err(|e| e.to_string()),
+            Output::Mcap(mcap) => mcap
+                .package(payload, arrived_unix_us)
+                .map_err(|e| e.to_string()),
+        }
+    }
+
+    fn flush(&mut self) -> Result<(), String> {
+        match self {
+            Output::Csv(csv) => csv.flush().map_err(|e| e.to_string()),
+            // The recorder cuts a chunk, and writes it through, every second of controller
+            // time on its own.
+            Output::Mcap(_) => Ok(()),
+        }
+    }
+
+    /// The file, with an MCAP file's summary written. (A CSV file is flushed when it is
+    /// committed or kept.)
+    fn finish(self) -> Result<PendingFile, String> {
+        match self {
+            Output::Csv(csv) => Ok(csv.into_inner()),
+            Output::Mcap(mcap) => mcap.finish().map_err(|e| e.to_string()),
+        }
+    }
+}
+
+/// Microseconds since the Unix epoch, now.
+fn unix_micros() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
+}
+
+/// Runs the receive loop a plan describes: `rtde record`, `rtde view`, or both at once.
+pub(crate) fn run_plan(plan: Plan) -> Result<(), String> {
     let say = |text: &str| {
-        if !args.quiet {
+        if !plan.quiet {
             eprintln!("rtde: {text}");
         }
     };
-    let mut names: Vec<&str> = args.fields.iter().map(|s| s.trim()).collect();
+    let source = &plan.source;
+    let mut names: Vec<&str> = plan.fields.iter().map(|s| s.trim()).collect();
     if !names.iter().any(|n| n.eq_ignore_ascii_case("timestamp")) {
         names.insert(0, "timestamp");
     }
     let mut recipe = DynamicRecipe::outputs(&names).map_err(|e| e.to_string())?;
-    if args.frequency.is_some_and(|f| !(f.is_finite() && f > 0.0)) {
+    if source
+        .frequency
+        .is_some_and(|f| !(f.is_finite() && f > 0.0))
+    {
         return Err("--frequency must be a positive number of hertz".into());
     }
-    if args.raw.as_ref() == Some(&args.output) {
+    if let Some((output, _)) = &plan.output
+        && plan.raw.as_ref() == Some(output)
+    {
         return Err("--raw and --output name the same file".into());
     }
     // Created before connecting: an unwritable path fails before anything else happens.
-    let csv = PendingFile::create(&args.output)?;
-    let raw = args.raw.as_deref().map(PendingFile::create).transpose()?;
+    let file = match &plan.output {
+        Some((path, format)) => Some((PendingFile::create(path)?, *format)),
+        None => None,
+    };
+    let raw = plan.raw.as_deref().map(PendingFile::create).transpose()?;
 
     ctrlc::set_handler(|| {
         // A second Ctrl-C does not wait for the clean stop.
@@ -156,11 +289,14 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
     })
     .map_err(|e| format!("cannot handle Ctrl-C: {e}"))?;
 
-    let sim = match &args.robot {
+    let arm = plan.view.map_or(Arm::UR5E, |(_, arm)| arm);
+    let sim = match &source.robot {
         Some(_) => None,
         None => {
-            let builder = Sim::builder().controller_version(&args.sim_version.to_string());
-            let builder = if args.deterministic {
+            let builder = Sim::builder()
+                .controller_version(&source.sim_version.to_string())
+                .arm(arm);
+            let builder = if source.deterministic {
                 builder.deterministic()
             } else {
                 builder
@@ -168,15 +304,21 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
             let sim = builder
                 .start()
                 .map_err(|e| format!("cannot start the simulator: {e}"))?;
+            let doing = if file.is_some() {
+                "recording"
+            } else {
+                "viewing"
+            };
             say(&format!(
-                "no --robot given: recording the built-in simulator (a UR5e on controller {}, in-process on {})",
+                "no --robot given: {doing} the built-in simulator (a {} on controller {}, in-process on {})",
+                arm.name,
                 sim.controller_version(),
                 sim.addr()
             ));
             Some(sim)
         }
     };
-    let (host, port) = match (&args.robot, &sim) {
+    let (host, port) = match (&source.robot, &sim) {
         (Some(robot), _) => args::robot(robot)?,
         (None, Some(sim)) => (sim.addr().ip().to_string(), sim.addr().port()),
         (None, None) => unreachable!("a simulator runs when no robot is given"),
@@ -186,7 +328,7 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
         .connect_timeout(Duration::from_secs(5))
         .read_timeout(Some(REPLY_WAIT));
     let mut client = Client::connect((host.as_str(), port), options).map_err(|e| e.to_string())?;
-    let frequency = match (client.protocol_version(), args.frequency) {
+    let frequency = match (client.protocol_version(), source.frequency) {
         (rtde_core::protocol::ProtocolVersion::V1, None) => client.max_frequency(),
         (_, Some(f)) => f,
         (_, None) => DEFAULT_FREQUENCY.min(client.max_frequency()),
@@ -198,26 +340,54 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
     let timestamp_at = recipe
         .index_of("timestamp")
         .expect("timestamp is in every recorded recipe");
-    let started_unix_micros = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX));
     let header = Header {
         protocol: client.protocol_version(),
         controller: client.controller_version(),
         frequency,
         recipe_id: client.output_recipe_id(),
-        started_unix_micros,
+        started_unix_micros: unix_micros(),
         fields: fields.clone(),
     };
-    let csv_name = csv.temp_path().display().to_string();
-    let mut csv =
-        CsvWriter::new(csv, &fields).map_err(|e| format!("cannot write `{csv_name}`: {e}"))?;
+    let robot_name = source.robot.as_deref().unwrap_or("rtde-sim");
+    let (mut output, output_name) = match file {
+        Some((file, format)) => {
+            let name = file.temp_path().display().to_string();
+            let output = match format {
+                Format::Csv => CsvWriter::new(file, &fields)
+                    .map(Output::Csv)
+                    .map_err(|e| e.to_string()),
+                Format::Mcap => Recorder::new(file, &header, robot_name)
+                    .map(Output::Mcap)
+                    .map_err(|e| e.to_string()),
+            };
+            let output = output.map_err(|e| format!("cannot write `{name}`: {e}"))?;
+            (Some(output), name)
+        }
+        None => (None, String::new()),
+    };
     let mut raw = match raw {
         Some(file) => {
             let name = file.temp_path().display().to_string();
             let writer = capture::Writer::new(file, &header)
                 .map_err(|e| format!("cannot write `{name}`: {e}"))?;
             Some((writer, name))
+        }
+        None => None,
+    };
+    let view = match plan.view {
+        Some((addr, arm)) => {
+            let options = ViewOptions::new().addr(addr).arm(arm).robot(robot_name);
+            let view = ViewServer::start(&header, options).map_err(|e| e.to_string())?;
+            // On stdout, as `rtde sim` and `rtde replay` announce their address.
+            println!("rtde view: listening on {}", view.addr());
+            println!(
+                "rtde view: in Foxglove or Lichtblick, Open connection → Foxglove WebSocket → {}",
+                view.url()
+            );
+            if !recipe.names().contains(&"actual_q") {
+                say("no actual_q in the recipe: the view draws no arm (add it to --fields)");
+            }
+            Some(view)
         }
         None => None,
     };
@@ -233,7 +403,8 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
     // Saturating: five periods of a tiny frequency (1e-300 Hz) are no `Duration`.
     let silence =
         MIN_SILENCE.max(Duration::try_from_secs_f64(5.0 * period).unwrap_or(Duration::MAX));
-    let mut progress = Progress::new(args.quiet);
+    let limits = &plan.limits;
+    let mut progress = Progress::new(plan.quiet);
     let started = Instant::now();
     let mut last_package = started;
     let mut last_flush = started;
@@ -242,11 +413,12 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
     let mut skipped_so_far = 0u64;
     let mut gaps: Vec<(f64, u64)> = Vec::new();
     let mut gap_count = 0u64;
+    let mut written = 0u64;
     let end = loop {
         if STOP.load(Ordering::SeqCst) {
             break End::Interrupted;
         }
-        if args.samples.is_some_and(|n| csv.rows() >= n) {
+        if limits.samples.is_some_and(|n| written >= n) {
             break End::Done;
         }
         let payload = match client.recv() {
@@ -279,6 +451,7 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
             Err(e) => break End::Failed(e.to_string()),
         };
         last_package = Instant::now();
+        let arrived_unix_us = unix_micros();
         if let Err(e) = recipe.decode_into(payload) {
             break End::Failed(e.to_string());
         }
@@ -286,7 +459,7 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
             unreachable!("`timestamp` is a DOUBLE")
         };
         let t0 = *first_timestamp.get_or_insert(t);
-        if args.duration.is_some_and(|d| !within(d, period, t - t0)) {
+        if limits.duration.is_some_and(|d| !within(d, period, t - t0)) {
             // After a gap: the window closed while the controller skipped packages.
             break End::Done;
         }
@@ -295,9 +468,15 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
         {
             break End::Failed(format!("cannot write `{name}`: {e}"));
         }
-        if let Err(e) = csv.row(recipe.values()) {
-            break End::Failed(format!("cannot write `{csv_name}`: {e}"));
+        if let Some(output) = &mut output
+            && let Err(e) = output.package(recipe.values(), payload, arrived_unix_us)
+        {
+            break End::Failed(format!("cannot write `{output_name}`: {e}"));
         }
+        if let Some(view) = &view {
+            view.publish(payload, last_package, arrived_unix_us);
+        }
+        written += 1;
         last_timestamp = Some(t);
         let skipped = client.stats().skipped;
         if skipped > skipped_so_far {
@@ -311,12 +490,15 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
             progress.clear();
             eprintln!("rtde: the controller says: {text}");
         }
-        progress.update(csv.rows(), skipped_so_far);
+        progress.update(written, skipped_so_far);
         if last_package - last_flush >= FLUSH_EVERY {
             last_flush = last_package;
-            let flushed = csv
-                .flush()
-                .map_err(|e| format!("cannot write `{csv_name}`: {e}"));
+            let flushed = match &mut output {
+                Some(output) => output
+                    .flush()
+                    .map_err(|e| format!("cannot write `{output_name}`: {e}")),
+                None => Ok(()),
+            };
             let flushed = flushed.and_then(|()| match &mut raw {
                 Some((writer, name)) => writer
                     .flush()
@@ -327,7 +509,7 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
                 break End::Failed(e);
             }
         }
-        if args
+        if limits
             .duration
             .is_some_and(|d| !within(d, period, t - t0 + period))
         {
@@ -337,15 +519,22 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
         }
     };
     progress.clear();
-    let written = csv.rows();
-    let csv = csv.into_inner();
     let stats = client.stats();
     // Pausing may fail on a broken link; the recording is what matters now.
     let _ = client.set_read_timeout(Some(REPLY_WAIT));
     let _ = client.close();
     drop(sim);
+    let view_stats = view.map(|view| {
+        let stats = view.stats();
+        view.shutdown();
+        stats
+    });
 
     let elapsed = started.elapsed();
+    let finished = output.map(|o| {
+        o.finish()
+            .map_err(|e| format!("cannot write `{output_name}`: {e}"))
+    });
     let finished_raw = raw.map(|(writer, name)| {
         writer
             .finish(stats.skipped)
@@ -360,28 +549,31 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
         End::Failed(why) => Some(why),
         End::Done | End::Interrupted | End::SourceEnded => None,
     };
-    let failure = failure.or_else(|| match &finished_raw {
-        Some(Err(e)) => Some(e.clone()),
-        _ => None,
-    });
+    let failure = failure
+        .or_else(|| match &finished {
+            Some(Err(e)) => Some(e.clone()),
+            _ => None,
+        })
+        .or_else(|| match &finished_raw {
+            Some(Err(e)) => Some(e.clone()),
+            _ => None,
+        });
     if let Some(why) = failure {
-        if written == 0 {
+        if written == 0 || (finished.is_none() && finished_raw.is_none()) {
             return Err(why);
         }
-        let mut kept = vec![format!("`{}`", csv.keep_partial().display())];
-        if let Some(Ok(raw)) = finished_raw {
-            kept.push(format!("`{}`", raw.keep_partial().display()));
+        let mut kept = Vec::new();
+        for file in [finished, finished_raw].into_iter().flatten().flatten() {
+            kept.push(format!("`{}`", file.keep_partial().display()));
         }
         return Err(format!(
             "{why}; the {written} packages recorded until then are in {}",
             kept.join(" and ")
         ));
     }
-    let raw = match finished_raw {
-        Some(Ok(raw)) => Some(raw),
-        _ => None,
-    };
-    let outputs = commit(csv, raw)?;
+    let file = finished.and_then(Result::ok);
+    let raw = finished_raw.and_then(Result::ok);
+    let outputs = commit(file, raw)?;
 
     // A package stands for the period from its timestamp to the next: N packages at
     // f Hz are N/f seconds, as `--duration` and `rtde replay` count them.
@@ -389,11 +581,26 @@ pub(crate) fn run(args: RecordArgs) -> Result<(), String> {
         (Some(a), Some(b)) => format!(", {:.3} s of controller time", b - a + period),
         _ => String::new(),
     };
+    let to = if outputs.is_empty() {
+        String::new()
+    } else {
+        format!(" to {}", outputs.join(" and "))
+    };
+    let verb = if outputs.is_empty() {
+        "served"
+    } else {
+        "recorded"
+    };
     say(&format!(
-        "{how}recorded {written} packages at {frequency} Hz{span} in {} to {}",
+        "{how}{verb} {written} packages at {frequency} Hz{span} in {}{to}",
         clock(elapsed),
-        outputs.join(" and ")
     ));
+    if let Some(v) = view_stats {
+        say(&format!(
+            "the view wrote {} frames; {} dropped for clients that read too slowly, {} packages it fell behind on",
+            v.frames, v.dropped_slow, v.dropped_queue
+        ));
+    }
     if stats.skipped == 0 {
         say("the controller skipped no package");
     } else {
@@ -431,19 +638,22 @@ fn within(d: Duration, period: f64, offset: f64) -> bool {
     offset <= d - (period / 2.0).min(d / 2.0)
 }
 
-/// Renames the finished files to their names; returns the names, quoted. When the CSV
+/// Renames the finished files to their names; returns the names, quoted. When the output
 /// cannot be renamed, the capture keeps its `.partial` name too, and the error says where
 /// it is (dropping it would delete it).
-fn commit(csv: PendingFile, raw: Option<PendingFile>) -> Result<Vec<String>, String> {
-    let mut outputs = vec![format!("`{}`", csv.path().display())];
-    if let Err(e) = csv.commit() {
-        return Err(match raw {
-            Some(raw) => format!(
-                "{e}; the raw capture is in `{}`",
-                raw.keep_partial().display()
-            ),
-            None => e,
-        });
+fn commit(output: Option<PendingFile>, raw: Option<PendingFile>) -> Result<Vec<String>, String> {
+    let mut outputs = Vec::new();
+    if let Some(output) = output {
+        outputs.push(format!("`{}`", output.path().display()));
+        if let Err(e) = output.commit() {
+            return Err(match raw {
+                Some(raw) => format!(
+                    "{e}; the raw capture is in `{}`",
+                    raw.keep_partial().display()
+                ),
+                None => e,
+            });
+        }
     }
     if let Some(raw) = raw {
         outputs.push(format!("`{}`", raw.path().display()));
@@ -488,7 +698,7 @@ mod tests {
         raw.write_all(b"capture").unwrap();
         // Something takes the CSV's name while recording: the rename fails.
         std::fs::create_dir(dir.join("x.csv")).unwrap();
-        let err = commit(csv, Some(raw)).unwrap_err();
+        let err = commit(Some(csv), Some(raw)).unwrap_err();
         let kept = format!(
             "; the raw capture is in `{}`",
             dir.join("x.rtde.partial").display()

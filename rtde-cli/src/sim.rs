@@ -3,6 +3,8 @@
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
 use rtde_core::RTDE_PORT;
+
+use crate::args;
 use rtde_core::fields::ControllerVersion;
 use rtde_sim::{Arm, Fault, Sim};
 
@@ -44,7 +46,7 @@ pub(crate) struct SimArgs {
     #[arg(long, value_name = "ADDR", default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
     bind: IpAddr,
     /// The arm: ur3e, ur5e, ur10e or ur5 (CB3).
-    #[arg(long, value_name = "MODEL", default_value = "ur5e", value_parser = arm)]
+    #[arg(long, value_name = "MODEL", default_value = "ur5e", value_parser = args::arm)]
     arm: Arm,
     /// No measurement noise, seed 0: values follow the documented motion law exactly.
     #[arg(long, conflicts_with = "seed")]
@@ -102,18 +104,6 @@ pub(crate) struct SimArgs {
 
 fn fault(spec: &str) -> Result<Fault, String> {
     spec.parse()
-}
-
-fn arm(name: &str) -> Result<Arm, String> {
-    match name.to_ascii_lowercase().as_str() {
-        "ur3e" => Ok(Arm::UR3E),
-        "ur5e" => Ok(Arm::UR5E),
-        "ur10e" => Ok(Arm::UR10E),
-        "ur5" => Ok(Arm::UR5),
-        _ => Err(format!(
-            "unknown arm `{name}`: use ur3e, ur5e, ur10e or ur5"
-        )),
-    }
 }
 
 /// Runs `rtde sim`: serves until interrupted.

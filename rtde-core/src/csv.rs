@@ -38,7 +38,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::JoinHandle;
-use std::time::Duration;
 
 use crate::client::background::Receiver;
 use crate::error::Error;
@@ -252,9 +251,6 @@ pub struct CsvSummary {
     pub missed: u64,
 }
 
-/// How long the recording thread waits for a package before it looks for a stop.
-const STOP_POLL: Duration = Duration::from_millis(50);
-
 /// A CSV file being recorded by a thread of its own, from a background driver's
 /// in-order queue, until [`CsvRecording::stop`]: what ur_rtde's `startFileRecording` and
 /// `stopFileRecording` do.
@@ -418,41 +414,22 @@ struct Job {
 
 impl Job {
     fn run(&mut self) -> Result<CsvSummary, CsvError> {
-        let mut missed = 0;
-        // The newest package when the stop came: the ones up to it are written.
-        let mut until: Option<u64> = None;
-        let ended = loop {
-            if until.is_none() && self.stop.load(Ordering::Acquire) {
-                until = Some(self.receiver.newest_seq());
-            }
-            if until.is_some_and(|last| self.receiver.seq() >= last) {
-                break None;
-            }
-            let wait = if until.is_some() {
-                Duration::ZERO
-            } else {
-                STOP_POLL
-            };
-            let before = self.receiver.seq();
-            match self.receiver.recv(Some(wait)) {
-                Ok(values) => {
-                    if let Err(e) = self.recipe.decode_into(values) {
-                        break Some(Error::Payload(e));
-                    }
-                }
-                // Nothing more had arrived by the stop.
-                Err(Error::Timeout { .. }) if until.is_some() => break None,
-                Err(Error::Timeout { .. } | Error::Stale { .. }) => continue,
-                Err(e) => break Some(e),
-            }
-            // From the second package on: the first is wherever the queue was at the start.
-            if before > 0 {
-                missed += self.receiver.seq().saturating_sub(before + 1);
-            }
-            self.writer
-                .row(self.recipe.values())
-                .map_err(|e| self.write_error(e))?;
-            self.rows.store(self.writer.rows(), Ordering::Relaxed);
+        /// What ended a package: its values do not fit the recipe, or writing failed.
+        enum Failed {
+            Decode(crate::recipe::PayloadError),
+            Write(io::Error),
+        }
+        let (recipe, writer, rows) = (&mut self.recipe, &mut self.writer, &self.rows);
+        let taken = self.receiver.take_until(&self.stop, |values| {
+            recipe.decode_into(values).map_err(Failed::Decode)?;
+            writer.row(recipe.values()).map_err(Failed::Write)?;
+            rows.store(writer.rows(), Ordering::Relaxed);
+            Ok(())
+        });
+        let (missed, ended) = match taken {
+            Ok(taken) => (taken.missed, taken.ended),
+            Err(Failed::Decode(e)) => (0, Some(Error::Payload(e))),
+            Err(Failed::Write(e)) => return Err(self.write_error(e)),
         };
         self.writer.flush().map_err(|e| self.write_error(e))?;
         self.writer

@@ -76,6 +76,7 @@ mod delivery;
 pub mod diagnosis;
 mod dynamic;
 pub mod error;
+pub mod host_time;
 mod recipe;
 pub mod session;
 #[cfg(feature = "tokio")]

@@ -123,13 +123,8 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<SimBuilder>, S
             }
             "--arm" => {
                 let v = value("--arm")?;
-                let arm = match v.to_ascii_lowercase().as_str() {
-                    "ur3e" => Arm::UR3E,
-                    "ur5e" => Arm::UR5E,
-                    "ur10e" => Arm::UR10E,
-                    "ur5" => Arm::UR5,
-                    _ => return Err(format!("unknown arm `{v}`: use ur3e, ur5e, ur10e or ur5")),
-                };
+                let arm = Arm::named(&v)
+                    .ok_or_else(|| format!("unknown arm `{v}`: use ur3e, ur5e, ur10e or ur5"))?;
                 builder = builder.arm(arm);
             }
             "--v1-only" => builder = builder.v1_only(),

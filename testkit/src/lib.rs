@@ -7,6 +7,8 @@
 //!   the drivers bench (the one place of `unsafe` code in the workspace);
 //! - [`mosquitto`]: a real Mosquitto of the test's own on a free loopback port, for the
 //!   bridge's tests and the MQTT bench;
+//! - [`foxglove`]: a Foxglove WebSocket protocol client, as a viewer speaks it, for the
+//!   live view's test and benchmark;
 //! - [`sim_faults`]: one observable effect per fault flag of the simulator's command line,
 //!   for the tests of both binaries that serve it (`rtde-sim` and `rtde sim`).
 //!
@@ -14,6 +16,7 @@
 
 #[allow(unsafe_code)] // a global allocator implements an unsafe trait
 pub mod counting_allocator;
+pub mod foxglove;
 pub mod mosquitto;
 pub mod scripted;
 pub mod sim_faults;

@@ -16,3 +16,5 @@ pub mod migrating_from_ur_rtde {}
 
 #[doc = include_str!("../../docs/motion.md")]
 pub mod motion {}
+#[doc = include_str!("../../docs/view.md")]
+pub mod view {}

@@ -152,7 +152,7 @@ use crate::session::{Done, Ready, Session, check_timeout};
 pub use crate::session::{
     ConnectOptions, ControllerText, Event, InputHandle, ReconnectPolicy, Reconnection, State, Stats,
 };
-pub use background::{Background, Receiver, Sender, SpawnOptions};
+pub use background::{Background, Receiver, Sender, SpawnOptions, Taken};
 #[cfg(feature = "tokio")]
 pub(crate) use tolerant::Tolerant;
 pub use tolerant::{DropReason, DroppedField};

@@ -52,6 +52,39 @@ pub fn effective_frequency(loop_rate: f64, frequency: f64) -> f64 {
     loop_rate / ticks
 }
 
+/// The number of output packages the controller skipped between two consecutive ones it
+/// sent, at controller times `previous` and `now` (seconds, the `timestamp` field), on a
+/// loop of `loop_rate` hertz that sends a package every `ticks_per_package` ticks
+/// ([`ticks_per_package`]). The interval is rounded to
+/// whole ticks, so jitter below half a tick counts nothing; a time that went backwards or
+/// stood still is no gap either.
+///
+/// The client's skip counter and the recordings' gap records both count with it.
+///
+/// ```
+/// use rtde_core::protocol::timing::skipped_between;
+///
+/// assert_eq!(skipped_between(1.0, 1.002, 500.0, 1), 0);
+/// assert_eq!(skipped_between(1.0, 1.006, 500.0, 1), 2);
+/// assert_eq!(skipped_between(1.0, 1.016, 500.0, 4), 1);
+/// assert_eq!(skipped_between(1.0, 0.5, 500.0, 1), 0);
+/// ```
+#[must_use]
+pub fn skipped_between(previous: f64, now: f64, loop_rate: f64, ticks_per_package: u64) -> u64 {
+    #[allow(clippy::cast_precision_loss)] // tick counts far below 2^52 in practice
+    let ticks_per_package = ticks_per_package as f64;
+    let ticks = ((now - previous) * loop_rate).round();
+    // A NaN interval is no gap either.
+    if ticks.is_nan() || ticks <= ticks_per_package {
+        return 0;
+    }
+    let intervals = (ticks / ticks_per_package).round();
+    // Clamped to what a counter can hold; a positive, whole number.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let skipped = (intervals - 1.0).clamp(1.0, 4_294_967_296.0) as u64;
+    skipped
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

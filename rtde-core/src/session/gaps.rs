@@ -31,7 +31,7 @@ pub(crate) struct GapCounter {
     /// Where the clock sits in the payload; `None`: no gap detection.
     clock: Option<ClockField>,
     loop_rate: f64,
-    ticks_per_package: f64,
+    ticks_per_package: u64,
     last: Option<f64>,
 }
 
@@ -41,7 +41,7 @@ impl GapCounter {
         GapCounter {
             clock: None,
             loop_rate: 1.0,
-            ticks_per_package: 1.0,
+            ticks_per_package: 1,
             last: None,
         }
     }
@@ -50,8 +50,7 @@ impl GapCounter {
     /// `loop_rate`: from `timestamp` when the recipe has it, else from `control_step`, else
     /// off.
     pub(crate) fn new(spec: &RecipeSpec<'_>, frequency: f64, loop_rate: f64) -> Self {
-        #[allow(clippy::cast_precision_loss)] // tick counts far below 2^52
-        let ticks_per_package = timing::ticks_per_package(loop_rate, frequency) as f64;
+        let ticks_per_package = timing::ticks_per_package(loop_rate, frequency);
         GapCounter {
             clock: clock_field(spec),
             loop_rate,
@@ -116,7 +115,8 @@ impl GapCounter {
             return None;
         }
         let ticks = ((now - previous) * self.loop_rate).round();
-        let intervals = (ticks / self.ticks_per_package).round();
+        #[allow(clippy::cast_precision_loss)] // tick counts far below 2^52
+        let intervals = (ticks / self.ticks_per_package as f64).round();
         Some(whole_packages(intervals - 1.0))
     }
 
@@ -128,13 +128,7 @@ impl GapCounter {
         let Some(previous) = self.last.replace(now) else {
             return 0;
         };
-        let ticks = ((now - previous) * self.loop_rate).round();
-        // A timestamp that went backwards or stood still is no gap either.
-        if ticks <= self.ticks_per_package {
-            return 0;
-        }
-        let intervals = (ticks / self.ticks_per_package).round();
-        whole_packages(intervals - 1.0).max(1)
+        timing::skipped_between(previous, now, self.loop_rate, self.ticks_per_package)
     }
 }
 

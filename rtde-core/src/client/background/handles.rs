@@ -1,6 +1,7 @@
 //! The application's handles on a background driver: [`Receiver`] (the latest package, or
 //! every package in order) and [`Sender`] (inputs from any thread).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -16,6 +17,22 @@ use crate::{
     Client,
     client::{Background, SpawnOptions, Stats},
 };
+
+/// How long [`Receiver::take_until`] waits for a package before it looks for a stop.
+const STOP_POLL: Duration = Duration::from_millis(50);
+
+/// What [`Receiver::take_until`] took.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Taken {
+    /// Packages the in-order queue dropped before they were taken (its capacity,
+    /// [`SpawnOptions::queue_capacity`], was too small for how long `each` took), counted
+    /// from the sequence numbers. The packages the controller skipped are not among them.
+    pub missed: u64,
+    /// Why taking ended before the stop: the driver ended (the link is lost and was not
+    /// brought back); `None` when it ended at the stop.
+    pub ended: Option<Error>,
+}
 
 /// Reads output packages a background driver received; see the [module](crate::client::background)
 /// documentation. `Clone` gives another receiver with a buffer of its own (one allocation,
@@ -262,6 +279,64 @@ impl Receiver {
     #[must_use]
     pub fn pending(&self) -> bool {
         !self.shared.delivery.queue().is_empty()
+    }
+
+    /// Takes every package from the in-order queue and hands it to `each`, in order, until
+    /// `stop` is set; then the packages that had arrived by then, and returns: what a
+    /// recording thread does ([`CsvRecording`](crate::csv::CsvRecording), and the MCAP
+    /// recordings of `rtde-view`). It returns early with `each`'s error, or when the
+    /// driver ends ([`Taken::ended`]). It looks at `stop` at least every 50 ms.
+    ///
+    /// ```no_run
+    /// # fn f(mut receiver: rtde_core::client::Receiver) {
+    /// use std::sync::atomic::AtomicBool;
+    ///
+    /// let stop = AtomicBool::new(false); // set by another thread
+    /// let mut packages = 0u64;
+    /// let taken = receiver.take_until(&stop, |_values| {
+    ///     packages += 1;
+    ///     Ok::<(), std::io::Error>(())
+    /// });
+    /// # let _ = taken;
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    /// The first error `each` returns.
+    pub fn take_until<E>(
+        &mut self,
+        stop: &AtomicBool,
+        mut each: impl FnMut(&[u8]) -> Result<(), E>,
+    ) -> Result<Taken, E> {
+        let mut missed = 0;
+        // The newest package when the stop came: the ones up to it are taken.
+        let mut until: Option<u64> = None;
+        let ended = loop {
+            if until.is_none() && stop.load(Ordering::Acquire) {
+                until = Some(self.newest_seq());
+            }
+            if until.is_some_and(|last| self.seq() >= last) {
+                break None;
+            }
+            let wait = if until.is_some() {
+                Duration::ZERO
+            } else {
+                STOP_POLL
+            };
+            let before = self.seq();
+            match self.recv(Some(wait)) {
+                Ok(values) => each(values)?,
+                // Nothing more had arrived by the stop.
+                Err(Error::Timeout { .. }) if until.is_some() => break None,
+                Err(Error::Timeout { .. } | Error::Stale { .. }) => continue,
+                Err(e) => break Some(e),
+            }
+            // From the second package on: the first is wherever the queue was at the start.
+            if before > 0 {
+                missed += self.seq().saturating_sub(before + 1);
+            }
+        };
+        Ok(Taken { missed, ended })
     }
 
     /// The sequence number of the package last returned (from 1; 0 before the first): a

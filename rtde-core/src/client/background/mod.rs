@@ -59,7 +59,7 @@ use crate::protocol::ProtocolVersion;
 use crate::recipe::InputRecipe;
 use crate::session::{ControllerText, Event, InputHandle, Session, State, Stats};
 
-pub use handles::{Receiver, Sender};
+pub use handles::{Receiver, Sender, Taken};
 pub use options::SpawnOptions;
 use reader::{IDLE_TICK, Reader};
 

@@ -1,0 +1,408 @@
+//! Data packages as the JSON messages of each channel.
+
+use rtde_core::Value;
+use rtde_core::capture::Header;
+use rtde_core::fields::Field;
+use rtde_core::host_time::HostTime;
+use rtde_core::protocol::timing;
+use rtde_json::{write_integer, write_number, write_value};
+use rtde_kinematics::{Arm, BASE_FRAME, LINK_FRAMES};
+
+/// Where each field of a recipe sits in its packages.
+#[derive(Debug, Clone)]
+pub(crate) struct Layout {
+    fields: Vec<(&'static Field, usize)>,
+    size: usize,
+}
+
+impl Layout {
+    pub(crate) fn new(fields: &[&'static Field]) -> Layout {
+        let mut at = 0;
+        let fields = fields
+            .iter()
+            .map(|&f| {
+                let here = at;
+                at += f.wire_type().size();
+                (f, here)
+            })
+            .collect();
+        Layout { fields, size: at }
+    }
+
+    /// The size of one package's values.
+    pub(crate) fn size(&self) -> usize {
+        self.size
+    }
+
+    /// Where the field of this name sits, if the recipe has it.
+    pub(crate) fn offset(&self, name: &str) -> Option<usize> {
+        self.fields
+            .iter()
+            .find(|(f, _)| f.name() == name)
+            .map(|&(_, at)| at)
+    }
+
+    /// The controller's `timestamp` of a package, if the recipe has it.
+    pub(crate) fn double_at(payload: &[u8], at: usize) -> Option<f64> {
+        Some(f64::from_be_bytes(*payload.get(at..)?.first_chunk::<8>()?))
+    }
+
+    fn vector6_at(payload: &[u8], at: usize) -> Option<[f64; 6]> {
+        let bytes = payload.get(at..at + 48)?;
+        let mut v = [0.0; 6];
+        for (x, b) in v.iter_mut().zip(bytes.chunks_exact(8)) {
+            *x = f64::from_be_bytes(b.try_into().ok()?);
+        }
+        Some(v)
+    }
+
+    fn int32_at(payload: &[u8], at: usize) -> Option<i32> {
+        Some(i32::from_be_bytes(*payload.get(at..)?.first_chunk::<4>()?))
+    }
+
+    /// `{"name":value,…}` for a package of the recipe, appended to `out`. The caller has
+    /// checked the payload's size.
+    pub(crate) fn outputs_json(&self, payload: &[u8], out: &mut String) {
+        let mut value = Value::Bool(false);
+        out.push('{');
+        for (i, &(f, at)) in self.fields.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push('"');
+            out.push_str(f.name());
+            out.push_str("\":");
+            if value.read_be(f.wire_type(), &payload[at..]) {
+                write_value(out, &value);
+            } else {
+                out.push_str("null");
+            }
+        }
+        out.push('}');
+    }
+}
+
+/// Places each package in time, and finds the gaps between them: the part of a recording
+/// and of the live view that follows the controller's clock.
+#[derive(Debug, Clone)]
+pub(crate) struct Timeline {
+    timestamp_at: Option<usize>,
+    loop_rate: f64,
+    ticks_per_package: u64,
+    mapping: Option<HostTime>,
+    last: Option<f64>,
+    reconnected: bool,
+}
+
+/// A package placed in time.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Placed {
+    /// Host time, ns since the epoch: the message's log time.
+    pub(crate) log_time: u64,
+    /// Controller time, ns: the message's publish time.
+    pub(crate) publish_time: u64,
+    /// The controller's `timestamp`, when the recipe has it.
+    pub(crate) timestamp: Option<f64>,
+    /// The packages missing before this one, if any are (or a reconnection came between).
+    pub(crate) gap: Option<Gap>,
+}
+
+/// Packages missing between two consecutive packages.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Gap {
+    /// Whether the link was down in between (else the controller skipped them).
+    pub(crate) reconnection: bool,
+    /// How many are missing.
+    pub(crate) packages: u64,
+    /// The `timestamp` before the gap.
+    pub(crate) after: f64,
+    /// The `timestamp` after it.
+    pub(crate) before: f64,
+}
+
+impl Gap {
+    /// The `rtde.Gap` message.
+    pub(crate) fn json(&self, out: &mut String) {
+        out.push_str("{\"kind\":\"");
+        out.push_str(if self.reconnection {
+            "reconnection"
+        } else {
+            "skipped"
+        });
+        out.push_str("\",\"packages\":");
+        write_integer(out, self.packages);
+        out.push_str(",\"after\":");
+        write_number(out, self.after);
+        out.push_str(",\"before\":");
+        write_number(out, self.before);
+        out.push('}');
+    }
+}
+
+impl Timeline {
+    pub(crate) fn new(header: &Header, layout: &Layout) -> Timeline {
+        let loop_rate = header
+            .controller
+            .generation()
+            .map_or(500.0, |g| g.max_frequency());
+        Timeline {
+            timestamp_at: layout.offset("timestamp"),
+            loop_rate,
+            ticks_per_package: timing::ticks_per_package(loop_rate, header.frequency),
+            mapping: None,
+            last: None,
+            reconnected: false,
+        }
+    }
+
+    /// Places a package that arrived at host time `arrived_unix_us`: the first of each
+    /// connection fixes the robot-to-host mapping, the others follow their `timestamp`.
+    pub(crate) fn place(&mut self, payload: &[u8], arrived_unix_us: i64) -> Placed {
+        let timestamp = self
+            .timestamp_at
+            .and_then(|at| Layout::double_at(payload, at))
+            .filter(|t| t.is_finite());
+        let mapping = *self.mapping.get_or_insert(HostTime {
+            t0_unix_us: arrived_unix_us,
+            t0_timestamp: timestamp.unwrap_or(0.0),
+        });
+        let host_us = timestamp
+            .and_then(|t| mapping.host_time_us(t))
+            .unwrap_or(arrived_unix_us);
+        let log_time = nanos(host_us);
+        let publish_time = timestamp.map_or(log_time, seconds_to_nanos);
+        let gap = match (timestamp, self.last) {
+            (Some(now), Some(after)) => {
+                let packages =
+                    timing::skipped_between(after, now, self.loop_rate, self.ticks_per_package);
+                (packages > 0 || self.reconnected).then_some(Gap {
+                    reconnection: self.reconnected,
+                    packages,
+                    after,
+                    before: now,
+                })
+            }
+            _ => None,
+        };
+        if timestamp.is_some() {
+            self.last = timestamp;
+        }
+        self.reconnected = false;
+        Placed {
+            log_time,
+            publish_time,
+            timestamp,
+            gap,
+        }
+    }
+
+    /// The link was lost and is back: a new mapping at the next package, and the gap
+    /// before it is a reconnection.
+    pub(crate) fn reconnected(&mut self) {
+        self.reconnected = true;
+        self.mapping = None;
+    }
+}
+
+/// Microseconds since the epoch as MCAP's nanoseconds (0 before the epoch).
+fn nanos(us: i64) -> u64 {
+    u64::try_from(us).map_or(0, |us| us.saturating_mul(1000))
+}
+
+/// Controller seconds as nanoseconds.
+fn seconds_to_nanos(t: f64) -> u64 {
+    let ns = (t * 1e9).round();
+    if (0.0..1.8e19).contains(&ns) {
+        // In range (checked).
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let ns = ns as u64;
+        ns
+    } else {
+        0
+    }
+}
+
+/// Host time in nanoseconds as Foxglove's `{"sec":…,"nsec":…}`.
+fn time(out: &mut String, ns: u64) {
+    out.push_str("{\"sec\":");
+    write_integer(out, ns / 1_000_000_000);
+    out.push_str(",\"nsec\":");
+    write_integer(out, ns % 1_000_000_000);
+    out.push('}');
+}
+
+fn xyz(out: &mut String, keys: &[&str], values: &[f64]) {
+    out.push('{');
+    for (i, (k, v)) in keys.iter().zip(values).enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push('"');
+        out.push_str(k);
+        out.push_str("\":");
+        write_number(out, *v);
+    }
+    out.push('}');
+}
+
+/// The live view's channels computed from a package: the arm's frames, the TCP pose, the
+/// modes. Each is there when the recipe has the fields it needs.
+#[derive(Debug, Clone)]
+pub(crate) struct Derived {
+    arm: Arm,
+    actual_q: Option<usize>,
+    tcp_pose: Option<usize>,
+    robot_mode: Option<usize>,
+    safety_mode: Option<usize>,
+}
+
+impl Derived {
+    pub(crate) fn new(layout: &Layout, arm: Arm) -> Derived {
+        Derived {
+            arm,
+            actual_q: layout.offset("actual_q"),
+            tcp_pose: layout.offset("actual_TCP_pose"),
+            robot_mode: layout.offset("robot_mode"),
+            safety_mode: layout.offset("safety_mode"),
+        }
+    }
+
+    pub(crate) fn has_frames(&self) -> bool {
+        self.actual_q.is_some()
+    }
+
+    pub(crate) fn has_pose(&self) -> bool {
+        self.tcp_pose.is_some()
+    }
+
+    pub(crate) fn has_modes(&self) -> bool {
+        self.robot_mode.is_some() || self.safety_mode.is_some()
+    }
+
+    /// `foxglove.FrameTransforms`: each link's frame in its parent's, from `actual_q`.
+    pub(crate) fn frames_json(&self, payload: &[u8], ns: u64, out: &mut String) -> bool {
+        let Some(q) = self.actual_q.and_then(|at| Layout::vector6_at(payload, at)) else {
+            return false;
+        };
+        out.push_str("{\"transforms\":[");
+        let mut parent = BASE_FRAME;
+        for (i, (frame, name)) in self.arm.link_frames(&q).iter().zip(LINK_FRAMES).enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str("{\"timestamp\":");
+            time(out, ns);
+            out.push_str(",\"parent_frame_id\":\"");
+            out.push_str(parent);
+            out.push_str("\",\"child_frame_id\":\"");
+            out.push_str(name);
+            out.push_str("\",\"translation\":");
+            xyz(out, &["x", "y", "z"], &frame.translation);
+            out.push_str(",\"rotation\":");
+            xyz(out, &["x", "y", "z", "w"], &frame.rotation);
+            out.push('}');
+            parent = name;
+        }
+        out.push_str("]}");
+        true
+    }
+
+    /// `foxglove.PoseInFrame`: the TCP pose in the base frame, from `actual_TCP_pose`
+    /// (position, rotation vector).
+    pub(crate) fn pose_json(&self, payload: &[u8], ns: u64, out: &mut String) -> bool {
+        let Some(p) = self.tcp_pose.and_then(|at| Layout::vector6_at(payload, at)) else {
+            return false;
+        };
+        out.push_str("{\"timestamp\":");
+        time(out, ns);
+        out.push_str(",\"frame_id\":\"");
+        out.push_str(BASE_FRAME);
+        out.push_str("\",\"pose\":{\"position\":");
+        xyz(out, &["x", "y", "z"], &p[..3]);
+        out.push_str(",\"orientation\":");
+        xyz(
+            out,
+            &["x", "y", "z", "w"],
+            &quaternion_of_rotation_vector([p[3], p[4], p[5]]),
+        );
+        out.push_str("}}");
+        true
+    }
+
+    /// `rtde.Modes`: the robot and safety modes by their UR names.
+    pub(crate) fn modes_json(&self, payload: &[u8], out: &mut String) -> bool {
+        if !self.has_modes() {
+            return false;
+        }
+        out.push('{');
+        let mut first = true;
+        for (name, at) in [
+            ("robot_mode", self.robot_mode),
+            ("safety_mode", self.safety_mode),
+        ] {
+            let Some(code) = at.and_then(|at| Layout::int32_at(payload, at)) else {
+                continue;
+            };
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            out.push('"');
+            out.push_str(name);
+            out.push_str("\":\"");
+            out.push_str(&mode_name(name, code));
+            out.push('"');
+        }
+        out.push('}');
+        true
+    }
+}
+
+/// A mode code's UR name (`ROBOT_MODE_RUNNING`), or `UNKNOWN(code)`.
+pub(crate) fn mode_name(field: &str, code: i32) -> String {
+    rtde_core::code_names(field)
+        .and_then(|names| names.iter().find(|(c, _)| *c == i64::from(code)))
+        .map_or_else(|| format!("UNKNOWN({code})"), |(_, n)| (*n).to_owned())
+}
+
+/// The quaternion `[x, y, z, w]` of a rotation vector (axis times angle), as RTDE poses
+/// carry their orientation.
+pub(crate) fn quaternion_of_rotation_vector(v: [f64; 3]) -> [f64; 4] {
+    let angle = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    if angle < 1e-12 {
+        return [0.0, 0.0, 0.0, 1.0];
+    }
+    let (s, c) = (angle / 2.0).sin_cos();
+    let k = s / angle;
+    quaternion_sign([v[0] * k, v[1] * k, v[2] * k, c])
+}
+
+/// The quaternion with `w >= 0`, as [`quaternion`] gives them.
+fn quaternion_sign(q: [f64; 4]) -> [f64; 4] {
+    if q[3] < 0.0 { q.map(|x| -x) } else { q }
+}
+
+// `quaternion` is the matrix route to the same numbers; the tests compare the two.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rtde_kinematics::quaternion;
+
+    #[test]
+    fn a_rotation_vector_and_its_matrix_give_one_quaternion() {
+        let arm = Arm::UR5E;
+        let q = [0.1, -1.2, 1.1, -1.5, -1.6, 0.3];
+        let pose = arm.tcp_pose(&q);
+        let a = quaternion_of_rotation_vector([pose[3], pose[4], pose[5]]);
+        let b = quaternion(&arm.tcp_rotation(&q));
+        for i in 0..4 {
+            assert!((a[i] - b[i]).abs() < 1e-9, "{a:?} {b:?}");
+        }
+    }
+
+    #[test]
+    fn modes_are_named() {
+        assert_eq!(mode_name("robot_mode", 7), "ROBOT_MODE_RUNNING");
+        assert_eq!(mode_name("robot_mode", 99), "UNKNOWN(99)");
+    }
+}
