@@ -239,7 +239,9 @@ impl ServoLoop {
             return Ok(());
         };
         match py.detach(move || background.close()) {
-            Ok(()) | Err(Error::ConnectionLost) => Ok(()),
+            // A lost link was told by the calls that met it; closing it is done.
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == rtde_core::ErrorKind::Link => Ok(()),
             Err(e) => Err(errors::rtde(py, e)),
         }
     }
@@ -248,9 +250,19 @@ impl ServoLoop {
         slf
     }
 
-    #[pyo3(signature = (*_args))]
-    fn __exit__(&self, py: Python<'_>, _args: &Bound<'_, pyo3::types::PyTuple>) -> PyResult<bool> {
-        self.close(py)?;
+    #[pyo3(signature = (exc_type, _exc, _tb))]
+    fn __exit__(
+        &self,
+        py: Python<'_>,
+        exc_type: &Bound<'_, PyAny>,
+        _exc: &Bound<'_, PyAny>,
+        _tb: &Bound<'_, PyAny>,
+    ) -> PyResult<bool> {
+        let closed = self.close(py);
+        // An exception on its way out of the block is the one to see.
+        if exc_type.is_none() {
+            closed?;
+        }
         Ok(false)
     }
 }

@@ -295,9 +295,19 @@ impl Sim {
         slf
     }
 
-    #[pyo3(signature = (*_args))]
-    fn __exit__(&self, py: Python<'_>, _args: &Bound<'_, pyo3::types::PyTuple>) -> PyResult<bool> {
-        self.shutdown(py)?;
+    #[pyo3(signature = (exc_type, _exc, _tb))]
+    fn __exit__(
+        &self,
+        py: Python<'_>,
+        exc_type: &Bound<'_, PyAny>,
+        _exc: &Bound<'_, PyAny>,
+        _tb: &Bound<'_, PyAny>,
+    ) -> PyResult<bool> {
+        let stopped = self.shutdown(py);
+        // An exception on its way out of the block is the one to see.
+        if exc_type.is_none() {
+            stopped?;
+        }
         Ok(false)
     }
 
