@@ -1,0 +1,79 @@
+"""The control kit from Python: a function per package, the deadline accounting, and
+ur_rtde's initPeriod / servoJ / waitPeriod idiom, over the simulator's servo program."""
+
+import math
+
+import pytest
+
+import rtde_rs
+
+HOME = [0.0, -1.57, 1.57, -1.57, -1.57, 0.0]
+
+
+@pytest.fixture
+def servo():
+    with rtde_rs.Sim(program="servo", still=HOME) as sim:
+        yield sim
+
+
+def test_the_function_decides_each_cycle_and_the_robot_follows(servo):
+    target = [q + 0.05 for q in HOME]
+    seen = []
+
+    def decide(state, handshake):
+        seen.append(state["timestamp"])
+        handshake.advance()
+        return target
+
+    with rtde_rs.ServoLoop(servo.host, port=servo.port) as loop:
+        stats = loop.run(decide, 500)
+        assert stats["cycles"] == 500
+        assert 0 <= stats["misses"] <= 500 and stats["max_response"] > 0
+        assert loop.status is rtde_rs.ProgramStatus.RUNNING
+    assert len(seen) == 500
+    program = servo.program()
+    assert program["acked"] >= 1
+    assert max(abs(a - b) for a, b in zip(program["q"], target)) < 1e-3
+
+
+def test_none_holds_the_last_target_and_an_exception_ends_the_loop(servo):
+    calls = []
+
+    def decide(state, handshake):
+        calls.append(1)
+        if len(calls) == 1:
+            handshake.advance()
+            return state["actual_q"]
+        if len(calls) == 5:
+            raise KeyError("mine")
+        return None
+
+    with rtde_rs.ServoLoop(servo.host, port=servo.port) as loop:
+        with pytest.raises(KeyError, match="mine"):
+            loop.run(decide, 100)
+        assert loop.stats()["cycles"] == 5
+        with pytest.raises(rtde_rs.BadArgumentError, match="finite"):
+            loop.run(lambda s, h: [math.nan] * 6, 1)
+
+
+def test_init_period_servo_j_wait_period(servo):
+    with rtde_rs.ServoLoop(servo.host, port=servo.port) as loop:
+        for i in range(250):
+            t = loop.init_period()
+            q = [h + 0.1 * math.sin(i / 250 * math.pi / 2) for h in HOME]
+            assert loop.servo_j(q) is True
+            loop.wait_period(t)
+        assert loop.stats()["cycles"] == 250
+    program = servo.program()
+    assert program["acked"] >= 2
+    assert program["status"] is rtde_rs.ProgramStatus.RUNNING
+    assert max(abs(a - b) for a, b in zip(program["q"], HOME)) > 0.05
+
+
+def test_the_watchdog_stops_the_robot_when_the_loop_stops(servo):
+    import time
+
+    with rtde_rs.ServoLoop(servo.host, port=servo.port) as loop:
+        loop.run(lambda s, h: (h.advance(), s["actual_q"])[1], 10)
+        time.sleep(0.5)
+    assert servo.program()["status"] is rtde_rs.ProgramStatus.WATCHDOG_STOPPED
