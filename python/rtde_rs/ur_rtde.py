@@ -382,6 +382,10 @@ class RTDEIOInterface:
             **registers,
         )
 
+    def isConnected(self):
+        """Whether the connection is up."""
+        return not self._client.is_closed
+
     def disconnect(self):
         """Closes the connection."""
         self._client.close()

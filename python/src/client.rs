@@ -23,6 +23,10 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// How many queued packages a bulk read takes under one lock of the queue: the reader
+/// thread waits at most this many decodes to queue the next package.
+const BATCH: usize = 256;
+
 /// The longest a wait runs without looking for Ctrl-C (`KeyboardInterrupt`).
 const SIGNAL_CHECK: Duration = Duration::from_millis(100);
 
@@ -404,6 +408,15 @@ impl Client {
                 let slice = Instant::now() + SIGNAL_CHECK;
                 let until = deadline.map_or(slice, |d| d.min(slice));
                 while rows < n {
+                    // The backlog in batches under one lock each, then one package at a
+                    // time as they arrive.
+                    let batch = (n - rows).min(BATCH);
+                    let layout = &self.layout;
+                    let taken = receiver.recv_queued(batch, |p| layout.push(&mut columns, p))?;
+                    rows += taken;
+                    if taken > 0 {
+                        continue;
+                    }
                     let wait = until.saturating_duration_since(Instant::now());
                     match receiver.recv(Some(wait.max(Duration::from_nanos(1)))) {
                         Ok(payload) => {
@@ -438,12 +451,22 @@ impl Client {
         let (columns, end) = py.detach(|| {
             let mut receiver = lock(&self.ordered);
             let mut columns = self.layout.columns(0);
+            let layout = &self.layout;
             loop {
-                match receiver.recv(Some(Duration::ZERO)) {
-                    Ok(payload) => self.layout.push(&mut columns, payload),
-                    Err(e) if e.is_timeout() => return (columns, None),
+                match receiver.recv_queued(BATCH, |p| layout.push(&mut columns, p)) {
+                    Ok(0) => break,
+                    Ok(_) => {}
                     Err(e) => return (columns, Some(e)),
                 }
+            }
+            // A silence the staleness limit reports, once the queue is empty.
+            match receiver.recv(Some(Duration::ZERO)) {
+                Ok(payload) => {
+                    self.layout.push(&mut columns, payload);
+                    (columns, None)
+                }
+                Err(e) if e.is_timeout() => (columns, None),
+                Err(e) => (columns, Some(e)),
             }
         });
         if let Some(e) = end {

@@ -126,3 +126,12 @@ def test_out_of_window_registers_raise_value_error_in_both():
                     io.setInputIntRegister(17, 1)
             finally:
                 io.disconnect()
+
+
+def test_every_public_method_of_ur_rtdes_receive_and_io_interfaces_is_here():
+    for theirs, mine in (
+        (rtde_receive.RTDEReceiveInterface, ours.RTDEReceiveInterface),
+        (rtde_io.RTDEIOInterface, ours.RTDEIOInterface),
+    ):
+        missing = [n for n in dir(theirs) if not n.startswith("_") and not hasattr(mine, n)]
+        assert missing == [], theirs.__name__
