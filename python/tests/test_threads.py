@@ -6,7 +6,10 @@ import sys
 import threading
 import time
 
+import pytest
+
 import rtde_rs
+from conftest import settle
 
 SCRIPT = """
 import rtde_rs
@@ -33,26 +36,27 @@ def test_a_python_thread_runs_while_another_blocks_in_a_receive(sim):
     with rtde_rs.Client(sim.host, ["timestamp"], port=sim.port) as robot:
         robot.recv(timeout=1.0)
         sim.pause_stream()
+        settle(robot)
         robot.drain()
-        alone = count_for(0.2)
-        blocked = threading.Event()
+        rate_alone = count_for(0.2) / 0.2
+        counts, stop, started = [0], threading.Event(), threading.Event()
 
-        def receive():
-            blocked.set()
-            try:
-                robot.recv(timeout=1.0)
-            except rtde_rs.RtdeTimeoutError:
-                pass
+        def count():
+            started.set()
+            while not stop.is_set():
+                counts[0] += 1
 
-        t = threading.Thread(target=receive)
+        t = threading.Thread(target=count)
         t.start()
-        blocked.wait()
-        time.sleep(0.05)  # the receive is waiting now
-        beside = count_for(0.5)
+        started.wait()
+        before, t0 = counts[0], time.perf_counter()
+        with pytest.raises(rtde_rs.RtdeTimeoutError):
+            robot.recv(timeout=0.5)  # nothing comes: the stream is held
+        waited, during = time.perf_counter() - t0, counts[0] - before
+        stop.set()
         t.join()
-        # Holding the GIL through the wait would leave this thread a switch interval
-        # (5 ms) now and then: far below half of its rate alone.
-        assert beside > 0.5 * alone * 0.5 / 0.2, (alone, beside)
+        # Holding the GIL through the wait would leave the counter nothing until it ends.
+        assert during > 0.25 * rate_alone * waited, (rate_alone, waited, during)
 
 
 def test_fifty_runs_that_exit_without_closing_never_crash():
