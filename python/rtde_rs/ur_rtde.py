@@ -29,9 +29,10 @@ Differences, all deliberate:
 import csv
 import threading
 import time
+import warnings
 
 from . import _rtde_rs
-from ._rtde_rs import BadArgumentError, Client
+from ._rtde_rs import BadArgumentError, Client, RealtimeError
 
 __all__ = ["RTDEReceiveInterface", "RTDEIOInterface"]
 
@@ -140,6 +141,16 @@ def _missing(name, field):
     return getter
 
 
+def _connect(host, fields, frequency, rt_priority, **options):
+    """A Client; a real-time priority the system refuses is a warning, as in ur_rtde."""
+    if rt_priority:
+        try:
+            return Client(host, fields, frequency, realtime_priority=rt_priority, **options)
+        except RealtimeError as e:
+            warnings.warn(f"failed to set real-time priority {rt_priority}: {e}", RuntimeWarning, stacklevel=3)
+    return Client(host, fields, frequency, **options)
+
+
 def _wait_period(t_cycle_start, period):
     """Sleeps until one period after ``t_cycle_start`` (a ``time.perf_counter()`` value)."""
     left = t_cycle_start + period - time.perf_counter()
@@ -186,14 +197,14 @@ class RTDEReceiveInterface:
             registers += [f"output_int_register_{i + offset}" for i in _RECEIVE_REGISTERS]
             registers += [f"output_double_register_{i + offset}" for i in _RECEIVE_REGISTERS]
             fields, optional = _DEFAULT_VARIABLES + _OPTIONAL_VARIABLES + registers, True
-        self._client = Client(
+        self._client = _connect(
             self._hostname,
             fields,
             self._frequency,
+            self._rt_priority,
             port=self._port,
             drop_unavailable=optional,
             queue=0,
-            realtime_priority=self._rt_priority or None,
         )
         self.variables = self._client.fields
         self._period = 1.0 / self._client.frequency
@@ -371,14 +382,15 @@ class RTDEIOInterface:
             inputs += [f"input_double_register_{i}" for i in self._window]
         # An input-only connection still needs an output recipe to start; `timestamp` is
         # the smallest.
-        self._client = Client(
+        self._client = _connect(
             self._hostname,
             ["timestamp"],
+            None,
+            self._rt_priority,
             port=self._port,
             io=True,
             inputs=inputs,
             queue=0,
-            realtime_priority=self._rt_priority or None,
             **registers,
         )
 

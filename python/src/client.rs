@@ -179,10 +179,11 @@ pub(crate) struct Client {
 
 #[pymethods]
 impl Client {
+    // The port is RTDE_PORT, written out so that `help()` shows it.
     #[new]
     #[pyo3(signature = (
-        host, fields, frequency=None, *, port=rtde_core::RTDE_PORT, drop_unavailable=false,
-        inputs=Vec::new(), io=false,
+        host, fields, frequency=None, *, port=30004, drop_unavailable=false,
+        inputs=None, io=false,
         int_registers=None, double_registers=None, bit_registers=None, controller=None,
         reconnect=None, staleness=None, staleness_grace=2.0, queue=1024,
         connect_timeout=5.0, read_timeout=1.0, realtime_priority=None, cpu=None,
@@ -195,7 +196,7 @@ impl Client {
         frequency: Option<f64>,
         port: u16,
         drop_unavailable: bool,
-        inputs: Vec<InputNames>,
+        inputs: Option<Vec<InputNames>>,
         io: bool,
         int_registers: Option<(i64, i64)>,
         double_registers: Option<(i64, i64)>,
@@ -222,6 +223,7 @@ impl Client {
         if let Some(f) = frequency {
             args::finite(py, "the frequency", f)?;
         }
+        let inputs = inputs.unwrap_or_default();
         let mut input_recipes = Vec::with_capacity(inputs.len());
         for names in inputs {
             let names = names.into_names();

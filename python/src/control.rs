@@ -108,8 +108,9 @@ type Held = Option<PyErr>;
 
 #[pymethods]
 impl ServoLoop {
+    // The port is RTDE_PORT, written out so that `help()` shows it.
     #[new]
-    #[pyo3(signature = (host, *, port=rtde_core::RTDE_PORT, frequency=None, timeout=1.0, connect_timeout=5.0))]
+    #[pyo3(signature = (host, *, port=30004, frequency=None, timeout=1.0, connect_timeout=5.0))]
     fn new(
         py: Python<'_>,
         host: String,

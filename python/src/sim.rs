@@ -57,7 +57,7 @@ impl Sim {
     #[new]
     #[pyo3(signature = (
         version="5.21.0", arm="ur5e", *, deterministic=false, seed=None, unpaced=false,
-        v1_only=false, fieldbus=false, faults=Vec::new(), refuse_unrecorded=false,
+        v1_only=false, fieldbus=false, faults=None, refuse_unrecorded=false,
         program=None, robots=1, still=None, host="127.0.0.1", port=0,
     ))]
     #[allow(clippy::too_many_arguments)] // Python keyword arguments, each with a default
@@ -71,7 +71,7 @@ impl Sim {
         unpaced: bool,
         v1_only: bool,
         fieldbus: bool,
-        faults: Vec<String>,
+        faults: Option<Vec<String>>,
         refuse_unrecorded: bool,
         program: Option<&str>,
         robots: u16,
@@ -113,7 +113,7 @@ impl Sim {
         if refuse_unrecorded {
             builder = builder.refuse_unrecorded_fields();
         }
-        for spec in &faults {
+        for spec in faults.iter().flatten() {
             let fault: Fault = spec
                 .parse()
                 .map_err(|e| errors::bad(py, format!("fault `{spec}`: {e}")))?;

@@ -173,3 +173,13 @@ def test_file_recording_writes_rows_with_ur_rtdes_header(sim, tmp_path):
     assert lines[0] == "timestamp," + ",".join(f"actual_q_{i}" for i in range(6))
     assert len(lines) >= 10
     assert len(lines[1].split(",")) == 7
+
+
+def test_a_refused_real_time_priority_is_a_warning_as_in_ur_rtde(sim):
+    # SCHED_FIFO priorities end at 99: the system refuses 150 whoever runs this.
+    with pytest.warns(RuntimeWarning, match="real-time priority 150"):
+        r = RTDEReceiveInterface(sim.host, port=sim.port, rt_priority=150)
+    try:
+        assert r.isConnected() and len(r.getActualQ()) == 6
+    finally:
+        r.disconnect()
