@@ -13,9 +13,11 @@ streaming the same recipe (the reference recipe of docs/performance.md) for `--s
   getrusage) over the window, divided by the packages the simulator sent in it;
 - getActualQ() call time, p50 and p99: `--calls` calls, each timed on its own with
   perf_counter_ns (the timer's own cost is in both);
-- packages lost: rtde_rs counts them (skipped by the controller, lost while the link was
-  down, overflowed); ur_rtde keeps no count;
-- resident memory of each client process at the window's start and end;
+- packages lost: rtde_rs counts them (lost while the link was down, or overflowed), and
+  apart from them the packages the simulator skipped (its clock thread starved on a busy
+  machine: not sent, so not lost by a client); ur_rtde keeps no count;
+- resident memory of each client process at the window's start, every tenth of it, and
+  its end;
 
 and, in a third process, the bulk read: 100,000 packages of the reference recipe buffered
 from an unpaced simulator (whose stream is then held), then one `read(100000)` into numpy,
@@ -90,13 +92,17 @@ def child(library, host, seconds, calls):
 
         def lost():
             s = client.stats()
-            return s["skipped"] + s["lost"] + s["overflowed"]
+            return {"skipped": s["skipped"], "lost": s["lost"] + s["overflowed"]}
 
     time.sleep(1.0)  # past the connection's start
     ts0, cpu0, rss0, wall0 = receive.getTimestamp(), cpu_s(), rss_kib(), time.perf_counter()
     end = wall0 + seconds
+    rss, next_sample = [], wall0 + seconds / 10
     while time.perf_counter() < end:
         time.sleep(min(0.2, max(0.0, end - time.perf_counter())))
+        if time.perf_counter() >= next_sample:
+            rss.append(rss_kib())
+            next_sample += seconds / 10
     ts1, cpu1, rss1, wall1 = receive.getTimestamp(), cpu_s(), rss_kib(), time.perf_counter()
     packages = round((ts1 - ts0) * FREQUENCY)
     p50, p99 = call_times(receive.getActualQ, calls)
@@ -111,6 +117,7 @@ def child(library, host, seconds, calls):
         "lost": lost(),
         "rss_start_kib": rss0,
         "rss_end_kib": rss1,
+        "rss_samples_kib": rss,
     }
     receive.disconnect()
     print(json.dumps(out), flush=True)
@@ -190,10 +197,15 @@ def figures(r):
         "p50 ratio (target <= 1)": ours["get_actual_q_p50_ns"] / theirs["get_actual_q_p50_ns"],
         "p99 ratio (target <= 1)": ours["get_actual_q_p99_ns"] / theirs["get_actual_q_p99_ns"],
         "packages in the window, rtde_rs": ours["packages"],
-        "packages lost, rtde_rs (target 0)": ours["lost"],
+        "packages lost by rtde_rs (target 0)": ours["lost"]["lost"],
+        "packages the simulator skipped (its clock starved)": ours["lost"]["skipped"],
         "bulk read (packages/s, target >= 1e6)": r["bulk"]["packages_per_s"],
-        "rss start -> end, rtde_rs (KiB)": f'{ours["rss_start_kib"]} -> {ours["rss_end_kib"]}',
-        "rss start -> end, ur_rtde (KiB)": f'{theirs["rss_start_kib"]} -> {theirs["rss_end_kib"]}',
+        "rss start, every tenth, end: rtde_rs (KiB)": " ".join(
+            str(x) for x in [ours["rss_start_kib"], *ours["rss_samples_kib"], ours["rss_end_kib"]]
+        ),
+        "rss start, every tenth, end: ur_rtde (KiB)": " ".join(
+            str(x) for x in [theirs["rss_start_kib"], *theirs["rss_samples_kib"], theirs["rss_end_kib"]]
+        ),
     }
 
 
