@@ -11,8 +11,7 @@ use rtde_core::client::{Background, DropReason, DroppedField, Receiver, Sender, 
 use rtde_core::fields::{ControllerVersion, WireType};
 use rtde_core::writer::{AnalogDomain, IoConfig, IoWriter, WriteError};
 use rtde_core::{
-    Client as RustClient, ConnectOptions, DynamicRecipe, Error, InputHandle, RecipeError,
-    ReconnectPolicy, Value,
+    Client as RustClient, ConnectOptions, DynamicRecipe, Error, InputHandle, ReconnectPolicy, Value,
 };
 
 use crate::values::Layout;
@@ -33,19 +32,12 @@ const SIGNAL_CHECK: Duration = Duration::from_millis(100);
 /// Why connecting failed, sorted out once the GIL is back.
 enum Failure {
     Rtde(Error),
-    Recipe(RecipeError),
     Write(WriteError),
 }
 
 impl From<Error> for Failure {
     fn from(e: Error) -> Self {
         Failure::Rtde(e)
-    }
-}
-
-impl From<RecipeError> for Failure {
-    fn from(e: RecipeError) -> Self {
-        Failure::Recipe(e)
     }
 }
 
@@ -59,7 +51,6 @@ impl Failure {
     fn into_py(self, py: Python<'_>) -> PyErr {
         match self {
             Failure::Rtde(e) => errors::rtde(py, e),
-            Failure::Recipe(e) => errors::recipe(py, &e),
             Failure::Write(e) => errors::write(py, e),
         }
     }
@@ -84,7 +75,7 @@ struct Plan {
     spawn: SpawnOptions,
 }
 
-/// What a connection made of.
+/// What connecting made.
 struct Connected {
     background: Background,
     outputs: DynamicRecipe,
