@@ -205,6 +205,7 @@ class Sim:
         program: Optional[str] = None,
         robots: int = 1,
         still: Optional[Sequence[float]] = None,
+        speed: Optional[float] = None,
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None: ...

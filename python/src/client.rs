@@ -59,6 +59,11 @@ impl Failure {
 /// An input recipe set up at connect, sent by `Client.send` with exactly its fields.
 #[derive(Debug)]
 struct InputSlot {
+    /// Its fields and their wire types, in recipe order: read with the GIL held, so
+    /// outside the lock a send holds across its write.
+    fields: Vec<(&'static str, WireType)>,
+    /// The same names, sorted, to match a dict's keys.
+    sorted: Vec<&'static str>,
     recipe: Mutex<DynamicRecipe>,
     handle: InputHandle,
 }
@@ -280,9 +285,20 @@ impl Client {
             inputs: connected
                 .inputs
                 .into_iter()
-                .map(|(recipe, handle)| InputSlot {
-                    recipe: Mutex::new(recipe),
-                    handle,
+                .map(|(recipe, handle)| {
+                    let fields: Vec<_> = recipe
+                        .fields()
+                        .iter()
+                        .map(|f| (f.name(), f.wire_type()))
+                        .collect();
+                    let mut sorted: Vec<_> = fields.iter().map(|(n, _)| *n).collect();
+                    sorted.sort_unstable();
+                    InputSlot {
+                        fields,
+                        sorted,
+                        recipe: Mutex::new(recipe),
+                        handle,
+                    }
                 })
                 .collect(),
             layout,
@@ -484,12 +500,7 @@ impl Client {
         let slot = self
             .inputs
             .iter()
-            .find(|s| {
-                let recipe = lock(&s.recipe);
-                let mut names: Vec<&str> = recipe.names().to_vec();
-                names.sort_unstable();
-                names == keys
-            })
+            .find(|s| s.sorted == keys)
             .ok_or_else(|| {
                 errors::bad(
                     py,
@@ -500,14 +511,11 @@ impl Client {
                 )
             })?;
         let mut typed = Vec::with_capacity(keys.len());
-        {
-            let recipe = lock(&slot.recipe);
-            for (name, field) in recipe.names().iter().zip(recipe.fields()) {
-                let value = values
-                    .get_item(name)?
-                    .ok_or_else(|| errors::bad(py, *name))?;
-                typed.push((*name, input_value(py, name, field.wire_type(), &value)?));
-            }
+        for (name, wire) in &slot.fields {
+            let value = values
+                .get_item(name)?
+                .ok_or_else(|| errors::bad(py, *name))?;
+            typed.push((*name, input_value(py, name, *wire, &value)?));
         }
         py.detach(|| {
             let mut recipe = lock(&slot.recipe);

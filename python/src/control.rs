@@ -205,9 +205,11 @@ impl ServoLoop {
 
     /// The counts: cycles, misses, misses_behind, max_response (seconds), events_dropped.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let stats: LoopStats = match lock(&self.parts).as_ref() {
-            Some(p) => p.control.stats(),
-            None => return Err(errors::rtde(py, Error::ConnectionLost)),
+        // A cycle holds the parts while it calls Python: wait for them without the GIL.
+        let stats: Option<LoopStats> =
+            py.detach(|| lock(&self.parts).as_ref().map(|p| p.control.stats()));
+        let Some(stats) = stats else {
+            return Err(errors::rtde(py, Error::ConnectionLost));
         };
         let dict = PyDict::new(py);
         dict.set_item("cycles", stats.cycles)?;
@@ -222,10 +224,12 @@ impl ServoLoop {
     /// before the first cycle.
     #[getter]
     fn status<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let status = lock(&self.parts)
-            .as_ref()
-            .and_then(|p| p.control.status())
-            .map(rtde_core::control::ProgramStatus::to_register);
+        let status = py.detach(|| {
+            lock(&self.parts)
+                .as_ref()
+                .and_then(|p| p.control.status())
+                .map(rtde_core::control::ProgramStatus::to_register)
+        });
         match (status, enums::class_named(py, "ProgramStatus")) {
             (Some(s), Some(class)) => Ok(Some(enums::member(py, &class, i64::from(s))?)),
             (Some(s), None) => Ok(Some(s.into_pyobject(py)?.into_any())),
@@ -235,7 +239,7 @@ impl ServoLoop {
 
     /// Pauses, closes the connection and joins the reader thread.
     fn close(&self, py: Python<'_>) -> PyResult<()> {
-        lock(&self.parts).take();
+        py.detach(|| lock(&self.parts).take());
         let Some(background) = lock(&self.background).take() else {
             return Ok(());
         };

@@ -35,7 +35,9 @@ impl Running {
 /// protocol 2), `fieldbus` (hold registers 0-23 as an enabled adapter does),
 /// `faults` (the `--fault` specs: "skip-every=10", "close-mid-frame=data:50", ...),
 /// `refuse_unrecorded`, `program="servo"` (run the servo program of rtde_core::control)
-/// and `robots` (a fleet on consecutive free ports).
+/// and `robots` (a fleet on consecutive free ports); and the library's `still` (the arm
+/// holds these joints) and `speed` (the clock runs this many times as fast as the wall
+/// clock: 0.25 gives a busy test four times the slack).
 ///
 /// Example:
 ///
@@ -58,7 +60,7 @@ impl Sim {
     #[pyo3(signature = (
         version="5.21.0", arm="ur5e", *, deterministic=false, seed=None, unpaced=false,
         v1_only=false, fieldbus=false, faults=None, refuse_unrecorded=false,
-        program=None, robots=1, still=None, host="127.0.0.1", port=0,
+        program=None, robots=1, still=None, speed=None, host="127.0.0.1", port=0,
     ))]
     #[allow(clippy::too_many_arguments)] // Python keyword arguments, each with a default
     #[allow(clippy::fn_params_excessive_bools)] // the switches of `rtde sim`
@@ -76,6 +78,7 @@ impl Sim {
         program: Option<&str>,
         robots: u16,
         still: Option<[f64; 6]>,
+        speed: Option<f64>,
         host: &str,
         port: u16,
     ) -> PyResult<Self> {
@@ -124,6 +127,9 @@ impl Sim {
                 args::finite(py, "a joint position", x)?;
             }
             builder = builder.motion(Motion::still(q));
+        }
+        if let Some(factor) = speed {
+            builder = builder.speed(args::finite(py, "the clock's speed", factor)?);
         }
         match program {
             None => {}
