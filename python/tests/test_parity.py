@@ -87,9 +87,16 @@ def test_the_receive_interfaces_read_equal_values_from_the_same_package():
         mine = ours.RTDEReceiveInterface(sim.host, 500.0)
         try:
             wait_for(lambda: theirs.getTimestamp() > 0.1 and mine.getTimestamp() > 0.1, "both streaming")
-            sim.pause_stream()
-            wait_for(lambda: theirs.getTimestamp() == mine.getTimestamp(), "the same last package")
-            time.sleep(0.05)
+            # Each connection's stream stops at a tick of its own: hold it until both
+            # stopped at the same one.
+            for _ in range(20):
+                sim.pause_stream()
+                time.sleep(0.2)
+                if theirs.getTimestamp() == mine.getTimestamp():
+                    break
+                sim.resume_stream()
+                time.sleep(0.05)
+            assert theirs.getTimestamp() == mine.getTimestamp(), "never stopped at the same package"
             a, b = getters(theirs), getters(mine)
         finally:
             sim.resume_stream()  # ur_rtde's disconnect waits on its reader's blocking read

@@ -17,30 +17,30 @@ def receive(sim):
 
 
 def test_every_getter_equals_the_rust_clients_value_of_the_same_package(sim, receive):
-    with rtde_rs.Client(sim.host, receive.variables, port=sim.port) as robot:
-        wait_for(lambda: robot.latest() is not None, "a package")
-        sim.pause_stream()
-        settle(robot)
-        wait_for(lambda: receive.getTimestamp() == robot.latest()["timestamp"], "the same package")
-        package = robot.latest()
-        checked = 0
-        for name, field in _GETTERS.items():
-            if field not in package:
-                with pytest.raises(RuntimeError, match=field):
-                    getattr(receive, name)()
-                continue
-            value = getattr(receive, name)()
-            assert value == package[field], name
-            # ur_rtde's return types: lists, plain ints, floats.
-            assert type(value) in (list, int, float, bool), name
-            checked += 1
-        assert checked >= 37
-        bits = package["actual_digital_output_bits"]
-        assert [receive.getDigitalOutState(i) for i in range(18)] == [bool(bits >> i & 1) for i in range(18)]
-        assert receive.isProtectiveStopped() is False and receive.isEmergencyStopped() is False
-        for i in range(12, 20):
-            assert receive.getOutputIntRegister(i) == package[f"output_int_register_{i}"]
-            assert receive.getOutputDoubleRegister(i) == package[f"output_double_register_{i}"]
+    # The interface's own connection: its getters and the client's dict read one package.
+    robot = receive._client
+    sim.pause_stream()
+    settle(robot)
+    package = robot.latest()
+    assert receive.getTimestamp() == package["timestamp"]
+    checked = 0
+    for name, field in _GETTERS.items():
+        if field not in package:
+            with pytest.raises(RuntimeError, match=field):
+                getattr(receive, name)()
+            continue
+        value = getattr(receive, name)()
+        assert value == package[field], name
+        # ur_rtde's return types: lists, plain ints, floats.
+        assert type(value) in (list, int, float, bool), name
+        checked += 1
+    assert checked >= 37
+    bits = package["actual_digital_output_bits"]
+    assert [receive.getDigitalOutState(i) for i in range(18)] == [bool(bits >> i & 1) for i in range(18)]
+    assert receive.isProtectiveStopped() is False and receive.isEmergencyStopped() is False
+    for i in range(12, 20):
+        assert receive.getOutputIntRegister(i) == package[f"output_int_register_{i}"]
+        assert receive.getOutputDoubleRegister(i) == package[f"output_double_register_{i}"]
 
 
 def test_the_default_recipe_is_ur_rtdes(receive):
