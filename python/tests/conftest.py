@@ -38,3 +38,15 @@ def settle(robot):
         return last[1] >= 25
 
     wait_for(settled, "the stream to stop")
+
+
+def assert_in_order(stamps, robot):
+    """Timestamps one period apart, or whole periods where the simulator skipped ticks (its
+    clock thread starved on a busy machine): each such hole counted as `skipped`."""
+    import numpy as np
+
+    period = 1.0 / robot.frequency
+    gaps = np.diff(np.asarray(stamps))
+    steps = np.round(gaps / period)
+    assert (steps >= 1).all() and np.allclose(gaps, steps * period), gaps
+    assert (steps - 1).sum() <= robot.stats()["skipped"], gaps
