@@ -200,6 +200,56 @@ fn latest_returns_the_newest_without_waiting() {
     background.close().unwrap();
 }
 
+/// A batch takes what is queued, in order and without waiting, and leaves the rest for
+/// the next receive; an ended stream is told once the queue is empty.
+#[test]
+fn recv_queued_takes_the_backlog_in_order_without_waiting() {
+    let sim = Sim::builder().deterministic().start().unwrap();
+    let mut client = Client::connect(sim.addr(), options()).unwrap();
+    let outputs = DynamicRecipe::outputs(["timestamp"]).unwrap();
+    client.setup_outputs(outputs.spec(), 500.0).unwrap();
+    client.start().unwrap();
+    let background = client.spawn(SpawnOptions::new()).unwrap();
+    let mut receiver = background.receiver();
+    let stamp = |values: &[u8]| f64::from_be_bytes(values[..8].try_into().unwrap());
+    while background.stats().received < 20 {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    sim.pause_stream();
+    std::thread::sleep(Duration::from_millis(200));
+    let queued = background.stats().received;
+    let mut stamps = Vec::new();
+    assert_eq!(
+        receiver.recv_queued(5, |v| stamps.push(stamp(v))).unwrap(),
+        5
+    );
+    assert_eq!(receiver.seq(), 5);
+    let rest = receiver
+        .recv_queued(usize::MAX, |v| stamps.push(stamp(v)))
+        .unwrap();
+    assert_eq!(5 + rest as u64, queued);
+    assert_eq!(receiver.seq(), queued);
+    for pair in stamps.windows(2) {
+        assert!(((pair[1] - pair[0]) * 500.0 - 1.0).abs() < 1e-6, "{pair:?}");
+    }
+    // Nothing queued: no wait, nothing taken.
+    let started = Instant::now();
+    assert_eq!(
+        receiver
+            .recv_queued(10, |_| panic!("nothing is queued"))
+            .unwrap(),
+        0
+    );
+    assert!(started.elapsed() < Duration::from_millis(100));
+    drop(sim);
+    let ended = (0..500).find_map(|_| {
+        std::thread::sleep(Duration::from_millis(10));
+        receiver.recv_queued(10, |_| {}).err()
+    });
+    assert!(ended.is_some(), "the end of the stream was told");
+    background.close().ok();
+}
+
 /// A receiver that busy-waits near each arrival gets every package in order, as a
 /// sleeping one does, and its waits still end: at the timeout when packages stop (the
 /// window passes and it sleeps), and at the end of the link.

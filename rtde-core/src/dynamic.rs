@@ -201,6 +201,31 @@ impl DynamicRecipe {
         self.values.get(index)
     }
 
+    /// Refuses, before anything is sent, every field a controller of version `controller`
+    /// lacks: the check [`Client::setup_outputs`](crate::Client::setup_outputs) makes
+    /// against the connected controller, for a version declared ahead of connecting (a
+    /// program written for a fleet of 5.4 controllers, say).
+    ///
+    /// ```
+    /// use rtde_core::{DynamicRecipe, Error};
+    ///
+    /// let recipe = DynamicRecipe::outputs(["timestamp", "ft_raw_wrench"]).unwrap();
+    /// assert!(recipe.check_available_on("5.9".parse().unwrap()).is_ok());
+    /// let err = recipe.check_available_on("5.4".parse().unwrap()).unwrap_err();
+    /// assert!(matches!(err, Error::Unavailable(_)), "{err}");
+    /// assert!(err.to_string().contains("`ft_raw_wrench` requires"), "{err}");
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Unavailable`](crate::Error::Unavailable), naming each missing field and
+    /// the version that has it.
+    pub fn check_available_on(
+        &self,
+        controller: rtde_fields::ControllerVersion,
+    ) -> Result<(), crate::Error> {
+        crate::session::setup::check_available(self.direction, &self.fields, controller)
+    }
+
     /// The payload size of a data package of this recipe.
     #[must_use]
     pub fn payload_size(&self) -> usize {

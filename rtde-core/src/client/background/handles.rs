@@ -273,6 +273,51 @@ impl Receiver {
         T::from_payload_as(values)
     }
 
+    /// Up to `max` packages already in the in-order queue, in order, each handed to `f`,
+    /// without waiting; returns how many. The queue's lock is taken once for the batch
+    /// (the reader thread queues the packages arriving meanwhile after it), so that a
+    /// consumer that reads a backlog (a bulk read into arrays, say) pays for a lock per
+    /// batch rather than per package; keep `max` modest (a few hundred) so the reader is
+    /// never held up long. [`Receiver::seq`] and [`Receiver::received_at`] tell the last
+    /// package handed out.
+    ///
+    /// ```no_run
+    /// # fn f(receiver: &mut rtde_core::client::Receiver) -> Result<(), rtde_core::Error> {
+    /// let mut sizes = Vec::new();
+    /// while receiver.recv_queued(256, |values| sizes.push(values.len()))? > 0 {}
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Receiver::recv`] once the queue is empty and the reader thread has ended (a
+    /// batch that handed out packages returns their count, and the next call the error);
+    /// [`Error::Misuse`] when the queue has no capacity.
+    pub fn recv_queued(&mut self, max: usize, mut f: impl FnMut(&[u8])) -> Result<usize, Error> {
+        let mut queue = self.shared.delivery.queue();
+        if queue.capacity() == 0 {
+            return Err(Error::Misuse(
+                "this background driver keeps no in-order queue (queue capacity 0, or no output recipe); use `latest`",
+            ));
+        }
+        let mut taken = 0;
+        while taken < max {
+            match queue.pop_into(&mut self.values) {
+                Some(Popped::Data { seq, at }) => {
+                    self.seq = seq;
+                    self.at = Some(at);
+                    f(&self.values);
+                    taken += 1;
+                }
+                // This driver records a package that did not fit as an event instead; were
+                // one queued, the packages before it have reached `f` already.
+                Some(Popped::Failed(e)) => return Err(e),
+                None if taken == 0 && queue.is_finished() => return Err(queue.ended()),
+                None => break,
+            }
+        }
+        Ok(taken)
+    }
+
     /// Whether another package already waits in the in-order queue: what a control loop
     /// asks right after sending its command, to count a command that went out after the
     /// next package had arrived.

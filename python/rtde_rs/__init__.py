@@ -1,0 +1,76 @@
+"""Universal Robots RTDE on a Rust core.
+
+- ``Client``: a connection over rtde-core's background driver: checked recipes,
+  ``latest()``, every package in order (``recv``, iteration), bulk reads into numpy
+  (``read``, ``drain``), the typed writer, stats.
+- ``Sim``: the simulator, in-process on 127.0.0.1.
+- ``ServoLoop``: the control kit (a Python function per package, the deadline accounting)
+  and ur_rtde's ``initPeriod`` / ``servoJ`` / ``waitPeriod`` idiom.
+- ``rtde_rs.ur_rtde``: ur_rtde's ``RTDEReceiveInterface`` and ``RTDEIOInterface``.
+
+Example::
+
+    import rtde_rs
+
+    with rtde_rs.Sim() as sim:
+        with rtde_rs.Client(sim.host, ["timestamp", "actual_q", "robot_mode"], port=sim.port) as robot:
+            print(robot.recv(timeout=1.0))
+            block = robot.read(500)         # one second at 500 Hz
+            print(block["actual_q"].shape)  # (500, 6)
+"""
+
+from ._rtde_rs import (
+    BadArgumentError,
+    Client,
+    ConnectionLostError,
+    Getter,
+    Handshake,
+    JointMode,
+    ProgramStatus,
+    ProtocolError,
+    RealtimeError,
+    RecipeError,
+    RobotMode,
+    RtdeError,
+    RtdeTimeoutError,
+    RuntimeState,
+    SafetyMode,
+    SafetyStatus,
+    ServoLoop,
+    SetupRefusedError,
+    Sim,
+    SimulatorError,
+    StaleError,
+    ToolMode,
+    VersionTooOldError,
+    __version__,
+    field_names,
+)
+
+__all__ = [
+    "BadArgumentError",
+    "Client",
+    "ConnectionLostError",
+    "Getter",
+    "Handshake",
+    "JointMode",
+    "ProgramStatus",
+    "ProtocolError",
+    "RealtimeError",
+    "RecipeError",
+    "RobotMode",
+    "RtdeError",
+    "RtdeTimeoutError",
+    "RuntimeState",
+    "SafetyMode",
+    "SafetyStatus",
+    "ServoLoop",
+    "SetupRefusedError",
+    "Sim",
+    "SimulatorError",
+    "StaleError",
+    "ToolMode",
+    "VersionTooOldError",
+    "__version__",
+    "field_names",
+]

@@ -1,0 +1,72 @@
+//! Arguments from Python checked before anything is sent, with messages that say what
+//! was wrong: a negative index, a NaN, a duration that is no duration.
+
+use std::time::Duration;
+
+use pyo3::prelude::*;
+
+use crate::errors;
+
+/// An index into the controller's outputs or registers (0..=255).
+pub(crate) fn index(py: Python<'_>, what: &str, index: i64) -> PyResult<u8> {
+    u8::try_from(index).map_err(|_| {
+        let why = if index < 0 {
+            "is negative"
+        } else {
+            "is above 255"
+        };
+        errors::bad(py, format!("{what} index {index} {why}"))
+    })
+}
+
+/// A duration in seconds: finite and above zero.
+pub(crate) fn seconds(py: Python<'_>, what: &str, seconds: f64) -> PyResult<Duration> {
+    if seconds.is_finite() && seconds > 0.0 {
+        Duration::try_from_secs_f64(seconds).map_err(|e| errors::bad(py, format!("{what}: {e}")))
+    } else {
+        Err(errors::bad(
+            py,
+            format!("{what} must be a finite number of seconds above zero, not {seconds}"),
+        ))
+    }
+}
+
+/// An optional duration in seconds (`None`: no limit).
+pub(crate) fn maybe_seconds(
+    py: Python<'_>,
+    what: &str,
+    value: Option<f64>,
+) -> PyResult<Option<Duration>> {
+    value.map(|s| seconds(py, what, s)).transpose()
+}
+
+/// A finite number.
+pub(crate) fn finite(py: Python<'_>, what: &str, value: f64) -> PyResult<f64> {
+    if value.is_finite() {
+        Ok(value)
+    } else {
+        Err(errors::bad(
+            py,
+            format!("{what} must be a finite number, not {value}"),
+        ))
+    }
+}
+
+/// An inclusive register range given as `(first, last)`.
+pub(crate) fn registers(
+    py: Python<'_>,
+    what: &str,
+    range: Option<(i64, i64)>,
+) -> PyResult<Option<std::ops::RangeInclusive<u8>>> {
+    let Some((first, last)) = range else {
+        return Ok(None);
+    };
+    let (first, last) = (index(py, what, first)?, index(py, what, last)?);
+    if first > last {
+        return Err(errors::bad(
+            py,
+            format!("{what} ({first}, {last}): the first register is after the last"),
+        ));
+    }
+    Ok(Some(first..=last))
+}

@@ -1,0 +1,212 @@
+//! The Python exceptions: one class per kind of Rust error, each raised with the Rust
+//! error's own message, and the details a program branches on as attributes.
+
+use pyo3::PyErr;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyTuple, PyType};
+use rtde_core::writer::WriteError;
+use rtde_core::{Error, ErrorKind};
+
+/// The exception classes, in the order of [`CLASSES`].
+#[derive(Clone, Copy)]
+pub(crate) enum Class {
+    Rtde,
+    ConnectionLost,
+    Timeout,
+    Stale,
+    SetupRefused,
+    VersionTooOld,
+    BadArgument,
+    Recipe,
+    Protocol,
+    Realtime,
+    Simulator,
+}
+
+/// Each class: its name, the class of this table it derives from (by index), the built-in
+/// class it also derives from (so that code catching `ValueError`, `ConnectionError`,
+/// `TimeoutError` or `PermissionError` keeps working), and its docstring.
+const CLASSES: [(&str, Option<usize>, &str, &str); 11] = [
+    (
+        "RtdeError",
+        None,
+        "Exception",
+        "Base class of every error rtde_rs raises.",
+    ),
+    (
+        "ConnectionLostError",
+        Some(0),
+        "ConnectionError",
+        "The link to the controller failed: it could not be made, it broke, or the controller closed it.",
+    ),
+    (
+        "RtdeTimeoutError",
+        Some(0),
+        "TimeoutError",
+        "Nothing arrived within the timeout; the connection stays usable.",
+    ),
+    (
+        "StaleError",
+        Some(0),
+        "Exception",
+        "No package for the staleness limit: the robot went silent. Raised once per silence; \
+         the next call waits again.",
+    ),
+    (
+        "SetupRefusedError",
+        Some(0),
+        "Exception",
+        "The controller refused a recipe (NOT_FOUND, IN_USE), the protocol, START or PAUSE.\n\n\
+         Attributes: `not_found` and `in_use` (field names) and `owners` (for each IN_USE \
+         field, its likely owner).",
+    ),
+    (
+        "VersionTooOldError",
+        Some(0),
+        "Exception",
+        "The controller (connected or declared) lacks fields or the frequency asked for; \
+         nothing was sent.\n\nAttributes: `controller` (its version) and `fields` (pairs of a \
+         name and the first version that has it, or None).",
+    ),
+    (
+        "BadArgumentError",
+        Some(0),
+        "ValueError",
+        "An argument no controller can take (a register index, an out-of-range or NaN value, \
+         an unknown input recipe); nothing was sent.",
+    ),
+    (
+        "RecipeError",
+        Some(6),
+        "ValueError",
+        "A recipe the registry refuses: unknown names (with the closest known name), the \
+         wrong direction, repeats; nothing was sent.",
+    ),
+    (
+        "ProtocolError",
+        Some(0),
+        "Exception",
+        "The controller's bytes were wrong: undecodable, unexpected, or disagreeing with the \
+         recipe.",
+    ),
+    (
+        "RealtimeError",
+        Some(0),
+        "PermissionError",
+        "The operating system refused a real-time option (priority, CPU affinity); the \
+         message says what to grant.",
+    ),
+    (
+        "SimulatorError",
+        Some(0),
+        "Exception",
+        "The simulator could not start or stop.",
+    ),
+];
+
+static TYPES: PyOnceLock<Vec<Py<PyType>>> = PyOnceLock::new();
+
+/// Creates the classes (with `type(name, bases, namespace)`, which gives a class two
+/// bases as a `class` statement does) and adds them to the module.
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    let builtins = py.import("builtins")?;
+    let type_ = builtins.getattr("type")?;
+    let mut made: Vec<Py<PyType>> = Vec::with_capacity(CLASSES.len());
+    for (name, parent, builtin, doc) in CLASSES {
+        let builtin = builtins.getattr(builtin)?;
+        let bases = match parent {
+            Some(i) => PyTuple::new(py, [made[i].bind(py).clone().into_any(), builtin])?,
+            None => PyTuple::new(py, [builtin])?,
+        };
+        let namespace = PyDict::new(py);
+        namespace.set_item("__doc__", doc)?;
+        namespace.set_item("__module__", "rtde_rs")?;
+        let class = type_
+            .call1((name, bases, namespace))?
+            .cast_into::<PyType>()?;
+        m.add(name, &class)?;
+        made.push(class.unbind());
+    }
+    let _ = TYPES.set(py, made);
+    Ok(())
+}
+
+/// An exception of `class` with `message`.
+pub(crate) fn new(py: Python<'_>, class: Class, message: impl Into<String>) -> PyErr {
+    match TYPES.get(py) {
+        Some(types) => PyErr::from_type(types[class as usize].bind(py).clone(), message.into()),
+        // Only before the module is initialised, which no caller can be.
+        None => pyo3::exceptions::PyRuntimeError::new_err(message.into()),
+    }
+}
+
+/// The Python exception of a Rust error, with its message and details.
+pub(crate) fn rtde(py: Python<'_>, e: Error) -> PyErr {
+    let message = e.to_string();
+    match &e {
+        Error::Stale { .. } => new(py, Class::Stale, message),
+        Error::Timeout { .. } => new(py, Class::Timeout, message),
+        Error::SetupRefused(refused) => {
+            let err = new(py, Class::SetupRefused, message);
+            let owners: Vec<(&str, String)> = refused
+                .in_use_owners()
+                .map(|(name, owner)| (name, owner.to_string()))
+                .collect();
+            let value = err.value(py);
+            // Setting attributes on a fresh exception object cannot fail but for memory.
+            let _ = value.setattr("not_found", refused.not_found().to_vec());
+            let _ = value.setattr("in_use", refused.in_use().to_vec());
+            let _ = value.setattr("owners", owners);
+            err
+        }
+        Error::Unavailable(missing) => {
+            let err = new(py, Class::VersionTooOld, message);
+            let fields: Vec<(&str, Option<String>)> = missing
+                .fields()
+                .iter()
+                .map(|f| (f.name(), f.needs().map(|v| v.to_string())))
+                .collect();
+            let value = err.value(py);
+            let _ = value.setattr("controller", missing.controller().to_string());
+            let _ = value.setattr("fields", fields);
+            err
+        }
+        Error::FrequencyTooHigh { .. } | Error::FrequencyNotInV1 { .. } => {
+            new(py, Class::VersionTooOld, message)
+        }
+        Error::Recipe(_) => new(py, Class::Recipe, message),
+        Error::Realtime(_) => new(py, Class::Realtime, message),
+        _ => match e.kind() {
+            ErrorKind::Link => new(py, Class::ConnectionLost, message),
+            ErrorKind::Refused => new(py, Class::SetupRefused, message),
+            ErrorKind::Unsupported => new(py, Class::VersionTooOld, message),
+            ErrorKind::Usage => new(py, Class::BadArgument, message),
+            _ => new(py, Class::Protocol, message),
+        },
+    }
+}
+
+/// A recipe the registry refuses.
+pub(crate) fn recipe(py: Python<'_>, e: &rtde_core::RecipeError) -> PyErr {
+    new(py, Class::Recipe, e.to_string())
+}
+
+/// A write that could not be built (a bad argument: nothing was sent) or failed.
+pub(crate) fn write(py: Python<'_>, e: WriteError) -> PyErr {
+    match e {
+        WriteError::Client(e) => rtde(py, e),
+        other => new(py, Class::BadArgument, other.to_string()),
+    }
+}
+
+/// An argument refused here, before anything is sent.
+pub(crate) fn bad(py: Python<'_>, message: impl Into<String>) -> PyErr {
+    new(py, Class::BadArgument, message)
+}
+
+/// The simulator's error.
+pub(crate) fn sim(py: Python<'_>, e: &rtde_sim::Error) -> PyErr {
+    new(py, Class::Simulator, e.to_string())
+}

@@ -1,0 +1,343 @@
+//! `rtde_rs.Sim`: rtde-sim's simulator in-process, with the options of `rtde sim`.
+
+use std::net::SocketAddr;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use rtde_sim::{Arm, Fault, Fleet, Motion, Sim as RustSim};
+
+use crate::{args, errors, values};
+
+/// The simulator running: one controller, or a fleet of them.
+enum Running {
+    One(RustSim),
+    Fleet(Fleet),
+}
+
+impl Running {
+    /// The first (or only) controller.
+    fn first(&self) -> Option<&RustSim> {
+        match self {
+            Running::One(sim) => Some(sim),
+            Running::Fleet(fleet) => fleet.robot(0),
+        }
+    }
+}
+
+/// A simulated Universal Robots controller in this process, serving RTDE on
+/// `127.0.0.1` at a free port (or `host` and `port`): test against it without URSim,
+/// Docker or a robot.
+///
+/// The options are those of `rtde sim`: the controller `version` to play (3.x CB3 at
+/// 125 Hz, 5.x e-Series and 10.x at 500 Hz), the `arm` (ur3e, ur5e, ur10e, ur5),
+/// `deterministic` values or a noise `seed`, `unpaced` streaming, `v1_only` (refuse
+/// protocol 2), `fieldbus` (hold registers 0-23 as an enabled adapter does),
+/// `faults` (the `--fault` specs: "skip-every=10", "close-mid-frame=data:50", ...),
+/// `refuse_unrecorded`, `program="servo"` (run the servo program of rtde_core::control)
+/// and `robots` (a fleet on consecutive free ports); and the library's `still` (the arm
+/// holds these joints) and `speed` (the clock runs this many times as fast as the wall
+/// clock: 0.25 gives a busy test four times the slack).
+///
+/// Example:
+///
+/// ```python
+/// with rtde_rs.Sim(version="3.15.8", arm="ur5") as sim:
+///     print(sim.port, sim.loop_rate)   # a CB3 at 125 Hz
+/// ```
+#[pyclass(frozen, module = "rtde_rs")]
+pub(crate) struct Sim {
+    running: Mutex<Option<Running>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+#[pymethods]
+impl Sim {
+    #[new]
+    #[pyo3(signature = (
+        version="5.21.0", arm="ur5e", *, deterministic=false, seed=None, unpaced=false,
+        v1_only=false, fieldbus=false, faults=None, refuse_unrecorded=false,
+        program=None, robots=1, still=None, speed=None, host="127.0.0.1", port=0,
+    ))]
+    #[allow(clippy::too_many_arguments)] // Python keyword arguments, each with a default
+    #[allow(clippy::fn_params_excessive_bools)] // the switches of `rtde sim`
+    fn new(
+        py: Python<'_>,
+        version: &str,
+        arm: &str,
+        deterministic: bool,
+        seed: Option<u64>,
+        unpaced: bool,
+        v1_only: bool,
+        fieldbus: bool,
+        faults: Option<Vec<String>>,
+        refuse_unrecorded: bool,
+        program: Option<&str>,
+        robots: u16,
+        still: Option<[f64; 6]>,
+        speed: Option<f64>,
+        host: &str,
+        port: u16,
+    ) -> PyResult<Self> {
+        let ip: std::net::IpAddr = host
+            .parse()
+            .map_err(|e| errors::bad(py, format!("host `{host}`: {e} (give an IP address)")))?;
+        let arm = [Arm::UR3E, Arm::UR5E, Arm::UR10E, Arm::UR5]
+            .into_iter()
+            .find(|a| a.name.eq_ignore_ascii_case(arm))
+            .ok_or_else(|| {
+                errors::bad(
+                    py,
+                    format!("unknown arm `{arm}`: use ur3e, ur5e, ur10e or ur5"),
+                )
+            })?;
+        let mut builder = RustSim::builder()
+            .controller_version(version)
+            .bind(SocketAddr::new(ip, port))
+            .arm(arm);
+        if deterministic {
+            builder = builder.deterministic();
+        }
+        if let Some(seed) = seed {
+            builder = builder.seed(seed);
+        }
+        if unpaced {
+            builder = builder.unpaced();
+        }
+        if v1_only {
+            builder = builder.v1_only();
+        }
+        if fieldbus {
+            builder = builder.fieldbus_adapter();
+        }
+        if refuse_unrecorded {
+            builder = builder.refuse_unrecorded_fields();
+        }
+        for spec in faults.iter().flatten() {
+            let fault: Fault = spec
+                .parse()
+                .map_err(|e| errors::bad(py, format!("fault `{spec}`: {e}")))?;
+            builder = builder.fault(fault);
+        }
+        if let Some(q) = still {
+            for x in q {
+                args::finite(py, "a joint position", x)?;
+            }
+            builder = builder.motion(Motion::still(q));
+        }
+        if let Some(factor) = speed {
+            builder = builder.speed(args::finite(py, "the clock's speed", factor)?);
+        }
+        match program {
+            None => {}
+            Some("servo") => builder = builder.servo_program(),
+            Some(other) => {
+                return Err(errors::bad(
+                    py,
+                    format!(
+                        "program `{other}`: the simulator runs `servo` (the command program \
+                         of the motion commands is not in this release)"
+                    ),
+                ));
+            }
+        }
+        if robots == 0 {
+            return Err(errors::bad(py, "robots must be at least 1"));
+        }
+        let running = py
+            .detach(move || {
+                if robots > 1 {
+                    builder.start_fleet(robots).map(Running::Fleet)
+                } else {
+                    builder.start().map(Running::One)
+                }
+            })
+            .map_err(|e| errors::sim(py, &e))?;
+        Ok(Sim {
+            running: Mutex::new(Some(running)),
+        })
+    }
+
+    /// The address to connect to: "127.0.0.1".
+    #[getter]
+    fn host(&self, py: Python<'_>) -> PyResult<String> {
+        self.with(py, |s| s.addr().ip().to_string())
+    }
+
+    /// The port of the first (or only) controller.
+    #[getter]
+    fn port(&self, py: Python<'_>) -> PyResult<u16> {
+        self.with(py, |s| s.addr().port())
+    }
+
+    /// Every controller's (host, port), in order: one, or the fleet's.
+    #[getter]
+    fn addrs(&self, py: Python<'_>) -> PyResult<Vec<(String, u16)>> {
+        match lock(&self.running).as_ref() {
+            Some(Running::One(sim)) => Ok(vec![(sim.addr().ip().to_string(), sim.addr().port())]),
+            Some(Running::Fleet(fleet)) => Ok(fleet
+                .addrs()
+                .map(|a| (a.ip().to_string(), a.port()))
+                .collect()),
+            None => Err(stopped(py)),
+        }
+    }
+
+    /// The controller version it plays, e.g. "5.21.0".
+    #[getter]
+    fn controller_version(&self, py: Python<'_>) -> PyResult<String> {
+        self.with(py, |s| s.controller_version().to_string())
+    }
+
+    /// Its control-loop rate in hertz: 125 (CB3) or 500.
+    #[getter]
+    fn loop_rate(&self, py: Python<'_>) -> PyResult<u32> {
+        self.with(py, RustSim::loop_rate)
+    }
+
+    /// The noise seed, to reproduce a run's values.
+    #[getter]
+    fn seed(&self, py: Python<'_>) -> PyResult<u64> {
+        self.with(py, RustSim::seed)
+    }
+
+    /// The value a client last wrote to input field `name`, or None.
+    fn input<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let value = self.with(py, |s| s.io().input(name).copied())?;
+        value.map(|v| values::plain(py, v)).transpose()
+    }
+
+    /// `actual_digital_output_bits` as the writes left it: standard outputs in bits 0-7,
+    /// configurable in 8-15, tool in 16-17.
+    fn digital_output_bits(&self, py: Python<'_>) -> PyResult<u64> {
+        self.with(py, |s| s.io().digital_output_bits())
+    }
+
+    /// The speed slider's fraction (1.0 until a client sets it).
+    fn speed_fraction(&self, py: Python<'_>) -> PyResult<f64> {
+        self.with(py, |s| s.io().speed_fraction())
+    }
+
+    /// Standard analog output `index`'s value.
+    fn analog_output(&self, py: Python<'_>, index: usize) -> PyResult<f64> {
+        self.with(py, |s| s.io().analog_output(index))
+    }
+
+    /// `standard_analog_output_type`'s bits: bit i set when output i is a voltage.
+    fn analog_output_types(&self, py: Python<'_>) -> PyResult<u8> {
+        self.with(py, |s| s.io().analog_output_types())
+    }
+
+    /// Counters: connections accepted and open, data packages sent, input packages
+    /// applied, stalled clients dropped.
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let stats = self.with(py, RustSim::stats)?;
+        let dict = PyDict::new(py);
+        dict.set_item("connections_accepted", stats.connections_accepted)?;
+        dict.set_item("connections_open", stats.connections_open)?;
+        dict.set_item("stalled_clients_dropped", stats.stalled_clients_dropped)?;
+        dict.set_item("data_packages_sent", stats.data_packages_sent)?;
+        dict.set_item("input_packages_applied", stats.input_packages_applied)?;
+        Ok(dict)
+    }
+
+    /// Waits until exactly `n` connections are open, at most `timeout` seconds; returns
+    /// whether they are.
+    fn wait_for_connections(&self, py: Python<'_>, n: u64, timeout: f64) -> PyResult<bool> {
+        let timeout = args::seconds(py, "timeout", timeout)?;
+        let guard = lock(&self.running);
+        let Some(sim) = guard.as_ref().and_then(Running::first) else {
+            return Err(stopped(py));
+        };
+        Ok(py.detach(|| sim.wait_for_connections(n, timeout)))
+    }
+
+    /// Holds every connection's output stream (a stalled controller); `resume_stream`
+    /// lets it go again.
+    fn pause_stream(&self, py: Python<'_>) -> PyResult<()> {
+        self.with(py, RustSim::pause_stream)
+    }
+
+    /// Lets the stream held by `pause_stream` go again.
+    fn resume_stream(&self, py: Python<'_>) -> PyResult<()> {
+        self.with(py, RustSim::resume_stream)
+    }
+
+    /// The servo program's state (with `program="servo"`): its joints `q`, the waypoint it
+    /// acknowledged, its `status` and the ticks it ran; None without a program.
+    fn program<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(program) = self.with(py, RustSim::program)? else {
+            return Ok(None);
+        };
+        let dict = PyDict::new(py);
+        dict.set_item("q", program.q().to_vec())?;
+        dict.set_item("acked", program.acked())?;
+        let status = program.status().to_register();
+        let status = match crate::enums::class_named(py, "ProgramStatus") {
+            Some(class) => crate::enums::member(py, &class, i64::from(status))?,
+            None => status.into_pyobject(py)?.into_any(),
+        };
+        dict.set_item("status", status)?;
+        dict.set_item("ticks", program.ticks())?;
+        Ok(Some(dict))
+    }
+
+    /// Stops the simulator: closes every connection and joins its threads.
+    fn shutdown(&self, py: Python<'_>) -> PyResult<()> {
+        let Some(running) = lock(&self.running).take() else {
+            return Ok(());
+        };
+        py.detach(move || match running {
+            Running::One(sim) => sim.shutdown(),
+            Running::Fleet(fleet) => fleet.shutdown(),
+        })
+        .map_err(|e| errors::sim(py, &e))
+    }
+
+    fn __enter__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf
+    }
+
+    #[pyo3(signature = (exc_type, _exc, _tb))]
+    fn __exit__(
+        &self,
+        py: Python<'_>,
+        exc_type: &Bound<'_, PyAny>,
+        _exc: &Bound<'_, PyAny>,
+        _tb: &Bound<'_, PyAny>,
+    ) -> PyResult<bool> {
+        let stopped = self.shutdown(py);
+        // An exception on its way out of the block is the one to see.
+        if exc_type.is_none() {
+            stopped?;
+        }
+        Ok(false)
+    }
+
+    fn __repr__(&self) -> String {
+        match lock(&self.running).as_ref().and_then(Running::first) {
+            Some(sim) => format!(
+                "<rtde_rs.Sim controller {} on {}>",
+                sim.controller_version(),
+                sim.addr()
+            ),
+            None => "<rtde_rs.Sim stopped>".to_owned(),
+        }
+    }
+}
+
+impl Sim {
+    fn with<T>(&self, py: Python<'_>, f: impl FnOnce(&RustSim) -> T) -> PyResult<T> {
+        match lock(&self.running).as_ref().and_then(Running::first) {
+            Some(sim) => Ok(f(sim)),
+            None => Err(stopped(py)),
+        }
+    }
+}
+
+fn stopped(py: Python<'_>) -> PyErr {
+    errors::new(py, errors::Class::Simulator, "the simulator was shut down")
+}

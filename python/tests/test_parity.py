@@ -1,0 +1,144 @@
+"""ur_rtde parity: the same short script, run with ur_rtde 1.6.5's `rtde_receive` and
+`rtde_io` and with `rtde_rs.ur_rtde`, against the simulator, gives equal values and
+effects. ur_rtde always connects to port 30004, so each simulator takes a loopback
+address of its own (127.0.0.N)."""
+
+import os
+import time
+
+import pytest
+
+import rtde_rs
+from conftest import wait_for
+from rtde_rs import ur_rtde as ours
+
+if os.environ.get("RTDE_REQUIRE_UR_RTDE"):
+    import rtde_io
+    import rtde_receive
+else:
+    rtde_io = pytest.importorskip("rtde_io")
+    rtde_receive = pytest.importorskip("rtde_receive")
+
+
+def sim_on_port_30004(**options):
+    for n in range(2, 250):
+        try:
+            return rtde_rs.Sim(host=f"127.0.0.{n}", port=30004, deterministic=True, **options)
+        except rtde_rs.SimulatorError:
+            continue
+    raise AssertionError("no free 127.0.0.N:30004 for the simulator")
+
+
+def getters(receive):
+    """Every getter's value (or the error's class), by name."""
+    values = {}
+    for name in ours._GETTERS:
+        try:
+            values[name] = getattr(receive, name)()
+        except RuntimeError:
+            values[name] = RuntimeError
+    values["getDigitalOutState(3)"] = receive.getDigitalOutState(3)
+    values["isProtectiveStopped"] = receive.isProtectiveStopped()
+    values["isEmergencyStopped"] = receive.isEmergencyStopped()
+    for i in (12, 19):
+        values[f"getOutputIntRegister({i})"] = receive.getOutputIntRegister(i)
+        values[f"getOutputDoubleRegister({i})"] = receive.getOutputDoubleRegister(i)
+    return values
+
+
+def io_script(io_class, sim):
+    """The IO half of the script: each write, then what the controller shows."""
+    io = io_class(sim.host)
+    effects = []
+
+    def seen():
+        time.sleep(0.05)  # inputs take effect at the next control tick (2 ms)
+        return (
+            sim.digital_output_bits(),
+            sim.speed_fraction(),
+            sim.analog_output(0),
+            sim.analog_output_types() & 1,
+            tuple(sim.input(f"input_int_register_{i}") for i in range(18, 23)),
+            tuple(sim.input(f"input_double_register_{i}") for i in range(18, 23)),
+        )
+
+    steps = [
+        lambda: io.setStandardDigitalOut(3, True),
+        lambda: io.setConfigurableDigitalOut(2, True),
+        lambda: io.setToolDigitalOut(1, True),
+        lambda: io.setStandardDigitalOut(3, False),
+        lambda: io.setSpeedSlider(0.5),
+        lambda: io.setAnalogOutputVoltage(0, 0.25),
+        lambda: io.setAnalogOutputCurrent(0, 0.75),
+        lambda: io.setInputIntRegister(18, 7),
+        lambda: io.setInputIntRegister(22, -9),
+        lambda: io.setInputDoubleRegister(20, 1.5),
+    ]
+    for step in steps:
+        assert step() is True
+        effects.append(seen())
+    io.disconnect()
+    return effects
+
+
+def test_the_receive_interfaces_read_equal_values_from_the_same_package():
+    with sim_on_port_30004() as sim:
+        theirs = rtde_receive.RTDEReceiveInterface(sim.host, 500.0)
+        mine = ours.RTDEReceiveInterface(sim.host, 500.0)
+        try:
+            wait_for(lambda: theirs.getTimestamp() > 0.1 and mine.getTimestamp() > 0.1, "both streaming")
+            # Each connection's stream stops at a tick of its own: hold it until both
+            # stopped at the same one.
+            for _ in range(20):
+                sim.pause_stream()
+                time.sleep(0.2)
+                if theirs.getTimestamp() == mine.getTimestamp():
+                    break
+                sim.resume_stream()
+                time.sleep(0.05)
+            assert theirs.getTimestamp() == mine.getTimestamp(), "never stopped at the same package"
+            a, b = getters(theirs), getters(mine)
+        finally:
+            sim.resume_stream()  # ur_rtde's disconnect waits on its reader's blocking read
+            theirs.disconnect()
+            mine.disconnect()
+    compared = 0
+    for name, value in a.items():
+        if value is RuntimeError:
+            # A field ur_rtde's version rule leaves out of its default recipe; ours asks
+            # the registry, which may have it (payload on 5.x.0, say).
+            continue
+        assert b[name] == value, name
+        assert type(b[name]) is type(value), name
+        if isinstance(value, list):
+            assert [type(x) for x in b[name]] == [type(x) for x in value], name
+        compared += 1
+    assert compared >= 40
+
+
+def test_the_io_interfaces_have_equal_effects():
+    with sim_on_port_30004() as sim:
+        theirs = io_script(rtde_io.RTDEIOInterface, sim)
+    with sim_on_port_30004() as sim:
+        mine = io_script(ours.RTDEIOInterface, sim)
+    assert mine == theirs
+
+
+def test_out_of_window_registers_raise_value_error_in_both():
+    with sim_on_port_30004() as sim:
+        for io_class in (rtde_io.RTDEIOInterface, ours.RTDEIOInterface):
+            io = io_class(sim.host)
+            try:
+                with pytest.raises(ValueError, match=r"supported range of setInputIntRegister\(\) is \[18-22\]"):
+                    io.setInputIntRegister(17, 1)
+            finally:
+                io.disconnect()
+
+
+def test_every_public_method_of_ur_rtdes_receive_and_io_interfaces_is_here():
+    for theirs, mine in (
+        (rtde_receive.RTDEReceiveInterface, ours.RTDEReceiveInterface),
+        (rtde_io.RTDEIOInterface, ours.RTDEIOInterface),
+    ):
+        missing = [n for n in dir(theirs) if not n.startswith("_") and not hasattr(mine, n)]
+        assert missing == [], theirs.__name__
