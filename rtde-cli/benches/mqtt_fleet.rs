@@ -496,22 +496,39 @@ fn run(
     let broker_mem = memory_mib(broker.pid().unwrap_or(0));
     let broker_cpu = cpu_seconds(broker.pid().unwrap_or(0)) - broker_cpu0;
     let stderr = bridge.interrupt_and_wait(Duration::from_secs(30));
-    // The bridge's summary: "NAME: R packages read, P published in B batches, D dropped".
-    let (mut read, mut published, mut dropped) = (0u64, 0u64, 0u64);
+    // The bridge's summary, a line per robot: "NAME: R packages read, P published in B
+    // batches, D dropped, L lost in flight". Read by its labels, so a figure the bridge adds
+    // later does not silently zero the others.
+    let (mut read, mut published, mut dropped, mut summaries) = (0u64, 0u64, 0u64, 0usize);
     for line in stderr.lines() {
         let Some((_, rest)) = line.rsplit_once(": ") else {
             continue;
         };
-        let nums: Vec<u64> = rest
-            .split(|c: char| !c.is_ascii_digit())
-            .filter_map(|t| t.parse().ok())
-            .collect();
         // Only the final per-robot lines name batches (the periodic ones do not).
-        if rest.contains("packages read,") && rest.contains("batches") && nums.len() == 4 {
-            read += nums[0];
-            published += nums[1];
-            dropped += nums[3];
+        if !(rest.contains("packages read,") && rest.contains("batches")) {
+            continue;
         }
+        summaries += 1;
+        for part in rest.split(", ") {
+            let (n, label) = part.split_once(' ').unwrap_or((part, ""));
+            let Ok(n) = n.parse::<u64>() else { continue };
+            if label.starts_with("packages read") {
+                read += n;
+            } else if label.starts_with("published") {
+                published += n;
+            } else if label.starts_with("dropped") || label.starts_with("lost in flight") {
+                dropped += n;
+            }
+        }
+    }
+    if summaries != usize::from(robots) {
+        eprintln!(
+            "the bridge's summary names {summaries} robots of {robots}: did its output change? \
+             (its stderr ends: {:?})",
+            stderr.lines().rev().take(3).collect::<Vec<_>>()
+        );
+        // Not a skip: a bench that cannot count what was sent must not print figures.
+        std::process::exit(1);
     }
     let deadline = Instant::now() + Duration::from_secs(60);
     while delivered < published && Instant::now() < deadline {
