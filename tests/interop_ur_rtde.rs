@@ -13,42 +13,50 @@ use std::process::Command;
 
 use rtde_sim::{Motion, Sim};
 
-/// ur_rtde always connects to port 30004. Each test takes its own loopback address
-/// (127.0.0.N) so it collides neither with another run nor with a simulator on 127.0.0.1.
-fn sim_on_port_30004() -> (Sim, IpAddr) {
+/// A simulator whose port `port` (ur_rtde's fixed one) is on a loopback address of its
+/// own (127.0.0.N), so a test collides neither with another run nor with a simulator on
+/// 127.0.0.1. `on` places the simulator's service on that address.
+fn sim_on_fixed_port(
+    port: u16,
+    on: impl Fn(rtde_sim::SimBuilder, SocketAddr) -> rtde_sim::SimBuilder,
+) -> (Sim, IpAddr) {
     let first = 2 + (std::process::id() % 200) as u8;
     for n in (first..=254).chain(2..first) {
         let ip = IpAddr::V4(Ipv4Addr::new(127, 0, 0, n));
-        if let Ok(sim) = Sim::builder()
-            .deterministic()
-            .bind(SocketAddr::new(ip, 30004))
-            .start()
-        {
+        if let Ok(sim) = on(Sim::builder(), SocketAddr::new(ip, port)).start() {
             return (sim, ip);
         }
     }
-    panic!("no free 127.0.0.N:30004 for the simulator");
+    panic!("no free 127.0.0.N:{port} for the simulator");
+}
+
+/// Runs `tests/interop/SCRIPT` with ur_rtde's Python against the simulator at `ip`, and
+/// returns what it printed; a failing script fails the test with its output.
+fn run_ur_rtde_script(script: &str, ip: IpAddr) -> String {
+    let python = std::env::var("RTDE_UR_RTDE_PYTHON")
+        .expect("RTDE_UR_RTDE_PYTHON must name a Python with ur_rtde installed (see tests/interop/setup.sh)");
+    let path = format!("{}/interop/{script}", env!("CARGO_MANIFEST_DIR"));
+    let out = Command::new(python)
+        .arg(path)
+        .arg(ip.to_string())
+        .output()
+        .expect("run python");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{script} failed: {}\nstdout:\n{stdout}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
 }
 
 #[test]
 #[ignore = "needs ur_rtde from PyPI; .ci/run installs it and runs this test"]
 fn ur_rtde_reads_exact_values_and_writes_a_digital_output() {
-    let python = std::env::var("RTDE_UR_RTDE_PYTHON")
-        .expect("RTDE_UR_RTDE_PYTHON must name a Python with ur_rtde installed (see tests/interop/setup.sh)");
-    let (sim, ip) = sim_on_port_30004();
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/interop/ur_rtde_client.py");
-    let out = Command::new(python)
-        .arg(script)
-        .arg(ip.to_string())
-        .output()
-        .expect("run python");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "ur_rtde client failed: {}\nstdout:\n{stdout}\nstderr:\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // ur_rtde always connects to port 30004.
+    let (sim, ip) = sim_on_fixed_port(30004, |b, addr| b.deterministic().bind(addr));
+    let stdout = run_ur_rtde_script("ur_rtde_client.py", ip);
 
     let mut samples = Vec::new();
     let mut dout = None;
@@ -91,42 +99,14 @@ fn ur_rtde_reads_exact_values_and_writes_a_digital_output() {
     assert_eq!(sim.io().digital_output_bits() & 0xff, 0);
 }
 
-/// ur_rtde's DashboardClient always uses port 29999: the simulator's Dashboard server takes
-/// its own loopback address for it, as the RTDE test does for 30004.
-fn sim_with_dashboard_on_port_29999() -> (Sim, IpAddr) {
-    let first = 2 + (std::process::id() % 200) as u8;
-    for n in (first..=254).chain(2..first) {
-        let ip = IpAddr::V4(Ipv4Addr::new(127, 0, 0, n));
-        if let Ok(sim) = Sim::builder()
-            .bind(SocketAddr::new(ip, 0))
-            .dashboard_on(SocketAddr::new(ip, 29999))
-            .start()
-        {
-            return (sim, ip);
-        }
-    }
-    panic!("no free 127.0.0.N:29999 for the simulator's Dashboard server");
-}
-
 #[test]
 #[ignore = "needs ur_rtde from PyPI; .ci/run installs it and runs this test"]
 fn ur_rtde_dashboard_client_drives_the_simulators_dashboard_server() {
-    let python = std::env::var("RTDE_UR_RTDE_PYTHON")
-        .expect("RTDE_UR_RTDE_PYTHON must name a Python with ur_rtde installed (see tests/interop/setup.sh)");
-    let (sim, ip) = sim_with_dashboard_on_port_29999();
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/interop/ur_rtde_dashboard.py");
-    let out = Command::new(python)
-        .arg(script)
-        .arg(ip.to_string())
-        .output()
-        .expect("run python");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "ur_rtde DashboardClient failed: {}\nstdout:\n{stdout}\nstderr:\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // ur_rtde's DashboardClient always uses port 29999.
+    let (sim, ip) = sim_on_fixed_port(29999, |b, addr| {
+        b.bind(SocketAddr::new(addr.ip(), 0)).dashboard_on(addr)
+    });
+    let stdout = run_ur_rtde_script("ur_rtde_dashboard.py", ip);
     let expected = [
         "connected True",
         "power_on Robotmode: IDLE",
