@@ -56,10 +56,10 @@ fn run() -> Result<(), Box<dyn Error>> {
     println!("controller {}", d.controller_version());
 
     d.power_on()?;
-    wait_for_mode(&mut d, RobotMode::Idle)?;
+    d.wait_for_robot_mode(RobotMode::Idle, Duration::from_secs(30))?;
     println!("powered on: {}", d.robot_mode()?);
     d.brake_release()?;
-    wait_for_mode(&mut d, RobotMode::Running)?;
+    d.wait_for_robot_mode(RobotMode::Running, Duration::from_secs(30))?;
     println!("brakes released: {}", d.robot_mode()?);
 
     d.load(&args.program)?;
@@ -83,21 +83,6 @@ fn run() -> Result<(), Box<dyn Error>> {
     expect("program state", state.state, RuntimeState::Stopped)?;
     println!("every step as expected");
     Ok(())
-}
-
-/// Powering on and releasing the brakes take a few seconds on a robot.
-fn wait_for_mode(d: &mut Dashboard, mode: RobotMode) -> Result<(), Box<dyn Error>> {
-    for _ in 0..300 {
-        if d.robot_mode()? == mode {
-            return Ok(());
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    Err(format!(
-        "the robot did not reach {mode} within 30 s (it is in {})",
-        d.robot_mode()?
-    )
-    .into())
 }
 
 fn expect<T: PartialEq + std::fmt::Display>(

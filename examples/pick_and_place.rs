@@ -119,9 +119,9 @@ fn run() -> Result<bool, Box<dyn Error>> {
     // program through the script port: its preconditions are checked before it goes.
     let mut d = Dashboard::connect(dashboard, DashboardOptions::new())?;
     d.power_on()?;
-    wait_for_mode(&mut d, RobotMode::Idle)?;
+    d.wait_for_robot_mode(RobotMode::Idle, Duration::from_secs(30))?;
     d.brake_release()?;
-    wait_for_mode(&mut d, RobotMode::Running)?;
+    d.wait_for_robot_mode(RobotMode::Running, Duration::from_secs(30))?;
     println!("powered on, brakes released: {}", d.robot_mode()?);
     let options = MotionOptions::new().source(ProgramSource::Send(sender));
     let robot = Robot::connect(addr.as_str(), options)?;
@@ -224,20 +224,4 @@ fn report(step: &str, reached: &Reached, target: Option<&[f64; 6]>, tolerance: f
     }
     println!();
     hit
-}
-
-/// Waits (up to 30 s) until the robot is in `mode`: powering on and releasing the brakes
-/// take a while on a controller.
-fn wait_for_mode(d: &mut Dashboard, mode: RobotMode) -> Result<(), Box<dyn Error>> {
-    for _ in 0..300 {
-        if d.robot_mode()? == mode {
-            return Ok(());
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    Err(format!(
-        "the robot did not reach {mode} within 30 s (it is in {})",
-        d.robot_mode()?
-    )
-    .into())
 }

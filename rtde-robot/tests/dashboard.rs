@@ -455,3 +455,29 @@ fn an_old_controller_does_not_know_a_newer_command() {
         "{err}"
     );
 }
+
+#[test]
+fn waiting_for_a_mode_ends_when_the_robot_is_in_it_or_says_where_it_is() {
+    let sim = sim();
+    let mut d = connect(&sim);
+    let err = d
+        .wait_for_robot_mode(RobotMode::Running, Duration::from_millis(200))
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            DashboardError::ModeNotReached {
+                wanted: RobotMode::Running,
+                last: RobotMode::PowerOff,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("POWER_OFF"), "{err}");
+    d.power_on().unwrap();
+    d.wait_for_robot_mode(RobotMode::Idle, Duration::from_secs(10))
+        .unwrap();
+    assert_eq!(d.robot_mode().unwrap(), RobotMode::Idle);
+    sim.shutdown().unwrap();
+}

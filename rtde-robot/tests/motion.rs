@@ -580,20 +580,12 @@ fn sim_waiting_for_a_program(faults: Vec<Fault>) -> (Sim, Dashboard) {
     let sim = builder.start().unwrap();
     let mut d = Dashboard::connect(sim.dashboard_addr().unwrap(), DashboardOptions::new()).unwrap();
     d.power_on().unwrap();
-    wait_for_mode(&mut d, RobotMode::Idle);
+    d.wait_for_robot_mode(RobotMode::Idle, Duration::from_secs(10))
+        .unwrap();
     d.brake_release().unwrap();
-    wait_for_mode(&mut d, RobotMode::Running);
+    d.wait_for_robot_mode(RobotMode::Running, Duration::from_secs(10))
+        .unwrap();
     (sim, d)
-}
-
-fn wait_for_mode(d: &mut Dashboard, mode: RobotMode) {
-    for _ in 0..300 {
-        if d.robot_mode().unwrap() == mode {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    panic!("the robot never reached {mode}");
 }
 
 fn sent(sim: &Sim, layout: CommandLayout) -> MotionOptions {

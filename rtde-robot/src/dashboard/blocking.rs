@@ -37,6 +37,9 @@ pub struct Dashboard {
     version: ControllerVersion,
 }
 
+/// How often [`Dashboard::wait_for_robot_mode`] asks.
+const MODE_POLL: Duration = Duration::from_millis(50);
+
 impl Dashboard {
     /// Connects, reads the server's greeting and learns the controller's version (the
     /// declared one, or `PolyscopeVersion`'s reply).
@@ -72,6 +75,47 @@ impl Dashboard {
     #[must_use]
     pub fn controller_version(&self) -> ControllerVersion {
         self.version
+    }
+
+    /// Asks `robotmode` until the robot is in `mode`, for at most `within`: powering on
+    /// and releasing the brakes take seconds on a controller, and their commands return at
+    /// once.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use rtde_core::RobotMode;
+    /// use rtde_robot::dashboard::{Dashboard, DashboardOptions};
+    ///
+    /// let sim = rtde_sim::Sim::builder().dashboard().start().unwrap();
+    /// let mut d = Dashboard::connect(sim.dashboard_addr().unwrap(), DashboardOptions::new())?;
+    /// d.power_on()?;
+    /// d.wait_for_robot_mode(RobotMode::Idle, Duration::from_secs(10))?;
+    /// # Ok::<(), rtde_robot::dashboard::DashboardError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`DashboardError::ModeNotReached`] when `within` passes first, with the mode the
+    /// robot is in; as [`Dashboard::robot_mode`] when asking fails.
+    pub fn wait_for_robot_mode(
+        &mut self,
+        mode: RobotMode,
+        within: Duration,
+    ) -> Result<(), DashboardError> {
+        let deadline = Instant::now() + within;
+        loop {
+            let last = self.robot_mode()?;
+            if last == mode {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                return Err(DashboardError::ModeNotReached {
+                    wanted: mode,
+                    last,
+                    within,
+                });
+            }
+            std::thread::sleep(MODE_POLL);
+        }
     }
 
     /// Whether the connection is open (it closes on a timeout, `quit`, or the server

@@ -90,6 +90,17 @@ pub enum DashboardError {
     /// Reading or writing failed.
     #[error("Dashboard connection: {0}")]
     Io(#[from] io::Error),
+    /// The robot did not reach a mode in the time given
+    /// ([`Dashboard::wait_for_robot_mode`](super::Dashboard::wait_for_robot_mode)).
+    #[error("the robot did not reach {wanted} within {within:?}: it is in {last}")]
+    ModeNotReached {
+        /// The mode waited for.
+        wanted: rtde_core::RobotMode,
+        /// The mode it was in at the end.
+        last: rtde_core::RobotMode,
+        /// How long it was given.
+        within: Duration,
+    },
 }
 
 fn unsupported(
