@@ -18,7 +18,7 @@ use crate::{args, enums, errors};
 ///
 /// Replies come typed: `robot_mode()` a `RobotMode`, `safety_status()` a `SafetyStatus`,
 /// `program_state()` a `(RuntimeState, program or None)` pair, `running()` a bool,
-/// versions as strings; the commands that act return None. `execute("brake release")`
+/// versions as strings with their build number ("5.21.0.0"); the commands that act return None. `execute("brake release")`
 /// sends any command by its words and returns its typed reply (an acting command's
 /// reply text). A command the controller's version lacks raises `VersionTooOldError`
 /// with nothing sent; a refusal (`Failed to execute: play`) raises `DashboardError` with
@@ -62,7 +62,10 @@ fn reply_to_py(py: Python<'_>, reply: Reply) -> PyResult<Bound<'_, PyAny>> {
         Reply::LoadedProgram(p) => p.into_pyobject(py)?.into_any(),
         Reply::OperationalMode(m) => m.map(OperationalMode::as_str).into_pyobject(py)?.into_any(),
         Reply::UserRole(r) => r.as_str().into_pyobject(py)?.into_any(),
-        Reply::Version(v) => v.to_string().into_pyobject(py)?.into_any(),
+        // With its build number, as the controller prints it ("5.21.0.0").
+        Reply::Version(v) => format!("{}.{}.{}.{}", v.major, v.minor, v.bugfix, v.build)
+            .into_pyobject(py)?
+            .into_any(),
         other => other.to_string().into_pyobject(py)?.into_any(),
     })
 }
