@@ -774,9 +774,13 @@ class DashboardClient:
             self._dashboard.disconnect()
 
     def send(self, str):  # noqa: A002 - ur_rtde's name
-        """Sends a command by its words (a known Dashboard command: anything else raises
-        ``ValueError`` before sending) and keeps its reply for ``receive()``."""
-        self._last = _reply_text(self._d().execute(str.strip()))
+        """Sends a command by its words and keeps its reply for ``receive()``: the
+        controller's line for the commands that act, and for the queries the string
+        their method returns (``"Robotmode: RUNNING"``). A text that is no Dashboard
+        command raises ``ValueError`` before sending; a refusal raises, as everywhere here."""
+        words = str.strip()
+        query = _QUERIES.get(words)
+        self._last = getattr(self, query)() if query else _reply_text(self._d().execute(words))
 
     def receive(self):
         """The reply to the last ``send``."""
@@ -899,6 +903,18 @@ class DashboardClient:
     def addToLog(self, message):
         """``addToLog <message>``."""
         self._d().add_to_log(message)
+
+
+# The queries whose reply ur_rtde returns as a line: `send` answers them through their
+# methods, so that `receive` gives the same line.
+_QUERIES = {
+    "robotmode": "robotmode",
+    "safetymode": "safetymode",
+    "safetystatus": "safetystatus",
+    "programState": "programState",
+    "get loaded program": "getLoadedProgram",
+    "PolyscopeVersion": "polyscopeVersion",
+}
 
 
 def _name(member):
