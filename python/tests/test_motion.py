@@ -7,6 +7,9 @@ The simulators play a CB3 (125 Hz): the program's watchdog is 50 cycles, 400 ms 
 which a test machine busy with other builds does not miss by starving the client."""
 
 import math
+import pathlib
+import subprocess
+import sys
 import threading
 import time
 
@@ -264,3 +267,14 @@ def test_every_public_method_is_ur_rtdes_or_listed():
     theirs = {n for n in dir(rtde_control.RTDEControlInterface) if not n.startswith("_")}
     mine = {n for n in dir(RTDEControlInterface) if not n.startswith("_")}
     assert mine <= theirs, mine - theirs
+
+
+def test_the_move_example_runs_against_the_simulator():
+    example = pathlib.Path(__file__).parent.parent / "examples" / "move.py"
+    run = subprocess.run([sys.executable, str(example)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "moved and back" in run.stdout and "steady: True" in run.stdout
+    refused = subprocess.run(
+        [sys.executable, str(example), "--robot", "192.0.2.1"], capture_output=True, text=True, timeout=60
+    )
+    assert refused.returncode != 0 and "--i-have-checked-the-workspace" in refused.stderr
