@@ -59,6 +59,7 @@ from ._rtde_rs import (
     WatchdogError,
     __version__,
     field_names,
+    pose_trans,
 )
 
 __all__ = [
@@ -97,4 +98,5 @@ __all__ = [
     "WatchdogError",
     "__version__",
     "field_names",
+    "pose_trans",
 ]

@@ -719,6 +719,28 @@ class RTDEControlInterface:
         unreachable pose raises ``ValueError``."""
         return self._robot.inverse_kinematics(x, list(qnear) if qnear else None)
 
+    def getForwardKinematics(self, q=[], tcp_offset=[]):  # noqa: B006 - ur_rtde's signature
+        """The TCP pose of joints ``q`` (the current ones when empty) with ``tcp_offset``
+        (the one set with ``setTcp`` when empty), from the arm's model."""
+        return self._robot.forward_kinematics(list(q) if q else None, list(tcp_offset) if tcp_offset else None)
+
+    def getActualToolFlangePose(self):
+        """The flange's pose at the current joints."""
+        return self._robot.forward_kinematics(None, [0.0] * 6)
+
+    def getTCPOffset(self):
+        """The TCP offset set with ``setTcp`` (zero until then)."""
+        return self._robot.tcp_offset
+
+    def poseTrans(self, p_from, p_from_to):
+        """``p_from_to``, given in the frame ``p_from``, in the base frame (URScript's
+        ``pose_trans``)."""
+        return _rtde_rs.pose_trans(p_from, p_from_to)
+
+    def moveL_FK(self, q, speed=0.25, acceleration=1.2, asynchronous=False):
+        """Moves the TCP along a straight line to the pose of joints ``q``; returns True."""
+        return self.moveL(self.getForwardKinematics(q), speed, acceleration, asynchronous)
+
     def getInverseKinematicsHasSolution(
         self, x, qnear=[], max_position_error=1e-10, max_orientation_error=1e-10  # noqa: B006
     ):

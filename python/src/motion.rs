@@ -4,12 +4,13 @@
 
 use std::collections::HashMap;
 use std::net::{IpAddr, ToSocketAddrs};
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Duration;
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rtde_core::ConnectOptions;
+use rtde_kinematics::{Arm, compose};
 use rtde_robot::motion::{
     ForceMode, ForceModeType, JointMove, LinearMove, MotionError, MotionOptions,
     MoveHandle as RustMoveHandle, ProgramSource, ProgramState, Reached, Robot as RustRobot,
@@ -53,6 +54,9 @@ pub(crate) struct Robot {
     /// from one thread reaches the robot while another thread waits for a move.
     inner: RwLock<Option<Arc<RustRobot>>>,
     timeout: Duration,
+    arm: Arm,
+    /// The TCP offset last set, for the forward kinematics.
+    tcp: Mutex<[f64; 6]>,
 }
 
 /// A command under way: `wait()` for where it left the arm.
@@ -205,9 +209,10 @@ impl Robot {
     ) -> PyResult<Self> {
         let timeout = args::seconds(py, "timeout", timeout)?;
         let layout = crate::sim::layout_named(py, layout)?;
+        let arm = args::arm(py, arm)?;
         let mut options = MotionOptions::new()
             .layout(layout)
-            .arm(args::arm(py, arm)?)
+            .arm(arm)
             .timeout(timeout)
             .connect_options(ConnectOptions::new().read_timeout(Some(Duration::from_secs(2))));
         let host = host.to_owned();
@@ -230,6 +235,8 @@ impl Robot {
         Ok(Robot {
             inner: RwLock::new(Some(Arc::new(robot))),
             timeout,
+            arm,
+            tcp: Mutex::new([0.0; 6]),
         })
     }
 
@@ -366,7 +373,40 @@ impl Robot {
 
     /// Sets the TCP offset from the flange; later linear targets and reach checks use it.
     fn set_tcp(&self, py: Python<'_>, offset: [f64; 6]) -> PyResult<()> {
-        self.with(py, move |r| r.set_tcp(offset))
+        self.with(py, move |r| r.set_tcp(offset))?;
+        *self.tcp.lock().unwrap_or_else(PoisonError::into_inner) = offset;
+        Ok(())
+    }
+
+    /// The TCP offset last set with `set_tcp` (zero until then).
+    #[getter]
+    fn tcp_offset(&self) -> Vec<f64> {
+        self.tcp
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .to_vec()
+    }
+
+    /// The TCP pose of joints `q` (the current joints when None) with `tcp_offset` (the
+    /// one set with `set_tcp` when None), from the arm's model; a zero offset gives the
+    /// flange's pose.
+    #[pyo3(signature = (q=None, tcp_offset=None))]
+    fn forward_kinematics(
+        &self,
+        py: Python<'_>,
+        q: Option<[f64; 6]>,
+        tcp_offset: Option<[f64; 6]>,
+    ) -> PyResult<Vec<f64>> {
+        let q = match q {
+            Some(q) => q,
+            None => self.robot(py)?.state().q,
+        };
+        for (i, x) in q.iter().chain(tcp_offset.iter().flatten()).enumerate() {
+            args::finite(py, &format!("value [{i}]"), *x)?;
+        }
+        let offset =
+            tcp_offset.unwrap_or_else(|| *self.tcp.lock().unwrap_or_else(PoisonError::into_inner));
+        Ok(compose(&self.arm.tcp_pose(&q), &offset).to_vec())
     }
 
     /// Sets the payload: `mass` (kg) and centre of gravity `cog` (m, flange frame).
@@ -537,9 +577,20 @@ impl MoveHandle {
     }
 }
 
-/// Adds the classes.
+/// The pose `p_from_to`, given in the frame `p_from`, in the base frame (URScript's
+/// `pose_trans`).
+#[pyfunction]
+fn pose_trans(py: Python<'_>, p_from: [f64; 6], p_from_to: [f64; 6]) -> PyResult<Vec<f64>> {
+    for (i, x) in p_from.iter().chain(&p_from_to).enumerate() {
+        args::finite(py, &format!("pose value [{i}]"), *x)?;
+    }
+    Ok(compose(&p_from, &p_from_to).to_vec())
+}
+
+/// Adds the classes and functions.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Robot>()?;
     m.add_class::<MoveHandle>()?;
+    m.add_function(wrap_pyfunction!(pose_trans, m)?)?;
     Ok(())
 }

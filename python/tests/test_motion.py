@@ -78,6 +78,15 @@ def test_ur_rtdes_moves_paths_and_inverse_kinematics(sim, control):
 
     assert control.moveJ_IK(pose) is True
     assert close(sim.command_program()["q"], TARGET, 1e-6)
+
+    # The forward kinematics are the simulator's; a TCP offset moves the TCP along the
+    # flange's z axis.
+    assert close(control.getForwardKinematics(TARGET), pose)
+    assert close(control.getActualToolFlangePose(), pose)
+    tool = [0, 0, 0.1, 0, 0, 0]
+    assert close(control.poseTrans(pose, tool), control.getForwardKinematics(TARGET, tool))
+    assert control.moveL_FK(HOME) is True
+    assert close(sim.command_program()["q"], HOME, 1e-6)
     assert control.isSteady() is True
     assert control.isProgramRunning() is True
 
@@ -126,7 +135,8 @@ def test_speeds_servoing_and_the_settings_reach_the_program(sim, control):
     assert control.setPayload(1.5, [0, 0, 0.05]) is True
     assert control.zeroFtSensor() is True
     program = sim.command_program()
-    assert program["tcp_offset"] == [0, 0, 0.1, 0, 0, 0]
+    assert program["tcp_offset"] == [0, 0, 0.1, 0, 0, 0] == control.getTCPOffset()
+    assert close(control.getForwardKinematics(), program["tcp_pose"])
     assert program["payload"] == (1.5, [0, 0, 0.05])
     assert control.teachMode() is True
     assert sim.command_program()["teach_mode"] is True
