@@ -247,7 +247,7 @@ impl Dashboard {
 
     /// `setUserRole <role>` (CB3).
     fn set_user_role(&self, py: Python<'_>, role: &str) -> PyResult<()> {
-        let role: UserRole = role.parse().map_err(|e| errors::bad(py, format!("{e}")))?;
+        let role: UserRole = role.parse().map_err(|e| errors::bad(py, e))?;
         self.run(py, Command::SetUserRole(role)).map(drop)
     }
 
@@ -259,7 +259,7 @@ impl Dashboard {
 
     /// `set operational mode <mode>` (e-Series).
     fn set_operational_mode(&self, py: Python<'_>, mode: &str) -> PyResult<()> {
-        let mode: OperationalMode = mode.parse().map_err(|e| errors::bad(py, format!("{e}")))?;
+        let mode: OperationalMode = mode.parse().map_err(|e| errors::bad(py, e))?;
         self.run(py, Command::SetOperationalMode(mode)).map(drop)
     }
 

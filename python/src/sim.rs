@@ -12,7 +12,8 @@ use crate::{args, errors, values};
 
 /// The simulator running: one controller, or a fleet of them.
 enum Running {
-    One(RustSim),
+    // Boxed: a controller's state is far larger than a fleet's handle.
+    One(Box<RustSim>),
     Fleet(Fleet),
 }
 
@@ -162,7 +163,7 @@ impl Sim {
                 if robots > 1 {
                     builder.start_fleet(robots).map(Running::Fleet)
                 } else {
-                    builder.start().map(Running::One)
+                    builder.start().map(|sim| Running::One(Box::new(sim)))
                 }
             })
             .map_err(|e| errors::sim(py, &e))?;
