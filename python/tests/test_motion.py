@@ -102,6 +102,14 @@ def test_an_asynchronous_move_reports_progress_and_stops_where_stop_j_ends_it(si
     wait_for(lambda: control.getAsyncOperationProgress() == -2, "the end of the async move")
 
 
+def test_the_lower_register_range_runs_when_both_sides_use_it():
+    with command_sim(layout="lower") as sim:
+        with rtde_rs.Robot(sim.host, port=sim.port, send_program=False, layout="lower", timeout=10.0) as robot:
+            assert close(robot.move_j(TARGET)["q"], TARGET, 1e-9)
+        assert sim.input("input_int_register_6") is not None  # the lower range's watchdog
+        assert sim.input("input_int_register_30") is None
+
+
 def test_a_move_handle_waits_and_reports_progress(sim):
     with rtde_rs.Robot(sim.host, port=sim.port, send_program=False) as robot:
         handle = robot.move_j(TARGET, speed=0.5, asynchronous=True)
@@ -137,6 +145,8 @@ def test_speeds_servoing_and_the_settings_reach_the_program(sim, control):
     program = sim.command_program()
     assert program["tcp_offset"] == [0, 0, 0.1, 0, 0, 0] == control.getTCPOffset()
     assert close(control.getForwardKinematics(), program["tcp_pose"])
+    # The flange is the TCP without its offset.
+    assert close(control.poseTrans(control.getActualToolFlangePose(), [0, 0, 0.1, 0, 0, 0]), program["tcp_pose"])
     assert program["payload"] == (1.5, [0, 0, 0.05])
     assert control.teachMode() is True
     assert sim.command_program()["teach_mode"] is True
