@@ -482,8 +482,10 @@ class RTDEControlInterface:
     server is asked first whether the robot is in remote control, powered on, its brakes
     released and not stopped. Without that flag, the program must already play
     (installed from the pendant, or ``rtde_rs.Sim(program="command")``).
-    ``FLAG_UPPER_RANGE_REGISTERS`` puts it on the upper registers (30-47), else the lower
-    range (6-23) is used, as ur_rtde does.
+    ``FLAG_UPPER_RANGE_REGISTERS`` puts it on the upper registers (int 30-39, double
+    30-47), else on the lower range (int 0-9, double 0-17), as ur_rtde does. The lower
+    range leaves the IO interface's registers 18-22 free; the upper range holds its
+    upper doubles 42-46.
 
     Every value is checked before anything is sent (``ValueError``:
     ``rtde_rs.BadArgumentError``). The robot's verdicts raise ``RuntimeError``s

@@ -188,7 +188,8 @@ impl Robot {
 impl Robot {
     /// Connects to `host`'s RTDE port, sends the command program (or, with
     /// `send_program=False`, attaches to the one playing) on the `layout`'s registers
-    /// ("upper": 30-47, the default; "lower": 6-23, which fieldbus adapters may own) and
+    /// ("upper": int registers 30-39 and double registers 30-47, the default; "lower": 0-9
+    /// and 0-17, which fieldbus adapters may own) and
     /// returns once it runs. `arm` is the model for the reach check of linear targets;
     /// `timeout` bounds each blocking command (seconds).
     #[new]

@@ -17,7 +17,7 @@ import pytest
 
 import rtde_rs
 from conftest import wait_for
-from rtde_rs.ur_rtde import RTDEControlInterface
+from rtde_rs.ur_rtde import RTDEControlInterface, RTDEIOInterface
 
 HOME = [0.0, -1.57, 1.57, -1.57, -1.57, 0.0]
 TARGET = [0.3, -1.4, 1.4, -1.6, -1.5, 0.2]
@@ -106,8 +106,21 @@ def test_the_lower_register_range_runs_when_both_sides_use_it():
     with command_sim(layout="lower") as sim:
         with rtde_rs.Robot(sim.host, port=sim.port, send_program=False, layout="lower", timeout=10.0) as robot:
             assert close(robot.move_j(TARGET)["q"], TARGET, 1e-9)
-        assert sim.input("input_int_register_6") is not None  # the lower range's watchdog
-        assert sim.input("input_int_register_30") is None
+        assert sim.input("input_int_register_0") is not None  # the lower range's watchdog
+        assert sim.input("input_int_register_30") is None  # the upper range's
+
+
+def test_the_io_interface_runs_beside_the_control_interface_on_the_lower_range():
+    with command_sim(layout="lower") as sim:
+        control = RTDEControlInterface(sim.host, flags=0, port=sim.port)
+        io = RTDEIOInterface(sim.host, port=sim.port)
+        try:
+            assert io.setInputDoubleRegister(18, 1.5) is True
+            assert control.moveJ(TARGET) is True
+            wait_for(lambda: sim.input("input_double_register_18") == 1.5, "the IO write")
+        finally:
+            io.disconnect()
+            control.disconnect()
 
 
 def test_a_move_handle_waits_and_reports_progress(sim):
@@ -283,7 +296,8 @@ def test_the_program_is_sent_through_the_script_port_by_default():
             assert control.moveJ(TARGET) is True
             assert close(sim.command_program()["q"], TARGET, 1e-9)
             # The lower range, as ur_rtde's default: the program's watchdog register.
-            assert sim.input("input_int_register_6") is not None
+            assert sim.input("input_int_register_0") is not None
+            assert sim.input("input_int_register_30") is None
         finally:
             control.disconnect()
 
