@@ -5,8 +5,9 @@
 use std::collections::HashMap;
 use std::net::{IpAddr, ToSocketAddrs};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rtde_core::ConnectOptions;
@@ -18,6 +19,13 @@ use rtde_robot::motion::{
 use rtde_robot::script::{Ports, ScriptSender};
 
 use crate::{args, errors};
+
+/// How often a wait for the robot looks for Ctrl-C.
+const SIGNAL_CHECK: Duration = Duration::from_millis(100);
+
+/// The deceleration (rad/s²) of the stop after Ctrl-C ends a blocking move: URScript's
+/// `stopj` default, and ur_rtde's.
+const INTERRUPT_DECELERATION: f64 = 2.0;
 
 /// A waypoint of a path as ur_rtde writes it: six values, then speed, acceleration and
 /// blend radius.
@@ -38,7 +46,8 @@ type Waypoint = [f64; 9];
 /// and its limit: NaN, beyond UR's joint and tool limits, out of reach, an acceleration of
 /// 0). The robot's verdicts are `ProtectiveStopError`, `WatchdogError`,
 /// `ProgramStoppedError` and `TargetUnreachableError` (all `MotionError`s), in the
-/// controller's words.
+/// controller's words. Ctrl-C during a blocking move stops the arm (`stop_j` at 2 rad/s²)
+/// and raises `KeyboardInterrupt`.
 ///
 /// Example:
 ///
@@ -177,9 +186,17 @@ impl Robot {
             timeout: self.timeout,
         };
         if asynchronous {
-            Ok(Bound::new(py, handle)?.into_any())
-        } else {
-            Ok(handle.wait(py, None)?.into_any())
+            return Ok(Bound::new(py, handle)?.into_any());
+        }
+        match handle.wait_for(py, self.timeout) {
+            Ok(r) => Ok(reached(py, r)?.into_any()),
+            Err(e) if e.is_instance_of::<PyKeyboardInterrupt>(py) => {
+                // Ctrl-C during a blocking move: the caller will not see the arm again,
+                // so the move must not go on without it.
+                let _ = self.with(py, |r| r.stop_j(INTERRUPT_DECELERATION));
+                Err(e)
+            }
+            Err(e) => Err(e),
         }
     }
 }
@@ -539,6 +556,28 @@ fn split(w: &Waypoint) -> ([f64; 6], [f64; 3]) {
     (target, [w[6], w[7], w[8]])
 }
 
+impl MoveHandle {
+    /// Waits without the GIL in slices of [`SIGNAL_CHECK`], so that Ctrl-C ends the wait.
+    fn wait_for(&self, py: Python<'_>, timeout: Duration) -> PyResult<Reached> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let slice = left.min(SIGNAL_CHECK);
+            match py.detach(|| self.inner.wait_timeout(slice)) {
+                Err(MotionError::Timeout { .. }) if slice < left => py.check_signals()?,
+                Err(MotionError::Timeout { seq, .. }) => {
+                    let e = MotionError::Timeout {
+                        seq,
+                        waited: timeout,
+                    };
+                    return Err(errors::motion(py, e));
+                }
+                other => return other.map_err(|e| errors::motion(py, e)),
+            }
+        }
+    }
+}
+
 #[pymethods]
 impl MoveHandle {
     /// The command's sequence number.
@@ -559,13 +598,11 @@ impl MoveHandle {
 
     /// Waits (without the GIL) for the command to finish, up to `timeout` seconds (the
     /// robot's timeout when None), and returns `{"q", "tcp_pose"}` where it left the arm;
-    /// the robot's verdicts raise their `MotionError`s.
+    /// the robot's verdicts raise their `MotionError`s. Ctrl-C ends the wait, not the move.
     #[pyo3(signature = (timeout=None))]
     fn wait<'py>(&self, py: Python<'py>, timeout: Option<f64>) -> PyResult<Bound<'py, PyDict>> {
         let timeout = args::maybe_seconds(py, "timeout", timeout)?.unwrap_or(self.timeout);
-        let r = py
-            .detach(|| self.inner.wait_timeout(timeout))
-            .map_err(|e| errors::motion(py, e))?;
+        let r = self.wait_for(py, timeout)?;
         reached(py, r)
     }
 

@@ -6,6 +6,7 @@ anything is sent, leaving the simulator untouched.
 The simulators play a CB3 (125 Hz): the program's watchdog is 50 cycles, 400 ms there,
 which a test machine busy with other builds does not miss by starving the client."""
 
+import _thread
 import math
 import pathlib
 import subprocess
@@ -252,6 +253,19 @@ def test_the_gil_is_released_while_a_move_blocks(sim):
         # The pure-Python thread ran all along the move: no stall of 50 ms or more.
         assert len(during) > 1000
         assert max(b - a for a, b in zip(during, during[1:])) < 0.05
+
+
+def test_ctrl_c_during_a_blocking_move_stops_the_arm(sim):
+    with rtde_rs.Robot(sim.host, port=sim.port, send_program=False) as robot:
+        timer = threading.Timer(0.3, _thread.interrupt_main)
+        timer.start()
+        start = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            robot.move_j([2.0] + HOME[1:], speed=0.3)  # about 7 s
+        timer.join()
+        assert time.monotonic() - start < 3.0
+        assert robot.state()["steady"] is True
+        assert 0.0 < sim.command_program()["q"][0] < 1.0  # stopped on the way
 
 
 def test_the_connection_closes_reconnects_and_stops_the_script(sim, control):
