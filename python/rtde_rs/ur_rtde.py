@@ -1,9 +1,14 @@
-"""ur_rtde's receive and IO interfaces over ``rtde_rs.Client``.
+"""ur_rtde's receive, IO and control interfaces and its Dashboard client over rtde_rs.
+
+``RTDEReceiveInterface`` and ``RTDEIOInterface`` run on ``rtde_rs.Client``,
+``RTDEControlInterface`` on ``rtde_rs.Robot`` (the command program, sent through the
+script port by default) and ``DashboardClient`` on ``rtde_rs.Dashboard``.
 
 A script written for ur_rtde (SDU Robotics) changes its import lines only::
 
     from rtde_rs.ur_rtde import RTDEReceiveInterface, RTDEIOInterface
-    # was: import rtde_receive, rtde_io
+    from rtde_rs.ur_rtde import RTDEControlInterface, DashboardClient
+    # was: import rtde_receive, rtde_io, rtde_control, dashboard_client
     #      RTDEReceiveInterface = rtde_receive.RTDEReceiveInterface ...
 
 The same class names, signatures and return types (lists, ints, floats, bools). The
@@ -32,9 +37,9 @@ import time
 import warnings
 
 from . import _rtde_rs
-from ._rtde_rs import BadArgumentError, Client, RealtimeError
+from ._rtde_rs import BadArgumentError, Client, Dashboard, RealtimeError, Robot, VersionTooOldError
 
-__all__ = ["RTDEReceiveInterface", "RTDEIOInterface"]
+__all__ = ["RTDEReceiveInterface", "RTDEIOInterface", "RTDEControlInterface", "DashboardClient"]
 
 _PORT = 30004
 
@@ -466,3 +471,488 @@ class RTDEIOInterface:
         else:
             self._client.send({field: value})
         return True
+
+
+class RTDEControlInterface:
+    """ur_rtde's ``RTDEControlInterface`` over ``rtde_rs.Robot``: the motion commands of
+    rtde's command program (``urscript/rtde_command.script``).
+
+    As ur_rtde's constructor uploads its script, this one sends the command program
+    through the script port (``FLAG_UPLOAD_SCRIPT``, in ``FLAGS_DEFAULT``): the Dashboard
+    server is asked first whether the robot is in remote control, powered on, its brakes
+    released and not stopped. Without that flag, the program must already play
+    (installed from the pendant, or ``rtde_rs.Sim(program="command")``).
+    ``FLAG_UPPER_RANGE_REGISTERS`` puts it on the upper registers (int 30-39, double
+    30-47), else on the lower range (int 0-9, double 0-17), as ur_rtde does. The lower
+    range leaves the IO interface's registers 18-22 free; the upper range holds its
+    upper doubles 42-46.
+
+    Every value is checked before anything is sent (``ValueError``:
+    ``rtde_rs.BadArgumentError``). The robot's verdicts raise ``RuntimeError``s
+    (``rtde_rs.ProtectiveStopError``, ``WatchdogError``, ``ProgramStoppedError``,
+    ``TargetUnreachableError``) with the controller's words, where ur_rtde returns False.
+    ``port=`` and ``ports=`` (keyword only) reach a controller or simulator on other ports
+    than 30004 and the Dashboard's and script ports (``Sim.ports``).
+    """
+
+    FLAG_UPLOAD_SCRIPT = 0x01
+    FLAG_USE_EXT_UR_CAP = 0x02
+    FLAG_VERBOSE = 0x04
+    FLAG_UPPER_RANGE_REGISTERS = 0x08
+    FLAG_NO_WAIT = 0x10
+    FLAG_CUSTOM_SCRIPT = 0x20
+    FLAG_NO_EXT_FT = 0x40
+    FLAG_DISABLE_REMOTE_CONTROL_CHECK = 0x80
+    FLAGS_DEFAULT = FLAG_UPLOAD_SCRIPT
+
+    # Flags with no meaning here: rtde's program has no external F/T input, waits for
+    # nothing it could skip, and is not started through a URCap.
+    _IGNORED = FLAG_VERBOSE | FLAG_NO_WAIT | FLAG_NO_EXT_FT
+    _UNSUPPORTED = {
+        FLAG_USE_EXT_UR_CAP: "FLAG_USE_EXT_UR_CAP (rtde's program is not started through a URCap)",
+        FLAG_CUSTOM_SCRIPT: "FLAG_CUSTOM_SCRIPT (rtde sends its own command program)",
+        FLAG_DISABLE_REMOTE_CONTROL_CHECK: "FLAG_DISABLE_REMOTE_CONTROL_CHECK (the script port "
+        "needs remote control on e-Series; rtde always checks it first)",
+    }
+
+    def __init__(
+        self,
+        hostname,
+        frequency=-1.0,
+        flags=FLAGS_DEFAULT,
+        ur_cap_port=50002,
+        rt_priority=0,
+        *,
+        port=_PORT,
+        ports=None,
+        arm="ur5e",
+    ):
+        for flag, why in self._UNSUPPORTED.items():
+            if flags & flag:
+                raise BadArgumentError(f"flag {why} is not supported")
+        if isinstance(frequency, bool) or not isinstance(frequency, (int, float)) or frequency != frequency:
+            raise BadArgumentError(f"frequency must be a number, not {frequency!r}")
+        if rt_priority:
+            warnings.warn(
+                f"rt_priority={rt_priority} is not applied: rtde_rs.Robot's threads run at normal priority",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+        self._hostname = hostname
+        self._flags = flags
+        self._options = dict(
+            port=port,
+            ports=ports,
+            send_program=bool(flags & self.FLAG_UPLOAD_SCRIPT),
+            layout="upper" if flags & self.FLAG_UPPER_RANGE_REGISTERS else "lower",
+            arm=arm,
+        )
+        # ur_rtde's period: 1 / frequency, and the e-Series' 500 Hz when negative.
+        self._period = 1.0 / (500.0 if frequency <= 0 else float(frequency))
+        self._handle = None
+        self._async_ended = 0
+        self._robot = Robot(hostname, **self._options)
+
+    # --- the connection -------------------------------------------------------------
+
+    def isConnected(self):
+        """Whether the connection is open (until ``disconnect`` or ``stopScript``)."""
+        return self._robot.is_open
+
+    def disconnect(self):
+        """Closes the connection; the program's watchdog then stops the arm."""
+        self._robot.close()
+
+    def reconnect(self):
+        """Closes and connects again (sending the program again with
+        ``FLAG_UPLOAD_SCRIPT``); returns True."""
+        self._robot.close()
+        self._robot = Robot(self._hostname, **self._options)
+        return True
+
+    def stopScript(self):
+        """Ends the program: the connection closes and the program's watchdog stops it."""
+        self._robot.close()
+
+    def isProgramRunning(self):
+        """Whether the command program runs (not stopped, connection open)."""
+        return self._robot.is_open and self._robot.state()["program"] != "stopped"
+
+    def isSteady(self):
+        """Whether every joint is at rest (slower than 1 mrad/s)."""
+        return self._robot.state()["steady"]
+
+    def initPeriod(self):
+        """The start of a cycle, for ``waitPeriod``."""
+        return time.perf_counter()
+
+    def waitPeriod(self, t_cycle_start):
+        """Sleeps until one period (1 / frequency) after ``t_cycle_start``."""
+        _wait_period(t_cycle_start, self._period)
+
+    # --- moves ----------------------------------------------------------------------
+
+    def _move(self, single, path, target, speed, acceleration, asynchronous, defaults):
+        # ur_rtde's two overloads: (target, speed, acceleration, asynchronous) and
+        # (path, asynchronous), where a path is a list of [target..., speed, accel, blend].
+        if target and isinstance(target[0], (list, tuple)):
+            if isinstance(speed, bool):
+                asynchronous = speed
+            elif speed != defaults[0] or acceleration != defaults[1]:
+                raise TypeError("a path takes (path, asynchronous=False): each waypoint carries its speed")
+            result = path([list(w) for w in target], asynchronous=asynchronous)
+        else:
+            result = single(target, speed, acceleration, asynchronous=asynchronous)
+        if asynchronous:
+            self._handle = result
+        return True
+
+    def moveJ(self, q, speed=1.05, acceleration=1.4, asynchronous=False):
+        """Moves to joint positions ``q`` (rad), or through a path of
+        ``[q0..q5, speed, acceleration, blend]`` waypoints (``moveJ(path, asynchronous)``).
+        Blocks until the arm is there unless ``asynchronous``; returns True."""
+        r = self._robot
+        return self._move(r.move_j, r.move_j_path, q, speed, acceleration, asynchronous, (1.05, 1.4))
+
+    def moveL(self, pose, speed=0.25, acceleration=1.2, asynchronous=False):
+        """Moves the TCP along a straight line to ``pose``, or through a path of
+        ``[x, y, z, rx, ry, rz, speed, acceleration, blend]`` waypoints; returns True."""
+        r = self._robot
+        return self._move(r.move_l, r.move_l_path, pose, speed, acceleration, asynchronous, (0.25, 1.2))
+
+    def moveJ_IK(self, pose, speed=1.05, acceleration=1.4, asynchronous=False):
+        """Moves in joint space to the joints that put the TCP at ``pose`` (the solution
+        nearest the current joints, computed on the host); returns True."""
+        q = self._robot.inverse_kinematics(pose)
+        return self.moveJ(q, speed, acceleration, asynchronous)
+
+    def getAsyncOperationProgress(self):
+        """0 while an asynchronous move runs; below 0 when none runs, alternating between
+        -1 and -2 each time one ends (as ur_rtde's, without its step index: a path
+        reports 0 until its end)."""
+        if self._handle is not None:
+            if not self._handle.is_finished():
+                return 0
+            self._handle = None
+            self._async_ended += 1
+        return -1 - self._async_ended % 2
+
+    # --- speeds and stops -------------------------------------------------------------
+
+    def speedJ(self, qd, acceleration=0.5, time=0.0):
+        """Accelerates the joints to ``qd`` (rad/s), kept until the next command; returns
+        True. ``time`` is not used: the speed holds until another command."""
+        self._robot.speed_j(qd, acceleration)
+        return True
+
+    def speedL(self, xd, acceleration=0.25, time=0.0):
+        """Accelerates the TCP to ``xd`` (m/s, rad/s), kept until the next command."""
+        self._robot.speed_l(xd, acceleration)
+        return True
+
+    def speedStop(self, a=10.0):
+        """Ends speed mode, decelerating the joints at ``a`` (rad/s²); returns True."""
+        self._robot.stop_j(a)
+        return True
+
+    def stopJ(self, a=2.0, asynchronous=False):
+        """Decelerates the joints to rest at ``a`` (rad/s²). Returns once the arm rests,
+        ``asynchronous`` or not."""
+        self._robot.stop_j(a)
+
+    def stopL(self, a=10.0, asynchronous=False):
+        """Decelerates the TCP to rest at ``a`` (m/s²). Returns once the arm rests."""
+        self._robot.stop_l(a)
+
+    def servoJ(self, q, speed, acceleration, time, lookahead_time, gain):
+        """One servo target (URScript ``servoj``); ``speed`` and ``acceleration`` are
+        unused, as in URScript. Returns True."""
+        self._robot.servo_j(q, time, lookahead_time, gain)
+        return True
+
+    def servoStop(self, a=10.0):
+        """Ends servoing, decelerating at ``a`` (rad/s²); returns True."""
+        self._robot.servo_stop(a)
+        return True
+
+    # --- modes and settings -----------------------------------------------------------
+
+    def forceMode(self, task_frame, selection_vector, wrench, type, limits):  # noqa: A002 - ur_rtde's name
+        """Starts force mode (URScript ``force_mode``); returns True."""
+        self._robot.force_mode(task_frame, selection_vector, wrench, type, limits)
+        return True
+
+    def forceModeStop(self):
+        """Ends force mode; returns True."""
+        self._robot.end_force_mode()
+        return True
+
+    def zeroFtSensor(self):
+        """Zeroes the force/torque sensor; returns True."""
+        self._robot.zero_ft_sensor()
+        return True
+
+    def teachMode(self):
+        """Starts teach mode (the arm moves by hand); returns True."""
+        self._robot.teach_mode()
+        return True
+
+    def endTeachMode(self):
+        """Ends teach mode; returns True."""
+        self._robot.end_teach_mode()
+        return True
+
+    def setTcp(self, tcp_offset):
+        """Sets the TCP offset from the flange; returns True."""
+        self._robot.set_tcp(tcp_offset)
+        return True
+
+    def setPayload(self, mass, cog=[]):  # noqa: B006 - ur_rtde's signature; never mutated
+        """Sets the payload's mass (kg) and centre of gravity (m); an empty ``cog`` is the
+        flange's origin (ur_rtde keeps the current one). Returns True."""
+        self._robot.set_payload(mass, list(cog) if cog else [0.0, 0.0, 0.0])
+        return True
+
+    # --- kinematics -------------------------------------------------------------------
+
+    def getInverseKinematics(self, x, qnear=[], max_position_error=1e-10, max_orientation_error=1e-10):  # noqa: B006
+        """The joints that put the TCP at ``x``, nearest ``qnear`` (the current joints when
+        empty); closed form on the host, so the error bounds are met exactly. An
+        unreachable pose raises ``ValueError``."""
+        return self._robot.inverse_kinematics(x, list(qnear) if qnear else None)
+
+    def getForwardKinematics(self, q=[], tcp_offset=[]):  # noqa: B006 - ur_rtde's signature
+        """The TCP pose of joints ``q`` (the current ones when empty) with ``tcp_offset``
+        (the one set with ``setTcp`` when empty), from the arm's model."""
+        return self._robot.forward_kinematics(list(q) if q else None, list(tcp_offset) if tcp_offset else None)
+
+    def getActualToolFlangePose(self):
+        """The flange's pose at the current joints."""
+        return self._robot.forward_kinematics(None, [0.0] * 6)
+
+    def getTCPOffset(self):
+        """The TCP offset set with ``setTcp`` (zero until then)."""
+        return self._robot.tcp_offset
+
+    def poseTrans(self, p_from, p_from_to):
+        """``p_from_to``, given in the frame ``p_from``, in the base frame (URScript's
+        ``pose_trans``)."""
+        return _rtde_rs.pose_trans(p_from, p_from_to)
+
+    def moveL_FK(self, q, speed=0.25, acceleration=1.2, asynchronous=False):
+        """Moves the TCP along a straight line to the pose of joints ``q``; returns True."""
+        return self.moveL(self.getForwardKinematics(q), speed, acceleration, asynchronous)
+
+    def getInverseKinematicsHasSolution(
+        self, x, qnear=[], max_position_error=1e-10, max_orientation_error=1e-10  # noqa: B006
+    ):
+        """Whether some joints put the TCP at ``x``."""
+        try:
+            self.getInverseKinematics(x, qnear)
+        except BadArgumentError:
+            return False
+        return True
+
+
+class DashboardClient:
+    """ur_rtde's ``DashboardClient`` over ``rtde_rs.Dashboard`` (port 29999).
+
+    As in ur_rtde, the constructor does not connect: call ``connect()``. The queries
+    return the controller's reply lines (``robotmode()`` gives ``"Robotmode: RUNNING"``),
+    and a refused ``loadURP``, ``play``, ``stop``, ``pause`` or ``unlockProtectiveStop``
+    raises ``RuntimeError`` (``rtde_rs.DashboardError``) quoting the controller, as
+    ur_rtde's do. Unlike ur_rtde, every other refusal raises too, and a command the
+    controller's version lacks raises ``rtde_rs.VersionTooOldError`` with nothing sent.
+    """
+
+    def __init__(self, hostname, port=29999, verbose=False):
+        self._hostname = hostname
+        self._port = port
+        self._verbose = verbose
+        self._dashboard = None
+        self._last = None
+
+    def _d(self):
+        if self._dashboard is None or not self._dashboard.is_connected():
+            raise _rtde_rs.ConnectionLostError("the Dashboard client is not connected: call connect() first")
+        return self._dashboard
+
+    def connect(self, timeout_ms=2000):
+        """Connects and reads the server's greeting, within ``timeout_ms``."""
+        if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int) or timeout_ms <= 0:
+            raise BadArgumentError(f"timeout_ms must be a positive int, not {timeout_ms!r}")
+        # ur_rtde waits 2.5 s for each reply.
+        self._dashboard = Dashboard(
+            self._hostname, self._port, connect_timeout=timeout_ms / 1000.0, timeout=2.5, reconnect=False
+        )
+        if self._verbose:
+            print(f"Connected to the Dashboard server at {self._hostname}:{self._port}")
+
+    def isConnected(self):
+        """Whether the connection is open."""
+        return self._dashboard is not None and self._dashboard.is_connected()
+
+    def disconnect(self):
+        """Closes the connection."""
+        if self._dashboard is not None:
+            self._dashboard.disconnect()
+
+    def send(self, str):  # noqa: A002 - ur_rtde's name
+        """Sends a command by its words and keeps its reply for ``receive()``: the
+        controller's line for the commands that act, and for the queries the string
+        their method returns (``"Robotmode: RUNNING"``). A text that is no Dashboard
+        command raises ``ValueError`` before sending; a refusal raises, as everywhere here."""
+        words = str.strip()
+        query = _QUERIES.get(words)
+        self._last = getattr(self, query)() if query else _reply_text(self._d().execute(words))
+
+    def receive(self):
+        """The reply to the last ``send``."""
+        last, self._last = self._last, None
+        if last is None:
+            raise RuntimeError("no reply to receive: send a command first")
+        return last
+
+    def loadURP(self, urp_name):
+        """``load <urp_name>``."""
+        self._d().load(urp_name)
+
+    def play(self):
+        """``play``."""
+        self._d().play()
+
+    def stop(self):
+        """``stop``."""
+        self._d().stop()
+
+    def pause(self):
+        """``pause``."""
+        self._d().pause()
+
+    def quit(self):
+        """``quit``: the server closes the connection."""
+        self._d().quit()
+
+    def shutdown(self):
+        """``shutdown``: the controller shuts down."""
+        self._d().shutdown()
+
+    def running(self):
+        """Whether a program runs."""
+        return self._d().running()
+
+    def popup(self, text):
+        """``popup <text>``."""
+        self._d().popup(text)
+
+    def closePopup(self):
+        """``close popup``."""
+        self._d().close_popup()
+
+    def closeSafetyPopup(self):
+        """``close safety popup``."""
+        self._d().close_safety_popup()
+
+    def powerOn(self):
+        """``power on``."""
+        self._d().power_on()
+
+    def powerOff(self):
+        """``power off``."""
+        self._d().power_off()
+
+    def brakeRelease(self):
+        """``brake release``."""
+        self._d().brake_release()
+
+    def unlockProtectiveStop(self):
+        """``unlock protective stop`` (refused until 5 s after the stop)."""
+        self._d().unlock_protective_stop()
+
+    def restartSafety(self):
+        """``restart safety``."""
+        self._d().restart_safety()
+
+    def polyscopeVersion(self):
+        """The software version, ``"5.21.0.0"``."""
+        return self._d().polyscope_version()
+
+    def programState(self):
+        """``programState``'s reply: ``"PLAYING pick.urp"``, ``"STOPPED"``."""
+        return _reply_text(self._d().program_state())
+
+    def robotmode(self):
+        """``robotmode``'s reply: ``"Robotmode: RUNNING"``."""
+        return "Robotmode: " + _name(self._d().robot_mode())
+
+    def safetymode(self):
+        """``safetymode``'s reply: ``"Safetymode: NORMAL"``."""
+        return "Safetymode: " + _name(self._d().safety_mode())
+
+    def safetystatus(self):
+        """``safetystatus``'s reply: ``"Safetystatus: NORMAL"``."""
+        return "Safetystatus: " + _name(self._d().safety_status())
+
+    def getLoadedProgram(self):
+        """``get loaded program``'s reply: ``"Loaded program: <path>"`` or
+        ``"No program loaded"``."""
+        return _reply_text(self._d().loaded_program(), loaded=True)
+
+    def isProgramSaved(self):
+        """Whether the loaded program is saved."""
+        return self._d().is_program_saved()
+
+    def isInRemoteControl(self):
+        """Whether the controller is in remote control; False, with a warning, before
+        5.6, which cannot say (as ur_rtde)."""
+        try:
+            return self._d().is_in_remote_control()
+        except VersionTooOldError as e:
+            warnings.warn(str(e), RuntimeWarning, stacklevel=2)
+            return False
+
+    def getRobotModel(self):
+        """``get robot model``: ``"UR5"``."""
+        return self._d().robot_model()
+
+    def getSerialNumber(self):
+        """``get serial number`` (5.6 and later)."""
+        return self._d().serial_number()
+
+    def setUserRole(self, role):
+        """``setUserRole <role>`` (CB3): ``"programmer"``, ``"operator"``, ``"none"``,
+        ``"locked"`` or ``"restricted"`` (or anything whose ``name`` is one)."""
+        self._d().set_user_role(getattr(role, "name", role))
+
+    def addToLog(self, message):
+        """``addToLog <message>``."""
+        self._d().add_to_log(message)
+
+
+# The queries whose reply ur_rtde returns as a line: `send` answers them through their
+# methods, so that `receive` gives the same line.
+_QUERIES = {
+    "robotmode": "robotmode",
+    "safetymode": "safetymode",
+    "safetystatus": "safetystatus",
+    "programState": "programState",
+    "get loaded program": "getLoadedProgram",
+    "PolyscopeVersion": "polyscopeVersion",
+}
+
+
+def _name(member):
+    """An enum member's name; a code no member has as a number."""
+    return getattr(member, "name", str(member))
+
+
+def _reply_text(value, loaded=False):
+    """A typed reply as the controller's line, for ur_rtde's string results."""
+    if loaded:
+        return "No program loaded" if value is None else f"Loaded program: {value}"
+    if isinstance(value, tuple):
+        state, program = value
+        return _name(state) if program is None else f"{_name(state)} {program}"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return _name(value) if hasattr(value, "name") else str(value)

@@ -70,3 +70,14 @@ pub(crate) fn registers(
     }
     Ok(Some(first..=last))
 }
+
+/// An arm by its model name (`ur5e`, in any case).
+pub(crate) fn arm(py: Python<'_>, name: &str) -> PyResult<rtde_sim::Arm> {
+    rtde_sim::Arm::named(name).ok_or_else(|| {
+        let names: Vec<&str> = rtde_sim::Arm::ALL.iter().map(|a| a.name).collect();
+        errors::bad(
+            py,
+            format!("unknown arm `{name}`: use {}", names.join(", ")),
+        )
+    })
+}

@@ -7,6 +7,9 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyTuple, PyType};
 use rtde_core::writer::WriteError;
 use rtde_core::{Error, ErrorKind};
+use rtde_robot::dashboard::DashboardError;
+use rtde_robot::motion::MotionError;
+use rtde_robot::script::ScriptError;
 
 /// The exception classes, in the order of [`CLASSES`].
 #[derive(Clone, Copy)]
@@ -22,12 +25,19 @@ pub(crate) enum Class {
     Protocol,
     Realtime,
     Simulator,
+    Motion,
+    ProtectiveStop,
+    Watchdog,
+    ProgramStopped,
+    TargetUnreachable,
+    Script,
+    Dashboard,
 }
 
 /// Each class: its name, the class of this table it derives from (by index), the built-in
 /// class it also derives from (so that code catching `ValueError`, `ConnectionError`,
 /// `TimeoutError` or `PermissionError` keeps working), and its docstring.
-const CLASSES: [(&str, Option<usize>, &str, &str); 11] = [
+const CLASSES: [(&str, Option<usize>, &str, &str); 18] = [
     (
         "RtdeError",
         None,
@@ -102,6 +112,56 @@ const CLASSES: [(&str, Option<usize>, &str, &str); 11] = [
         Some(0),
         "Exception",
         "The simulator could not start or stop.",
+    ),
+    (
+        "MotionError",
+        Some(0),
+        "RuntimeError",
+        "The robot did not carry out a motion command: the base class of its verdicts \
+         (protective stop, watchdog, program stopped, target unreachable), each with the \
+         controller's words.",
+    ),
+    (
+        "ProtectiveStopError",
+        Some(11),
+        "Exception",
+        "The robot went into a protective stop during the command; the program stopped.",
+    ),
+    (
+        "WatchdogError",
+        Some(11),
+        "Exception",
+        "The command program's watchdog stopped the robot: the client's watchdog register \
+         did not change in time.",
+    ),
+    (
+        "ProgramStoppedError",
+        Some(11),
+        "Exception",
+        "The command program is not running: stopped from the pendant or the Dashboard \
+         server, a runtime error, or never started.",
+    ),
+    (
+        "TargetUnreachableError",
+        Some(11),
+        "Exception",
+        "A target, or a point on the way to it, had no joint solution; the program stopped.",
+    ),
+    (
+        "ScriptError",
+        Some(0),
+        "RuntimeError",
+        "A program sent to the script port did not start: a refused precondition (remote \
+         control, power, brakes, a safety stop), a compile error, a runtime exception with \
+         its line and column, or a protective stop.",
+    ),
+    (
+        "DashboardError",
+        Some(0),
+        "RuntimeError",
+        "The Dashboard server refused a command (its reply quoted: `Failed to execute: play`, \
+         `File not found: pick.urp`), greeted as no Dashboard server does, or does not exist \
+         (PolyScope X).\n\nAttributes: `command` and `reply` for a refusal, else None.",
     ),
 ];
 
@@ -209,4 +269,56 @@ pub(crate) fn bad(py: Python<'_>, message: impl Into<String>) -> PyErr {
 /// The simulator's error.
 pub(crate) fn sim(py: Python<'_>, e: &rtde_sim::Error) -> PyErr {
     new(py, Class::Simulator, e.to_string())
+}
+
+/// A motion command's error: a refusal before sending is a bad argument, the robot's
+/// verdicts are their own classes, the link's errors those of the driver.
+pub(crate) fn motion(py: Python<'_>, e: MotionError) -> PyErr {
+    let message = e.to_string();
+    match e {
+        MotionError::Refused(_) | MotionError::OutOfReach(_) | MotionError::Invalid(_) => {
+            new(py, Class::BadArgument, message)
+        }
+        MotionError::ProtectiveStop { .. } => new(py, Class::ProtectiveStop, message),
+        MotionError::Watchdog { .. } => new(py, Class::Watchdog, message),
+        MotionError::ProgramStopped { .. } => new(py, Class::ProgramStopped, message),
+        MotionError::TargetUnreachable { .. } => new(py, Class::TargetUnreachable, message),
+        MotionError::Timeout { .. } => new(py, Class::Timeout, message),
+        MotionError::Rtde(e) => rtde(py, e),
+        MotionError::Script(e) => script(py, &e),
+        _ => new(py, Class::Motion, message),
+    }
+}
+
+/// Sending a program failed (the Dashboard's answers to the precondition checks
+/// included: the message says that they were the checks).
+pub(crate) fn script(py: Python<'_>, e: &ScriptError) -> PyErr {
+    new(py, Class::Script, e.to_string())
+}
+
+/// A Dashboard command's error.
+pub(crate) fn dashboard(py: Python<'_>, e: DashboardError) -> PyErr {
+    let message = e.to_string();
+    match e {
+        DashboardError::Connect { .. } | DashboardError::Closed { .. } | DashboardError::Io(_) => {
+            new(py, Class::ConnectionLost, message)
+        }
+        DashboardError::Timeout { .. } => new(py, Class::Timeout, message),
+        DashboardError::Unsupported { .. } => new(py, Class::VersionTooOld, message),
+        DashboardError::InvalidArgument { .. } => new(py, Class::BadArgument, message),
+        DashboardError::Refused { command, reply } => {
+            let err = new(py, Class::Dashboard, message);
+            let value = err.value(py);
+            let _ = value.setattr("command", command);
+            let _ = value.setattr("reply", reply);
+            err
+        }
+        _ => {
+            let err = new(py, Class::Dashboard, message);
+            let value = err.value(py);
+            let _ = value.setattr("command", py.None());
+            let _ = value.setattr("reply", py.None());
+            err
+        }
+    }
 }

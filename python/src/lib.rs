@@ -11,8 +11,10 @@
 mod args;
 mod client;
 mod control;
+mod dashboard;
 mod enums;
 mod errors;
+mod motion;
 mod sim;
 mod values;
 
@@ -26,6 +28,8 @@ fn _rtde_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     client::register(m)?;
     m.add_class::<sim::Sim>()?;
     control::register(m)?;
+    m.add_class::<dashboard::Dashboard>()?;
+    motion::register(m)?;
     m.add_function(wrap_pyfunction!(field_names, m)?)?;
     m.add_function(wrap_pyfunction!(panic_for_test, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

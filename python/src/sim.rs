@@ -5,12 +5,14 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use rtde_sim::{Arm, Fault, Fleet, Motion, Sim as RustSim};
+use rtde_core::control::command_layout::CommandLayout;
+use rtde_sim::{Fault, Fleet, Motion, Sim as RustSim};
 
 use crate::{args, errors, values};
 
 /// The simulator running: one controller, or a fleet of them.
 enum Running {
+    // Boxed: a controller's state is far larger than a fleet's handle.
     One(Box<RustSim>),
     Fleet(Fleet),
 }
@@ -61,6 +63,8 @@ impl Sim {
         version="5.21.0", arm="ur5e", *, deterministic=false, seed=None, unpaced=false,
         v1_only=false, fieldbus=false, faults=None, refuse_unrecorded=false,
         program=None, robots=1, still=None, speed=None, host="127.0.0.1", port=0,
+        dashboard=false, script_ports=false, layout="upper", local_control=false,
+        unlock_delay=None,
     ))]
     #[allow(clippy::too_many_arguments)] // Python keyword arguments, each with a default
     #[allow(clippy::fn_params_excessive_bools)] // the switches of `rtde sim`
@@ -81,19 +85,16 @@ impl Sim {
         speed: Option<f64>,
         host: &str,
         port: u16,
+        dashboard: bool,
+        script_ports: bool,
+        layout: &str,
+        local_control: bool,
+        unlock_delay: Option<f64>,
     ) -> PyResult<Self> {
         let ip: std::net::IpAddr = host
             .parse()
             .map_err(|e| errors::bad(py, format!("host `{host}`: {e} (give an IP address)")))?;
-        let arm = [Arm::UR3E, Arm::UR5E, Arm::UR10E, Arm::UR5]
-            .into_iter()
-            .find(|a| a.name.eq_ignore_ascii_case(arm))
-            .ok_or_else(|| {
-                errors::bad(
-                    py,
-                    format!("unknown arm `{arm}`: use ur3e, ur5e, ur10e or ur5"),
-                )
-            })?;
+        let arm = args::arm(py, arm)?;
         let mut builder = RustSim::builder()
             .controller_version(version)
             .bind(SocketAddr::new(ip, port))
@@ -134,15 +135,25 @@ impl Sim {
         match program {
             None => {}
             Some("servo") => builder = builder.servo_program(),
+            Some("command") => builder = builder.command_program_on(layout_named(py, layout)?),
             Some(other) => {
                 return Err(errors::bad(
                     py,
-                    format!(
-                        "program `{other}`: the simulator runs `servo` (the command program \
-                         of the motion commands is not in this release)"
-                    ),
+                    format!("program `{other}`: the simulator runs `servo` or `command`"),
                 ));
             }
+        }
+        if dashboard {
+            builder = builder.dashboard();
+        }
+        if script_ports {
+            builder = builder.script_ports();
+        }
+        if local_control {
+            builder = builder.local_control();
+        }
+        if let Some(delay) = args::maybe_seconds(py, "unlock_delay", unlock_delay)? {
+            builder = builder.protective_stop_unlock_delay(delay);
         }
         if robots == 0 {
             return Err(errors::bad(py, "robots must be at least 1"));
@@ -285,6 +296,105 @@ impl Sim {
         Ok(Some(dict))
     }
 
+    /// The Dashboard server's port (with `dashboard=True`), else None.
+    #[getter]
+    fn dashboard_port(&self, py: Python<'_>) -> PyResult<Option<u16>> {
+        self.with(py, |s| s.dashboard_addr().map(|a| a.port()))
+    }
+
+    /// The ports `Robot(..., ports=sim.ports)` sends the command program through: the
+    /// Dashboard server's, the script ports' and RTDE's (with `dashboard=True` and
+    /// `script_ports=True`), else None.
+    #[getter]
+    fn ports<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(ports) = self.with(py, RustSim::script_sender_ports)? else {
+            return Ok(None);
+        };
+        let dict = PyDict::new(py);
+        dict.set_item("dashboard", ports.dashboard)?;
+        dict.set_item("primary", ports.primary)?;
+        dict.set_item("secondary", ports.secondary)?;
+        dict.set_item("realtime", ports.realtime)?;
+        dict.set_item("rtde", ports.rtde)?;
+        Ok(Some(dict))
+    }
+
+    /// Raises a protective stop now, as a collision does (with `dashboard`, `script_ports`
+    /// or `program="command"`: a robot state machine).
+    #[pyo3(signature = (reason="a collision"))]
+    fn protective_stop(&self, py: Python<'_>, reason: &str) -> PyResult<()> {
+        self.with(py, |s| s.protective_stop(reason))
+    }
+
+    /// Switches the controller to remote control (True) or local control, as the
+    /// pendant's switch does.
+    fn set_remote_control(&self, py: Python<'_>, on: bool) -> PyResult<()> {
+        self.with(py, |s| s.set_remote_control(on))
+    }
+
+    /// The robot's state machine (with `dashboard` or `script_ports`): `robot_mode`,
+    /// `safety_status`, `safety_mode`, `program_state`, `loaded_program`,
+    /// `remote_control`, `log` (the lines `addToLog` added), `popup`; None without one.
+    fn robot_state<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(robot) = self.with(py, RustSim::robot_state)? else {
+            return Ok(None);
+        };
+        let named = |class: &str, code: i64| -> PyResult<Bound<'py, PyAny>> {
+            match crate::enums::class_named(py, class) {
+                Some(class) => crate::enums::member(py, &class, code),
+                None => Ok(code.into_pyobject(py)?.into_any()),
+            }
+        };
+        let dict = PyDict::new(py);
+        dict.set_item(
+            "robot_mode",
+            named("RobotMode", i64::from(robot.robot_mode().code()))?,
+        )?;
+        dict.set_item(
+            "safety_status",
+            named("SafetyStatus", i64::from(robot.safety_status().code()))?,
+        )?;
+        dict.set_item(
+            "safety_mode",
+            named("SafetyMode", i64::from(robot.safety_mode().code()))?,
+        )?;
+        dict.set_item(
+            "program_state",
+            named("RuntimeState", i64::from(robot.program_state().code()))?,
+        )?;
+        dict.set_item("loaded_program", robot.loaded_program())?;
+        dict.set_item("remote_control", robot.is_in_remote_control())?;
+        dict.set_item("log", robot.log().to_vec())?;
+        dict.set_item("popup", robot.popup())?;
+        Ok(Some(dict))
+    }
+
+    /// The command program's state (with `program="command"`, or once one was sent):
+    /// its joints `q` and `tcp_pose`, the `tcp_offset` and `payload` (mass, cog) it was
+    /// given, `teach_mode`, `force_mode` (whether on), its `state` ("idle", "moving",
+    /// "stopped"), the `handshake` (commands taken, finished), `protective_stopped`, the
+    /// `ticks` it ran and its `messages`; None without one.
+    fn command_program<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(program) = self.with(py, RustSim::command_program)? else {
+            return Ok(None);
+        };
+        let dict = PyDict::new(py);
+        dict.set_item("q", program.q().to_vec())?;
+        dict.set_item("qd", program.qd().to_vec())?;
+        dict.set_item("tcp_pose", program.tcp_pose().to_vec())?;
+        dict.set_item("tcp_offset", program.tcp_offset().to_vec())?;
+        let (mass, cog) = program.payload();
+        dict.set_item("payload", (mass, cog.to_vec()))?;
+        dict.set_item("teach_mode", program.in_teach_mode())?;
+        dict.set_item("force_mode", program.force_mode().is_some())?;
+        dict.set_item("state", crate::motion::program_state_name(program.state()))?;
+        dict.set_item("handshake", program.handshake())?;
+        dict.set_item("protective_stopped", program.is_protective_stopped())?;
+        dict.set_item("ticks", program.ticks())?;
+        dict.set_item("messages", program.messages().to_vec())?;
+        Ok(Some(dict))
+    }
+
     /// Stops the simulator: closes every connection and joins its threads.
     fn shutdown(&self, py: Python<'_>) -> PyResult<()> {
         let Some(running) = lock(&self.running).take() else {
@@ -335,6 +445,18 @@ impl Sim {
             Some(sim) => Ok(f(sim)),
             None => Err(stopped(py)),
         }
+    }
+}
+
+/// A command layout by its name.
+pub(crate) fn layout_named(py: Python<'_>, name: &str) -> PyResult<CommandLayout> {
+    match name {
+        "upper" => Ok(CommandLayout::UPPER),
+        "lower" => Ok(CommandLayout::LOWER),
+        other => Err(errors::bad(
+            py,
+            format!("layout `{other}`: use \"upper\" or \"lower\""),
+        )),
     }
 }
 

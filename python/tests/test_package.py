@@ -65,14 +65,16 @@ def test_the_stubs_methods_are_the_classes():
 
 
 def test_help_reads_well():
-    for cls in (rtde_rs.Client, rtde_rs.Sim, rtde_rs.ServoLoop, rtde_rs.Getter):
+    for cls in (rtde_rs.Client, rtde_rs.Sim, rtde_rs.ServoLoop, rtde_rs.Getter, rtde_rs.Robot, rtde_rs.Dashboard):
         doc = inspect.getdoc(cls)
         assert doc and len(doc) > 100, cls
         for name, member in inspect.getmembers(cls):
             if not name.startswith("_") and callable(member):
                 assert inspect.getdoc(member), f"{cls.__name__}.{name}"
     assert "every package in order" in inspect.getdoc(rtde_rs.Client)
-    for cls in (rtde_rs.ur_rtde.RTDEReceiveInterface, rtde_rs.ur_rtde.RTDEIOInterface):
+    assert inspect.getdoc(rtde_rs.MoveHandle.wait)
+    ur_rtde = rtde_rs.ur_rtde
+    for cls in (ur_rtde.RTDEReceiveInterface, ur_rtde.RTDEIOInterface, ur_rtde.RTDEControlInterface, ur_rtde.DashboardClient):
         for name, member in inspect.getmembers(cls):
             if name[0].islower() and callable(member):
                 assert inspect.getdoc(member), f"{cls.__name__}.{name}"

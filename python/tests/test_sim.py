@@ -64,8 +64,10 @@ def test_a_fleet_serves_each_robot_on_a_port_of_its_own():
 def test_an_unknown_arm_or_program_is_refused():
     with pytest.raises(rtde_rs.BadArgumentError, match="unknown arm"):
         rtde_rs.Sim(arm="ur99")
-    with pytest.raises(rtde_rs.BadArgumentError, match="program `command`"):
-        rtde_rs.Sim(program="command")
+    with pytest.raises(rtde_rs.BadArgumentError, match="program `pick`"):
+        rtde_rs.Sim(program="pick")
+    with pytest.raises(rtde_rs.BadArgumentError, match="layout `middle`"):
+        rtde_rs.Sim(program="command", layout="middle")
     with pytest.raises(rtde_rs.SimulatorError, match="version"):
         rtde_rs.Sim(version="7.1")
 
@@ -81,3 +83,20 @@ def test_stats_count_connections_and_shutdown_closes_them(sim):
             robot.recv(timeout=1.0)
     with pytest.raises(rtde_rs.SimulatorError, match="shut down"):
         sim.port
+
+
+def test_the_command_program_dashboard_and_script_ports_run_when_asked():
+    with rtde_rs.Sim(program="command", layout="lower") as sim:
+        assert sim.command_program()["state"] == "idle"
+        assert sim.dashboard_port is None and sim.ports is None
+        assert sim.program() is None  # the servo program's snapshot
+    with rtde_rs.Sim(dashboard=True, script_ports=True, local_control=True) as sim:
+        assert sim.command_program() is None  # until one is sent
+        ports = sim.ports
+        assert set(ports) == {"dashboard", "primary", "secondary", "realtime", "rtde"}
+        assert ports["dashboard"] == sim.dashboard_port and ports["rtde"] == sim.port
+        assert sim.robot_state()["remote_control"] is False
+        sim.set_remote_control(True)
+        assert sim.robot_state()["remote_control"] is True
+        sim.protective_stop("a test")
+        assert sim.robot_state()["safety_status"] is rtde_rs.SafetyStatus.PROTECTIVE_STOP
