@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use pyo3::prelude::*;
+use rtde_core::control::command_layout::CommandLayout;
 
 use crate::errors;
 
@@ -80,4 +81,16 @@ pub(crate) fn arm(py: Python<'_>, name: &str) -> PyResult<rtde_sim::Arm> {
             format!("unknown arm `{name}`: use {}", names.join(", ")),
         )
     })
+}
+
+/// A command layout by its name.
+pub(crate) fn layout(py: Python<'_>, name: &str) -> PyResult<CommandLayout> {
+    match name {
+        "upper" => Ok(CommandLayout::UPPER),
+        "lower" => Ok(CommandLayout::LOWER),
+        other => Err(errors::bad(
+            py,
+            format!("layout `{other}`: use \"upper\" or \"lower\""),
+        )),
+    }
 }

@@ -126,6 +126,18 @@ pub(crate) fn member<'py>(
     }
 }
 
+/// A command program's state, as Python reads it.
+pub(crate) fn program_state_name(
+    state: rtde_core::control::command_layout::ProgramState,
+) -> String {
+    match state {
+        rtde_core::control::command_layout::ProgramState::Idle => "idle".to_owned(),
+        rtde_core::control::command_layout::ProgramState::Moving => "moving".to_owned(),
+        rtde_core::control::command_layout::ProgramState::Stopped => "stopped".to_owned(),
+        rtde_core::control::command_layout::ProgramState::Unknown(v) => format!("unknown ({v})"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

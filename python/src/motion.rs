@@ -14,11 +14,11 @@ use rtde_core::ConnectOptions;
 use rtde_kinematics::{Arm, compose};
 use rtde_robot::motion::{
     ForceMode, ForceModeType, JointMove, LinearMove, MotionError, MotionOptions,
-    MoveHandle as RustMoveHandle, ProgramSource, ProgramState, Reached, Robot as RustRobot,
+    MoveHandle as RustMoveHandle, ProgramSource, Reached, Robot as RustRobot,
 };
 use rtde_robot::script::{Ports, ScriptSender};
 
-use crate::{args, errors};
+use crate::{args, enums, errors};
 
 /// How often a wait for the robot looks for Ctrl-C.
 const SIGNAL_CHECK: Duration = Duration::from_millis(100);
@@ -80,15 +80,6 @@ fn reached(py: Python<'_>, r: Reached) -> PyResult<Bound<'_, PyDict>> {
     dict.set_item("q", r.q.to_vec())?;
     dict.set_item("tcp_pose", r.tcp_pose.to_vec())?;
     Ok(dict)
-}
-
-pub(crate) fn program_state_name(state: ProgramState) -> String {
-    match state {
-        ProgramState::Idle => "idle".to_owned(),
-        ProgramState::Moving => "moving".to_owned(),
-        ProgramState::Stopped => "stopped".to_owned(),
-        ProgramState::Unknown(v) => format!("unknown ({v})"),
-    }
 }
 
 /// The script sender's ports: the controller's, with those of `ports` instead.
@@ -226,7 +217,7 @@ impl Robot {
         timeout: f64,
     ) -> PyResult<Self> {
         let timeout = args::seconds(py, "timeout", timeout)?;
-        let layout = crate::sim::layout_named(py, layout)?;
+        let layout = args::layout(py, layout)?;
         let arm = args::arm(py, arm)?;
         let mut options = MotionOptions::new()
             .layout(layout)
@@ -496,7 +487,7 @@ impl Robot {
         dict.set_item("qd", s.qd.to_vec())?;
         dict.set_item("tcp_pose", s.tcp_pose.to_vec())?;
         dict.set_item("progress", s.progress)?;
-        dict.set_item("program", program_state_name(s.program))?;
+        dict.set_item("program", enums::program_state_name(s.program))?;
         dict.set_item("steady", s.steady)?;
         Ok(dict)
     }

@@ -5,7 +5,6 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use rtde_core::control::command_layout::CommandLayout;
 use rtde_sim::{Fault, Fleet, Motion, Sim as RustSim};
 
 use crate::{args, errors, values};
@@ -135,7 +134,7 @@ impl Sim {
         match program {
             None => {}
             Some("servo") => builder = builder.servo_program(),
-            Some("command") => builder = builder.command_program_on(layout_named(py, layout)?),
+            Some("command") => builder = builder.command_program_on(args::layout(py, layout)?),
             Some(other) => {
                 return Err(errors::bad(
                     py,
@@ -387,7 +386,7 @@ impl Sim {
         dict.set_item("payload", (mass, cog.to_vec()))?;
         dict.set_item("teach_mode", program.in_teach_mode())?;
         dict.set_item("force_mode", program.force_mode().is_some())?;
-        dict.set_item("state", crate::motion::program_state_name(program.state()))?;
+        dict.set_item("state", crate::enums::program_state_name(program.state()))?;
         dict.set_item("handshake", program.handshake())?;
         dict.set_item("protective_stopped", program.is_protective_stopped())?;
         dict.set_item("ticks", program.ticks())?;
@@ -445,18 +444,6 @@ impl Sim {
             Some(sim) => Ok(f(sim)),
             None => Err(stopped(py)),
         }
-    }
-}
-
-/// A command layout by its name.
-pub(crate) fn layout_named(py: Python<'_>, name: &str) -> PyResult<CommandLayout> {
-    match name {
-        "upper" => Ok(CommandLayout::UPPER),
-        "lower" => Ok(CommandLayout::LOWER),
-        other => Err(errors::bad(
-            py,
-            format!("layout `{other}`: use \"upper\" or \"lower\""),
-        )),
     }
 }
 

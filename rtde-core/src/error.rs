@@ -25,9 +25,9 @@ use std::time::Duration;
 use rtde_fields::{ControllerVersion, Direction, Generation, WireType};
 
 use crate::diagnosis::{self, InUseOwner};
-use crate::dynamic::RecipeError;
 use crate::protocol::{DecodeError, EncodeError, package_type};
 use crate::recipe::PayloadError;
+use crate::recipe_error::RecipeError;
 
 /// Everything that can go wrong on a [`Client`](crate::Client) connection.
 ///

@@ -78,6 +78,7 @@ mod dynamic;
 pub mod error;
 pub mod host_time;
 mod recipe;
+mod recipe_error;
 pub mod session;
 #[cfg(feature = "tokio")]
 pub mod tokio;
@@ -90,7 +91,7 @@ pub use client::{
     RTDE_PORT, ReconnectPolicy, Reconnection, State, Stats,
 };
 pub use diagnosis::InUseOwner;
-pub use dynamic::{DynamicRecipe, RecipeError, RecipeProblem, SetError};
+pub use dynamic::{DynamicRecipe, SetError};
 pub use error::{
     Error, ErrorKind, RealtimeRefused, SetupRefused, SetupReplyMismatch, TypeMismatch, Unavailable,
     UnavailableField,
@@ -99,6 +100,7 @@ pub use recipe::{
     FromPayload, InputRecipe, OutputRecipe, PayloadError, Recipe, RecipeSpec, StaticRecipe,
 };
 pub use recipe::{RecipeView, ToPayload};
+pub use recipe_error::{RecipeError, RecipeProblem};
 #[cfg(feature = "derive")]
 pub use rtde_derive::RtdeRecipe;
 pub use session::Session;

@@ -5,9 +5,10 @@
 use rtde_fields::{ControllerVersion, Direction};
 
 use super::{Client, InputHandle};
-use crate::dynamic::{DynamicRecipe, RecipeError, RecipeProblem};
+use crate::dynamic::DynamicRecipe;
 use crate::error::Error;
 use crate::recipe::Recipe;
+use crate::recipe_error::{RecipeError, RecipeProblem};
 use crate::session::setup;
 
 /// Why a tolerant setup left a field out.

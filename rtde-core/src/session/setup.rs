@@ -5,11 +5,11 @@ use rtde_fields::{
     Availability, ControllerVersion, Direction, Field, Generation, MAX_NAME_LIST_BYTES, WireType,
 };
 
-use crate::dynamic::{RecipeError, RecipeProblem};
 use crate::error::{
     Error, SetupRefused, SetupReplyMismatch, TypeMismatch, Unavailable, UnavailableField,
 };
 use crate::recipe::RecipeSpec;
+use crate::recipe_error::{RecipeError, RecipeProblem};
 
 /// A recipe as set up on the connection: what its data packages look like.
 #[derive(Clone, Debug)]

@@ -7,7 +7,7 @@ use std::str::FromStr;
 use rtde_core::fields::{ControllerVersion, Generation};
 
 use super::error::DashboardError;
-use super::reply::{OperationalMode, UserRole};
+use super::modes::{OperationalMode, UserRole};
 
 /// One Dashboard command as Universal Robots' Dashboard server manuals list it: its
 /// text on the wire and the first controller version of each generation that has it.

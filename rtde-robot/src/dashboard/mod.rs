@@ -20,6 +20,7 @@ mod command;
 mod error;
 mod line;
 mod methods;
+mod modes;
 #[cfg(feature = "tokio")]
 mod nonblocking;
 mod options;
@@ -28,7 +29,8 @@ mod reply;
 pub use blocking::Dashboard;
 pub use command::{COMMANDS, Command, CommandSpec, ParseCommandError};
 pub use error::DashboardError;
+pub use modes::{OperationalMode, UserRole};
 #[cfg(feature = "tokio")]
 pub use nonblocking::AsyncDashboard;
 pub use options::{DASHBOARD_PORT, DashboardOptions};
-pub use reply::{GREETING, OperationalMode, ProgramState, Reply, UserRole, parse as parse_reply};
+pub use reply::{GREETING, ProgramState, Reply, parse as parse_reply};

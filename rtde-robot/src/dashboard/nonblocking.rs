@@ -13,8 +13,9 @@ use super::command::Command;
 use super::error::DashboardError;
 use super::line::LineBuffer;
 use super::methods::typed_commands;
+use super::modes::{OperationalMode, UserRole};
 use super::options::{self, DashboardOptions};
-use super::reply::{OperationalMode, ProgramState, Reply, UserRole};
+use super::reply::{ProgramState, Reply};
 
 /// A connection to a controller's Dashboard server, async (feature `tokio`); the same
 /// commands and rules as [`Dashboard`](super::Dashboard).

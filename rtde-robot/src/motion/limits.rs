@@ -17,8 +17,39 @@
 //! never arrive, or never start).
 
 use std::f64::consts::{PI, TAU};
+use std::fmt;
 
-use crate::motion::error::Refusal;
+/// A value the motion API refused to send, and the limit it broke.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Refusal {
+    /// The limit.
+    pub limit: Limit,
+    /// The value given.
+    pub value: f64,
+    /// Its place in the vector, for a vector.
+    pub index: Option<usize>,
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let l = &self.limit;
+        write!(f, "{}", l.quantity)?;
+        if let Some(i) = self.index {
+            write!(f, " [{i}]")?;
+        }
+        write!(f, " = {} {}", self.value, l.unit)?;
+        if !self.value.is_finite() {
+            return write!(f, " is not a finite number");
+        }
+        if l.min_excluded && self.value == l.min {
+            return write!(f, " is refused: it must be above {} {}", l.min, l.unit);
+        }
+        let above = if l.min_excluded { "above " } else { "" };
+        write!(f, " is outside {above}{} to {} {}", l.min, l.max, l.unit)
+    }
+}
+
+impl std::error::Error for Refusal {}
 
 /// A quantity with its limit: the checks' one table.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -42,7 +42,8 @@ mod recipes;
 mod robot;
 
 pub use command::{ForceMode, ForceModeType, JointMove, LinearMove};
-pub use error::{MotionError, Refusal};
+pub use error::MotionError;
+pub use limits::Refusal;
 pub use program::{COMMAND_PROGRAM, command_program, layout_of};
 pub use robot::{
     MotionOptions, MoveHandle, ProgramSource, Reached, Robot, RobotState, STEADY_SPEED,
