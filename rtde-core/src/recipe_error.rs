@@ -6,7 +6,7 @@ use std::fmt;
 
 use rtde_fields::{Direction, Field, MAX_NAME_LIST_BYTES, WireType};
 
-/// Why a [`DynamicRecipe`] could not be built: every problem found.
+/// Why a [`DynamicRecipe`](crate::DynamicRecipe) could not be built: every problem found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RecipeError {
     direction: Direction,
@@ -82,7 +82,7 @@ pub enum RecipeProblem {
     /// An input recipe writes a mask but none of the values it selects.
     MaskWithoutValue(&'static str),
     /// A recipe spec built from lists of names and types of different lengths
-    /// ([`RecipeSpec::new`]).
+    /// ([`RecipeSpec::new`](crate::RecipeSpec::new)).
     LengthMismatch {
         /// The number of names.
         names: usize,
