@@ -2,7 +2,7 @@
 //! (Rust, never holding the GIL) drains the socket; Python takes the latest package, every
 //! package in order, or many at once into numpy.
 
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use pyo3::prelude::*;
@@ -14,13 +14,9 @@ use rtde_core::{
     Client as RustClient, ConnectOptions, DynamicRecipe, Error, InputHandle, ReconnectPolicy, Value,
 };
 
+use crate::lifecycle::lock;
 use crate::values::Layout;
-use crate::{args, errors};
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Every critical section here is a copy or a swap: a panic leaves the data whole.
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
+use crate::{args, errors, lifecycle};
 
 /// How many queued packages a bulk read takes under one lock of the queue: the reader
 /// thread waits at most this many decodes to queue the next package.
@@ -667,12 +663,7 @@ impl Client {
         let Some(background) = lock(&self.background).take() else {
             return Ok(());
         };
-        match py.detach(move || background.close()) {
-            // A lost link was told by the calls that met it; closing it is done.
-            Ok(()) => Ok(()),
-            Err(e) if e.kind() == rtde_core::ErrorKind::Link => Ok(()),
-            Err(e) => Err(errors::rtde(py, e)),
-        }
+        lifecycle::close_background(py, background)
     }
 
     fn __enter__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
@@ -687,12 +678,7 @@ impl Client {
         _exc: &Bound<'_, PyAny>,
         _tb: &Bound<'_, PyAny>,
     ) -> PyResult<bool> {
-        let closed = self.close(py);
-        // An exception on its way out of the block is the one to see.
-        if exc_type.is_none() {
-            closed?;
-        }
-        Ok(false)
+        lifecycle::exit(self.close(py), exc_type)
     }
 
     fn __repr__(&self) -> String {

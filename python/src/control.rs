@@ -3,7 +3,7 @@
 //! with the watchdog and the waypoint handshake; the kit counts the deadlines missed.
 //! Also ur_rtde's `initPeriod` / `servoJ` / `waitPeriod` idiom over the same program.
 
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use pyo3::prelude::*;
@@ -12,7 +12,8 @@ use rtde_core::client::{Background, Receiver, Sender, SpawnOptions};
 use rtde_core::control::{ControlLoop, Handshake as RustHandshake, LoopStats};
 use rtde_core::{Client, ConnectOptions, Error, RtdeRecipe};
 
-use crate::{args, enums, errors};
+use crate::lifecycle::lock;
+use crate::{args, enums, errors, lifecycle};
 
 /// What the Python function sees each cycle.
 #[derive(RtdeRecipe, Clone, Copy)]
@@ -30,10 +31,6 @@ struct State {
 struct Waypoint {
     #[rtde(registers = "input_double_register_24..=29")]
     q: [f64; 6],
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The waypoint handshake as the Python function sees it in one cycle: `advance()` moves
@@ -243,12 +240,7 @@ impl ServoLoop {
         let Some(background) = lock(&self.background).take() else {
             return Ok(());
         };
-        match py.detach(move || background.close()) {
-            // A lost link was told by the calls that met it; closing it is done.
-            Ok(()) => Ok(()),
-            Err(e) if e.kind() == rtde_core::ErrorKind::Link => Ok(()),
-            Err(e) => Err(errors::rtde(py, e)),
-        }
+        lifecycle::close_background(py, background)
     }
 
     fn __enter__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
@@ -263,12 +255,7 @@ impl ServoLoop {
         _exc: &Bound<'_, PyAny>,
         _tb: &Bound<'_, PyAny>,
     ) -> PyResult<bool> {
-        let closed = self.close(py);
-        // An exception on its way out of the block is the one to see.
-        if exc_type.is_none() {
-            closed?;
-        }
-        Ok(false)
+        lifecycle::exit(self.close(py), exc_type)
     }
 }
 

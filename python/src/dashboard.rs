@@ -2,7 +2,7 @@
 //! is refused before sending when the controller's version lacks it, and a reply other
 //! than the command's success reply raises `DashboardError` quoting the controller.
 
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::Mutex;
 
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
@@ -11,6 +11,7 @@ use rtde_robot::dashboard::{
     Command, Dashboard as RustDashboard, DashboardOptions, OperationalMode, Reply, UserRole,
 };
 
+use crate::lifecycle::lock;
 use crate::{args, enums, errors};
 
 /// A connection to a controller's Dashboard server (port 29999), blocking; the GIL is
@@ -36,10 +37,6 @@ use crate::{args, enums, errors};
 #[pyclass(frozen, module = "rtde_rs")]
 pub(crate) struct Dashboard {
     inner: Mutex<RustDashboard>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// A reply as a Python value.

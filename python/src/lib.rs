@@ -14,6 +14,7 @@ mod control;
 mod dashboard;
 mod enums;
 mod errors;
+mod lifecycle;
 mod motion;
 mod sim;
 mod values;

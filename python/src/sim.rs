@@ -1,13 +1,14 @@
 //! `rtde_rs.Sim`: rtde-sim's simulator in-process, with the options of `rtde sim`.
 
 use std::net::SocketAddr;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::Mutex;
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rtde_sim::{Fault, Fleet, Motion, Sim as RustSim};
 
-use crate::{args, errors, values};
+use crate::lifecycle::lock;
+use crate::{args, errors, lifecycle, values};
 
 /// The simulator running: one controller, or a fleet of them.
 enum Running {
@@ -49,10 +50,6 @@ impl Running {
 #[pyclass(frozen, module = "rtde_rs")]
 pub(crate) struct Sim {
     running: Mutex<Option<Running>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 #[pymethods]
@@ -418,12 +415,7 @@ impl Sim {
         _exc: &Bound<'_, PyAny>,
         _tb: &Bound<'_, PyAny>,
     ) -> PyResult<bool> {
-        let stopped = self.shutdown(py);
-        // An exception on its way out of the block is the one to see.
-        if exc_type.is_none() {
-            stopped?;
-        }
-        Ok(false)
+        lifecycle::exit(self.shutdown(py), exc_type)
     }
 
     fn __repr__(&self) -> String {
