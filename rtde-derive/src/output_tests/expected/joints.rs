@@ -231,6 +231,49 @@ const _: () = {
             }
         }
     }
+    #[inline(never)]
+    fn __rtde_assign(__rtde_out: &mut Joints, __rtde_payload: &[u8; 128]) {
+        __rtde_out.timestamp = (&&::rtde_core::__private::Slot::<
+            f64,
+            ::rtde_core::__private::wire::DOUBLE,
+            ::rtde_core::__private::field::timestamp,
+        >::NEW)
+            .rtde_from_wire(
+                <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
+                    ::rtde_core::__private::at::<0, 8, 128>(__rtde_payload),
+                ),
+            );
+        __rtde_out.actual_q = (&&::rtde_core::__private::Slot::<
+            [f64; 6],
+            ::rtde_core::__private::wire::VECTOR6D,
+            ::rtde_core::__private::field::actual_q,
+        >::NEW)
+            .rtde_from_wire(
+                <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
+                    ::rtde_core::__private::at::<8, 48, 128>(__rtde_payload),
+                ),
+            );
+        __rtde_out.actual_qd = (&&::rtde_core::__private::Slot::<
+            [f64; 6],
+            ::rtde_core::__private::wire::VECTOR6D,
+            ::rtde_core::__private::field::actual_qd,
+        >::NEW)
+            .rtde_from_wire(
+                <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
+                    ::rtde_core::__private::at::<56, 48, 128>(__rtde_payload),
+                ),
+            );
+        __rtde_out.joint_mode = (&&::rtde_core::__private::Slot::<
+            [JointMode; 6],
+            ::rtde_core::__private::wire::VECTOR6INT32,
+            ::rtde_core::__private::field::joint_mode,
+        >::NEW)
+            .rtde_from_wire(
+                <::rtde_core::__private::wire::VECTOR6INT32 as ::rtde_core::__private::WireKind>::decode(
+                    ::rtde_core::__private::at::<104, 24, 128>(__rtde_payload),
+                ),
+            );
+    }
     #[automatically_derived]
     impl ::rtde_core::__private::OutputRecipe for Joints {
         #[inline]
@@ -238,47 +281,7 @@ const _: () = {
             &mut self,
             __rtde_payload: &[u8],
         ) -> ::rtde_core::__private::Result<(), ::rtde_core::__private::PayloadError> {
-            let __rtde_payload = ::rtde_core::__private::payload::<128>(__rtde_payload)?;
-            self.timestamp = (&&::rtde_core::__private::Slot::<
-                f64,
-                ::rtde_core::__private::wire::DOUBLE,
-                ::rtde_core::__private::field::timestamp,
-            >::NEW)
-                .rtde_from_wire(
-                    <::rtde_core::__private::wire::DOUBLE as ::rtde_core::__private::WireKind>::decode(
-                        ::rtde_core::__private::at::<0, 8, 128>(__rtde_payload),
-                    ),
-                );
-            self.actual_q = (&&::rtde_core::__private::Slot::<
-                [f64; 6],
-                ::rtde_core::__private::wire::VECTOR6D,
-                ::rtde_core::__private::field::actual_q,
-            >::NEW)
-                .rtde_from_wire(
-                    <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
-                        ::rtde_core::__private::at::<8, 48, 128>(__rtde_payload),
-                    ),
-                );
-            self.actual_qd = (&&::rtde_core::__private::Slot::<
-                [f64; 6],
-                ::rtde_core::__private::wire::VECTOR6D,
-                ::rtde_core::__private::field::actual_qd,
-            >::NEW)
-                .rtde_from_wire(
-                    <::rtde_core::__private::wire::VECTOR6D as ::rtde_core::__private::WireKind>::decode(
-                        ::rtde_core::__private::at::<56, 48, 128>(__rtde_payload),
-                    ),
-                );
-            self.joint_mode = (&&::rtde_core::__private::Slot::<
-                [JointMode; 6],
-                ::rtde_core::__private::wire::VECTOR6INT32,
-                ::rtde_core::__private::field::joint_mode,
-            >::NEW)
-                .rtde_from_wire(
-                    <::rtde_core::__private::wire::VECTOR6INT32 as ::rtde_core::__private::WireKind>::decode(
-                        ::rtde_core::__private::at::<104, 24, 128>(__rtde_payload),
-                    ),
-                );
+            __rtde_assign(self, ::rtde_core::__private::payload::<128>(__rtde_payload)?);
             ::rtde_core::__private::Ok(())
         }
     }
