@@ -1,6 +1,6 @@
 //! The async Dashboard client's own paths against the simulator: the greeting and the
 //! version on connect, typed replies, refusals, a timeout that drops the link, a command
-//! future dropped before its reply, and PolyScope X.
+//! future dropped before its reply, PolyScope X, and the wait for a robot mode.
 
 use std::time::Duration;
 
@@ -99,4 +99,36 @@ async fn polyscope_x_has_no_dashboard() {
     .unwrap_err();
     assert!(matches!(err, DashboardError::PolyScopeX { .. }), "{err}");
     x.shutdown_async().await.unwrap();
+}
+
+#[tokio::test]
+async fn waiting_for_a_mode_ends_when_the_robot_is_in_it_or_says_where_it_is() {
+    let sim = Sim::builder().dashboard().start().unwrap();
+    let mut d = AsyncDashboard::connect(sim.dashboard_addr().unwrap(), DashboardOptions::new())
+        .await
+        .unwrap();
+    // Bounded, so that a wait which never gives up fails here rather than hanging.
+    let err = tokio::time::timeout(
+        Duration::from_secs(5),
+        d.wait_for_robot_mode(RobotMode::Running, Duration::from_millis(200)),
+    )
+    .await
+    .expect("the wait gives up at its deadline")
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            DashboardError::ModeNotReached {
+                wanted: RobotMode::Running,
+                last: RobotMode::PowerOff,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    d.power_on().await.unwrap();
+    d.wait_for_robot_mode(RobotMode::Idle, Duration::from_secs(10))
+        .await
+        .unwrap();
+    sim.shutdown_async().await.unwrap();
 }

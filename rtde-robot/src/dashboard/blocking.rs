@@ -11,6 +11,7 @@ use super::command::Command;
 use super::error::DashboardError;
 use super::line::LineBuffer;
 use super::methods::typed_commands;
+use super::mode_wait::{MODE_POLL, ModeWait};
 use super::modes::{OperationalMode, UserRole};
 use super::options::{self, DashboardOptions};
 use super::reply::{ProgramState, Reply};
@@ -37,9 +38,6 @@ pub struct Dashboard {
     lines: LineBuffer,
     version: ControllerVersion,
 }
-
-/// How often [`Dashboard::wait_for_robot_mode`] asks.
-const MODE_POLL: Duration = Duration::from_millis(50);
 
 impl Dashboard {
     /// Connects, reads the server's greeting and learns the controller's version (the
@@ -102,18 +100,10 @@ impl Dashboard {
         mode: RobotMode,
         within: Duration,
     ) -> Result<(), DashboardError> {
-        let deadline = Instant::now() + within;
+        let wait = ModeWait::new(mode, within);
         loop {
-            let last = self.robot_mode()?;
-            if last == mode {
-                return Ok(());
-            }
-            if Instant::now() >= deadline {
-                return Err(DashboardError::ModeNotReached {
-                    wanted: mode,
-                    last,
-                    within,
-                });
+            if let Some(end) = wait.after(self.robot_mode()?) {
+                return end;
             }
             std::thread::sleep(MODE_POLL);
         }

@@ -20,6 +20,7 @@ mod command;
 mod error;
 mod line;
 mod methods;
+mod mode_wait;
 mod modes;
 #[cfg(feature = "tokio")]
 mod nonblocking;

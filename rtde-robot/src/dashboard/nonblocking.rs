@@ -13,6 +13,7 @@ use super::command::Command;
 use super::error::DashboardError;
 use super::line::LineBuffer;
 use super::methods::typed_commands;
+use super::mode_wait::{MODE_POLL, ModeWait};
 use super::modes::{OperationalMode, UserRole};
 use super::options::{self, DashboardOptions};
 use super::reply::{ProgramState, Reply};
@@ -80,6 +81,39 @@ impl AsyncDashboard {
     #[must_use]
     pub fn controller_version(&self) -> ControllerVersion {
         self.version
+    }
+
+    /// Asks `robotmode` until the robot is in `mode`, for at most `within`, as
+    /// [`Dashboard::wait_for_robot_mode`](super::Dashboard::wait_for_robot_mode) does.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// use std::time::Duration;
+    /// use rtde_core::RobotMode;
+    /// use rtde_robot::dashboard::{AsyncDashboard, DashboardOptions};
+    ///
+    /// let sim = rtde_sim::Sim::builder().dashboard().start().unwrap();
+    /// let mut d = AsyncDashboard::connect(sim.dashboard_addr().unwrap(), DashboardOptions::new()).await?;
+    /// d.power_on().await?;
+    /// d.wait_for_robot_mode(RobotMode::Idle, Duration::from_secs(10)).await?;
+    /// # Ok::<(), rtde_robot::dashboard::DashboardError>(())
+    /// # }).unwrap();
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Dashboard::wait_for_robot_mode`](super::Dashboard::wait_for_robot_mode).
+    pub async fn wait_for_robot_mode(
+        &mut self,
+        mode: RobotMode,
+        within: Duration,
+    ) -> Result<(), DashboardError> {
+        let wait = ModeWait::new(mode, within);
+        loop {
+            if let Some(end) = wait.after(self.robot_mode().await?) {
+                return end;
+            }
+            tokio::time::sleep(MODE_POLL).await;
+        }
     }
 
     /// Whether the connection is open.
