@@ -137,17 +137,15 @@ fn the_servo_template_is_recognised_and_plays() {
 }
 
 #[test]
-fn another_program_is_accepted_and_said_not_run() {
+fn another_program_is_accepted_said_not_run_and_known_stopped_at_once() {
     let sim = start(Sim::builder());
     ready(&sim);
-    let err = sender(&sim)
-        .timeout(Duration::from_millis(500))
-        .send(&hello())
-        .unwrap_err();
+    let timeout = Duration::from_secs(10);
+    let err = sender(&sim).timeout(timeout).send(&hello()).unwrap_err();
     let ScriptError::NotStarted {
+        waited,
         runtime_state,
         messages,
-        ..
     } = &err
     else {
         panic!("{err}");
@@ -159,6 +157,12 @@ fn another_program_is_accepted_and_said_not_run() {
             .any(|m| m.contains("does not interpret URScript") && m.contains("hello")),
         "{messages:?}"
     );
+    // The controller's word that the program stopped is its fate: no waiting it out.
+    assert!(
+        messages.iter().any(|m| m == "PROGRAM_XXX_STOPPED hello"),
+        "{messages:?}"
+    );
+    assert!(*waited < timeout, "waited {waited:?}, the whole timeout");
 }
 
 #[test]

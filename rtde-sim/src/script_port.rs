@@ -3,7 +3,8 @@
 //! The simulator does not interpret URScript. A program that carries the versioned marker
 //! of one of the project's programs ([`KNOWN_PROGRAMS`]) is recognised and its behaviour
 //! runs natively; any other program is accepted, and a text message (over RTDE and the
-//! primary interface) says it was not run, while `runtime_state` stays stopped.
+//! primary interface) says it was not run, while `runtime_state` stays stopped, and the
+//! primary interface's `PROGRAM_XXX_STOPPED` key message ends it.
 //!
 //! Programs: a block from a `def name():` or `sec name():` line at column 0 to the next
 //! `end` at column 0 is one program; any other line is a program of its own.
@@ -18,6 +19,7 @@ use rtde_robot::script::{MARKER_PREFIX, Program, ScriptPort};
 
 use crate::controller::{KnownProgram, Shared};
 use crate::fault::Fault;
+use crate::robot_state::RobotState;
 
 /// The project's programs the simulator runs natively: the marker line's text after
 /// [`MARKER_PREFIX`], and which behaviour it starts. One row per program and version.
@@ -192,7 +194,7 @@ fn run(source: &str, shared: &Shared) {
         return;
     }
     if let Some(why) = robot.why_not_play() {
-        robot.say(format!("program {name} not started: {why}"));
+        not_run(robot, &name, format!("program {name} not started: {why}"));
         return;
     }
     let known = program
@@ -207,7 +209,7 @@ fn run(source: &str, shared: &Shared) {
                 return;
             };
             if let Err(why) = started {
-                robot.say(format!("program {name} not started: {why}"));
+                not_run(robot, &name, format!("program {name} not started: {why}"));
                 return;
             }
             robot.start_program();
@@ -219,12 +221,26 @@ fn run(source: &str, shared: &Shared) {
             });
         }
         None => {
-            robot.say(format!(
+            let why = format!(
                 "the simulator does not interpret URScript: program {name} accepted, not run \
                  (it runs only the project's programs, recognised by their `{MARKER_PREFIX}` line)"
-            ));
+            );
+            not_run(robot, &name, why);
         }
     }
+}
+
+/// A program that will not run says why, then ends as a controller reports a program's
+/// end on the primary interface, so that a sender knows its fate at once rather than
+/// after its timeout.
+fn not_run(robot: &mut RobotState, name: &str, why: String) {
+    robot.say(why);
+    robot.tell_primary(PrimaryMessage::Key {
+        code: 0,
+        argument: 0,
+        title: "PROGRAM_XXX_STOPPED".into(),
+        text: name.to_owned(),
+    });
 }
 
 #[cfg(test)]

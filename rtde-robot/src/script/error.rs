@@ -75,15 +75,16 @@ pub enum ScriptError {
         /// The controller's words, if it said any.
         reason: Option<String>,
     },
-    /// The program was sent, and did not start within the timeout; the controller's
-    /// messages of that time say why, if it said.
+    /// The program was sent, and did not start: the controller reported it stopped
+    /// without starting, or the timeout passed. Its messages of that time say why, if it
+    /// said.
     #[error(
-        "the program was sent but did not start within {waited:?} (runtime state {}){}",
+        "the program was sent but did not start, after {waited:?} (runtime state {}){}",
         runtime_state.map_or_else(|| "unknown".to_owned(), |s| s.to_string()),
         said(messages)
     )]
     NotStarted {
-        /// How long it waited.
+        /// How long it waited: the timeout, or until the controller said the program stopped.
         waited: Duration,
         /// The last runtime state RTDE reported.
         runtime_state: Option<RuntimeState>,

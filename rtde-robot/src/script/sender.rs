@@ -243,7 +243,10 @@ impl ScriptSender {
             observe(&Step::Checked { mode, safety });
         }
         let mut primary = self.open(self.ports.primary, ScriptPort::Primary.name())?;
-        let mut watch = Watch::default();
+        let mut watch = Watch {
+            program: program.name().map(str::to_owned),
+            ..Watch::default()
+        };
         // The version message comes first on every connection: once it is in, what the
         // program causes is reported on this connection.
         let deadline = Instant::now() + self.timeout;
@@ -271,7 +274,8 @@ impl ScriptSender {
             }
             match state {
                 Some(RuntimeState::Playing)
-                    if (watch.not_playing || watch.started_key) && playing_since.is_none() =>
+                    if (watch.not_playing || watch.started_key.is_some())
+                        && playing_since.is_none() =>
                 {
                     observe(&Step::Playing);
                     playing_since = Some(Instant::now());
@@ -279,6 +283,9 @@ impl ScriptSender {
                 Some(RuntimeState::Playing) => {}
                 Some(_) => watch.not_playing = true,
                 None => {}
+            }
+            if let Some(fate) = watch.stopped_fate(playing_since, sent) {
+                return fate;
             }
             if let Some(since) = playing_since
                 && since.elapsed() >= self.settle
@@ -350,7 +357,12 @@ struct Watch {
     messages: Vec<String>,
     reported: usize,
     not_playing: bool,
-    started_key: bool,
+    /// The program sent: the name a controller's start and stop messages carry.
+    program: Option<String>,
+    /// When the controller said the program started (`PROGRAM_XXX_STARTED`).
+    started_key: Option<Instant>,
+    /// The controller said the program stopped (`PROGRAM_XXX_STOPPED`).
+    stopped_key: bool,
 }
 
 impl Watch {
@@ -405,8 +417,13 @@ impl Watch {
                     });
                 }
                 PrimaryMessage::Key { title, text, .. } => {
-                    if title.ends_with("_STARTED") {
-                        self.started_key = true;
+                    // Another program's end (the one ours replaced) is not ours.
+                    let ours = self.program.as_ref().is_none_or(|name| *name == text);
+                    if title.ends_with("_STARTED") && ours {
+                        self.started_key.get_or_insert_with(Instant::now);
+                    }
+                    if title.ends_with("_STOPPED") && ours {
+                        self.stopped_key = true;
                     }
                     self.note(format!("{title} {text}"));
                 }
@@ -415,6 +432,30 @@ impl Watch {
             }
         }
         Ok(())
+    }
+
+    /// The program's fate once the controller said it stopped: it ran if it had started,
+    /// by RTDE (`playing_since`) or by the controller's word (a short program can end
+    /// between two RTDE packages), and never will if not. `None` while it has not stopped.
+    fn stopped_fate(
+        &mut self,
+        playing_since: Option<Instant>,
+        sent: Instant,
+    ) -> Option<Result<Started, ScriptError>> {
+        if !self.stopped_key {
+            return None;
+        }
+        Some(match playing_since.or(self.started_key) {
+            Some(since) => Ok(Started {
+                version: self.version,
+                after: since.saturating_duration_since(sent),
+            }),
+            None => Err(ScriptError::NotStarted {
+                waited: sent.elapsed(),
+                runtime_state: self.runtime_state,
+                messages: std::mem::take(&mut self.messages),
+            }),
+        })
     }
 
     /// Keeps a message once: controllers say the same over RTDE and the primary interface.
@@ -547,8 +588,70 @@ mod tests {
         };
         let (watch, result, _) = watch_of(&[started]);
         assert!(result.is_ok());
-        assert!(watch.started_key);
+        assert!(watch.started_key.is_some());
         assert_eq!(watch.messages, ["PROGRAM_XXX_STARTED pick"]);
+    }
+
+    #[test]
+    fn only_the_programs_own_start_and_stop_count() {
+        let key = |title: &str, text: &str| PrimaryMessage::Key {
+            code: 0,
+            argument: 0,
+            title: title.into(),
+            text: text.into(),
+        };
+        let mut watch = Watch {
+            program: Some("pick".into()),
+            ..Watch::default()
+        };
+        for m in [
+            key("PROGRAM_XXX_STOPPED", "previous"),
+            key("PROGRAM_XXX_STARTED", "previous"),
+        ] {
+            m.encode(0, &mut watch.buffer);
+        }
+        watch.absorb(&mut |_| {}).unwrap();
+        assert!(!watch.stopped_key && watch.started_key.is_none());
+        for m in [
+            key("PROGRAM_XXX_STARTED", "pick"),
+            key("PROGRAM_XXX_STOPPED", "pick"),
+        ] {
+            m.encode(0, &mut watch.buffer);
+        }
+        watch.absorb(&mut |_| {}).unwrap();
+        assert!(watch.stopped_key && watch.started_key.is_some());
+    }
+
+    #[test]
+    fn a_stop_ends_the_wait_as_a_run_if_the_program_started_and_as_not_started_if_not() {
+        let sent = Instant::now();
+        let mut running = Watch::default();
+        assert!(running.stopped_fate(None, sent).is_none(), "still running");
+
+        let mut never = Watch {
+            stopped_key: true,
+            messages: vec!["not run".into()],
+            ..Watch::default()
+        };
+        assert!(matches!(
+            never.stopped_fate(None, sent),
+            Some(Err(ScriptError::NotStarted { messages, .. })) if messages == ["not run"]
+        ));
+
+        let mut short = Watch {
+            stopped_key: true,
+            started_key: Some(sent),
+            ..Watch::default()
+        };
+        assert!(matches!(short.stopped_fate(None, sent), Some(Ok(_))));
+        let mut seen_playing = Watch {
+            stopped_key: true,
+            ..Watch::default()
+        };
+        assert!(matches!(
+            seen_playing.stopped_fate(Some(sent), sent),
+            Some(Ok(_))
+        ));
     }
 
     #[test]
