@@ -115,17 +115,10 @@ async fn waiting_for_a_mode_ends_when_the_robot_is_in_it_or_says_where_it_is() {
     .await
     .expect("the wait gives up at its deadline")
     .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            DashboardError::ModeNotReached {
-                wanted: RobotMode::Running,
-                last: RobotMode::PowerOff,
-                ..
-            }
-        ),
-        "{err}"
-    );
+    // The rule's every field is `mode_wait`'s to test; here, that the async client follows it.
+    let not_reached =
+        matches!(err, DashboardError::ModeNotReached { last, .. } if last == RobotMode::PowerOff);
+    assert!(not_reached, "{err}");
     d.power_on().await.unwrap();
     d.wait_for_robot_mode(RobotMode::Idle, Duration::from_secs(10))
         .await
