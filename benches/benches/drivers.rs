@@ -9,7 +9,8 @@
 //!   background floor and the background driver (a reader thread and a consumer parked in
 //!   `Receiver::recv`), the async floor and the async driver (its connection task and the
 //!   consumer on a current-thread runtime). The floors are what a competent engineer would
-//!   write by hand for each shape, with no RTDE client in them: a `read_exact` loop; a
+//!   write by hand for each shape, with no RTDE client in them: a `read_exact` loop with
+//!   the client's default read timeout (the same socket options as the client's); a
 //!   reader thread doing `read_exact` and pushing each package on a
 //!   `Mutex<VecDeque<[u8; 276]>>` with a `Condvar` its consumer waits on, no spinning; a
 //!   tokio `read_exact` loop in a task of the same kind of runtime. Each decodes with the
@@ -503,9 +504,16 @@ fn decode_bare(package: &[u8; REFERENCE_PACKAGE]) -> Reference {
         .expect("the reference recipe's payload")
 }
 
-/// The blocking floor: a `read_exact` loop on a bare socket to the simulator.
+/// The blocking floor: a `read_exact` loop on a bare socket to the simulator, with the
+/// read timeout the blocking client has by default.
 fn floor_blocking(epoch: Instant, sim: &Sim, seconds: u64) -> Run {
     let mut stream = bare_stream(sim.addr(), 500.0).expect("set up a bare socket");
+    // A socket with a read timeout has the kernel arm a timer for every wait; on a virtual
+    // machine that can cost a sixth of a package. Without it, the floor would charge the
+    // client for the timeout any link to a robot needs (`docs/performance.md`).
+    stream
+        .set_read_timeout(ConnectOptions::new().get_read_timeout())
+        .expect("a read timeout");
     let mut package = [0u8; REFERENCE_PACKAGE];
     for _ in 0..250 {
         stream.read_exact(&mut package).expect("a package");
