@@ -255,6 +255,7 @@ impl ScriptSender {
         }
         let mut rtde = Rtde::open(SocketAddr::new(self.host, self.ports.rtde), self.timeout)?;
         watch.not_playing = rtde.read(&mut watch)? != Some(RuntimeState::Playing);
+        watch.replacing = !watch.not_playing;
         let addr_port = self.ports.script(self.port);
         let mut script = self.open(addr_port, self.port.name())?;
         script.write_all(program.text().as_bytes())?;
@@ -363,6 +364,9 @@ struct Watch {
     started_key: Option<Instant>,
     /// The controller said the program stopped (`PROGRAM_XXX_STOPPED`).
     stopped_key: bool,
+    /// A program was playing when this one was sent: the controller stops it first, and
+    /// its stop message may carry the same name (the same program sent again).
+    replacing: bool,
 }
 
 impl Watch {
@@ -417,12 +421,16 @@ impl Watch {
                     });
                 }
                 PrimaryMessage::Key { title, text, .. } => {
-                    // Another program's end (the one ours replaced) is not ours.
+                    // Another program's end (the one ours replaced) is not ours, nor is a
+                    // stop before ours started while a program of the same name played.
                     let ours = self.program.as_ref().is_none_or(|name| *name == text);
                     if title.ends_with("_STARTED") && ours {
                         self.started_key.get_or_insert_with(Instant::now);
                     }
-                    if title.ends_with("_STOPPED") && ours {
+                    if title.ends_with("_STOPPED")
+                        && ours
+                        && (self.started_key.is_some() || !self.replacing)
+                    {
                         self.stopped_key = true;
                     }
                     self.note(format!("{title} {text}"));
@@ -618,6 +626,28 @@ mod tests {
         ] {
             m.encode(0, &mut watch.buffer);
         }
+        watch.absorb(&mut |_| {}).unwrap();
+        assert!(watch.stopped_key && watch.started_key.is_some());
+    }
+
+    #[test]
+    fn sent_again_over_itself_the_old_runs_stop_is_not_the_new_ones() {
+        let key = |title: &str| PrimaryMessage::Key {
+            code: 0,
+            argument: 0,
+            title: title.into(),
+            text: "pick".into(),
+        };
+        let mut watch = Watch {
+            program: Some("pick".into()),
+            replacing: true,
+            ..Watch::default()
+        };
+        key("PROGRAM_XXX_STOPPED").encode(0, &mut watch.buffer);
+        watch.absorb(&mut |_| {}).unwrap();
+        assert!(!watch.stopped_key, "the stop of the run it replaced");
+        key("PROGRAM_XXX_STARTED").encode(0, &mut watch.buffer);
+        key("PROGRAM_XXX_STOPPED").encode(0, &mut watch.buffer);
         watch.absorb(&mut |_| {}).unwrap();
         assert!(watch.stopped_key && watch.started_key.is_some());
     }
