@@ -6,9 +6,11 @@ use std::sync::Mutex;
 
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
+use rtde_core::RobotMode;
 use rtde_core::fields::ControllerVersion;
 use rtde_robot::dashboard::{
-    Command, Dashboard as RustDashboard, DashboardOptions, OperationalMode, Reply, UserRole,
+    Command, Dashboard as RustDashboard, DashboardOptions, MODE_POLL, ModeWait, OperationalMode,
+    Reply, UserRole,
 };
 
 use crate::lifecycle::lock;
@@ -195,6 +197,31 @@ impl Dashboard {
     fn robot_mode<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let reply = self.run(py, Command::RobotMode)?;
         reply_to_py(py, reply)
+    }
+
+    /// Asks `robotmode` until the robot is in `mode` (a `RobotMode`), for at most `timeout`
+    /// seconds: powering on and releasing the brakes take seconds, and their commands
+    /// return at once. The GIL is released between questions and Ctrl-C ends the wait.
+    /// Raises `DashboardError` saying where the robot is when the time runs out.
+    #[pyo3(signature = (mode, timeout = 30.0))]
+    fn wait_for_robot_mode(&self, py: Python<'_>, mode: i32, timeout: f64) -> PyResult<()> {
+        let wanted = RobotMode::from_code(mode);
+        if let RobotMode::Unknown(code) = wanted {
+            return Err(errors::bad(py, format!("{code} is no robot mode")));
+        }
+        // Rust's own wait would hold the thread until its end; this loop lets Ctrl-C in
+        // between questions, by the same rule.
+        let wait = ModeWait::new(wanted, args::seconds(py, "timeout", timeout)?);
+        loop {
+            let last = py
+                .detach(|| lock(&self.inner).robot_mode())
+                .map_err(|e| errors::dashboard(py, e))?;
+            if let Some(end) = wait.after(last) {
+                return end.map_err(|e| errors::dashboard(py, e));
+            }
+            py.detach(|| std::thread::sleep(MODE_POLL));
+            py.check_signals()?;
+        }
     }
 
     /// `get loaded program`: the loaded program's path, if any.

@@ -20,9 +20,20 @@ def sim():
 
 def running(dashboard):
     dashboard.power_on()
-    wait_for(lambda: dashboard.robot_mode() == RobotMode.IDLE, "idle")
+    dashboard.wait_for_robot_mode(RobotMode.IDLE, 10)
     dashboard.brake_release()
-    wait_for(lambda: dashboard.robot_mode() == RobotMode.RUNNING, "running")
+    dashboard.wait_for_robot_mode(RobotMode.RUNNING, 10)
+
+
+def test_a_wait_for_a_mode_ends_in_it_or_says_where_the_robot_is(sim):
+    d = rtde_rs.Dashboard(sim.host, sim.dashboard_port)
+    with pytest.raises(rtde_rs.DashboardError, match="POWER_OFF"):
+        d.wait_for_robot_mode(RobotMode.RUNNING, 0.2)
+    with pytest.raises(rtde_rs.BadArgumentError):
+        d.wait_for_robot_mode(99)
+    d.power_on()
+    d.wait_for_robot_mode(RobotMode.IDLE, 10)
+    assert d.robot_mode() is RobotMode.IDLE
 
 
 def test_the_robot_is_powered_on_released_and_runs_a_program(sim):

@@ -30,6 +30,7 @@ mod reply;
 pub use blocking::Dashboard;
 pub use command::{COMMANDS, Command, CommandSpec, ParseCommandError};
 pub use error::DashboardError;
+pub use mode_wait::{MODE_POLL, ModeWait};
 pub use modes::{OperationalMode, UserRole};
 #[cfg(feature = "tokio")]
 pub use nonblocking::AsyncDashboard;

@@ -1,4 +1,5 @@
-//! Waiting for a robot mode: the rule both Dashboard clients follow, each with its own sleep.
+//! Waiting for a robot mode: the rule both Dashboard clients follow, each with its own
+//! sleep, and that a binding with a loop of its own (one that lets Ctrl-C in) follows too.
 
 use std::time::{Duration, Instant};
 
@@ -6,18 +7,41 @@ use rtde_core::RobotMode;
 
 use super::error::DashboardError;
 
-/// How often a wait asks `robotmode`.
-pub(crate) const MODE_POLL: Duration = Duration::from_millis(50);
+/// How often a wait for a robot mode asks `robotmode`.
+pub const MODE_POLL: Duration = Duration::from_millis(50);
 
-/// A wait for `wanted`, given `within` from its start.
-pub(crate) struct ModeWait {
+/// A wait for the robot to be in a mode, given a time from its start: what
+/// [`Dashboard::wait_for_robot_mode`](super::Dashboard::wait_for_robot_mode) follows, for a
+/// loop of one's own.
+///
+/// ```
+/// use std::time::Duration;
+/// use rtde_core::RobotMode;
+/// use rtde_robot::dashboard::{Dashboard, DashboardOptions, MODE_POLL, ModeWait};
+///
+/// let sim = rtde_sim::Sim::builder().dashboard().start().unwrap();
+/// let mut d = Dashboard::connect(sim.dashboard_addr().unwrap(), DashboardOptions::new())?;
+/// d.power_on()?;
+/// let wait = ModeWait::new(RobotMode::Idle, Duration::from_secs(10));
+/// loop {
+///     if let Some(end) = wait.after(d.robot_mode()?) {
+///         break end?;
+///     }
+///     std::thread::sleep(MODE_POLL); // and whatever else the loop must watch
+/// }
+/// # Ok::<(), rtde_robot::dashboard::DashboardError>(())
+/// ```
+#[derive(Debug)]
+pub struct ModeWait {
     wanted: RobotMode,
     within: Duration,
     deadline: Instant,
 }
 
 impl ModeWait {
-    pub(crate) fn new(wanted: RobotMode, within: Duration) -> ModeWait {
+    /// A wait for `wanted` that gives up `within` from now.
+    #[must_use]
+    pub fn new(wanted: RobotMode, within: Duration) -> ModeWait {
         ModeWait::starting_at(wanted, within, Instant::now())
     }
 
@@ -30,8 +54,10 @@ impl ModeWait {
     }
 
     /// The wait's end once the robot said it is in `last`: reached, or out of time with
-    /// where it is; `None` to ask again after [`MODE_POLL`].
-    pub(crate) fn after(&self, last: RobotMode) -> Option<Result<(), DashboardError>> {
+    /// where it is ([`DashboardError::ModeNotReached`]); `None` to ask again after
+    /// [`MODE_POLL`].
+    #[must_use]
+    pub fn after(&self, last: RobotMode) -> Option<Result<(), DashboardError>> {
         self.after_at(last, Instant::now())
     }
 
