@@ -95,15 +95,10 @@ impl Value {
     }
 
     /// Overwrites the value with one of its own wire type, read big-endian from the front of
-    /// `bytes`, in place: [`DynamicRecipe`](crate::DynamicRecipe)'s decoder, through the
-    /// same [`WireKind`] codec as derived recipes. Returns the bytes after the value, or
-    /// `None` (reading nothing) when `bytes` is shorter than the type: a decoder walks the
-    /// payload with it, with one length check per field and no offsets.
-    // `always`: given `#[inline]`, LLVM kept this out of line and `DynamicRecipe::decode_into`
-    // paid a call per value (1.8–2.4× the floor, by code placement); inlined, the walk is one
-    // jump table and each arm's loads and stores.
-    #[inline(always)]
-    pub(crate) fn read_own_type_be<'a>(&mut self, bytes: &'a [u8]) -> Option<&'a [u8]> {
+    /// `bytes`, in place, through the same [`WireKind`] codec as derived recipes. Returns the
+    /// bytes after the value, or `None` (reading nothing) when `bytes` is shorter than the
+    /// type.
+    fn read_own_type_be<'a>(&mut self, bytes: &'a [u8]) -> Option<&'a [u8]> {
         fn read<'a, W: WireKind<Bytes = [u8; N]>, const N: usize>(
             slot: &mut W::Repr,
             bytes: &'a [u8],

@@ -6,6 +6,8 @@ use crate::recipe::{InputRecipe, OutputRecipe, PayloadError, Recipe, RecipeSpec}
 use crate::recipe_error::{RecipeError, RecipeProblem};
 use crate::value::Value;
 
+mod groups;
+
 /// A recipe whose fields are chosen at run time, checked against the registry, with one
 /// preallocated, typed value slot per field.
 ///
@@ -47,6 +49,7 @@ pub struct DynamicRecipe {
     types: Vec<WireType>,
     offsets: Vec<usize>,
     values: Vec<Value>,
+    groups: Vec<groups::Group>,
     payload_size: usize,
 }
 
@@ -126,6 +129,7 @@ impl DynamicRecipe {
             payload_size += t.size();
         }
         let values = types.iter().map(|&t| Value::zero(t)).collect();
+        let groups = groups::plan(&types);
         Ok(DynamicRecipe {
             direction,
             fields,
@@ -133,6 +137,7 @@ impl DynamicRecipe {
             types,
             offsets,
             values,
+            groups,
             payload_size,
         })
     }
@@ -256,6 +261,10 @@ impl Recipe for DynamicRecipe {
 }
 
 impl OutputRecipe for DynamicRecipe {
+    // Inline, so that the caller makes the `Result` in registers; the walk itself stays out
+    // of line (`groups::read`), as the derive splits its decoder. Out of line as a whole,
+    // the decode was 1.79 to 1.98 × the floor instead of 1.73 to 1.77.
+    #[inline]
     fn decode_into(&mut self, payload: &[u8]) -> Result<(), PayloadError> {
         if payload.len() != self.payload_size {
             return Err(PayloadError::WrongLength {
@@ -263,17 +272,7 @@ impl OutputRecipe for DynamicRecipe {
                 found: payload.len(),
             });
         }
-        // Each slot holds a value of its field's wire type (`new` makes them so, `set` keeps
-        // them so), and their sizes add up to the length checked above: every read is in
-        // bounds and decodes in place, walking the payload front to back.
-        let mut rest = payload;
-        for value in &mut self.values {
-            let Some(after) = value.read_own_type_be(rest) else {
-                debug_assert!(false, "a field outside the payload");
-                break;
-            };
-            rest = after;
-        }
+        groups::read(&self.groups, &mut self.values, payload);
         Ok(())
     }
 }
