@@ -31,7 +31,9 @@
 //!   polls `Receiver::newest_seq` (what the background thread adds); to a consumer parked
 //!   in `recv` (what the operating system's wake-up adds on top), with the reader and the
 //!   consumer unpinned, on one core and on two; and to a consumer in `recv` with
-//!   `SpawnOptions::spin_before_arrival`, with the CPU each way costs.
+//!   `SpawnOptions::spin_before_arrival`, with the CPU each way costs. A consumer pinned to
+//!   the second core has it to itself: the simulator, which stands for another machine,
+//!   runs on the reader's.
 //!
 //! Why a driver and its floor compare fairly: both read the same sender, a paced rtde-sim
 //! in this process streaming the same 276-byte packages, one write per package, from the
@@ -734,7 +736,6 @@ enum Consumer {
 /// reader thread's read to the consumer holding the decoded value; and the CPU per
 /// package of the reader and the consumer together, µs.
 fn handoff_alone(epoch: Instant, seconds: u64, consumer: Consumer) -> (Vec<f64>, Option<f64>) {
-    let sim = paced_sim(epoch);
     let mut options = SpawnOptions::new().name(READER).queue_capacity(1024);
     // A consumer that spins is kept off the reader's core, where the reader would wait for it.
     let cpu = match consumer {
@@ -745,6 +746,15 @@ fn handoff_alone(epoch: Instant, seconds: u64, consumer: Consumer) -> (Vec<f64>,
             options = options.spin_before_arrival(window);
             Some(1)
         }
+    };
+    // The robot is another machine: a consumer given a core of its own keeps it, and the
+    // simulator runs on the reader's. Left free, the simulator's threads woke on the
+    // spinning consumer's core in some runs and not in others, and the spinning p50 was
+    // 0.9 to 2.5 µs or 22 to 33 µs by run.
+    let sim = if cpu == Some(1) {
+        on_core(0, || paced_sim(epoch))
+    } else {
+        paced_sim(epoch)
     };
     if cpu.is_some() {
         options = options.cpu_affinity(0);
@@ -794,6 +804,18 @@ fn handoff_alone(epoch: Instant, seconds: u64, consumer: Consumer) -> (Vec<f64>,
         .zip(reader_cpu)
         .map(|(c, r)| per_us(c + r, handoff.len() as u64));
     (handoff, cpu)
+}
+
+/// `f` on a thread pinned to `cpu`: the threads it starts inherit the pinning.
+fn on_core<T: Send>(cpu: usize, f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            pin(cpu);
+            f()
+        })
+        .join()
+        .expect("a thread pinned to one core")
+    })
 }
 
 fn pin(cpu: usize) {
