@@ -8,12 +8,11 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use ::tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use ::tokio::time::Sleep;
-
+use super::alarm::Alarm;
 use super::shared::{Inner, Shared};
 use crate::error::Error;
 use crate::session::{Done, Ready};
+use ::tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 /// How many reads one pass of the task makes before it yields to the runtime, so an
 /// unpaced controller cannot starve the tasks that consume its packages.
@@ -39,8 +38,8 @@ pub(super) type Opening<IO> = Pin<Box<dyn Future<Output = Result<IO, Error>> + S
 pub struct Connection<IO> {
     shared: Arc<Shared>,
     io: Option<IO>,
-    timer: Pin<Box<Sleep>>,
-    timer_at: Option<Instant>,
+    /// The session's deadline, the write timeout, or the end of a reconnection's backoff.
+    timer: Alarm,
     deferral: Deferral,
     connector: Option<Connector<IO>>,
     phase: Phase<IO>,
@@ -91,11 +90,9 @@ impl<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static> Connection<IO> {
         Connection {
             shared,
             io: Some(io),
-            timer: Box::pin(::tokio::time::sleep(Duration::ZERO)),
-            timer_at: None,
+            timer: Alarm::new(),
             deferral: Deferral {
-                timer: Box::pin(::tokio::time::sleep(Duration::ZERO)),
-                at: None,
+                timer: Alarm::new(),
             },
             connector,
             phase: Phase::Serving,
@@ -233,25 +230,17 @@ impl<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static> Connection<IO> {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
             };
-            if let Some(deadline) = deadline {
-                if self.timer_at != Some(deadline) {
-                    self.timer
-                        .as_mut()
-                        .reset(::tokio::time::Instant::from_std(deadline));
-                    self.timer_at = Some(deadline);
+            self.timer.set(deadline);
+            if self.timer.poll(cx).is_ready() {
+                let now = Instant::now();
+                if write_deadline.is_some_and(|d| now >= d) {
+                    // The controller stopped reading; part of a package may be out.
+                    inner.session.handle_link_lost(now);
+                    let e = Error::write_timed_out(self.write_timeout);
+                    return Poll::Ready(Stop::Lost(write_failed(&mut inner, e)));
                 }
-                if self.timer.as_mut().poll(cx).is_ready() {
-                    self.timer_at = None;
-                    let now = Instant::now();
-                    if write_deadline.is_some_and(|d| now >= d) {
-                        // The controller stopped reading; part of a package may be out.
-                        inner.session.handle_link_lost(now);
-                        let e = Error::write_timed_out(self.write_timeout);
-                        return Poll::Ready(Stop::Lost(write_failed(&mut inner, e)));
-                    }
-                    inner.session.handle_timeout(now);
-                    continue;
-                }
+                inner.session.handle_timeout(now);
+                continue;
             }
             if read_pending {
                 return Poll::Pending;
@@ -306,11 +295,7 @@ impl<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static> Connection<IO> {
         let mut inner = self.shared.inner();
         match inner.session.attempt_failed(error, Instant::now()) {
             Ok(wait) => {
-                let at = Instant::now() + wait;
-                self.timer
-                    .as_mut()
-                    .reset(::tokio::time::Instant::from_std(at));
-                self.timer_at = None;
+                self.timer.set(Instant::now().checked_add(wait));
                 self.phase = Phase::Backoff;
                 None
             }
@@ -385,7 +370,7 @@ impl<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static> Future for Connection<
                     if this.shared.abandoned() {
                         return this.end(None);
                     }
-                    match this.timer.as_mut().poll(cx) {
+                    match this.timer.poll(cx) {
                         Poll::Pending => {
                             let mut inner = this.shared.inner();
                             match &inner.task {
@@ -415,8 +400,7 @@ impl<IO> Drop for Connection<IO> {
 
 /// The consumer's deferral of reads, and the timer that ends it.
 struct Deferral {
-    timer: Pin<Box<Sleep>>,
-    at: Option<Instant>,
+    timer: Alarm,
 }
 
 impl Deferral {
@@ -430,18 +414,12 @@ impl Deferral {
         };
         if inner.awaiting || inner.closing || inner.session.is_busy() || Instant::now() >= until {
             inner.reads_deferred_until = None;
-            self.at = None;
+            self.timer.set(None);
             return false;
         }
-        if self.at != Some(until) {
-            self.timer
-                .as_mut()
-                .reset(::tokio::time::Instant::from_std(until));
-            self.at = Some(until);
-        }
-        if self.timer.as_mut().poll(cx).is_ready() {
+        self.timer.set(Some(until));
+        if self.timer.poll(cx).is_ready() {
             inner.reads_deferred_until = None;
-            self.at = None;
             return false;
         }
         true

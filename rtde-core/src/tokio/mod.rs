@@ -104,6 +104,7 @@
 //! # }
 //! ```
 
+mod alarm;
 mod client;
 mod connection;
 mod receive;
