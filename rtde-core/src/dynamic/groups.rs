@@ -120,19 +120,6 @@ mod tests {
     use super::{Group, plan, read};
     use crate::value::Value;
 
-    const ALL: [WireType; 10] = [
-        WireType::Bool,
-        WireType::Uint8,
-        WireType::Uint32,
-        WireType::Uint64,
-        WireType::Int32,
-        WireType::Double,
-        WireType::Vector3d,
-        WireType::Vector6d,
-        WireType::Vector6Int32,
-        WireType::Vector6Uint32,
-    ];
-
     /// A value of `t` made from `seed`, different for every seed and byte-swap sensitive.
     fn sample(t: WireType, seed: u8) -> Value {
         let bytes: Vec<u8> = (0..=u8::MAX)
@@ -177,7 +164,7 @@ mod tests {
 
     #[test]
     fn every_type_in_runs_of_every_length_decodes_to_what_was_encoded() {
-        for t in ALL {
+        for t in WireType::ALL {
             for len in 1..=9u8 {
                 // The run between two values of other types, so that its ends are walked.
                 let other = if t == WireType::Double {
