@@ -14,7 +14,7 @@ use crate::value::Value;
 use crate::wire::{self, WireKind};
 
 macro_rules! groups {
-    ($($variant:ident, $kind:ident, $size:literal: $one:ident, $two:ident, $four:ident;)*) => {
+    ($($variant:ident, $kind:ident: $one:ident, $two:ident, $four:ident;)*) => {
         /// One, two or four neighbouring values of one wire type, decoded by one arm of
         /// [`read`].
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,9 +47,9 @@ macro_rules! groups {
             for group in groups {
                 let next = match group {
                     $(
-                        Group::$four => write::<wire::$kind, $size, 4>(&mut slots, Value::$variant, rest),
-                        Group::$two => write::<wire::$kind, $size, 2>(&mut slots, Value::$variant, rest),
-                        Group::$one => write::<wire::$kind, $size, 1>(&mut slots, Value::$variant, rest),
+                        Group::$four => write::<wire::$kind, _, 4>(&mut slots, Value::$variant, rest),
+                        Group::$two => write::<wire::$kind, _, 2>(&mut slots, Value::$variant, rest),
+                        Group::$one => write::<wire::$kind, _, 1>(&mut slots, Value::$variant, rest),
                     )*
                 };
                 let Some(next) = next else {
@@ -63,16 +63,16 @@ macro_rules! groups {
 }
 
 groups! {
-    Bool, BOOL, 1: OneBool, TwoBool, FourBool;
-    Uint8, UINT8, 1: OneUint8, TwoUint8, FourUint8;
-    Uint32, UINT32, 4: OneUint32, TwoUint32, FourUint32;
-    Uint64, UINT64, 8: OneUint64, TwoUint64, FourUint64;
-    Int32, INT32, 4: OneInt32, TwoInt32, FourInt32;
-    Double, DOUBLE, 8: OneDouble, TwoDouble, FourDouble;
-    Vector3d, VECTOR3D, 24: OneVector3d, TwoVector3d, FourVector3d;
-    Vector6d, VECTOR6D, 48: OneVector6d, TwoVector6d, FourVector6d;
-    Vector6Int32, VECTOR6INT32, 24: OneVector6Int32, TwoVector6Int32, FourVector6Int32;
-    Vector6Uint32, VECTOR6UINT32, 24: OneVector6Uint32, TwoVector6Uint32, FourVector6Uint32;
+    Bool, BOOL: OneBool, TwoBool, FourBool;
+    Uint8, UINT8: OneUint8, TwoUint8, FourUint8;
+    Uint32, UINT32: OneUint32, TwoUint32, FourUint32;
+    Uint64, UINT64: OneUint64, TwoUint64, FourUint64;
+    Int32, INT32: OneInt32, TwoInt32, FourInt32;
+    Double, DOUBLE: OneDouble, TwoDouble, FourDouble;
+    Vector3d, VECTOR3D: OneVector3d, TwoVector3d, FourVector3d;
+    Vector6d, VECTOR6D: OneVector6d, TwoVector6d, FourVector6d;
+    Vector6Int32, VECTOR6INT32: OneVector6Int32, TwoVector6Int32, FourVector6Int32;
+    Vector6Uint32, VECTOR6UINT32: OneVector6Uint32, TwoVector6Uint32, FourVector6Uint32;
 }
 
 /// The groups of a recipe's types, in order: each run of one type as fours, then a two,

@@ -8,11 +8,12 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
+use ::tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+
 use super::alarm::Alarm;
 use super::shared::{Inner, Shared};
 use crate::error::Error;
 use crate::session::{Done, Ready};
-use ::tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 /// How many reads one pass of the task makes before it yields to the runtime, so an
 /// unpaced controller cannot starve the tasks that consume its packages.
