@@ -540,6 +540,16 @@ mod tests {
         (watch, result, steps)
     }
 
+    /// A controller's key message (`PROGRAM_XXX_STARTED`, say) about program `text`.
+    fn key(title: &str, text: &str) -> PrimaryMessage {
+        PrimaryMessage::Key {
+            code: 0,
+            argument: 0,
+            title: title.into(),
+            text: text.into(),
+        }
+    }
+
     #[test]
     fn the_primary_interface_alone_decides_each_fate() {
         let version = PrimaryMessage::Version {
@@ -588,13 +598,7 @@ mod tests {
             "{result:?}"
         );
 
-        let started = PrimaryMessage::Key {
-            code: 0,
-            argument: 0,
-            title: "PROGRAM_XXX_STARTED".into(),
-            text: "pick".into(),
-        };
-        let (watch, result, _) = watch_of(&[started]);
+        let (watch, result, _) = watch_of(&[key("PROGRAM_XXX_STARTED", "pick")]);
         assert!(result.is_ok());
         assert!(watch.started_key.is_some());
         assert_eq!(watch.messages, ["PROGRAM_XXX_STARTED pick"]);
@@ -602,12 +606,6 @@ mod tests {
 
     #[test]
     fn only_the_programs_own_start_and_stop_count() {
-        let key = |title: &str, text: &str| PrimaryMessage::Key {
-            code: 0,
-            argument: 0,
-            title: title.into(),
-            text: text.into(),
-        };
         let mut watch = Watch {
             program: Some("pick".into()),
             ..Watch::default()
@@ -632,22 +630,16 @@ mod tests {
 
     #[test]
     fn sent_again_over_itself_the_old_runs_stop_is_not_the_new_ones() {
-        let key = |title: &str| PrimaryMessage::Key {
-            code: 0,
-            argument: 0,
-            title: title.into(),
-            text: "pick".into(),
-        };
         let mut watch = Watch {
             program: Some("pick".into()),
             replacing: true,
             ..Watch::default()
         };
-        key("PROGRAM_XXX_STOPPED").encode(0, &mut watch.buffer);
+        key("PROGRAM_XXX_STOPPED", "pick").encode(0, &mut watch.buffer);
         watch.absorb(&mut |_| {}).unwrap();
         assert!(!watch.stopped_key, "the stop of the run it replaced");
-        key("PROGRAM_XXX_STARTED").encode(0, &mut watch.buffer);
-        key("PROGRAM_XXX_STOPPED").encode(0, &mut watch.buffer);
+        key("PROGRAM_XXX_STARTED", "pick").encode(0, &mut watch.buffer);
+        key("PROGRAM_XXX_STOPPED", "pick").encode(0, &mut watch.buffer);
         watch.absorb(&mut |_| {}).unwrap();
         assert!(watch.stopped_key && watch.started_key.is_some());
     }
