@@ -3,12 +3,14 @@
 //! - unpaced: the highest sustained rate of each driver with every package received and
 //!   decoded in order, none missing (gaps in `timestamp`; of those, the driver's counts say
 //!   which the background queue dropped);
-//! - 500 Hz for `--seconds` (30) each: every driver against a floor of its own
+//! - 500 Hz for `--seconds` (60) each: every driver against a floor of its own
 //!   architecture. Six cases take turns, in rounds of 3 s, each alone with a simulator of
 //!   its own: the blocking floor and the blocking client (`Client::recv_as`), the
 //!   background floor and the background driver (a reader thread and a consumer parked in
 //!   `Receiver::recv`), the async floor and the async driver (its connection task and the
-//!   consumer on a current-thread runtime). The floors are what a competent engineer would
+//!   consumer on a current-thread runtime). A floor and its driver run next to each other,
+//!   the floor first in one round and the driver first in the next, and the pairs take
+//!   turns at leading a round (`rtde_bench::interleave::paired_order` says why). The floors are what a competent engineer would
 //!   write by hand for each shape, with no RTDE client in them: a `read_exact` loop with
 //!   the client's default read timeout (the same socket options as the client's); a
 //!   reader thread doing `read_exact` and pushing each package on a
@@ -46,7 +48,7 @@
 //! before it writes; the blocking client then measured below that floor (0.68 to 0.96×)
 //! on one machine, so a ratio against it said little.
 //!
-//! `cargo bench -p rtde-bench --bench drivers [-- --seconds 30 --rate-seconds 3]`
+//! `cargo bench -p rtde-bench --bench drivers [-- --seconds 60 --rate-seconds 3]`
 
 // One counting allocator, shared with rtde-core's zero_alloc test.
 #[global_allocator]
@@ -60,7 +62,7 @@ use std::net::{Shutdown, SocketAddr};
 use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use rtde_bench::interleave::quantile;
+use rtde_bench::interleave::{paired_order, quantile};
 use rtde_bench::live::{
     Gaps, REFERENCE_PACKAGE, Stamping, bare_stream, nanos_since, thread_cpu_time,
 };
@@ -374,7 +376,8 @@ fn background_500(epoch: Instant, sim: &Sim, seconds: u64) -> Run {
 /// A 500 Hz case: the bench's epoch, the simulator it reads, the seconds it runs.
 type Case = fn(Instant, &Sim, u64) -> Run;
 
-/// Phase (b)'s cases, in the order they take turns: each floor just before its driver.
+/// Phase (b)'s cases, each floor before its driver: the pairs take turns in
+/// [`paired_order`].
 const CASES: [(&str, Case); 6] = [
     ("floor, blocking", floor_blocking),
     ("blocking", blocking_500),
@@ -826,7 +829,7 @@ fn pin(cpu: usize) {
 }
 
 fn main() {
-    let seconds = arg("--seconds", 30);
+    let seconds = arg("--seconds", 60);
     let rate_seconds = arg("--rate-seconds", 3);
     let epoch = Instant::now();
     println!(
@@ -849,15 +852,15 @@ fn main() {
 
     let rounds = (seconds / ROUND_SECONDS).max(1);
     println!(
-        "(b) 500 Hz, {rounds} rounds of {ROUND_SECONDS} s per case ({} s each in all), each case alone with its simulator, by turns in the order below",
+        "(b) 500 Hz, {rounds} rounds of {ROUND_SECONDS} s per case ({} s each in all), each case alone with its simulator; each floor next to its driver, first in even rounds and second in odd ones",
         rounds * ROUND_SECONDS
     );
     let mut runs: [Run; 6] = std::array::from_fn(|_| Run::empty());
     // Per round, each case's CPU per package.
     let mut cpu: [Vec<Option<f64>>; 6] = Default::default();
-    for _ in 0..rounds {
-        for (i, (_, case)) in CASES.iter().enumerate() {
-            let run = alone(epoch, |sim| case(epoch, sim, ROUND_SECONDS));
+    for round in 0..usize::try_from(rounds).unwrap_or(usize::MAX) {
+        for i in paired_order::<6>(round) {
+            let run = alone(epoch, |sim| (CASES[i].1)(epoch, sim, ROUND_SECONDS));
             cpu[i].push(run.cpu_us());
             runs[i].add(run);
         }

@@ -123,6 +123,32 @@ impl<'a> Interleaved<'a> {
     }
 }
 
+/// The order in which round `round` runs `N` cases that are `N / 2` pairs (cases `2k` and
+/// `2k + 1`, a floor and what is measured against it): the pairs start from a different
+/// one each round, and within each pair the first case leads in even rounds and the
+/// second in odd ones. The two of a pair stay neighbours, so they share the machine's
+/// drift, and neither always follows the same case.
+///
+/// A fixed order had each case always follow the same one. In the drivers bench, with
+/// only the blocking pair taking turns, 7 runs in a fixed order put the blocking client
+/// at 0.92 to 1.04 × its floor (mean 0.98), and 7 runs alternating the pair at 1.01 to
+/// 1.20 × (mean 1.09): what ran just before moved the ratio by about a tenth.
+#[must_use]
+pub fn paired_order<const N: usize>(round: usize) -> [usize; N] {
+    const { assert!(N.is_multiple_of(2), "cases come in pairs") };
+    let pairs = N / 2;
+    let mut order = [0; N];
+    for (k, slot) in order.chunks_exact_mut(2).enumerate() {
+        let first = 2 * ((round + k) % pairs);
+        if round.is_multiple_of(2) {
+            slot.copy_from_slice(&[first, first + 1]);
+        } else {
+            slot.copy_from_slice(&[first + 1, first]);
+        }
+    }
+    order
+}
+
 /// The median of `v` (the mean of the two middle values for an even count); NaN if empty.
 #[must_use]
 pub fn median(mut v: Vec<f64>) -> f64 {
@@ -166,6 +192,35 @@ mod tests {
         assert_eq!(quantile(v.clone(), 0.5), 50.0);
         assert_eq!(quantile(v.clone(), 0.99), 99.0);
         assert_eq!(quantile(v, 1.0), 100.0);
+    }
+
+    #[test]
+    fn pairs_stay_neighbours_and_take_both_places_and_every_turn() {
+        let rounds: Vec<[usize; 6]> = (0..6).map(paired_order::<6>).collect();
+        for order in &rounds {
+            let mut seen = *order;
+            seen.sort_unstable();
+            assert_eq!(
+                seen,
+                [0, 1, 2, 3, 4, 5],
+                "each case once a round: {order:?}"
+            );
+            for pair in order.chunks_exact(2) {
+                assert_eq!(pair[0] / 2, pair[1] / 2, "a pair split: {order:?}");
+            }
+        }
+        // Over six rounds, each pair leads each round's order in both of its orders.
+        let leads: std::collections::BTreeSet<[usize; 2]> =
+            rounds.iter().map(|o| [o[0], o[1]]).collect();
+        assert_eq!(leads.len(), 6, "{rounds:?}");
+        // Each case runs first in its pair in half the rounds.
+        for case in 0..6 {
+            let first = rounds
+                .iter()
+                .filter(|o| o.chunks_exact(2).any(|p| p[0] == case))
+                .count();
+            assert_eq!(first, 3, "case {case}: {rounds:?}");
+        }
     }
 
     #[test]
