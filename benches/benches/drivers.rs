@@ -10,12 +10,12 @@
 //!   `Receiver::recv`), the async floor and the async driver (its connection task and the
 //!   consumer on a current-thread runtime). A floor and its driver run next to each other,
 //!   the floor first in one round and the driver first in the next, and the pairs take
-//!   turns at leading a round (`rtde_bench::interleave::paired_order` says why). The floors are what a competent engineer would
-//!   write by hand for each shape, with no RTDE client in them: a `read_exact` loop with
-//!   the client's default read timeout (the same socket options as the client's); a
-//!   reader thread reading each package, with the 50 ms read timeout the driver's reader
-//!   thread has, and pushing it on a `Mutex<VecDeque<[u8; 276]>>` with a `Condvar` its
-//!   consumer waits on, no spinning; a
+//!   turns at leading a round (`rtde_bench::interleave::paired_order` says why). The
+//!   floors are what a competent engineer would write by hand for each shape, with no RTDE
+//!   client in them: a `read_exact` loop with the client's default read timeout (the same
+//!   socket options as the client's); a reader thread reading each package, with the 50 ms
+//!   read timeout the driver's reader thread has, and pushing it on a
+//!   `Mutex<VecDeque<[u8; 276]>>` with a `Condvar` its consumer waits on, no spinning; a
 //!   tokio `read_exact` loop in a task of the same kind of runtime. Each decodes with the
 //!   hand-written floor decoder (`rtde_bench::floor::decode`). A ratio is the median over
 //!   rounds of a case's CPU per package over another's in the same round, so the cases
@@ -573,9 +573,8 @@ fn read_package(stream: &mut TcpStream, package: &mut [u8]) -> io::Result<()> {
 fn floor_background(epoch: Instant, sim: &Sim, seconds: u64) -> Run {
     let mut stream = bare_stream(sim.addr(), 500.0).expect("set up a bare socket");
     // As for the blocking floor: without the timeout, the floor would charge the driver for
-    // the timer that every wait of a reader which must notice a close or a silence arms.
-    // Without it, the driver's reader thread alone measured 1.12, 1.12 and 1.03 × the
-    // floor's in three runs at `02e84f6` (1.5 µs a package more in two of them).
+    // the timer that every wait of a reader which must notice a close or a silence arms
+    // (measured in `docs/performance.md`, at `dcd78b5`).
     stream
         .set_read_timeout(Some(READER_TICK))
         .expect("a read timeout");

@@ -129,11 +129,9 @@ impl<'a> Interleaved<'a> {
 /// second in odd ones. The two of a pair stay neighbours, so they share the machine's
 /// drift, and neither always follows the same case.
 ///
-/// A fixed order had each case always follow the same one. In the drivers bench, with
-/// only the blocking pair taking turns, 7 runs in a fixed order put the blocking client
-/// at 0.92 to 1.04 × its floor (mean 0.98), and 7 runs alternating the pair at 1.01 to
-/// 1.20 × (mean 1.09): what ran just before moved the ratio by about a tenth
-/// (`docs/performance.md`, Drivers).
+/// A fixed order had each case always follow the same one, and in the drivers bench what
+/// ran just before a case moved its ratio by about a tenth (`docs/performance.md` gives the
+/// runs, at `dcd78b5`).
 #[must_use]
 pub fn paired_order<const N: usize>(round: usize) -> [usize; N] {
     const { assert!(N.is_multiple_of(2), "cases come in pairs") };
