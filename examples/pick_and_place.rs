@@ -11,7 +11,7 @@
 //! ```
 //!
 //! On a real robot (in remote control, on e-Series) the example powers the arm on, sends
-//! `urscript/rtde_command.script`, and the arm moves: 10 cm down and up, and a 10 cm
+//! `rtde_command.script`, and the arm moves: 10 cm down and up, and a 10 cm
 //! square, from the home pose below. Nothing is sent without
 //! `--i-have-checked-the-workspace`.
 

@@ -1,5 +1,5 @@
 //! A smooth joint trajectory streamed through the waypoint handshake, with a watchdog: the
-//! robot side is `urscript/rtde_servo.script` (on a real robot) or the simulator running
+//! robot side is `rtde_servo.script` (on a real robot) or the simulator running
 //! its behaviour. Prints the tracking error and the deadline misses; exits non-zero when
 //! the robot program stopped the arm (watchdog or handshake).
 //!
@@ -14,9 +14,9 @@ use std::error::Error;
 use std::f64::consts::PI;
 use std::time::{Duration, Instant};
 
-use rtde_core::control::{ControlLoop, LoopEvent, ProgramStatus};
 use rtde_core::writer::{IoConfig, IoWriter};
 use rtde_core::{Client, ConnectOptions, RTDE_PORT, RtdeRecipe};
+use rtde_robot::control::{ControlLoop, LoopEvent, ProgramStatus};
 use rtde_sim::{Motion, Sim};
 
 #[derive(RtdeRecipe, Clone, Copy)]

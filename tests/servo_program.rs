@@ -5,9 +5,9 @@
 
 use std::time::Duration;
 
-use rtde_core::control::{ControlLoop, LoopEvent, ProgramStatus, layout};
 use rtde_core::writer::{IoConfig, IoWriter};
 use rtde_core::{Client, ConnectOptions, DynamicRecipe, Recipe, RtdeRecipe, Value};
+use rtde_robot::control::{ControlLoop, LoopEvent, ProgramStatus, layout};
 use rtde_sim::{MAX_JOINT_ACCELERATION, MAX_JOINT_SPEED, Motion, Sim};
 
 #[derive(RtdeRecipe, Debug, Clone, Copy)]
@@ -244,7 +244,7 @@ const SLOW_CYCLES: [u64; 3] = [5, 12, 19];
 const SLOW_WORK: Duration = Duration::from_millis(10);
 
 /// The control function of the miss tests: sleeps past the next package on `SLOW_CYCLES`.
-fn slow_on_some_cycles(cycle: u64, h: &mut rtde_core::control::Handshake) -> Target {
+fn slow_on_some_cycles(cycle: u64, h: &mut rtde_robot::control::Handshake) -> Target {
     if SLOW_CYCLES.contains(&cycle) {
         std::thread::sleep(SLOW_WORK);
     }
@@ -332,40 +332,6 @@ fn a_slow_control_function_is_a_missed_deadline_over_the_background_driver_too()
     assert_slow_cycles_missed(&mut control, &missed);
     driver.close().unwrap();
     sim.shutdown().unwrap();
-}
-
-#[test]
-fn the_urscript_template_uses_the_kits_registers() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../urscript/rtde_servo.script");
-    let script = std::fs::read_to_string(path).unwrap();
-    let mut needles = vec![
-        format!("read_input_integer_register({})", layout::WATCHDOG_REGISTER),
-        format!("read_input_integer_register({})", layout::WAYPOINT_REGISTER),
-        format!(
-            "write_output_integer_register({}, acked)",
-            layout::ACK_REGISTER
-        ),
-        format!(
-            "write_output_integer_register({}, status)",
-            layout::STATUS_REGISTER
-        ),
-        format!(
-            "WATCHDOG_TIMEOUT_CYCLES = {}",
-            layout::WATCHDOG_TIMEOUT_CYCLES
-        ),
-    ];
-    needles.extend(layout::TARGET_REGISTERS.map(|r| format!("read_input_float_register({r})")));
-    for needle in needles {
-        assert!(script.contains(&needle), "the template lacks `{needle}`");
-    }
-    // Status values as the kit reads them.
-    for (status, text) in [
-        (ProgramStatus::WatchdogStopped, "stop_safely(2,"),
-        (ProgramStatus::HandshakeStopped, "stop_safely(3,"),
-    ] {
-        assert!(script.contains(text), "{status:?}");
-        assert_eq!(text[12..13].parse::<i32>().unwrap(), status.to_register());
-    }
 }
 
 #[test]

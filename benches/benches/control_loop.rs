@@ -12,7 +12,7 @@
 //! - floor: a thread writes a package of the loop's output size every 2 ms into a bare
 //!   loopback `TcpStream`; this thread reads it with `read_exact` and writes a reply of
 //!   the loop's input package size with `write_all`;
-//! - loop: `rtde_core::control::ControlLoop` against the in-process simulator running the
+//! - loop: `rtde_robot::control::ControlLoop` against the in-process simulator running the
 //!   servo program at 500 Hz, with a trivial control function (a constant waypoint).
 //!
 //! The cases alternate in rounds of ten seconds (the machine is shared and noisy), and the
@@ -25,8 +25,8 @@ use std::time::{Duration, Instant};
 
 use rtde_bench::report::arg;
 use rtde_core::client::realtime;
-use rtde_core::control::ControlLoop;
 use rtde_core::{Client, ConnectOptions, RtdeRecipe, StaticRecipe};
+use rtde_robot::control::ControlLoop;
 use rtde_sim::{Motion, Sim};
 
 #[derive(RtdeRecipe)]

@@ -475,7 +475,7 @@ class RTDEIOInterface:
 
 class RTDEControlInterface:
     """ur_rtde's ``RTDEControlInterface`` over ``rtde_rs.Robot``: the motion commands of
-    rtde's command program (``urscript/rtde_command.script``).
+    rtde's command program (``rtde_command.script``).
 
     As ur_rtde's constructor uploads its script, this one sends the command program
     through the script port (``FLAG_UPLOAD_SCRIPT``, in ``FLAGS_DEFAULT``): the Dashboard

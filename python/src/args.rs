@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use pyo3::prelude::*;
-use rtde_core::control::command_layout::CommandLayout;
+use rtde_robot::motion::CommandLayout;
 
 use crate::errors;
 

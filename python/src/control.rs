@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rtde_core::client::{Background, Receiver, Sender, SpawnOptions};
-use rtde_core::control::{ControlLoop, Handshake as RustHandshake, LoopStats};
 use rtde_core::{Client, ConnectOptions, Error, RtdeRecipe};
+use rtde_robot::control::{ControlLoop, Handshake as RustHandshake, LoopStats};
 
 use crate::lifecycle::lock;
 use crate::{args, enums, errors, lifecycle};
@@ -24,8 +24,8 @@ struct State {
     target_q: [f64; 6],
 }
 
-/// The joint target: the registers the servo program (urscript/rtde_servo.script and the
-/// simulator's `program="servo"`) reads, rtde_core::control::layout::TARGET_REGISTERS.
+/// The joint target: the registers the servo program (rtde_servo.script and the
+/// simulator's `program="servo"`) reads, rtde_robot::control::layout::TARGET_REGISTERS.
 #[derive(RtdeRecipe)]
 #[rtde(input)]
 struct Waypoint {
@@ -76,8 +76,8 @@ struct Parts {
     last: [f64; 6],
 }
 
-/// A control loop over the servo program of rtde_core::control (on a real robot,
-/// urscript/rtde_servo.script; in the simulator, `Sim(program="servo")`).
+/// A control loop over the servo program of rtde_robot::control (on a real robot,
+/// rtde_servo.script; in the simulator, `Sim(program="servo")`).
 ///
 /// `run(f, cycles)`: for each output package, `f(state, handshake)` gets the state (a
 /// dict: timestamp, actual_q, actual_qd, target_q) and returns the joint target (six
@@ -225,7 +225,7 @@ impl ServoLoop {
             lock(&self.parts)
                 .as_ref()
                 .and_then(|p| p.control.status())
-                .map(rtde_core::control::ProgramStatus::to_register)
+                .map(rtde_robot::control::ProgramStatus::to_register)
         });
         match (status, enums::class_named(py, "ProgramStatus")) {
             (Some(s), Some(class)) => Ok(Some(enums::member(py, &class, i64::from(s))?)),

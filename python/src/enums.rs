@@ -4,7 +4,7 @@
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyDict;
-use rtde_core::control::ProgramStatus;
+use rtde_robot::control::ProgramStatus;
 
 /// Each enum: its Python name, and a field that carries it (whose code table it takes).
 const ENUMS: [(&str, &str); 6] = [
@@ -77,7 +77,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
                 )
             })
             .collect(),
-        "What the servo program reports in `output_int_register_25` (rtde_core::control)."
+        "What the servo program reports in `output_int_register_25` (rtde_robot::control)."
             .to_owned(),
     )?;
     let _ = CLASSES.set(py, made);
@@ -127,14 +127,12 @@ pub(crate) fn member<'py>(
 }
 
 /// A command program's state, as Python reads it.
-pub(crate) fn program_state_name(
-    state: rtde_core::control::command_layout::ProgramState,
-) -> String {
+pub(crate) fn program_state_name(state: rtde_robot::motion::ProgramState) -> String {
     match state {
-        rtde_core::control::command_layout::ProgramState::Idle => "idle".to_owned(),
-        rtde_core::control::command_layout::ProgramState::Moving => "moving".to_owned(),
-        rtde_core::control::command_layout::ProgramState::Stopped => "stopped".to_owned(),
-        rtde_core::control::command_layout::ProgramState::Unknown(v) => format!("unknown ({v})"),
+        rtde_robot::motion::ProgramState::Idle => "idle".to_owned(),
+        rtde_robot::motion::ProgramState::Moving => "moving".to_owned(),
+        rtde_robot::motion::ProgramState::Stopped => "stopped".to_owned(),
+        rtde_robot::motion::ProgramState::Unknown(v) => format!("unknown ({v})"),
     }
 }
 

@@ -32,7 +32,7 @@ const INTERRUPT_DECELERATION: f64 = 2.0;
 type Waypoint = [f64; 9];
 
 /// A connection that runs the arm through the command program
-/// (`urscript/rtde_command.script`): moves, speeds, stops, servoing, force and teach
+/// (`rtde_command.script`): moves, speeds, stops, servoing, force and teach
 /// mode, the TCP and the payload.
 ///
 /// By default the program is sent through the script port (`send_program=True`): the

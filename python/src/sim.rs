@@ -36,7 +36,7 @@ impl Running {
 /// `deterministic` values or a noise `seed`, `unpaced` streaming, `v1_only` (refuse
 /// protocol 2), `fieldbus` (hold registers 0-23 as an enabled adapter does),
 /// `faults` (the `--fault` specs: "skip-every=10", "close-mid-frame=data:50", ...),
-/// `refuse_unrecorded`, `program="servo"` (run the servo program of rtde_core::control)
+/// `refuse_unrecorded`, `program="servo"` (run the servo program of rtde_robot::control)
 /// and `robots` (a fleet on consecutive free ports); and the library's `still` (the arm
 /// holds these joints) and `speed` (the clock runs this many times as fast as the wall
 /// clock: 0.25 gives a busy test four times the slack).

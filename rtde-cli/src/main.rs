@@ -46,7 +46,8 @@ mod view;
   rtde convert run.rtde run.mcap                  a capture for Foxglove, PlotJuggler, Rerun
   rtde bridge fleet.toml                          a fleet's telemetry into MQTT
   rtde dashboard --robot HOST robotmode           one Dashboard server command, its reply typed
-  rtde run-script urscript/rtde_servo.script      send a program (built-in simulator without --robot)
+  rtde run-script rtde-robot-proto/src/programs/servo/rtde_servo.script
+                                                  send a program (built-in simulator without --robot)
 
 `rtde help COMMAND` explains each command, with examples."
 )]

@@ -23,9 +23,9 @@ what to do. A file whose first statement is not `def name():` is wrapped in one.
 A program moves a real robot: with --robot, nothing is sent without \
 --i-have-checked-the-workspace. Without --robot the program goes to a built-in simulator \
 (powered on and brakes released for it), which runs the project's own programs \
-(urscript/rtde_servo.script) and accepts any other, saying it does not interpret URScript.",
+(rtde_servo.script) and accepts any other, saying it does not interpret URScript.",
     after_help = "Examples:
-  rtde run-script urscript/rtde_servo.script
+  rtde run-script rtde-robot-proto/src/programs/servo/rtde_servo.script
       on the built-in simulator: it recognises the servo program and runs it
   rtde run-script pick.script --robot 192.168.1.10 --i-have-checked-the-workspace"
 )]

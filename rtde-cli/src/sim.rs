@@ -29,10 +29,10 @@ takes effect. It is the library `rtde_sim::Sim`, which tests embed in-process.",
   rtde sim --dashboard-port 29999 --script-ports 30001
       a Dashboard server and the script ports: power on, load, play, send programs
   rtde sim --program servo
-      run the behaviour of urscript/rtde_servo.script: the arm follows the waypoints of
-      rtde_core::control (watchdog, handshake, speed slider)
+      run the behaviour of rtde_servo.script: the arm follows the waypoints of
+      rtde_robot::control (watchdog, handshake, speed slider)
   rtde sim --program command --fault protective-stop=500ms
-      run the behaviour of urscript/rtde_command.script (rtde-robot's motion commands),
+      run the behaviour of rtde_command.script (rtde-robot's motion commands),
       with a protective stop after half a second of motion"
 )]
 pub(crate) struct SimArgs {
@@ -83,8 +83,8 @@ pub(crate) struct SimArgs {
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
     robots: u16,
     /// Run a robot program's behaviour, as if started on the pendant: `servo`, the
-    /// repository's urscript/rtde_servo.script (waypoints from registers, watchdog,
-    /// handshake); `command`, its urscript/rtde_command.script (rtde-robot's motion
+    /// repository's rtde_servo.script (waypoints from registers, watchdog,
+    /// handshake); `command`, its rtde_command.script (rtde-robot's motion
     /// commands: move_j, move_l, speed, stop, servo, force and teach modes).
     #[arg(long, value_name = "PROGRAM", value_parser = ["servo", "command"])]
     program: Option<String>,

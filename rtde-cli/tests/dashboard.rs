@@ -51,7 +51,10 @@ fn an_unknown_command_lists_the_known_ones() {
 
 #[test]
 fn run_script_reports_the_servo_program_playing_on_the_simulator() {
-    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../urscript/rtde_servo.script");
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../rtde-robot-proto/src/programs/servo/rtde_servo.script"
+    );
     let out = run(&["run-script", file]);
     let progress = out.ok();
     assert!(
@@ -65,7 +68,10 @@ fn run_script_reports_the_servo_program_playing_on_the_simulator() {
 
 #[test]
 fn run_script_on_a_robot_needs_the_workspace_flag() {
-    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../urscript/rtde_servo.script");
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../rtde-robot-proto/src/programs/servo/rtde_servo.script"
+    );
     let out = run(&["run-script", file, "--robot", "127.0.0.1"]);
     let line = out.one_line_error();
     assert!(line.contains("--i-have-checked-the-workspace"), "{line}");

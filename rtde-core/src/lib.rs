@@ -49,9 +49,6 @@
 //!   owns every rule the client applies; [`Client`] is a thin driver over it, and other
 //!   drivers (a background thread, an async task) are the same loop of read → handle →
 //!   poll → write.
-//! - [`control`]: a control loop per package (state in, command out in the same cycle),
-//!   with the watchdog, the waypoint handshake and deadline accounting of a robot program
-//!   that follows registers.
 //! - [`writer`]: typed writes to the standard inputs (digital and analog outputs, speed
 //!   slider, registers) that set their own masks and send only what they change.
 //! - `tokio` (feature `tokio`): the async driver, a connection task and
@@ -70,7 +67,6 @@ pub mod wire;
 pub mod __private;
 pub mod capture;
 pub mod client;
-pub mod control;
 pub mod csv;
 mod delivery;
 pub mod diagnosis;

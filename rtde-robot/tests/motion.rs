@@ -6,7 +6,6 @@
 use std::f64::consts::PI;
 use std::time::Duration;
 
-use rtde_core::control::command_layout::{CommandLayout, int_in};
 use rtde_core::{RobotMode, SafetyStatus, Value};
 use rtde_robot::dashboard::{Dashboard, DashboardOptions};
 use rtde_robot::motion::{
@@ -14,6 +13,7 @@ use rtde_robot::motion::{
     ProgramSource, Robot,
 };
 use rtde_robot::script::{ScriptError, ScriptSender};
+use rtde_robot_proto::programs::command::{CommandLayout, int_in};
 use rtde_sim::{Fault, Motion, Sim};
 
 const HOME: [f64; 6] = [0.0, -1.57, 1.57, -1.57, -1.57, 0.0];
@@ -437,7 +437,7 @@ fn doubles(values: &[f64]) -> Vec<f64> {
 
 #[test]
 fn each_command_reaches_the_registers_the_program_reads() {
-    use rtde_core::control::command_layout::Command;
+    use rtde_robot_proto::programs::command::Command;
     let sim = sim_with(vec![]);
     let robot = connect(&sim);
     let code = |c: Command| c.code();

@@ -8,7 +8,7 @@ use rtde_robot::dashboard::{Dashboard, DashboardOptions};
 use rtde_robot::script::{Program, ScriptError, ScriptPort, ScriptSender, Step};
 use rtde_sim::{Fault, Sim, SimBuilder};
 
-const SERVO: &str = include_str!("../../urscript/rtde_servo.script");
+const SERVO: &str = rtde_robot_proto::programs::servo::SCRIPT;
 
 fn hello() -> Program {
     Program::new("def hello():\n  textmsg(\"hi\")\nend\n").unwrap()

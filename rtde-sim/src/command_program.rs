@@ -1,4 +1,4 @@
-//! The behaviour of `urscript/rtde_command.script`, run by the simulated controller:
+//! The behaviour of `rtde_command.script`, run by the simulated controller:
 //! motion commands from the registers of [`CommandLayout`], with the program's handshake,
 //! its watchdog and the stops a controller makes.
 //!
@@ -7,11 +7,11 @@
 use std::time::Instant;
 
 use rtde_core::Value;
-use rtde_core::control::command_layout::{
+use rtde_kinematics::{Arm, compose, invert, matrix_of, mul3, pose_of};
+use rtde_robot_proto::programs::WATCHDOG_TIMEOUT_CYCLES;
+use rtde_robot_proto::programs::command::{
     Command, CommandLayout, DOUBLE_INPUTS, Failure, PROGRESS, ProgramState, int_in, int_out,
 };
-use rtde_core::control::layout::WATCHDOG_TIMEOUT_CYCLES;
-use rtde_kinematics::{Arm, compose, invert, matrix_of, mul3, pose_of};
 
 use crate::io::IoState;
 use crate::program::{self, MAX_JOINT_ACCELERATION};

@@ -103,9 +103,9 @@ impl Default for ProgramStart {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum KnownProgram {
-    /// `urscript/rtde_servo.script`: [`ServoProgram`].
+    /// `rtde_servo.script`: [`ServoProgram`].
     Servo,
-    /// `urscript/rtde_command.script`: [`CommandProgram`], on the registers its text
+    /// `rtde_command.script`: [`CommandProgram`], on the registers its text
     /// places.
     Command,
 }
@@ -205,7 +205,7 @@ impl Controller {
         let program = match kind {
             KnownProgram::Servo => Program::Servo(ServoProgram::new(q)),
             KnownProgram::Command => {
-                let layout = rtde_robot::motion::layout_of(text).ok_or(
+                let layout = rtde_robot_proto::programs::command::layout_of(text).ok_or(
                     "its INT_BASE and DOUBLE_BASE lines place the registers where no layout \
                      of rtde-robot has them",
                 )?;

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rtde_core::fields::Generation;
-use rtde_robot::dashboard::{Command, GREETING};
+use rtde_robot_proto::dashboard::{Command, GREETING};
 
 use crate::controller::Shared;
 use crate::fault::Fault;

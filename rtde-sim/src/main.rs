@@ -43,8 +43,8 @@ OPTIONS:
     --refuse-unrecorded
                        answer NOT_FOUND for fields whose first version no source records
                        (default: served as if every version of the generation had them)
-    --program servo    run urscript/rtde_servo.script's behaviour (waypoints, watchdog, handshake)
-    --program command  run urscript/rtde_command.script's behaviour (rtde-robot's motion
+    --program servo    run rtde_servo.script's behaviour (waypoints, watchdog, handshake)
+    --program command  run rtde_command.script's behaviour (rtde-robot's motion
                        commands: move_j, move_l, speed, stop, servo, force and teach modes)
     --dashboard-port <PORT>
                        serve a Dashboard server (29999 on a controller; 0 picks a free one), with
@@ -86,7 +86,7 @@ fn main() -> ExitCode {
     if let Some(addr) = sim.dashboard_addr() {
         println!("rtde-sim: Dashboard server on {addr}");
     }
-    for port in rtde_robot::script::ScriptPort::ALL {
+    for port in rtde_robot_proto::ports::ScriptPort::ALL {
         if let Some(addr) = sim.script_addr(port) {
             println!("rtde-sim: {} on {addr}", port.name());
         }

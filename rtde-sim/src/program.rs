@@ -1,9 +1,9 @@
-//! The behaviour of `urscript/rtde_servo.script`, run by the simulated controller: joint
+//! The behaviour of `rtde_servo.script`, run by the simulated controller: joint
 //! targets from the registers, tracked within velocity and acceleration limits and stretched
 //! by the speed slider, the waypoint handshake, and the watchdog stop.
 
 use rtde_core::Value;
-use rtde_core::control::{ProgramStatus, layout};
+use rtde_robot_proto::programs::servo::{self as layout, ProgramStatus};
 
 use crate::io::IoState;
 

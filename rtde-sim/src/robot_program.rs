@@ -14,9 +14,9 @@ use crate::program::ServoProgram;
 // The command program is boxed: the servo program, the default, stays inline.
 #[allow(clippy::large_enum_variant)]
 pub enum Program {
-    /// `urscript/rtde_servo.script` ([`SimBuilder::servo_program`](crate::SimBuilder::servo_program)).
+    /// `rtde_servo.script` ([`SimBuilder::servo_program`](crate::SimBuilder::servo_program)).
     Servo(ServoProgram),
-    /// `urscript/rtde_command.script` ([`SimBuilder::command_program`](crate::SimBuilder::command_program)).
+    /// `rtde_command.script` ([`SimBuilder::command_program`](crate::SimBuilder::command_program)).
     Command(Box<CommandProgram>),
 }
 

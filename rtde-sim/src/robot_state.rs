@@ -14,7 +14,7 @@
 use std::time::{Duration, Instant};
 
 use rtde_core::{RobotMode, RuntimeState, SafetyMode, SafetyStatus, Value};
-use rtde_robot::primary::PrimaryMessage;
+use rtde_robot_proto::primary::PrimaryMessage;
 
 /// How long after a protective stop the Dashboard server refuses to unlock it, as
 /// controllers do ("Cannot unlock protective stop until 5s after occurrence").

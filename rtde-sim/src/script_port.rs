@@ -14,18 +14,21 @@ use std::net::TcpStream;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rtde_robot::primary::PrimaryMessage;
-use rtde_robot::script::{MARKER_PREFIX, Program, ScriptPort};
+use rtde_robot_proto::ports::ScriptPort;
+use rtde_robot_proto::primary::PrimaryMessage;
+use rtde_robot_proto::programs;
+use rtde_robot_proto::script::{MARKER_PREFIX, Program, marker_of};
 
 use crate::controller::{KnownProgram, Shared};
 use crate::fault::Fault;
 use crate::robot_state::RobotState;
 
-/// The project's programs the simulator runs natively: the marker line's text after
-/// [`MARKER_PREFIX`], and which behaviour it starts. One row per program and version.
+/// The project's programs the simulator runs natively: each program's marker line (from
+/// its folder in `rtde_robot_proto::programs`), and which behaviour it starts. One row per
+/// program and version.
 pub const KNOWN_PROGRAMS: &[(&str, KnownProgram)] = &[
-    ("servo 1", KnownProgram::Servo),
-    ("command 1", KnownProgram::Command),
+    (programs::servo::MARKER, KnownProgram::Servo),
+    (programs::command::MARKER, KnownProgram::Command),
 ];
 
 /// How often a connection looks for robot messages to send.
@@ -200,7 +203,11 @@ fn run(source: &str, shared: &Shared) {
     let known = program
         .as_ref()
         .and_then(Program::marker)
-        .and_then(|m| KNOWN_PROGRAMS.iter().find(|(marker, _)| *marker == m))
+        .and_then(|m| {
+            KNOWN_PROGRAMS
+                .iter()
+                .find(|(line, _)| marker_of(line) == Some(m))
+        })
         .map(|(_, kind)| *kind);
     match known {
         Some(kind) => {

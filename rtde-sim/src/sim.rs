@@ -24,9 +24,9 @@ use crate::server::accept_loop;
 use crate::service;
 use crate::source::OutputSource;
 use crate::ticker::Ticker;
-use rtde_core::control::command_layout::CommandLayout;
 use rtde_kinematics::Arm;
-use rtde_robot::script::{Ports, ScriptPort};
+use rtde_robot_proto::ports::{Ports, ScriptPort};
+use rtde_robot_proto::programs::command::CommandLayout;
 
 /// The controller version a simulator reports unless told otherwise.
 pub const DEFAULT_CONTROLLER_VERSION: ControllerVersion = ControllerVersion::new(5, 21, 0, 0);
@@ -186,7 +186,7 @@ impl Sim {
         })
     }
 
-    /// The ports a [`ScriptSender`](rtde_robot::script::ScriptSender) uses to reach this
+    /// The [`Ports`] rtde-robot's `ScriptSender` uses to reach this
     /// simulator: its Dashboard server, script ports and RTDE port; `None` unless it
     /// serves both ([`SimBuilder::dashboard`], [`SimBuilder::script_ports`]).
     #[must_use]
@@ -708,9 +708,9 @@ impl SimBuilder {
         self
     }
 
-    /// Runs the behaviour of the repository's URScript template `urscript/rtde_servo.script`
+    /// Runs the behaviour of the repository's URScript template `rtde_servo.script`
     /// on the simulated robot, as if it were started on the pendant: the joints follow
-    /// the waypoints of [`rtde_core::control`]'s handshake (targets in
+    /// the waypoints of rtde-robot's control-loop handshake (targets in
     /// `input_double_register_24..=29`), within velocity and acceleration limits and
     /// stretched by the speed slider; the program stops the robot when the watchdog
     /// register stops changing or a waypoint id skips, says why in a text message, and
@@ -774,7 +774,7 @@ impl SimBuilder {
     /// runtime exceptions ([`Fault::RuntimeException`]) and protective stops.
     ///
     /// ```
-    /// use rtde_robot::script::ScriptPort;
+    /// use rtde_robot_proto::ports::ScriptPort;
     ///
     /// let sim = rtde_sim::Sim::builder().script_ports().start().unwrap();
     /// assert!(sim.script_addr(ScriptPort::Secondary).is_some());
@@ -816,7 +816,7 @@ impl SimBuilder {
         self
     }
 
-    /// Runs the behaviour of the repository's command program `urscript/rtde_command.script`
+    /// Runs the behaviour of the repository's command program `rtde_command.script`
     /// on the simulated robot, as if it were started on the pendant, on the registers of
     /// [`CommandLayout::UPPER`]: `move_j`, `move_l` (with blends), the speed modes, the
     /// stops, servoing, and the configuration commands, with the program's handshake and

@@ -7,14 +7,14 @@ use std::time::{Duration, Instant};
 use rtde_core::fields::ControllerVersion;
 use rtde_core::{RobotMode, SafetyMode, SafetyStatus};
 
-use super::command::Command;
-use super::error::DashboardError;
-use super::line::LineBuffer;
+use rtde_robot_proto::dashboard::{
+    self as rules, Command, DashboardError, LineBuffer, OperationalMode, ProgramState, Reply,
+    UserRole,
+};
+
 use super::methods::typed_commands;
 use super::mode_wait::{MODE_POLL, ModeWait};
-use super::modes::{OperationalMode, UserRole};
 use super::options::{self, DashboardOptions};
-use super::reply::{ProgramState, Reply};
 
 /// A connection to a controller's Dashboard server (port 29999), blocking.
 ///
@@ -149,7 +149,7 @@ impl Dashboard {
     /// [`DashboardError::Refused`] with the controller's words, or a link error.
     pub fn execute(&mut self, command: &Command) -> Result<Reply, DashboardError> {
         let version = (self.version.major != 0).then_some(self.version);
-        let line = options::request(command, version)?;
+        let line = rules::request(command, version)?;
         if self.stream.is_none() {
             if !self.options.reconnect {
                 return Err(DashboardError::Closed { command: None });
@@ -161,7 +161,7 @@ impl Dashboard {
             // A timeout or a broken link: a late reply must not answer the next command.
             self.disconnect();
         }
-        options::answer(command, &reply?)
+        rules::answer(command, &reply?)
     }
 
     fn open(&mut self) -> Result<(), DashboardError> {
@@ -193,15 +193,14 @@ impl Dashboard {
                 return Err(e);
             }
         };
-        if let Err(e) = options::check_greeting(&greeting) {
+        if let Err(e) = rules::check_greeting(&greeting) {
             self.disconnect();
             return Err(e);
         }
         if self.options.version.is_none() && self.version.major == 0 {
             let reply = self.exchange("PolyscopeVersion", "PolyscopeVersion\n");
             let version = reply.and_then(|r| {
-                options::answer(&Command::PolyscopeVersion, &r)
-                    .and_then(|r| options::version_of(&r))
+                rules::answer(&Command::PolyscopeVersion, &r).and_then(|r| rules::version_of(&r))
             });
             match version {
                 Ok(v) => self.version = v,

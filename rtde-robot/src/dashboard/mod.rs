@@ -1,6 +1,9 @@
 //! The Dashboard server client (TCP port 29999): every command of Universal Robots' CB3
 //! and e-Series Dashboard server manuals, typed.
 //!
+//! The drivers are here; the commands, replies and rules they follow are
+//! `rtde_robot_proto::dashboard`'s, re-exported, which the simulator's server shares.
+//!
 //! - [`Dashboard`] blocks; `AsyncDashboard` (feature `tokio`) awaits. Both send the
 //!   same [`Command`]s and parse the same [`Reply`]s.
 //! - Every command carries the controller version that added it ([`COMMANDS`]). The
@@ -16,23 +19,19 @@
 //! See `docs/dashboard.md` for the parity table against ur_rtde's `DashboardClient`.
 
 mod blocking;
-mod command;
-mod error;
-mod line;
 mod methods;
 mod mode_wait;
-mod modes;
 #[cfg(feature = "tokio")]
 mod nonblocking;
 mod options;
-mod reply;
 
 pub use blocking::Dashboard;
-pub use command::{COMMANDS, Command, CommandSpec, ParseCommandError};
-pub use error::DashboardError;
 pub use mode_wait::{MODE_POLL, ModeWait};
-pub use modes::{OperationalMode, UserRole};
 #[cfg(feature = "tokio")]
 pub use nonblocking::AsyncDashboard;
-pub use options::{DASHBOARD_PORT, DashboardOptions};
-pub use reply::{GREETING, ProgramState, Reply, parse as parse_reply};
+pub use options::DashboardOptions;
+pub use rtde_robot_proto::dashboard::{
+    COMMANDS, Command, CommandSpec, DashboardError, GREETING, OperationalMode, ParseCommandError,
+    ProgramState, Reply, UserRole, parse_reply,
+};
+pub use rtde_robot_proto::ports::DASHBOARD_PORT;

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use rtde_core::RobotMode;
 
-use super::error::DashboardError;
+use rtde_robot_proto::dashboard::DashboardError;
 
 /// How often a wait for a robot mode asks `robotmode`.
 pub const MODE_POLL: Duration = Duration::from_millis(50);

@@ -9,14 +9,14 @@ use rtde_core::{RobotMode, SafetyMode, SafetyStatus};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpStream, ToSocketAddrs, lookup_host};
 
-use super::command::Command;
-use super::error::DashboardError;
-use super::line::LineBuffer;
+use rtde_robot_proto::dashboard::{
+    self as rules, Command, DashboardError, LineBuffer, OperationalMode, ProgramState, Reply,
+    UserRole,
+};
+
 use super::methods::typed_commands;
 use super::mode_wait::{MODE_POLL, ModeWait};
-use super::modes::{OperationalMode, UserRole};
 use super::options::{self, DashboardOptions};
-use super::reply::{ProgramState, Reply};
 
 /// A connection to a controller's Dashboard server, async (feature `tokio`); the same
 /// commands and rules as [`Dashboard`](super::Dashboard).
@@ -155,7 +155,7 @@ impl AsyncDashboard {
     /// As [`Dashboard::execute`](super::Dashboard::execute).
     pub async fn execute(&mut self, command: &Command) -> Result<Reply, DashboardError> {
         let version = (self.version.major != 0).then_some(self.version);
-        let line = options::request(command, version)?;
+        let line = rules::request(command, version)?;
         if self.in_flight {
             // The last command's future was dropped before its reply came.
             self.disconnect();
@@ -170,7 +170,7 @@ impl AsyncDashboard {
         if reply.is_err() {
             self.disconnect();
         }
-        options::answer(command, &reply?)
+        rules::answer(command, &reply?)
     }
 
     async fn open(&mut self) -> Result<(), DashboardError> {
@@ -214,13 +214,13 @@ impl AsyncDashboard {
             let greeting = self
                 .read_line("connect", self.options.connect_timeout)
                 .await?;
-            options::check_greeting(&greeting)?;
+            rules::check_greeting(&greeting)?;
             if self.options.version.is_none() && self.version.major == 0 {
                 let reply = self
                     .exchange("PolyscopeVersion", "PolyscopeVersion\n")
                     .await?;
-                let reply = options::answer(&Command::PolyscopeVersion, &reply)?;
-                self.version = options::version_of(&reply)?;
+                let reply = rules::answer(&Command::PolyscopeVersion, &reply)?;
+                self.version = rules::version_of(&reply)?;
             }
             Ok(())
         }

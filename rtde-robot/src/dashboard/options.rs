@@ -4,12 +4,7 @@ use std::time::Duration;
 
 use rtde_core::fields::ControllerVersion;
 
-use super::command::Command;
-use super::error::DashboardError;
-use super::reply::{self, GREETING, Reply};
-
-/// The Dashboard server's port.
-pub const DASHBOARD_PORT: u16 = 29999;
+use super::DashboardError;
 
 /// Options of [`Dashboard::connect`](super::Dashboard::connect) and its async twin.
 ///
@@ -92,52 +87,6 @@ impl DashboardOptions {
     pub fn rtde_port(mut self, port: Option<u16>) -> Self {
         self.rtde_port = port;
         self
-    }
-}
-
-/// The greeting's check: anything else on the port is no Dashboard server.
-pub(crate) fn check_greeting(line: &str) -> Result<(), DashboardError> {
-    if line.starts_with(GREETING) {
-        Ok(())
-    } else {
-        Err(DashboardError::NotADashboard {
-            greeting: line.to_owned(),
-        })
-    }
-}
-
-/// The request line of `command`, after the version check: nothing is sent for a command
-/// the controller lacks.
-pub(crate) fn request(
-    command: &Command,
-    version: Option<ControllerVersion>,
-) -> Result<String, DashboardError> {
-    if let Some(version) = version {
-        command.spec().check(version)?;
-    }
-    command.line()
-}
-
-/// The reply to `command`, typed, or the controller's refusal quoted.
-pub(crate) fn answer(command: &Command, line: &str) -> Result<Reply, DashboardError> {
-    reply::parse(command, line).ok_or_else(|| DashboardError::Refused {
-        command: command.name(),
-        reply: line.to_owned(),
-    })
-}
-
-/// The controller's version from its `PolyscopeVersion` reply: a PolyScope X version is
-/// an error (its controllers have no Dashboard server; one that answers is not a real one).
-pub(crate) fn version_of(reply: &Reply) -> Result<ControllerVersion, DashboardError> {
-    match reply {
-        Reply::Version(v) if v.generation() == Some(rtde_core::fields::Generation::PolyScopeX) => {
-            Err(DashboardError::PolyScopeX { version: *v })
-        }
-        Reply::Version(v) => Ok(*v),
-        other => Err(DashboardError::Refused {
-            command: "PolyscopeVersion",
-            reply: other.to_string(),
-        }),
     }
 }
 

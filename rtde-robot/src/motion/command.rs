@@ -1,6 +1,6 @@
 //! The commands as typed values, their checks, and their register values.
 
-use rtde_core::control::command_layout::{Command, int_in};
+use rtde_robot_proto::programs::command::{Command, int_in};
 
 use crate::motion::error::MotionError;
 use crate::motion::limits;

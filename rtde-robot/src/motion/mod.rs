@@ -1,5 +1,6 @@
-//! Motion as typed commands, run by the command program `urscript/rtde_command.script`
-//! over RTDE registers.
+//! Motion as typed commands, run by the command program `rtde_command.script`
+//! (`rtde_robot_proto::programs::command`, where its registers are defined) over RTDE
+//! registers.
 //!
 //! [`Robot::connect`] sends the program through the script port ([`ProgramSource::Send`])
 //! or attaches to it (installed on the pendant and playing, or the simulator's
@@ -37,16 +38,16 @@
 mod command;
 mod error;
 pub mod limits;
-mod program;
 mod recipes;
 mod robot;
 
 pub use command::{ForceMode, ForceModeType, JointMove, LinearMove};
 pub use error::MotionError;
 pub use limits::Refusal;
-pub use program::{COMMAND_PROGRAM, command_program, layout_of};
 pub use robot::{
     MotionOptions, MoveHandle, ProgramSource, Reached, Robot, RobotState, STEADY_SPEED,
 };
-pub use rtde_core::control::command_layout::{CommandLayout, ProgramState};
 pub use rtde_kinematics::Arm;
+pub use rtde_robot_proto::programs::command::{
+    CommandLayout, ProgramState, SCRIPT as COMMAND_PROGRAM, command_program, layout_of,
+};

@@ -4,9 +4,9 @@
 
 #[cfg(test)]
 use rtde_core::StaticRecipe;
-use rtde_core::control::command_layout::CommandLayout;
-use rtde_core::control::command_layout::{DOUBLE_INPUTS, int_in};
 use rtde_core::{FromPayload, RtdeRecipe};
+use rtde_robot_proto::programs::command::CommandLayout;
+use rtde_robot_proto::programs::command::{DOUBLE_INPUTS, int_in};
 
 /// What the motion API reads from the robot every cycle, whichever the layout.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -9,21 +9,21 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use rtde_core::client::{Background, Receiver, Sender, SpawnOptions};
-use rtde_core::control::command_layout::{
-    Command, CommandLayout, Failure, ProgramState, int_in, int_out,
-};
 use rtde_core::session::InputHandle;
 use rtde_core::{Client, ConnectOptions, StaticRecipe};
 use rtde_kinematics::{Arm, compose, invert};
+use rtde_robot_proto::programs::command::{
+    Command, CommandLayout, Failure, ProgramState, int_in, int_out,
+};
 
 use crate::motion::command::{self, ForceMode, JointMove, LinearMove};
 use crate::motion::error::MotionError;
 use crate::motion::limits;
-use crate::motion::program::command_program;
 use crate::motion::recipes::{
     LowerCommand, LowerState, Observed, Registers, UpperCommand, UpperState, observe,
 };
 use crate::script::{Program, ScriptSender};
+use rtde_robot_proto::programs::command::command_program;
 
 /// `runtime_state` PLAYING.
 const PLAYING: u32 = 2;
@@ -48,7 +48,7 @@ pub const STEADY_SPEED: f64 = 1e-3;
 #[non_exhaustive]
 pub enum ProgramSource {
     /// Attach to the command program already running on the controller: installed from
-    /// the pendant (`urscript/rtde_command.script`, its header says how) and playing, or
+    /// the pendant (`rtde_command.script`, its header says how) and playing, or
     /// the simulator's `SimBuilder::command_program`.
     #[default]
     Installed,
@@ -62,7 +62,7 @@ pub enum ProgramSource {
 /// How [`Robot::connect`] connects.
 ///
 /// ```
-/// use rtde_core::control::command_layout::CommandLayout;
+/// use rtde_robot_proto::programs::command::CommandLayout;
 /// use rtde_robot::motion::{Arm, MotionOptions};
 /// let options = MotionOptions::new().arm(Arm::UR10E).layout(CommandLayout::LOWER);
 /// # let _ = options;

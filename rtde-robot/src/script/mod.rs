@@ -4,9 +4,9 @@
 //! stop) reported as a typed result.
 
 mod error;
-mod program;
 mod sender;
 
 pub use error::ScriptError;
-pub use program::{MARKER_PREFIX, Program, ProgramError};
-pub use sender::{Ports, ScriptPort, ScriptSender, Started, Step};
+pub use rtde_robot_proto::ports::{Ports, ScriptPort};
+pub use rtde_robot_proto::script::{MARKER_PREFIX, Program, ProgramError};
+pub use sender::{ScriptSender, Started, Step};

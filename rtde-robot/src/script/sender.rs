@@ -11,96 +11,11 @@ use rtde_core::{
     SafetyStatus, Value,
 };
 
+use super::Program;
 use super::error::ScriptError;
-use super::program::Program;
 use crate::dashboard::{Command, Dashboard, DashboardOptions, Reply};
 use crate::primary::{self, PrimaryMessage};
-
-/// The controller's script ports. Each takes URScript; they differ in what they send
-/// back: the primary interface (30001) sends robot state and every robot message
-/// (version, runtime exceptions, safety mode changes), the secondary (30002) robot state
-/// only, the real-time interface (30003) its real-time state package.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ScriptPort {
-    /// 30001.
-    Primary,
-    /// 30002: the usual port for programs.
-    Secondary,
-    /// 30003.
-    RealTime,
-}
-
-impl ScriptPort {
-    /// Every script port.
-    pub const ALL: [ScriptPort; 3] = [
-        ScriptPort::Primary,
-        ScriptPort::Secondary,
-        ScriptPort::RealTime,
-    ];
-
-    /// The port's number on a controller.
-    #[must_use]
-    pub const fn default_port(self) -> u16 {
-        match self {
-            ScriptPort::Primary => 30001,
-            ScriptPort::Secondary => 30002,
-            ScriptPort::RealTime => 30003,
-        }
-    }
-
-    /// Whether the port sends robot messages (the version message first).
-    #[must_use]
-    pub const fn sends_messages(self) -> bool {
-        matches!(self, ScriptPort::Primary)
-    }
-
-    /// The port's name for messages.
-    #[must_use]
-    pub const fn name(self) -> &'static str {
-        match self {
-            ScriptPort::Primary => "primary interface (30001)",
-            ScriptPort::Secondary => "secondary interface (30002)",
-            ScriptPort::RealTime => "real-time interface (30003)",
-        }
-    }
-}
-
-/// The ports a [`ScriptSender`] uses; a controller's by default.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Ports {
-    /// The Dashboard server (29999).
-    pub dashboard: u16,
-    /// The primary interface (30001), read for the program's messages.
-    pub primary: u16,
-    /// The secondary interface (30002).
-    pub secondary: u16,
-    /// The real-time interface (30003).
-    pub realtime: u16,
-    /// RTDE (30004), read for the runtime state.
-    pub rtde: u16,
-}
-
-impl Default for Ports {
-    fn default() -> Self {
-        Ports {
-            dashboard: crate::dashboard::DASHBOARD_PORT,
-            primary: ScriptPort::Primary.default_port(),
-            secondary: ScriptPort::Secondary.default_port(),
-            realtime: ScriptPort::RealTime.default_port(),
-            rtde: rtde_core::RTDE_PORT,
-        }
-    }
-}
-
-impl Ports {
-    fn script(&self, port: ScriptPort) -> u16 {
-        match port {
-            ScriptPort::Primary => self.primary,
-            ScriptPort::Secondary => self.secondary,
-            ScriptPort::RealTime => self.realtime,
-        }
-    }
-}
+use rtde_robot_proto::ports::{Ports, ScriptPort};
 
 /// A step of [`ScriptSender::send_observed`], for progress output.
 #[derive(Clone, Debug, PartialEq)]

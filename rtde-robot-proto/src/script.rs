@@ -6,6 +6,24 @@ use std::fmt;
 /// version (`# rtde-program: servo 1`); the simulator runs programs that carry one.
 pub const MARKER_PREFIX: &str = "# rtde-program:";
 
+/// The marker in a text (`servo 1` from a `# rtde-program: servo 1` line): its first
+/// marker line's text after [`MARKER_PREFIX`], if it has one.
+///
+/// ```
+/// use rtde_robot_proto::programs::servo;
+/// use rtde_robot_proto::script::marker_of;
+///
+/// assert_eq!(marker_of(servo::MARKER), Some("servo 1"));
+/// assert_eq!(marker_of(servo::SCRIPT), Some("servo 1"));
+/// assert_eq!(marker_of("textmsg(\"hi\")"), None);
+/// ```
+#[must_use]
+pub fn marker_of(text: &str) -> Option<&str> {
+    text.lines()
+        .find_map(|l| l.trim().strip_prefix(MARKER_PREFIX))
+        .map(str::trim)
+}
+
 /// A URScript program ready to send to a script port.
 ///
 /// A text whose first statement is `def name():` or `sec name():` is sent as it is; any
@@ -14,7 +32,7 @@ pub const MARKER_PREFIX: &str = "# rtde-program:";
 /// port as a program of its own). [`Program::line`] sends one statement by itself.
 ///
 /// ```
-/// use rtde_robot::script::Program;
+/// use rtde_robot_proto::script::Program;
 ///
 /// let p = Program::new("def pick():\n  movej([0, -1.57, 1.57, -1.57, -1.57, 0])\nend\n").unwrap();
 /// assert_eq!(p.name(), Some("pick"));
@@ -100,10 +118,7 @@ impl Program {
     /// The marker of one of the project's programs (`servo 1`), if the program carries one.
     #[must_use]
     pub fn marker(&self) -> Option<&str> {
-        self.text
-            .lines()
-            .find_map(|l| l.trim().strip_prefix(MARKER_PREFIX))
-            .map(str::trim)
+        marker_of(&self.text)
     }
 }
 

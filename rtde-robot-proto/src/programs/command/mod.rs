@@ -1,9 +1,10 @@
-//! The registers of the command program: `urscript/rtde_command.script` on a controller,
-//! the simulator's `CommandProgram`, and rtde-robot's motion API read and write them as
-//! this module says, and nowhere else says it.
+//! The command program, `rtde_command.script` in this folder: the URScript that runs
+//! rtde-robot's motion commands on a controller, and its registers. The script, the
+//! simulator's `CommandProgram` and rtde-robot's motion API read and write them as this
+//! module says, and nowhere else says it.
 //!
 //! A [`CommandLayout`] places the registers: [`CommandLayout::UPPER`] (the default) uses
-//! int registers 30–39 and double registers 30–47, clear of the servo kit's ([`super::layout`],
+//! int registers 30–39 and double registers 30–47, clear of the servo kit's ([`super::servo`],
 //! 24–29) and of the fieldbus range; [`CommandLayout::LOWER`] uses 0–9 and 0–17, for a
 //! controller without a fieldbus adapter whose upper registers another program holds (ur_rtde
 //! offers the same two ranges).
@@ -30,10 +31,16 @@
 
 use std::fmt;
 
+#[cfg(test)]
+mod script_tests;
+mod text;
+
+pub use text::{SCRIPT, command_program, layout_of};
+
 /// Which registers the command program uses; see the [module](self) documentation.
 ///
 /// ```
-/// use rtde_core::control::command_layout::CommandLayout;
+/// use rtde_robot_proto::programs::command::CommandLayout;
 ///
 /// let upper = CommandLayout::UPPER;
 /// assert_eq!(upper.input_names()[0], "input_int_register_30");
@@ -288,7 +295,7 @@ pub enum Failure {
     /// A target or a point of a straight line has no joint solution.
     Unreachable,
     /// The watchdog register did not change for
-    /// [`WATCHDOG_TIMEOUT_CYCLES`](super::layout::WATCHDOG_TIMEOUT_CYCLES) cycles.
+    /// [`WATCHDOG_TIMEOUT_CYCLES`](super::WATCHDOG_TIMEOUT_CYCLES) cycles.
     Watchdog,
     /// A sequence number was neither the one taken nor the next.
     Handshake,
@@ -338,7 +345,7 @@ impl fmt::Display for Failure {
             Failure::Watchdog => write!(
                 f,
                 "the watchdog register did not change for {} cycles",
-                super::layout::WATCHDOG_TIMEOUT_CYCLES
+                super::WATCHDOG_TIMEOUT_CYCLES
             ),
             Failure::Handshake => f.write_str("a command's sequence number skipped one"),
             Failure::UnknownCommand => f.write_str("a command code the program does not know"),
@@ -366,12 +373,11 @@ mod tests {
 
     #[test]
     fn the_upper_layout_clears_the_servo_kit_and_the_fieldbus() {
-        let servo: Vec<String> = super::super::layout::INPUT_NAMES
+        let servo: Vec<String> = super::super::servo::INPUT_NAMES
             .iter()
             .map(|s| (*s).to_owned())
             .chain(
-                super::super::layout::TARGET_REGISTERS
-                    .map(|r| format!("input_double_register_{r}")),
+                super::super::servo::TARGET_REGISTERS.map(|r| format!("input_double_register_{r}")),
             )
             .collect();
         let names = CommandLayout::UPPER.input_names();
@@ -381,7 +387,7 @@ mod tests {
         assert!(
             outputs
                 .iter()
-                .all(|n| !super::super::layout::OUTPUT_NAMES.contains(&n.as_str()))
+                .all(|n| !super::super::servo::OUTPUT_NAMES.contains(&n.as_str()))
         );
     }
 }

@@ -2,10 +2,10 @@
 //! gets the decoded state and returns the command, which is sent in the same cycle, with
 //! a watchdog the robot program checks and a waypoint handshake it answers.
 //!
-//! The robot side is the URScript program `urscript/rtde_servo.script` of this
-//! repository (its steps to install on the pendant are in its header); the simulator runs
-//! the same behaviour with `Sim::builder().servo_program()`. Both use the registers of
-//! [`layout`]:
+//! The robot side is the URScript program `rtde_servo.script`
+//! ([`SERVO_PROGRAM`]; its steps to install on the pendant are in its header); the
+//! simulator runs the same behaviour with `Sim::builder().servo_program()`. Both use the
+//! registers of [`layout`] (`rtde_robot_proto::programs::servo`, re-exported):
 //!
 //! | register | written by | meaning |
 //! | --- | --- | --- |
@@ -27,12 +27,13 @@
 //!
 //! Scheduling: a cycle can only start once its thread runs. At normal priority, any busy
 //! thread of the host can delay it past the next package; run the loop's thread at
-//! SCHED_FIFO with [`crate::client::realtime::set_fifo_priority`] (and a core of its own with
-//! [`crate::client::realtime::set_cpu_affinity`]), as the UR Client Library asks for its
+//! SCHED_FIFO with [`rtde_core::client::realtime::set_fifo_priority`] (and a core of its own with
+//! [`rtde_core::client::realtime::set_cpu_affinity`]), as the UR Client Library asks for its
 //! control loops. The control-loop figures in docs/performance.md are given for both.
 
-pub mod command_layout;
-pub mod layout;
 mod run;
 
-pub use run::{ControlLoop, CycleReport, Handshake, LoopEvent, LoopStats, ProgramStatus};
+pub use rtde_robot_proto::programs::servo::{
+    self as layout, ProgramStatus, SCRIPT as SERVO_PROGRAM,
+};
+pub use run::{ControlLoop, CycleReport, Handshake, LoopEvent, LoopStats};

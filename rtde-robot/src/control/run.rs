@@ -4,70 +4,20 @@ use std::collections::VecDeque;
 use std::marker::PhantomData;
 use std::time::{Duration, Instant};
 
-use rtde_fields::{Direction, WireType};
+use rtde_core::fields::{Direction, WireType};
 
-use crate::client::{Client, InputHandle, Receiver, Sender};
-use crate::control::layout;
-use crate::error::Error;
-use crate::recipe::{
+use super::ProgramStatus;
+use super::layout;
+use rtde_core::client::{Client, InputHandle, Receiver, Sender};
+use rtde_core::error::Error;
+use rtde_core::{
     FromPayload, InputRecipe, PayloadError, Recipe, RecipeSpec, StaticRecipe, ToPayload,
 };
-
-/// What the robot program reports in `output_int_register_25`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum ProgramStatus {
-    /// Started, waiting for the first waypoint.
-    Waiting,
-    /// Following the waypoints.
-    Running,
-    /// Stopped: the watchdog register did not change in time.
-    WatchdogStopped,
-    /// Stopped: a waypoint id was neither the current one nor the next.
-    HandshakeStopped,
-    /// A value no program of this kit writes (no program running, say).
-    Unknown(i32),
-}
-
-impl ProgramStatus {
-    /// The status of a register value.
-    #[must_use]
-    pub const fn from_register(value: i32) -> Self {
-        match value {
-            0 => ProgramStatus::Waiting,
-            1 => ProgramStatus::Running,
-            2 => ProgramStatus::WatchdogStopped,
-            3 => ProgramStatus::HandshakeStopped,
-            other => ProgramStatus::Unknown(other),
-        }
-    }
-
-    /// The register value of a status.
-    #[must_use]
-    pub const fn to_register(self) -> i32 {
-        match self {
-            ProgramStatus::Waiting => 0,
-            ProgramStatus::Running => 1,
-            ProgramStatus::WatchdogStopped => 2,
-            ProgramStatus::HandshakeStopped => 3,
-            ProgramStatus::Unknown(v) => v,
-        }
-    }
-
-    /// Whether the program stopped the robot.
-    #[must_use]
-    pub const fn is_stopped(self) -> bool {
-        matches!(
-            self,
-            ProgramStatus::WatchdogStopped | ProgramStatus::HandshakeStopped
-        )
-    }
-}
 
 /// The waypoint handshake as the user's function sees it in one cycle.
 ///
 /// ```
-/// use rtde_core::control::Handshake;
+/// use rtde_robot::control::Handshake;
 ///
 /// let mut h = Handshake::default();
 /// assert!(h.advance());             // waypoint 1 is the first
@@ -241,7 +191,7 @@ impl<C: ToPayload> InputRecipe for Outgoing<'_, C> {
 /// registers of [`layout`].
 ///
 /// ```
-/// use rtde_core::control::ControlLoop;
+/// use rtde_robot::control::ControlLoop;
 /// use rtde_core::RtdeRecipe;
 ///
 /// #[derive(RtdeRecipe)]
@@ -493,20 +443,5 @@ mod tests {
         h.acknowledge(1);
         assert!(h.advance());
         assert_eq!((h.current(), h.acked()), (2, 1));
-    }
-
-    #[test]
-    fn statuses_round_trip_through_their_register() {
-        for s in [
-            ProgramStatus::Waiting,
-            ProgramStatus::Running,
-            ProgramStatus::WatchdogStopped,
-            ProgramStatus::HandshakeStopped,
-            ProgramStatus::Unknown(9),
-        ] {
-            assert_eq!(ProgramStatus::from_register(s.to_register()), s);
-        }
-        assert!(ProgramStatus::WatchdogStopped.is_stopped());
-        assert!(!ProgramStatus::Running.is_stopped());
     }
 }

@@ -7,6 +7,10 @@ use rtde_core::fields::ControllerVersion;
 
 /// Why a Dashboard command did not succeed.
 ///
+/// One vocabulary for the codec here and both of rtde-robot's drivers, so that a
+/// refusal reads the same whichever of them found it; the variants for a broken link
+/// carry the operating system's error as data, nothing here does I/O.
+///
 /// The controller's refusals ([`DashboardError::Refused`]) are kept apart from a broken
 /// link ([`DashboardError::Io`], [`DashboardError::Timeout`], [`DashboardError::Closed`])
 /// and from what rtde refuses before sending ([`DashboardError::Unsupported`],
@@ -90,8 +94,8 @@ pub enum DashboardError {
     /// Reading or writing failed.
     #[error("Dashboard connection: {0}")]
     Io(#[from] io::Error),
-    /// The robot did not reach a mode in the time given
-    /// ([`Dashboard::wait_for_robot_mode`](super::Dashboard::wait_for_robot_mode)).
+    /// The robot did not reach a mode in the time given (rtde-robot's
+    /// `Dashboard::wait_for_robot_mode`).
     #[error("the robot did not reach {wanted} within {within:?}: it is in {last}")]
     ModeNotReached {
         /// The mode waited for.

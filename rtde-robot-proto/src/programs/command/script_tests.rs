@@ -1,22 +1,14 @@
-//! `urscript/rtde_command.script` reads and writes the registers of `command_layout`, by
-//! the codes it declares: the program a person installs and the Rust side stay in step.
+//! `rtde_command.script` reads and writes the registers of its layout, by the codes it
+//! declares: the program a person installs and the Rust side stay in step.
 
-use rtde_core::control::command_layout::{
-    Command, CommandLayout, Failure, MARKER, PROGRESS, ProgramState, int_in, int_out,
+use super::super::WATCHDOG_TIMEOUT_CYCLES;
+use super::{
+    Command, CommandLayout, Failure, MARKER, PROGRESS, ProgramState, SCRIPT, int_in, int_out,
 };
-use rtde_core::control::layout::WATCHDOG_TIMEOUT_CYCLES;
-
-fn script() -> String {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../urscript/rtde_command.script"
-    );
-    std::fs::read_to_string(path).unwrap()
-}
 
 #[test]
 fn the_command_program_uses_the_layouts_registers_and_codes() {
-    let script = script();
+    let script = SCRIPT;
     assert_eq!(script.lines().next(), Some(MARKER));
     let layout = CommandLayout::UPPER;
     let mut needles = vec![
@@ -60,7 +52,7 @@ fn the_command_program_uses_the_layouts_registers_and_codes() {
 
 #[test]
 fn every_command_the_program_declares_is_one_it_runs() {
-    let script = script();
+    let script = SCRIPT;
     for (_, _, name) in Command::ALL {
         let runs = script
             .match_indices(&format!("command == {name}"))

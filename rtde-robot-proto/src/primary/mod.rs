@@ -1,5 +1,5 @@
 //! The primary interface's messages (ports 30001 and 30002), as a codec over bytes without
-//! I/O: what [`ScriptSender`](crate::script::ScriptSender) reads to learn a program's fate,
+//! I/O: what rtde-robot's `ScriptSender` reads to learn a program's fate,
 //! and what the simulator writes.
 //!
 //! Every package starts with a header; robot messages (type 20) carry a second one:
@@ -26,7 +26,7 @@
 //! stream.
 //!
 //! ```
-//! use rtde_robot::primary::{PrimaryMessage, parse};
+//! use rtde_robot_proto::primary::{PrimaryMessage, parse};
 //!
 //! let message = PrimaryMessage::RuntimeException { line: 3, column: 7, text: "not_a_function".into() };
 //! let mut bytes = Vec::new();

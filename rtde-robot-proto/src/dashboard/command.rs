@@ -85,7 +85,7 @@ impl CommandSpec {
     /// The spec of the command named `name` (exactly as sent), if the manuals list one.
     ///
     /// ```
-    /// let spec = rtde_robot::dashboard::CommandSpec::named("safetystatus").unwrap();
+    /// let spec = rtde_robot_proto::dashboard::CommandSpec::named("safetystatus").unwrap();
     /// assert_eq!(spec.e_series.unwrap().to_string(), "5.4.0");
     /// ```
     #[must_use]
@@ -128,7 +128,7 @@ impl CommandSpec {
 /// A Dashboard command with its argument, ready to be written as one line.
 ///
 /// ```
-/// use rtde_robot::dashboard::Command;
+/// use rtde_robot_proto::dashboard::Command;
 ///
 /// assert_eq!(Command::Load("pick.urp".into()).line().unwrap(), "load pick.urp\n");
 /// assert_eq!("brake release".parse::<Command>().unwrap(), Command::BrakeRelease);

@@ -1,20 +1,20 @@
-//! The command program's text: sent by [`ProgramSource::Send`](super::ProgramSource::Send)
-//! for the layout in use, and recognised, with its layout, by whoever runs it.
+//! The command program's text: sent by rtde-robot's `Robot::connect` for the layout in
+//! use, and recognised, with its layout, by whoever runs it.
 
-use rtde_core::control::command_layout::{CommandLayout, MARKER};
+use super::{CommandLayout, MARKER};
 
-/// `urscript/rtde_command.script` as the repository holds it, on the upper registers.
-pub const COMMAND_PROGRAM: &str = include_str!("../../../urscript/rtde_command.script");
+/// `rtde_command.script` as this folder holds it, on the upper registers.
+pub const SCRIPT: &str = include_str!("rtde_command.script");
 
 /// The line of the program that places its int registers, and the one for its doubles.
 const INT_BASE: &str = "INT_BASE";
 const DOUBLE_BASE: &str = "DOUBLE_BASE";
 
-/// The command program on the registers of `layout`: [`COMMAND_PROGRAM`] with its two
+/// The command program on the registers of `layout`: [`SCRIPT`] with its two
 /// base lines set.
 ///
 /// ```
-/// use rtde_robot::motion::{CommandLayout, command_program, layout_of};
+/// use rtde_robot_proto::programs::command::{CommandLayout, command_program, layout_of};
 ///
 /// let lower = command_program(CommandLayout::LOWER);
 /// assert!(lower.contains("\nINT_BASE = 0\n"));
@@ -22,8 +22,8 @@ const DOUBLE_BASE: &str = "DOUBLE_BASE";
 /// ```
 #[must_use]
 pub fn command_program(layout: CommandLayout) -> String {
-    let mut text = String::with_capacity(COMMAND_PROGRAM.len());
-    for line in COMMAND_PROGRAM.lines() {
+    let mut text = String::with_capacity(SCRIPT.len());
+    for line in SCRIPT.lines() {
         match base_of(line) {
             Some((INT_BASE, _)) => text.push_str(&format!("{INT_BASE} = {}", layout.int_base())),
             Some((DOUBLE_BASE, _)) => {
@@ -40,9 +40,9 @@ pub fn command_program(layout: CommandLayout) -> String {
 /// `None` for any other text, or bases that no [`CommandLayout`] has.
 ///
 /// ```
-/// use rtde_robot::motion::{COMMAND_PROGRAM, CommandLayout, layout_of};
+/// use rtde_robot_proto::programs::command::{CommandLayout, SCRIPT, layout_of};
 ///
-/// assert_eq!(layout_of(COMMAND_PROGRAM), Some(CommandLayout::UPPER));
+/// assert_eq!(layout_of(SCRIPT), Some(CommandLayout::UPPER));
 /// assert_eq!(layout_of("def p():\n  INT_BASE = 30\nend\n"), None);
 /// ```
 #[must_use]
@@ -79,18 +79,18 @@ mod tests {
             assert_eq!(layout_of(&text), Some(layout));
             let changed: Vec<_> = text
                 .lines()
-                .zip(COMMAND_PROGRAM.lines())
+                .zip(SCRIPT.lines())
                 .filter(|(a, b)| a != b)
                 .map(|(a, _)| a)
                 .collect();
             assert!(changed.iter().all(|l| base_of(l).is_some()), "{changed:?}");
-            assert_eq!(text.lines().count(), COMMAND_PROGRAM.lines().count());
+            assert_eq!(text.lines().count(), SCRIPT.lines().count());
         }
     }
 
     #[test]
     fn a_text_without_the_marker_or_with_other_bases_has_no_layout() {
-        let unmarked = COMMAND_PROGRAM.replacen(MARKER, "# another program", 1);
+        let unmarked = SCRIPT.replacen(MARKER, "# another program", 1);
         assert_eq!(layout_of(&unmarked), None);
         let odd = command_program(CommandLayout::UPPER).replace("INT_BASE = 30", "INT_BASE = 31");
         assert_eq!(layout_of(&odd), None);

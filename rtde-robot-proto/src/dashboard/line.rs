@@ -1,25 +1,37 @@
-//! Lines out of a byte stream, without I/O: the one framing rule both drivers use.
+//! Lines out of a byte stream, without I/O: the one framing rule the drivers and the
+//! simulator's server use.
 
 use super::error::DashboardError;
 
 /// The longest line accepted: Dashboard replies are short; anything longer is no reply.
-pub(crate) const MAX_LINE: usize = 4096;
+pub const MAX_LINE: usize = 4096;
 
 /// Bytes received and not yet returned as lines.
+///
+/// ```
+/// use rtde_robot_proto::dashboard::LineBuffer;
+///
+/// let mut lines = LineBuffer::default();
+/// lines.extend(b"Robotmode: RUN");
+/// assert_eq!(lines.next_line()?, None);
+/// lines.extend(b"NING\r\n");
+/// assert_eq!(lines.next_line()?.as_deref(), Some("Robotmode: RUNNING"));
+/// # Ok::<(), rtde_robot_proto::dashboard::DashboardError>(())
+/// ```
 #[derive(Debug, Default)]
-pub(crate) struct LineBuffer {
+pub struct LineBuffer {
     bytes: Vec<u8>,
 }
 
 impl LineBuffer {
     /// Appends bytes as they arrived.
-    pub(crate) fn extend(&mut self, bytes: &[u8]) {
+    pub fn extend(&mut self, bytes: &[u8]) {
         self.bytes.extend_from_slice(bytes);
     }
 
     /// The next whole line without its line ending (`\n` or `\r\n`), `Ok(None)` if none has
     /// arrived yet.
-    pub(crate) fn next_line(&mut self) -> Result<Option<String>, DashboardError> {
+    pub fn next_line(&mut self) -> Result<Option<String>, DashboardError> {
         let Some(end) = self.bytes.iter().position(|&b| b == b'\n') else {
             if self.bytes.len() > MAX_LINE {
                 return Err(DashboardError::BadLine {
@@ -36,7 +48,7 @@ impl LineBuffer {
     }
 
     /// Forgets everything: a new connection starts clean.
-    pub(crate) fn clear(&mut self) {
+    pub fn clear(&mut self) {
         self.bytes.clear();
     }
 }
