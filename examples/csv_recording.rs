@@ -11,8 +11,8 @@ use std::error::Error;
 use std::time::{Duration, Instant};
 
 use rtde_core::client::SpawnOptions;
-use rtde_core::csv::CsvRecording;
 use rtde_core::{Client, ConnectOptions, DynamicRecipe, OutputRecipe, RTDE_PORT, Recipe, Value};
+use rtde_record::csv::CsvRecording;
 use rtde_sim::Sim;
 
 /// How long the example records.

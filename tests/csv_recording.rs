@@ -1,4 +1,4 @@
-//! The CSV recording a program starts and stops (`rtde_core::csv::CsvRecording`), against
+//! The CSV recording a program starts and stops (`rtde_record::csv::CsvRecording`), against
 //! the simulator through the background driver.
 
 mod common;
@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 
 use common::{WAIT, options};
 use rtde_core::client::{Background, SpawnOptions};
-use rtde_core::csv::{CsvError, CsvRecording};
 use rtde_core::fields::Field;
 use rtde_core::{Client, DynamicRecipe, Error, Recipe, Value};
+use rtde_record::csv::{CsvError, CsvRecording};
 use rtde_sim::{IoState, OutputSource, Sample, Sim, Tick};
 
 /// Packages sent by [`Exactly`].

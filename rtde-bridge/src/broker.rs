@@ -199,9 +199,9 @@ async fn finish_disconnect(eventloop: &mut EventLoop) {
 
 #[cfg(test)]
 mod tests {
-    use rtde_core::capture::Header;
     use rtde_core::fields::{ControllerVersion, Direction, lookup};
     use rtde_core::protocol::ProtocolVersion;
+    use rtde_record::capture::Header;
     use rumqttc::QoS;
 
     use super::*;

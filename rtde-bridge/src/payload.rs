@@ -46,7 +46,7 @@
 //! ```
 //!
 //! **Binary** (`format = "binary"`): big-endian, as RTDE; the packages are exactly the body
-//! of a raw capture ([`rtde_core::capture`]), and the capture header is included, so a
+//! of a raw capture ([`rtde_record::capture`]), and the capture header is included, so a
 //! subscriber writes a capture that `rtde replay` serves by writing the header once and
 //! appending each batch's packages.
 //!
@@ -89,7 +89,7 @@
 //! ```
 //! use std::sync::Arc;
 //! use rtde_bridge::payload::{Batch, decode};
-//! use rtde_core::capture::Header;
+//! use rtde_record::capture::Header;
 //! use rtde_core::fields::{ControllerVersion, Direction, lookup};
 //! use rtde_core::protocol::ProtocolVersion;
 //!
@@ -119,11 +119,11 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use rtde_core::Value;
-use rtde_core::capture::{self, Header};
 use rtde_core::fields::{ControllerVersion, Direction, lookup};
-use rtde_core::host_time::HostTime;
 use rtde_core::protocol::{ControllerMessage, ProtocolVersion};
 use rtde_json::{write_integer, write_number};
+use rtde_record::capture::{self, Header};
+use rtde_record::host_time::HostTime;
 use serde_json::Value as Json;
 
 /// The payload format version this module writes and reads.
@@ -243,7 +243,7 @@ impl Batch {
     }
 
     /// The host time of package `i`: `t0 + (Tn − T0)`, µs since the Unix epoch
-    /// ([`rtde_core::host_time`]).
+    /// ([`rtde_record::host_time`]).
     #[must_use]
     pub fn host_time_us(&self, i: usize) -> Option<i64> {
         HostTime {

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use rtde_core::capture::Header;
+use rtde_record::capture::Header;
 use tokio::sync::Notify;
 
 use crate::payload::Batch;

@@ -7,9 +7,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use rtde_core::capture::Header;
 use rtde_core::fields::{Direction, lookup};
 use rtde_core::{ConnectOptions, DynamicRecipe, Recipe, ReconnectPolicy};
+use rtde_record::capture::Header;
 
 use crate::backoff::Backoff;
 use crate::config::Robot;

@@ -278,7 +278,7 @@ pub enum Verdict {
 /// # use std::sync::Arc;
 /// # use rtde_bridge::payload::Batch;
 /// # use rtde_bridge::subscriber::{SequenceCheck, Verdict};
-/// # let stream = Arc::new(rtde_core::capture::Header {
+/// # let stream = Arc::new(rtde_record::capture::Header {
 /// #     protocol: rtde_core::protocol::ProtocolVersion::V2,
 /// #     controller: rtde_core::fields::ControllerVersion::new(5, 21, 0, 0),
 /// #     frequency: 500.0, recipe_id: Some(1), started_unix_micros: 0,
@@ -401,9 +401,9 @@ impl SequenceCheck {
 mod tests {
     use std::sync::Arc;
 
-    use rtde_core::capture::Header;
     use rtde_core::fields::{ControllerVersion, Direction, lookup};
     use rtde_core::protocol::ProtocolVersion;
+    use rtde_record::capture::Header;
 
     use super::*;
 

@@ -2,9 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
-use rtde_core::capture;
-use rtde_core::csv::CsvWriter;
 use rtde_core::{DynamicRecipe, OutputRecipe};
+use rtde_record::capture;
+use rtde_record::csv::CsvWriter;
 
 use crate::outfile::PendingFile;
 

@@ -2,7 +2,7 @@
 //! recording as a controller, plot it, and run the simulator.
 //!
 //! One module per subcommand; [`table`] is the CSV (the raw capture format is
-//! `rtde_core::capture`).
+//! `rtde_record::capture`).
 
 #![forbid(unsafe_code)]
 

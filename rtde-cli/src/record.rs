@@ -1,5 +1,5 @@
 //! `rtde record`: every output package a controller sends, to CSV and, on request, to a
-//! raw capture ([`rtde_core::capture`]).
+//! raw capture ([`rtde_record::capture`]).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -15,8 +15,8 @@ use rtde_view::{Recorder, ViewOptions, ViewServer};
 use crate::args;
 use crate::outfile::PendingFile;
 use crate::progress::{Progress, clock};
-use rtde_core::capture::{self, Header};
-use rtde_core::csv::CsvWriter;
+use rtde_record::capture::{self, Header};
+use rtde_record::csv::CsvWriter;
 
 /// The frequency recorded at unless `--frequency` says otherwise: every package of a CB3,
 /// every fourth of an e-Series controller.
@@ -58,7 +58,7 @@ got in the .partial files and says so.
 
 --raw also writes a capture: the negotiated recipe, the controller version and frequency, \
 then every data package byte for byte as it arrived. `rtde replay` serves a capture to any \
-RTDE client; the format is described in the documentation of rtde_core::capture.",
+RTDE client; the format is described in the documentation of rtde_record::capture.",
     after_help = "Examples:
   rtde record --fields actual_q,actual_TCP_pose --duration 10s -o run.csv
       ten seconds of the simulator at 125 Hz
@@ -139,7 +139,7 @@ pub(crate) struct LimitArgs {
 /// The format of `rtde record --output`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum Format {
-    /// One row per package (`rtde_core::csv`).
+    /// One row per package (`rtde_record::csv`).
     Csv,
     /// MCAP: JSON messages with a schema per channel, zstd chunks (`rtde_view`).
     Mcap,

@@ -18,7 +18,7 @@ use rtde_core::{RTDE_PORT, Value};
 use rtde_sim::{IoState, OutputSource, Sample, Sim, Tick};
 
 use crate::args::{self, Speed};
-use rtde_core::capture::{self, Capture};
+use rtde_record::capture::{self, Capture};
 
 /// Serve a raw capture as a controller, so that any RTDE client can be tested against it.
 #[derive(Debug, clap::Args)]
@@ -297,7 +297,7 @@ mod tests {
     use rtde_core::protocol::ProtocolVersion;
 
     use super::*;
-    use rtde_core::capture::{Header, Writer};
+    use rtde_record::capture::{Header, Writer};
 
     /// A 125 Hz capture on a 500 Hz controller with the packages of these ticks.
     fn capture(ticks: &[u32]) -> Capture {

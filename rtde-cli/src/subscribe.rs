@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use rtde_bridge::payload::Batch;
 use rtde_bridge::{Message, SequenceCheck, Subscriber, Verdict};
-use rtde_core::capture::{self, Header};
 use rtde_core::{DynamicRecipe, OutputRecipe};
+use rtde_record::capture::{self, Header};
 
 use crate::args;
 use crate::outfile::PendingFile;

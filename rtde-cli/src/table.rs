@@ -1,9 +1,9 @@
 //! The CSV that `rtde record` writes and `rtde plot` reads: written by
-//! [`rtde_core::csv`], which documents the format, and read back here.
+//! [`rtde_record::csv`], which documents the format, and read back here.
 
 use std::path::Path;
 
-pub(crate) use rtde_core::csv::{columns as columns_of, width, write_header, write_row};
+pub(crate) use rtde_record::csv::{columns as columns_of, width, write_header, write_row};
 
 /// A CSV read back, column by column.
 #[derive(Debug)]

@@ -120,7 +120,7 @@ fn bridge_to_subscribe(test: &str, payload: &str, filter: &str) {
         }
         // The capture is what `rtde replay` reads: the same packages, in order.
         let raw = std::fs::read(out.join(format!("{name}.rtde"))).unwrap();
-        let capture = rtde_core::capture::parse(&raw).unwrap();
+        let capture = rtde_record::capture::parse(&raw).unwrap();
         assert_eq!(capture.len(), rows.len(), "{name}");
         assert_eq!(capture.header.frequency, 125.0);
         for (k, row) in rows.iter().enumerate() {

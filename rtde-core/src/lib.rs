@@ -54,8 +54,6 @@
 //! - `tokio` (feature `tokio`): the async driver, a connection task and
 //!   cheap handles (tokio-postgres' shape), with a `Stream` of every package and a watch
 //!   of the latest.
-//! - [`csv`]: the CSV format `rtde record` writes, as a writer and as a recording a
-//!   program starts and stops ([`CsvRecording`](csv::CsvRecording)).
 //! - [`fields`]: the registry of every RTDE variable (re-exported `rtde-fields`).
 
 #![forbid(unsafe_code)]
@@ -65,14 +63,11 @@ pub mod wire;
 
 #[doc(hidden)]
 pub mod __private;
-pub mod capture;
 pub mod client;
-pub mod csv;
 mod delivery;
 pub mod diagnosis;
 mod dynamic;
 pub mod error;
-pub mod host_time;
 mod recipe;
 mod recipe_error;
 pub mod session;

@@ -122,7 +122,7 @@ pub fn schema_type(t: WireType) -> String {
         WireType::Double | WireType::Vector3d | WireType::Vector6d => "{\"type\":\"number\"}",
         WireType::Vector6Int32 | WireType::Vector6Uint32 => "{\"type\":\"integer\"}",
     };
-    match rtde_core::csv::width(t) {
+    match rtde_record::csv::width(t) {
         1 => scalar.to_owned(),
         n => format!("{{\"type\":\"array\",\"items\":{scalar},\"minItems\":{n},\"maxItems\":{n}}}"),
     }

@@ -8,7 +8,7 @@
 //!
 //! ```
 //! use std::io::Cursor;
-//! use rtde_core::capture::{self, Header};
+//! use rtde_record::capture::{self, Header};
 //! use rtde_core::fields::{ControllerVersion, Direction, lookup};
 //! use rtde_core::protocol::ProtocolVersion;
 //! use rtde_view::convert;
@@ -38,9 +38,9 @@ use std::io::{Seek, Write};
 use mcap::read::Options;
 use mcap::records::Record;
 use rtde_core::Value;
-use rtde_core::capture::Capture;
-use rtde_core::csv::CsvWriter;
 use rtde_core::fields::{Direction, Field, lookup};
+use rtde_record::capture::Capture;
+use rtde_record::csv::CsvWriter;
 
 use crate::error::Error;
 use crate::protobuf;

@@ -1,12 +1,12 @@
 //! Data packages as the JSON messages of each channel.
 
 use rtde_core::Value;
-use rtde_core::capture::Header;
 use rtde_core::fields::Field;
-use rtde_core::host_time::HostTime;
 use rtde_core::protocol::timing;
 use rtde_json::{write_integer, write_number, write_value};
 use rtde_kinematics::{Arm, BASE_FRAME, LINK_FRAMES};
+use rtde_record::capture::Header;
+use rtde_record::host_time::HostTime;
 
 /// Where each field of a recipe sits in its packages.
 #[derive(Debug, Clone)]

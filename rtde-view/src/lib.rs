@@ -3,13 +3,13 @@
 //! view over the Foxglove WebSocket protocol, with the arm drawn in 3D.
 //!
 //! - [`Recorder`] writes an MCAP file from a program's receive loop, as
-//!   [`rtde_core::csv::CsvWriter`] writes CSV: one protobuf message per data package on
+//!   [`rtde_record::csv::CsvWriter`] writes CSV: one protobuf message per data package on
 //!   the recipe's channel, the skipped packages and reconnections on a channel of their own, a
 //!   metadata record describing the stream, zstd-compressed chunks cut every second of
 //!   controller time. `rtde record --format mcap` uses it.
 //! - [`McapRecording`] records the same file on a thread of its own from a background
 //!   driver's queue, started and stopped by the program, as
-//!   [`rtde_core::csv::CsvRecording`] does for CSV.
+//!   [`rtde_record::csv::CsvRecording`] does for CSV.
 //! - [`convert`] turns a raw capture into MCAP and an MCAP recording back into CSV.
 //! - [`ViewServer`] serves the Foxglove WebSocket protocol: the recipe's values, the
 //!   arm's link frames (`foxglove.FrameTransforms`), the TCP pose and the robot's modes.
@@ -36,7 +36,7 @@
 //! which JSON cannot carry, is `null`).
 //!
 //! Each message's log time is the host time of the package by the robot-to-host mapping
-//! ([`rtde_core::host_time`]); its publish time is the controller's `timestamp`.
+//! ([`rtde_record::host_time`]); its publish time is the controller's `timestamp`.
 
 #![forbid(unsafe_code)]
 

@@ -5,7 +5,7 @@ use std::io::{Seek, Write};
 
 use mcap::records::{MessageHeader, Metadata};
 use mcap::{Compression, WriteOptions};
-use rtde_core::capture::Header;
+use rtde_record::capture::Header;
 
 use rtde_core::fields::Field;
 
@@ -45,7 +45,7 @@ pub struct RecorderCounts {
 ///
 /// ```
 /// use std::io::Cursor;
-/// use rtde_core::capture::Header;
+/// use rtde_record::capture::Header;
 /// use rtde_core::fields::{ControllerVersion, Direction, lookup};
 /// use rtde_core::protocol::ProtocolVersion;
 /// use rtde_view::Recorder;

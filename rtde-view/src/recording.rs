@@ -1,5 +1,5 @@
 //! An MCAP recording a program starts and stops while it goes on with its work: the MCAP
-//! counterpart of [`rtde_core::csv::CsvRecording`].
+//! counterpart of [`rtde_record::csv::CsvRecording`].
 
 use std::fs::File;
 use std::io::BufWriter;
@@ -10,8 +10,8 @@ use std::thread::JoinHandle;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use rtde_core::DynamicRecipe;
-use rtde_core::capture::Header;
 use rtde_core::client::Background;
+use rtde_record::capture::Header;
 
 use crate::error::Error;
 use crate::recorder::{Recorder, RecorderCounts};
@@ -31,7 +31,7 @@ pub struct McapSummary {
 /// queue, until [`McapRecording::stop`].
 ///
 /// It takes every package from the queue a receiver of the driver reads, as
-/// [`CsvRecording`](rtde_core::csv::CsvRecording) does (so the program reads the newest
+/// [`CsvRecording`](rtde_record::csv::CsvRecording) does (so the program reads the newest
 /// values with [`Receiver::latest`](rtde_core::client::Receiver::latest) meanwhile), and
 /// stamps each with the host time it took it. Stopping writes the packages that had
 /// arrived, the summary and the footer. A recording dropped without `stop` stops the same

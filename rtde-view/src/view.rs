@@ -17,8 +17,8 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use rtde_core::capture::Header;
 use rtde_kinematics::Arm;
+use rtde_record::capture::Header;
 use tungstenite::handshake::server::{ErrorResponse, Request, Response};
 use tungstenite::http::{HeaderValue, StatusCode};
 use tungstenite::protocol::WebSocketConfig;
@@ -161,7 +161,7 @@ enum Item {
 ///
 /// ```no_run
 /// use std::time::{Instant, SystemTime, UNIX_EPOCH};
-/// use rtde_core::capture::Header;
+/// use rtde_record::capture::Header;
 /// use rtde_core::{Client, ConnectOptions, DynamicRecipe, Recipe, RTDE_PORT};
 /// use rtde_view::{ViewOptions, ViewServer};
 ///

@@ -10,11 +10,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use rtde_core::capture::Header;
 use rtde_core::fields::{ControllerVersion, Direction, lookup};
 use rtde_core::protocol::ProtocolVersion;
 use rtde_core::{Client, ConnectOptions, DynamicRecipe, Recipe};
 use rtde_kinematics::{Arm, rotation_matrix};
+use rtde_record::capture::Header;
 use rtde_sim::{Motion, Sim};
 use rtde_testkit::foxglove;
 use rtde_view::{

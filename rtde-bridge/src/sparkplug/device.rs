@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
-use rtde_core::capture::Header;
 use rtde_core::fields::{ControllerVersion, Direction, WireType, lookup};
 use rtde_core::protocol::ProtocolVersion;
+use rtde_record::capture::Header;
 
 use super::proto::{Metric, Payload, Value, datatype};
 use crate::payload::{Batch, FORMAT_VERSION};

@@ -6,8 +6,8 @@
 use std::io::Cursor;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use rtde_core::capture::{self, Capture, Header};
 use rtde_core::{Client, ConnectOptions, DynamicRecipe, Recipe};
+use rtde_record::capture::{self, Capture, Header};
 use rtde_sim::{Fault, Sim};
 use rtde_view::{Recorder, RecorderCounts};
 

@@ -328,7 +328,7 @@ impl Receiver {
 
     /// Takes every package from the in-order queue and hands it to `each`, in order, until
     /// `stop` is set; then the packages that had arrived by then, and returns: what a
-    /// recording thread does ([`CsvRecording`](crate::csv::CsvRecording), and the MCAP
+    /// recording thread does (rtde-record's `CsvRecording`, and the MCAP
     /// recordings of `rtde-view`). It returns early with `each`'s error, or when the
     /// driver ends ([`Taken::ended`]). It looks at `stop` at least every 50 ms.
     ///

@@ -8,7 +8,7 @@
 //! and the MCAP recordings stamp each message's log time with it.
 //!
 //! ```
-//! use rtde_core::host_time::HostTime;
+//! use rtde_record::host_time::HostTime;
 //!
 //! let mapping = HostTime { t0_unix_us: 1_764_576_000_000_000, t0_timestamp: 100.0 };
 //! assert_eq!(mapping.host_time_us(100.25), Some(1_764_576_000_250_000));

@@ -28,8 +28,8 @@
 //! While a recording runs, `packages` and `skipped` hold `u64::MAX`; they are written when
 //! the recording ends, so a capture whose writer was killed says so, and a reader of a
 //! finished capture can tell a truncated file from a whole one. A package is the bytes
-//! [`Client::recv`](crate::Client::recv) checked (type, recipe id, length) encoded
-//! again by [`crate::protocol`], which yields the bytes received: an RTDE data package
+//! [`Client::recv`](rtde_core::Client::recv) checked (type, recipe id, length) encoded
+//! again by [`rtde_core::protocol`], which yields the bytes received: an RTDE data package
 //! has one encoding. The body is a valid RTDE stream, so any RTDE frame parser reads it;
 //! readers skip packages of types other than `U` (a later writer may keep the
 //! controller's text messages). The format version changes only when a reader of the
@@ -37,7 +37,7 @@
 //!
 //! ```
 //! use std::io::Cursor;
-//! use rtde_core::capture::{self, Header};
+//! use rtde_record::capture::{self, Header};
 //! use rtde_core::fields::{ControllerVersion, Direction, lookup};
 //! use rtde_core::protocol::ProtocolVersion;
 //!
@@ -60,8 +60,8 @@ use std::fmt;
 use std::io::{self, Seek, SeekFrom, Write};
 use std::path::Path;
 
-use crate::fields::{ControllerVersion, Direction, Field, WireType, lookup};
-use crate::protocol::{ControllerMessage, Frame, HEADER_LEN, ProtocolVersion, package_type};
+use rtde_core::fields::{ControllerVersion, Direction, Field, WireType, lookup};
+use rtde_core::protocol::{ControllerMessage, Frame, HEADER_LEN, ProtocolVersion, package_type};
 
 /// The first eight bytes of every capture. The high first byte catches transfers that
 /// strip the eighth bit; no text file starts with it.
@@ -171,12 +171,12 @@ impl<W: Write + Seek> Writer<W> {
             out,
             protocol: header.protocol,
             recipe_id: header.recipe_id,
-            frame: vec![0; crate::protocol::MAX_PACKAGE_LEN],
+            frame: vec![0; rtde_core::protocol::MAX_PACKAGE_LEN],
             packages: 0,
         })
     }
 
-    /// Appends one data package, given its values as [`Client::recv`](crate::Client::recv)
+    /// Appends one data package, given its values as [`Client::recv`](rtde_core::Client::recv)
     /// returned them.
     pub fn package(&mut self, payload: &[u8]) -> io::Result<()> {
         let msg = ControllerMessage::DataPackage {

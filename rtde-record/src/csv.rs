@@ -11,12 +11,12 @@
 //! - [`CsvWriter`] writes it to any [`Write`]: a program with a receive loop of its own
 //!   (as `rtde record` has) writes a row per package;
 //! - [`CsvRecording`] is a recording a program starts and stops while it goes on with its
-//!   work: a thread takes every package from a [background driver](crate::client::background)'s
+//!   work: a thread takes every package from a [background driver](rtde_core::client::background)'s
 //!   in-order queue and writes it to a file, and the program reads the newest values with
 //!   [`Receiver::latest`] meanwhile.
 //!
 //! ```
-//! use rtde_core::csv::CsvWriter;
+//! use rtde_record::csv::CsvWriter;
 //! use rtde_core::fields::{Direction, lookup};
 //! use rtde_core::Value;
 //!
@@ -39,19 +39,19 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::JoinHandle;
 
-use crate::client::background::Receiver;
-use crate::error::Error;
-use crate::fields::{Direction, Field, WireType};
-use crate::recipe::{OutputRecipe, Recipe};
-use crate::{DynamicRecipe, Value};
+use rtde_core::client::background::Receiver;
+use rtde_core::error::Error;
+use rtde_core::fields::{Direction, Field, WireType};
+use rtde_core::{DynamicRecipe, Value};
+use rtde_core::{OutputRecipe, Recipe};
 
 /// How many values a wire type holds, hence how many columns a field takes: 1, 3 or 6.
 ///
 /// ```
 /// use rtde_core::fields::WireType;
 ///
-/// assert_eq!(rtde_core::csv::width(WireType::Vector6d), 6);
-/// assert_eq!(rtde_core::csv::width(WireType::Int32), 1);
+/// assert_eq!(rtde_record::csv::width(WireType::Vector6d), 6);
+/// assert_eq!(rtde_record::csv::width(WireType::Int32), 1);
 /// ```
 #[must_use]
 pub fn width(t: WireType) -> usize {
@@ -68,7 +68,7 @@ pub fn width(t: WireType) -> usize {
 /// use rtde_core::fields::{Direction, lookup};
 ///
 /// let pose = lookup(Direction::Output, "actual_TCP_pose").unwrap();
-/// assert_eq!(rtde_core::csv::columns(pose)[5], "actual_TCP_pose_5");
+/// assert_eq!(rtde_record::csv::columns(pose)[5], "actual_TCP_pose_5");
 /// ```
 #[must_use]
 pub fn columns(field: &Field) -> Vec<String> {
@@ -244,7 +244,7 @@ pub struct CsvSummary {
     /// The rows written: one per package taken from the queue.
     pub rows: u64,
     /// Packages the in-order queue dropped before the recording took them (its capacity,
-    /// [`SpawnOptions::queue_capacity`](crate::client::SpawnOptions::queue_capacity), was
+    /// [`SpawnOptions::queue_capacity`](rtde_core::client::SpawnOptions::queue_capacity), was
     /// too small for how long the file took to write), counted from the receiver's
     /// sequence numbers. The packages the controller skipped are not among them: they
     /// show as steps of more than one period in `timestamp`.
@@ -268,7 +268,7 @@ pub struct CsvSummary {
 /// ```no_run
 /// use std::time::Duration;
 /// use rtde_core::client::SpawnOptions;
-/// use rtde_core::csv::CsvRecording;
+/// use rtde_record::csv::CsvRecording;
 /// use rtde_core::{Client, ConnectOptions, DynamicRecipe, Recipe, RTDE_PORT};
 ///
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -416,7 +416,7 @@ impl Job {
     fn run(&mut self) -> Result<CsvSummary, CsvError> {
         /// What ended a package: its values do not fit the recipe, or writing failed.
         enum Failed {
-            Decode(crate::recipe::PayloadError),
+            Decode(rtde_core::PayloadError),
             Write(io::Error),
         }
         let (recipe, writer, rows) = (&mut self.recipe, &mut self.writer, &self.rows);
@@ -461,7 +461,7 @@ impl Job {
 
 #[cfg(test)]
 mod tests {
-    use crate::fields::lookup;
+    use rtde_core::fields::lookup;
 
     use super::*;
 

@@ -1,0 +1,20 @@
+//! Recording RTDE streams: the formats `rtde record`, `rtde subscribe`, the MQTT bridge and
+//! the MCAP recorder write, kept out of rtde-core, which holds the protocol alone.
+//!
+//! - [`capture`]: the raw capture format (`.rtde`), every data package as it arrived.
+//! - [`csv`]: one row per package, as a writer and as a recording a program starts and
+//!   stops ([`CsvRecording`](csv::CsvRecording)).
+//! - [`host_time`]: when a package happened by the host's clock.
+//!
+//! ```
+//! use rtde_record::host_time::HostTime;
+//!
+//! let mapping = HostTime { t0_unix_us: 0, t0_timestamp: 10.0 };
+//! assert_eq!(mapping.host_time_us(10.5), Some(500_000));
+//! ```
+
+#![forbid(unsafe_code)]
+
+pub mod capture;
+pub mod csv;
+pub mod host_time;
