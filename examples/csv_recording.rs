@@ -10,7 +10,7 @@
 use std::error::Error;
 use std::time::{Duration, Instant};
 
-use rtde_core::client::SpawnOptions;
+use rtde_core::background::SpawnOptions;
 use rtde_core::{Client, ConnectOptions, DynamicRecipe, OutputRecipe, RTDE_PORT, Recipe, Value};
 use rtde_record::csv::CsvRecording;
 use rtde_sim::Sim;

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use common::input_echo::{self, INPUTS, PERIOD, ReadBack};
 use common::{WAIT, options};
-use rtde_core::client::{Background, Receiver, Sender, SpawnOptions};
+use rtde_core::background::{Background, Receiver, Sender, SpawnOptions};
 use rtde_core::{
     Client, DynamicRecipe, Error, OutputRecipe, Recipe, ReconnectPolicy, State, Value,
 };

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use common::{WAIT, options};
-use rtde_core::client::{Background, SpawnOptions};
+use rtde_core::background::{Background, SpawnOptions};
 use rtde_core::fields::Field;
 use rtde_core::{Client, DynamicRecipe, Error, Recipe, Value};
 use rtde_record::csv::{CsvError, CsvRecording};

@@ -40,7 +40,7 @@ use std::time::{Duration, Instant};
 
 use common::WAIT;
 use rtde_core::OutputRecipe;
-use rtde_core::client::{Background, Receiver, Sender, SpawnOptions};
+use rtde_core::background::{Background, Receiver, Sender, SpawnOptions};
 use rtde_core::fields::ControllerVersion;
 use rtde_core::protocol::ProtocolVersion;
 use rtde_core::{

@@ -326,7 +326,7 @@ fn refused_writes_send_nothing() {
 /// background driver's `Sender`: the same bytes on the wire, the same read-back.
 #[test]
 fn the_writer_sends_through_the_background_driver() {
-    use rtde_core::client::SpawnOptions;
+    use rtde_core::background::SpawnOptions;
 
     let config = IoConfig::new()
         .digital_outputs()
@@ -341,7 +341,7 @@ fn the_writer_sends_through_the_background_driver() {
     let background = client.spawn(SpawnOptions::new()).unwrap();
     let mut sender = background.sender();
     let mut receiver = background.receiver();
-    let read_until = |receiver: &mut rtde_core::client::Receiver,
+    let read_until = |receiver: &mut rtde_core::background::Receiver,
                       ok: &dyn Fn(&Readback) -> bool| {
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
         loop {

@@ -42,13 +42,13 @@ fn start() -> (Sim, Client) {
 fn start_background() -> (
     Sim,
     ControlLoop<State, Target>,
-    rtde_core::client::Background,
+    rtde_core::background::Background,
 ) {
     let (sim, mut client) = start();
     let control = ControlLoop::<State, Target>::setup(&mut client, 500.0).unwrap();
     client.start().unwrap();
     let driver = client
-        .spawn(rtde_core::client::SpawnOptions::new())
+        .spawn(rtde_core::background::SpawnOptions::new())
         .unwrap();
     (sim, control, driver)
 }

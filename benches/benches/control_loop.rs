@@ -24,7 +24,7 @@ use std::net::{TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 
 use rtde_bench::report::arg;
-use rtde_core::client::realtime;
+use rtde_core::realtime;
 use rtde_core::{Client, ConnectOptions, RtdeRecipe, StaticRecipe};
 use rtde_robot::control::ControlLoop;
 use rtde_sim::{Motion, Sim};

@@ -69,7 +69,7 @@ use rtde_bench::live::{
 };
 use rtde_bench::report::{arg, per_us, verdict};
 use rtde_bench::{Reference, floor};
-use rtde_core::client::{Background, SpawnOptions};
+use rtde_core::background::{Background, SpawnOptions};
 use rtde_core::{Client, ConnectOptions, StaticRecipe, Stats};
 use rtde_sim::Sim;
 use rtde_testkit::counting_allocator::ProcessWide;
@@ -758,7 +758,7 @@ enum Placement {
 /// How the hand-off phase's consumer waits for a package.
 #[derive(Clone, Copy)]
 enum Consumer {
-    /// Polls [`rtde_core::client::Receiver::newest_seq`] on the other core: the package
+    /// Polls [`rtde_core::background::Receiver::newest_seq`] on the other core: the package
     /// reaching the handle.
     Polls,
     /// Parks in `recv` and is woken by the reader thread.

@@ -7,12 +7,13 @@ use std::time::{Duration, Instant};
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use rtde_core::client::{Background, DropReason, DroppedField, Receiver, Sender, SpawnOptions};
+use rtde_core::background::{Background, Receiver, Sender, SpawnOptions};
 use rtde_core::fields::{ControllerVersion, WireType};
 use rtde_core::writer::{AnalogDomain, IoConfig, IoWriter, WriteError};
 use rtde_core::{
     Client as RustClient, ConnectOptions, DynamicRecipe, Error, InputHandle, ReconnectPolicy, Value,
 };
+use rtde_core::{DropReason, DroppedField};
 
 use crate::lifecycle::lock;
 use crate::values::Layout;

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use rtde_core::client::{Background, Receiver, Sender, SpawnOptions};
+use rtde_core::background::{Background, Receiver, Sender, SpawnOptions};
 use rtde_core::{Client, ConnectOptions, Error, RtdeRecipe};
 use rtde_robot::control::{ControlLoop, Handshake as RustHandshake, LoopStats};
 

@@ -4,7 +4,7 @@
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use pyo3::prelude::*;
-use rtde_core::client::Background;
+use rtde_core::background::Background;
 
 use crate::errors;
 

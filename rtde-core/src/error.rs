@@ -92,10 +92,10 @@ pub enum Error {
     /// No fresh output package for the staleness limit
     /// ([`Session::set_staleness`](crate::session::Session::set_staleness): the async
     /// driver's `Connection::staleness`, the background driver's
-    /// [`SpawnOptions::staleness`](crate::client::SpawnOptions::staleness)): the controller
+    /// [`SpawnOptions::staleness`](crate::background::SpawnOptions::staleness)): the controller
     /// stopped sending, or the link stalls. Reported once per silence and per receiver that
     /// waits (the async `Latest::changed` and `Packages::recv`, the background
-    /// [`Receiver::recv`](crate::client::Receiver::recv)), as
+    /// [`Receiver::recv`](crate::background::Receiver::recv)), as
     /// [`Event::Stale`](crate::Event::Stale) is once; the connection stays, and the next
     /// package makes the stream fresh again ([`Event::Fresh`](crate::Event::Fresh)).
     #[error(

@@ -44,11 +44,12 @@
 //!   no" from "the link broke" from "the bytes were wrong"; every package in order or the
 //!   latest only, reconnection that replays what was negotiated, [`Stats`] that count every
 //!   loss by its cause, and [`State`] and [`Event`]s to watch the connection (see the
-//!   [`client`] module).
+//!   [`blocking`] module).
 //! - [`session`]: the same conversation as a state machine without I/O ([`Session`]), which
-//!   owns every rule the client applies; [`Client`] is a thin driver over it, and other
-//!   drivers (a background thread, an async task) are the same loop of read → handle →
-//!   poll → write.
+//!   owns every rule the client applies. The three drivers are peers over it, each a loop
+//!   of read → handle → poll → write: [`blocking`] ([`Client`]), [`background`] (a reader
+//!   thread and `Send + Sync` handles) and `tokio`; [`realtime`] gives any driver's thread
+//!   SCHED_FIFO and a core of its own.
 //! - [`writer`]: typed writes to the standard inputs (digital and analog outputs, speed
 //!   slider, registers) that set their own masks and send only what they change.
 //! - `tokio` (feature `tokio`): the async driver, a connection task and
@@ -63,21 +64,24 @@ pub mod wire;
 
 #[doc(hidden)]
 pub mod __private;
-pub mod client;
+pub mod background;
+pub mod blocking;
 mod delivery;
 pub mod diagnosis;
 mod dynamic;
 pub mod error;
+pub mod realtime;
 mod recipe;
 mod recipe_error;
 pub mod session;
+mod tcp;
 #[cfg(feature = "tokio")]
 pub mod tokio;
 mod typed;
 mod value;
 pub mod writer;
 
-pub use client::{
+pub use blocking::{
     Client, ConnectOptions, ControllerText, DropReason, DroppedField, Event, InputHandle,
     RTDE_PORT, ReconnectPolicy, Reconnection, State, Stats,
 };

@@ -167,7 +167,7 @@ fn receiving_decoding_and_sending_after_setup_allocate_nothing() {
 /// the whole process, reader thread included, and finds none either.)
 #[test]
 fn the_background_drivers_handles_allocate_nothing_after_setup() {
-    use rtde_core::client::SpawnOptions;
+    use rtde_core::background::SpawnOptions;
 
     const N: u32 = 5_000;
     let mut data = Vec::new();

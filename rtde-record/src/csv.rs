@@ -11,7 +11,7 @@
 //! - [`CsvWriter`] writes it to any [`Write`]: a program with a receive loop of its own
 //!   (as `rtde record` has) writes a row per package;
 //! - [`CsvRecording`] is a recording a program starts and stops while it goes on with its
-//!   work: a thread takes every package from a [background driver](rtde_core::client::background)'s
+//!   work: a thread takes every package from a [background driver](rtde_core::background)'s
 //!   in-order queue and writes it to a file, and the program reads the newest values with
 //!   [`Receiver::latest`] meanwhile.
 //!
@@ -39,7 +39,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::JoinHandle;
 
-use rtde_core::client::background::Receiver;
+use rtde_core::background::Receiver;
 use rtde_core::error::Error;
 use rtde_core::fields::{Direction, Field, WireType};
 use rtde_core::{DynamicRecipe, Value};
@@ -244,7 +244,7 @@ pub struct CsvSummary {
     /// The rows written: one per package taken from the queue.
     pub rows: u64,
     /// Packages the in-order queue dropped before the recording took them (its capacity,
-    /// [`SpawnOptions::queue_capacity`](rtde_core::client::SpawnOptions::queue_capacity), was
+    /// [`SpawnOptions::queue_capacity`](rtde_core::background::SpawnOptions::queue_capacity), was
     /// too small for how long the file took to write), counted from the receiver's
     /// sequence numbers. The packages the controller skipped are not among them: they
     /// show as steps of more than one period in `timestamp`.
@@ -267,7 +267,7 @@ pub struct CsvSummary {
 ///
 /// ```no_run
 /// use std::time::Duration;
-/// use rtde_core::client::SpawnOptions;
+/// use rtde_core::background::SpawnOptions;
 /// use rtde_record::csv::CsvRecording;
 /// use rtde_core::{Client, ConnectOptions, DynamicRecipe, Recipe, RTDE_PORT};
 ///

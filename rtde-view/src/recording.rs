@@ -10,7 +10,7 @@ use std::thread::JoinHandle;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use rtde_core::DynamicRecipe;
-use rtde_core::client::Background;
+use rtde_core::background::Background;
 use rtde_record::capture::Header;
 
 use crate::error::Error;
@@ -32,14 +32,14 @@ pub struct McapSummary {
 ///
 /// It takes every package from the queue a receiver of the driver reads, as
 /// [`CsvRecording`](rtde_record::csv::CsvRecording) does (so the program reads the newest
-/// values with [`Receiver::latest`](rtde_core::client::Receiver::latest) meanwhile), and
+/// values with [`Receiver::latest`](rtde_core::background::Receiver::latest) meanwhile), and
 /// stamps each with the host time it took it. Stopping writes the packages that had
 /// arrived, the summary and the footer. A recording dropped without `stop` stops the same
 /// way and drops its result.
 ///
 /// ```
 /// use std::time::Duration;
-/// use rtde_core::client::SpawnOptions;
+/// use rtde_core::background::SpawnOptions;
 /// use rtde_core::{Client, ConnectOptions, DynamicRecipe, Recipe};
 /// use rtde_sim::Sim;
 /// use rtde_view::McapRecording;

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use rtde_core::client::SpawnOptions;
+use rtde_core::background::SpawnOptions;
 use rtde_core::{Client, ConnectOptions, DynamicRecipe, Recipe, Value};
 use rtde_sim::{Motion, Sim};
 use rtde_view::McapRecording;

@@ -100,7 +100,7 @@ pub enum Event {
     },
     /// No fresh output package for the staleness limit
     /// ([`Session::set_staleness`](crate::session::Session::set_staleness), or a background
-    /// driver's [`SpawnOptions::staleness`](crate::client::SpawnOptions::staleness)); once per
+    /// driver's [`SpawnOptions::staleness`](crate::background::SpawnOptions::staleness)); once per
     /// silence.
     Stale {
         /// Since the last package (or since START, within the grace period).

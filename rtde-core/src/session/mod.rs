@@ -34,8 +34,9 @@
 //!
 //! # Writing a driver
 //!
-//! The blocking [`Client`](crate::Client) (`client/mod.rs`, `client/transport.rs`,
-//! `client/reconnect.rs`) is the reference; an async driver over tokio is the same steps:
+//! The blocking [`Client`](crate::Client) (`blocking/mod.rs`, `blocking/socket.rs`,
+//! `blocking/reconnect.rs`, over `tcp/`) is the reference; an async driver over tokio is
+//! the same steps:
 //!
 //! 1. `Session::new(&options, now)`, open the transport, [`Session::handle_connected`], then
 //!    drive (below) until [`Ready::Done`]`(Ok(`[`Done::Connected`]`))`.
@@ -97,6 +98,7 @@ pub(crate) mod setup;
 mod staleness;
 mod stats;
 mod texts;
+pub(crate) mod tolerant;
 
 use std::collections::VecDeque;
 use std::ops::Range;
@@ -123,6 +125,7 @@ use setup::SetUp;
 use staleness::Staleness;
 pub use stats::Stats;
 pub use texts::ControllerText;
+pub use tolerant::{DropReason, DroppedField};
 
 /// Tells input handles of different sessions apart.
 static NEXT_SERIAL: AtomicU64 = AtomicU64::new(1);

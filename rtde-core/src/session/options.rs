@@ -87,7 +87,7 @@ impl ConnectOptions {
         self
     }
 
-    /// How many [`Event`](crate::client::Event)s to keep until
+    /// How many [`Event`](crate::Event)s to keep until
     /// [`Client::events`](crate::Client::events) drains them; older ones are dropped and
     /// counted in [`Stats::events_dropped`](crate::Stats::events_dropped). Zero keeps none
     /// ([`Client::state`](crate::Client::state) still tells the current state).

@@ -34,7 +34,7 @@ pub struct Stats {
     /// Output packages lost while the link was down, between the last package received
     /// before a reconnection and the first one after it: from the recipe's `timestamp`, or
     /// estimated from the clock without one (see
-    /// [`Event::PackagesLost`](crate::client::Event::PackagesLost)).
+    /// [`Event::PackagesLost`](crate::Event::PackagesLost)).
     pub lost: u64,
     /// Successful reconnections.
     pub reconnects: u64,

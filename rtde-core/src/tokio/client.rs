@@ -8,11 +8,12 @@ use rtde_fields::ControllerVersion;
 
 use super::receive::{Latest, Packages};
 use super::shared::{Handle, Inner, Shared};
-use crate::client::{DroppedField, Tolerant};
 use crate::dynamic::DynamicRecipe;
 use crate::error::Error;
 use crate::protocol::ProtocolVersion;
 use crate::recipe::{InputRecipe, Recipe, RecipeSpec};
+use crate::session::DroppedField;
+use crate::session::tolerant::Tolerant;
 use crate::session::{ControllerText, Done, Event, InputHandle, Session, State, Stats};
 
 /// A cheap handle to a connection driven by its [`Connection`](super::Connection) task:
@@ -150,7 +151,7 @@ impl AsyncClient {
     /// **During an automatic reconnection**
     /// ([`ConnectOptions::reconnect`](crate::ConnectOptions::reconnect)) it waits for the
     /// round to end, as the background driver's
-    /// [`Sender::send`](crate::client::Sender::send) does, and is bounded by the same
+    /// [`Sender::send`](crate::background::Sender::send) does, and is bounded by the same
     /// policy: once the new link has replayed the recipes (and START), the package is
     /// queued on it, with the input recipe id that link assigned. Inputs are never buffered
     /// for a later link: nothing is queued while the link is down, so a package cannot go
@@ -279,7 +280,7 @@ impl AsyncClient {
     /// package, which [`Event::Fresh`](crate::Event::Fresh) reports in
     /// [`AsyncClient::events`] (as [`Event::Stale`](crate::Event::Stale) the silence), so
     /// nothing needs to poll this. As the background driver's
-    /// [`Background::is_stale`](crate::client::Background::is_stale).
+    /// [`Background::is_stale`](crate::background::Background::is_stale).
     #[must_use]
     pub fn is_stale(&self) -> bool {
         self.shared.delivery.is_stale()

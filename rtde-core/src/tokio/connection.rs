@@ -107,7 +107,7 @@ impl<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static> Connection<IO> {
     /// [`Latest::changed`](super::Latest::changed) wait with [`Error::Stale`]) when no
     /// output package arrives for `limit` while streaming; after START and after a reconnection the first
     /// package may take `grace`. The same deadline as the background driver's
-    /// [`SpawnOptions::staleness`](crate::client::SpawnOptions::staleness), kept by the
+    /// [`SpawnOptions::staleness`](crate::background::SpawnOptions::staleness), kept by the
     /// session; the task wakes for it on its own.
     ///
     /// ```no_run

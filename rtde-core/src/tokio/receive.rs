@@ -359,7 +359,7 @@ impl Latest {
     /// limit ends the wait with [`Error::Stale`], once per silence and per handle, as
     /// [`Event::Stale`](crate::Event::Stale) is reported once and
     /// [`Latest::is_stale`] turns true (the background driver's
-    /// [`Background::is_stale`](crate::client::Background::is_stale) and `Event::Stale`
+    /// [`Background::is_stale`](crate::background::Background::is_stale) and `Event::Stale`
     /// are the same report). The connection stays: the next call waits again, for a fresh
     /// package. A handle that begins waiting on a stale stream learns it at once (after the
     /// newest package, if it has not returned that one yet). Without a deadline, a silent

@@ -9,7 +9,7 @@
 //! - [`IoWriter`] sets the groups up on a [`Client`](crate::Client) and sends each write
 //!   through its own recipe, so that a call puts on the wire only what it changes, through
 //!   any [`InputSink`]: the blocking client or the background driver's
-//!   [`Sender`](crate::client::Sender). Over the async driver (feature `tokio`),
+//!   [`Sender`](crate::background::Sender). Over the async driver (feature `tokio`),
 //!   `IoWriter::setup_async` and `IoWriter::send_async` do the same, awaited.
 //!
 //! ```

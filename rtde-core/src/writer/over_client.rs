@@ -2,7 +2,7 @@
 
 use std::ops::RangeInclusive;
 
-use crate::client::{Client, InputHandle};
+use crate::blocking::{Client, InputHandle};
 use crate::error::Error;
 use crate::writer::InputSink;
 use crate::writer::write::{AnalogDomain, IoError, IoGroup, IoWrite};
@@ -121,7 +121,7 @@ pub enum WriteError {
 /// what it changes, so nothing else on the controller moves.
 ///
 /// Set up before [`Client::start`] (the controller takes setups only while paused), write
-/// after, through the [`Client`] or, once it is spawned, a background [`Sender`](crate::client::Sender)
+/// after, through the [`Client`] or, once it is spawned, a background [`Sender`](crate::background::Sender)
 /// (any [`InputSink`]). The handles survive reconnection, as [`Client::send`]'s do. Over
 /// the async driver (feature `tokio`), `IoWriter::setup_async` sets the groups up and
 /// `IoWriter::send_async` sends an [`IoWrite`].

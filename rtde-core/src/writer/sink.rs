@@ -1,6 +1,7 @@
 //! What the writer sends through: any driver that can send an input package.
 
-use crate::client::{Client, InputHandle, Sender};
+use crate::background::Sender;
+use crate::blocking::{Client, InputHandle};
 use crate::error::Error;
 use crate::writer::IoWrite;
 
@@ -10,7 +11,7 @@ use crate::writer::IoWrite;
 /// background driver (input handles survive [`Client::spawn`]).
 ///
 /// ```
-/// use rtde_core::client::Sender;
+/// use rtde_core::background::Sender;
 /// use rtde_core::writer::{InputSink, IoWriter};
 ///
 /// // Both drivers take the writer's calls.

@@ -27,8 +27,8 @@
 //!
 //! Scheduling: a cycle can only start once its thread runs. At normal priority, any busy
 //! thread of the host can delay it past the next package; run the loop's thread at
-//! SCHED_FIFO with [`rtde_core::client::realtime::set_fifo_priority`] (and a core of its own with
-//! [`rtde_core::client::realtime::set_cpu_affinity`]), as the UR Client Library asks for its
+//! SCHED_FIFO with [`rtde_core::realtime::set_fifo_priority`] (and a core of its own with
+//! [`rtde_core::realtime::set_cpu_affinity`]), as the UR Client Library asks for its
 //! control loops. The control-loop figures in docs/performance.md are given for both.
 
 mod run;

@@ -8,8 +8,9 @@ use rtde_core::fields::{Direction, WireType};
 
 use super::ProgramStatus;
 use super::layout;
-use rtde_core::client::{Client, InputHandle, Receiver, Sender};
+use rtde_core::background::{Receiver, Sender};
 use rtde_core::error::Error;
+use rtde_core::{Client, InputHandle};
 use rtde_core::{
     FromPayload, InputRecipe, PayloadError, Recipe, RecipeSpec, StaticRecipe, ToPayload,
 };

@@ -8,7 +8,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use rtde_core::client::{Background, Receiver, Sender, SpawnOptions};
+use rtde_core::background::{Background, Receiver, Sender, SpawnOptions};
 use rtde_core::session::InputHandle;
 use rtde_core::{Client, ConnectOptions, StaticRecipe};
 use rtde_kinematics::{Arm, compose, invert};

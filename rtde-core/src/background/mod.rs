@@ -16,7 +16,7 @@
 //!
 //! ```no_run
 //! use std::time::Duration;
-//! use rtde_core::client::SpawnOptions;
+//! use rtde_core::background::SpawnOptions;
 //! use rtde_core::{Client, ConnectOptions, DynamicRecipe, OutputRecipe, RTDE_PORT, Recipe};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -52,12 +52,14 @@ use std::time::{Duration, Instant};
 
 use rtde_fields::ControllerVersion;
 
-use super::{Client, realtime, transport};
+use crate::blocking::Client;
 use crate::delivery::{Delivery, PackageQueue, Wake};
 use crate::error::Error;
 use crate::protocol::ProtocolVersion;
+use crate::realtime;
 use crate::recipe::InputRecipe;
 use crate::session::{ControllerText, Event, InputHandle, Session, State, Stats};
+use crate::tcp::transport;
 
 pub use handles::{Receiver, Sender, Taken};
 pub use options::SpawnOptions;
@@ -345,7 +347,7 @@ impl Background {
     /// [`Client::output_recipe_id`]; it may change on reconnection.
     ///
     /// ```no_run
-    /// # fn f(background: &rtde_core::client::Background) {
+    /// # fn f(background: &rtde_core::background::Background) {
     /// // What a recording's header says the packages after it are.
     /// let header = format!(
     ///     "protocol {:?}, controller {}, output recipe {:?}",
@@ -365,7 +367,7 @@ impl Background {
     /// [`Client::protocol_version`].
     ///
     /// ```no_run
-    /// # fn f(background: &rtde_core::client::Background) {
+    /// # fn f(background: &rtde_core::background::Background) {
     /// use rtde_core::protocol::ProtocolVersion;
     ///
     /// // v1 data packages carry no recipe id.
@@ -383,7 +385,7 @@ impl Background {
     /// reconnection may meet another). As [`Client::controller_version`].
     ///
     /// ```no_run
-    /// # fn f(background: &rtde_core::client::Background) {
+    /// # fn f(background: &rtde_core::background::Background) {
     /// println!("streaming from controller {}", background.controller_version());
     /// # }
     /// ```

@@ -14,8 +14,8 @@ use crate::recipe::{FromPayload, InputRecipe, OutputRecipe};
 use crate::session::InputHandle;
 #[cfg(doc)]
 use crate::{
-    Client,
-    client::{Background, SpawnOptions, Stats},
+    Client, Stats,
+    background::{Background, SpawnOptions},
 };
 
 /// How long [`Receiver::take_until`] waits for a package before it looks for a stop.
@@ -34,7 +34,7 @@ pub struct Taken {
     pub ended: Option<Error>,
 }
 
-/// Reads output packages a background driver received; see the [module](crate::client::background)
+/// Reads output packages a background driver received; see the [module](crate::background)
 /// documentation. `Clone` gives another receiver with a buffer of its own (one allocation,
 /// at the clone); the in-order queue is shared, so each package goes to one `recv` caller.
 #[derive(Debug)]
@@ -90,7 +90,7 @@ impl Receiver {
     /// copies only when it is past [`Receiver::seq`].
     ///
     /// ```no_run
-    /// # fn poll(receiver: &mut rtde_core::client::Receiver) -> Result<(), rtde_core::Error> {
+    /// # fn poll(receiver: &mut rtde_core::background::Receiver) -> Result<(), rtde_core::Error> {
     /// if receiver.newest_seq() > receiver.seq() {
     ///     let values = receiver.latest()?; // a package this receiver has not seen
     /// }
@@ -130,7 +130,7 @@ impl Receiver {
     /// time out as before. Without a deadline, nothing changes.
     ///
     /// ```no_run
-    /// # fn f(receiver: &mut rtde_core::client::Receiver) -> Result<(), rtde_core::Error> {
+    /// # fn f(receiver: &mut rtde_core::background::Receiver) -> Result<(), rtde_core::Error> {
     /// use rtde_core::Error;
     ///
     /// loop {
@@ -282,7 +282,7 @@ impl Receiver {
     /// package handed out.
     ///
     /// ```no_run
-    /// # fn f(receiver: &mut rtde_core::client::Receiver) -> Result<(), rtde_core::Error> {
+    /// # fn f(receiver: &mut rtde_core::background::Receiver) -> Result<(), rtde_core::Error> {
     /// let mut sizes = Vec::new();
     /// while receiver.recv_queued(256, |values| sizes.push(values.len()))? > 0 {}
     /// # Ok(()) }
@@ -333,7 +333,7 @@ impl Receiver {
     /// driver ends ([`Taken::ended`]). It looks at `stop` at least every 50 ms.
     ///
     /// ```no_run
-    /// # fn f(mut receiver: rtde_core::client::Receiver) {
+    /// # fn f(mut receiver: rtde_core::background::Receiver) {
     /// use std::sync::atomic::AtomicBool;
     ///
     /// let stop = AtomicBool::new(false); // set by another thread

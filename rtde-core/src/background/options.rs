@@ -6,15 +6,15 @@ use std::time::Duration;
 use crate::session::ReconnectPolicy;
 #[cfg(doc)]
 use crate::{
-    Client, Error,
-    client::{Background, Event, Receiver, Stats},
+    Client, Error, Event, Stats,
+    background::{Background, Receiver},
 };
 
 /// Options for [`Client::spawn`].
 ///
 /// ```
 /// use std::time::Duration;
-/// use rtde_core::client::SpawnOptions;
+/// use rtde_core::background::SpawnOptions;
 ///
 /// let options = SpawnOptions::new()
 ///     .name("rtde-reader")
@@ -117,7 +117,7 @@ impl SpawnOptions {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use rtde_core::client::SpawnOptions;
+    /// use rtde_core::background::SpawnOptions;
     ///
     /// let options = SpawnOptions::new().spin_before_arrival(Duration::from_micros(30));
     /// ```

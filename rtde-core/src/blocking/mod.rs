@@ -67,7 +67,7 @@
 //! nothing on the receive path; set [`ConnectOptions::event_capacity`] to 0 to keep none.
 //!
 //! ```
-//! # use rtde_core::client::{Event, State};
+//! # use rtde_core::{Event, State};
 //! # fn watch(client: &mut rtde_core::Client) {
 //! for event in client.events() {
 //!     match event {
@@ -133,11 +133,9 @@
 //! # }
 //! ```
 
-pub mod background;
-pub mod realtime;
 mod reconnect;
+mod socket;
 mod tolerant;
-mod transport;
 
 use std::net::{Shutdown, SocketAddr, TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
@@ -152,10 +150,8 @@ use crate::session::{Done, Ready, Session, check_timeout};
 pub use crate::session::{
     ConnectOptions, ControllerText, Event, InputHandle, ReconnectPolicy, Reconnection, State, Stats,
 };
-pub use background::{Background, Receiver, Sender, SpawnOptions, Taken};
-#[cfg(feature = "tokio")]
-pub(crate) use tolerant::Tolerant;
-pub use tolerant::{DropReason, DroppedField};
+pub use crate::session::{DropReason, DroppedField};
+use crate::tcp::transport;
 
 /// The controller's RTDE port.
 pub const RTDE_PORT: u16 = 30004;

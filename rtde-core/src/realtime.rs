@@ -2,11 +2,11 @@
 //! priority, and pinning to a CPU. Through safe wrappers (`thread-priority`, `nix`); when
 //! the operating system refuses, the error says why and what to grant.
 //!
-//! [`SpawnOptions`](super::SpawnOptions) applies them to the background driver's reader
+//! [`SpawnOptions`](crate::background::SpawnOptions) applies them to the background driver's reader
 //! thread; a control loop on the blocking client calls them on its own thread:
 //!
 //! ```no_run
-//! use rtde_core::client::realtime;
+//! use rtde_core::realtime;
 //!
 //! // Before the loop: a priority above the desktop's threads, and a core of its own.
 //! if let Err(e) = realtime::set_fifo_priority(80).and_then(|()| realtime::set_cpu_affinity(1)) {

@@ -9,13 +9,13 @@ use std::sync::{Arc, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::{Arrivals, Shared, lock};
-use crate::client::ConnectOptions;
-use crate::client::reconnect::{Hold, round};
-use crate::client::transport::Got;
 use crate::delivery::Delivery;
 use crate::error::Error;
 use crate::protocol::MAX_PACKAGE_LEN;
+use crate::session::ConnectOptions;
 use crate::session::{Done, Event, Ready, ReconnectPolicy, Session};
+use crate::tcp::reconnect::{Hold, round};
+use crate::tcp::transport::Got;
 
 /// How often the reader thread wakes when nothing arrives, to notice a close (and, at the
 /// latest, a stale stream).
