@@ -489,6 +489,9 @@ impl CommandProgram {
     }
 
     fn tick(&mut self, io: &IoState, dt: f64, on_time: bool) {
+        if self.ticks == 0 {
+            self.adopt_registers(io);
+        }
         self.ticks += 1;
         // A path that ended last tick: the arm is still now, as when URScript's movej
         // returns.
@@ -572,6 +575,18 @@ impl CommandProgram {
         self.pending = None;
         self.stop_motion(Space::Joint, MAX_JOINT_ACCELERATION);
         self.messages.push(message);
+    }
+
+    /// Starts from the registers as it finds them: a controller keeps its input registers
+    /// after a client leaves, so a previous session's sequence number and watchdog count
+    /// are still there. The sequence number in them counts as taken and finished (that
+    /// command was the previous program's, never this one's), and the next one is the
+    /// first this program runs; the watchdog counts from the value found.
+    fn adopt_registers(&mut self, io: &IoState) {
+        let seq = self.int(io, int_in::SEQUENCE);
+        self.accepted = seq;
+        self.done = seq;
+        self.watchdog = Some(self.int(io, int_in::WATCHDOG));
     }
 
     /// Takes the command in the registers, when it is the next one and can be taken.
@@ -943,10 +958,15 @@ mod tests {
             Bench::at(HOME)
         }
 
+        /// A program started on empty registers, after its first tick: it has taken
+        /// sequence number 0 as its starting point.
         fn at(q: [f64; 6]) -> Bench {
+            let io = IoState::default();
+            let mut program = CommandProgram::new(Arm::UR5E, q, CommandLayout::UPPER);
+            program.step(&io, DT);
             Bench {
-                io: IoState::default(),
-                program: CommandProgram::new(Arm::UR5E, q, CommandLayout::UPPER),
+                io,
+                program,
                 seq: 0,
                 watchdog: 0,
                 kick: true,
@@ -1269,6 +1289,25 @@ mod tests {
         b.tick();
         assert_eq!(b.program.failure(), Failure::None);
         assert_eq!(b.program.state(), ProgramState::Moving);
+    }
+
+    #[test]
+    fn a_new_program_starts_from_the_registers_a_previous_session_left() {
+        // The previous session's last command, a move, is still in the registers.
+        let mut b = Bench::new();
+        b.program = CommandProgram::new(Arm::UR5E, HOME, CommandLayout::UPPER);
+        b.seq = 41;
+        b.move_j([1.5, -1.57, 1.57, -1.57, -1.57, 0.0], 0.5, 1.0, 0.0);
+        b.tick();
+        let p = &b.program;
+        assert_eq!(p.handshake(), (42, 42), "taken as the starting point");
+        assert_eq!(p.state(), ProgramState::Idle, "and not run again");
+        assert_eq!((p.q(), p.failure()), (HOME, Failure::None));
+        // The next number is this session's first command.
+        let target = [0.2, -1.57, 1.57, -1.57, -1.57, 0.0];
+        b.move_j(target, 1.0, 3.0, 0.0);
+        assert!(b.until_done(43) > 1);
+        assert_eq!(b.program.q(), target);
     }
 
     #[test]

@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use rtde_core::Value;
 use rtde_core::fields::{
     Availability, ControllerVersion, Direction, Field, Generation, MAX_NAME_LIST_BYTES, lookup,
 };
@@ -16,6 +15,8 @@ use rtde_core::protocol::{
     ClientMessage, ControllerMessage, Frame, HEADER_LEN, MAX_PACKAGE_LEN, MessageLevel,
     ProtocolVersion, TextMessage, package_type,
 };
+use rtde_core::{RuntimeState, Value};
+use rtde_robot_proto::primary::PrimaryMessage;
 
 use crate::command_program::{CommandProgram, ProgramFaults};
 use crate::fault::Fault;
@@ -110,10 +111,12 @@ pub enum KnownProgram {
     Command,
 }
 
-/// A robot program running on the controller, and the last tick it ran.
+/// A robot program running on the controller, the name it was sent under, and the last
+/// tick it ran.
 #[derive(Debug)]
 struct ProgramRun {
     program: Program,
+    name: Option<String>,
     last_tick: Option<u64>,
 }
 
@@ -172,6 +175,7 @@ impl Controller {
     pub(crate) fn install_program(&mut self, program: Program) {
         self.program = Some(ProgramRun {
             program,
+            name: None,
             last_tick: None,
         });
     }
@@ -199,9 +203,12 @@ impl Controller {
     pub(crate) fn start_known_program(
         &mut self,
         kind: KnownProgram,
+        name: &str,
         text: &str,
     ) -> Result<(), String> {
-        let ProgramStart { q, arm, faults } = self.start;
+        let ProgramStart { arm, faults, .. } = self.start;
+        // The arm starts where it stands: no jump when a program takes it over.
+        let q = self.program().map_or(self.start.q, Program::q);
         let program = match kind {
             KnownProgram::Servo => Program::Servo(ServoProgram::new(q)),
             KnownProgram::Command => {
@@ -214,6 +221,9 @@ impl Controller {
             }
         };
         self.install_program(program);
+        if let Some(run) = &mut self.program {
+            run.name = Some(name.to_owned());
+        }
         Ok(())
     }
 
@@ -235,9 +245,36 @@ impl Controller {
         }
     }
 
-    /// Ends the robot program the controller runs, if any.
-    pub(crate) fn stop_program(&mut self) {
-        self.program = None;
+    /// One program state for every interface, whichever side changed it: a program that
+    /// stopped itself (its watchdog, a handshake, an unreachable target, a fault) stops the
+    /// robot's program, with the primary interface's `PROGRAM_XXX_STOPPED`; the robot's
+    /// program stopped (the Dashboard's `stop`, a power-off, a restart of safety, `load`,
+    /// a runtime exception) ends the program the controller runs. A protective stop pauses
+    /// the robot's program and is left as it is: both sides report it.
+    pub(crate) fn share_program_state(&mut self) {
+        let (Some(robot), Some(run)) = (self.robot.as_mut(), self.program.as_mut()) else {
+            return;
+        };
+        if matches!(run.program, Program::Still(_)) {
+            return;
+        }
+        match robot.program_state() {
+            RuntimeState::Stopped => {
+                let q = run.program.q();
+                self.program = None;
+                self.install_program(Program::Still(q));
+            }
+            RuntimeState::Playing if run.program.has_stopped() => {
+                robot.stop_program();
+                robot.tell_primary(PrimaryMessage::Key {
+                    code: 0,
+                    argument: 0,
+                    title: "PROGRAM_XXX_STOPPED".into(),
+                    text: run.name.clone().unwrap_or_default(),
+                });
+            }
+            _ => {}
+        }
     }
 
     /// Whether the program is a command program held by a protective stop.
@@ -253,14 +290,18 @@ impl Controller {
         self.program.as_ref().map(|run| &run.program)
     }
 
-    /// Runs the program (if any) up to `tick`, for a tick whose package is not sent.
-    pub(crate) fn advance_program(&mut self, tick: Tick) {
+    /// One cycle of the controller, up to `tick`: what is due on the robot, the program
+    /// through every tick it has not run (once each, whoever asks: the controller's clock,
+    /// or a connection sampling the tick), and the state every interface reports made one.
+    pub(crate) fn tick(&mut self, tick: Tick) {
+        self.update_robot();
         let was_stopped = self.program_protective_stopped();
         self.share_protective_stop(was_stopped);
         if let Some(run) = &mut self.program {
             run.advance(&self.io, tick.index(), tick.rate());
         }
         self.share_protective_stop(was_stopped);
+        self.share_program_state();
     }
 
     /// Runs the program (if any) up to `tick`, then samples `source` at it into `out`.
@@ -271,24 +312,16 @@ impl Controller {
         fields: &[&'static Field],
         out: &mut [Value],
     ) -> Sample {
-        self.update_robot();
-        let was_stopped = self.program_protective_stopped();
-        self.share_protective_stop(was_stopped);
-        if let Some(run) = &mut self.program {
-            run.advance(&self.io, tick.index(), tick.rate());
-        }
-        self.share_protective_stop(was_stopped);
+        self.tick(tick);
         let sample = match &mut self.program {
             Some(run) => source.sample_with_program(tick, fields, &self.io, &run.program, out),
             None => source.sample(tick, fields, &self.io, out),
         };
         if let Some(robot) = &self.robot {
-            let program = self.program.as_ref().map(|run| &run.program);
+            // The robot's state machine is the one state every interface reads: the
+            // program's view of it (its runtime state, its protective stop) is shared into
+            // it by `tick`, never reported beside it.
             for (field, slot) in fields.iter().zip(out.iter_mut()) {
-                // A running program reports its own state; the robot reports the rest.
-                if program.is_some_and(|p| p.output(field.name()).is_some()) {
-                    continue;
-                }
                 if let Some(v) = robot.output(field.name()) {
                     *slot = v;
                 }

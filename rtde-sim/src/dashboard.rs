@@ -101,15 +101,8 @@ fn answer(request: &str, shared: &Shared) -> (String, bool) {
         );
     }
     let reply = reply(&command, robot, shared);
-    if matches!(
-        command,
-        Command::Stop | Command::PowerOff | Command::RestartSafety
-    ) {
-        // The program the script ports started goes with the robot's program.
-        if robot.program_state() == rtde_core::RuntimeState::Stopped {
-            controller.stop_program();
-        }
-    }
+    // At once, not at the next tick: the next question must see the program gone.
+    controller.share_program_state();
     (reply, matches!(command, Command::Quit))
 }
 

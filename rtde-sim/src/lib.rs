@@ -141,6 +141,7 @@
 
 mod clock;
 mod command_program;
+mod control_loop;
 mod controller;
 mod dashboard;
 mod fault;

@@ -7,6 +7,9 @@ use crate::command_program::CommandProgram;
 use crate::io::IoState;
 use crate::program::ServoProgram;
 
+/// `runtime_state`'s code for a stopped program, as both programs report it.
+const STOPPED: u32 = rtde_core::RuntimeState::Stopped.code();
+
 /// A robot program the simulated controller runs: the behaviour of one of the
 /// repository's URScript programs.
 #[derive(Clone, Debug, PartialEq)]
@@ -18,6 +21,10 @@ pub enum Program {
     Servo(ServoProgram),
     /// `rtde_command.script` ([`SimBuilder::command_program`](crate::SimBuilder::command_program)).
     Command(Box<CommandProgram>),
+    /// No program: the arm stands at these joint positions. With the robot's state machine
+    /// on (the Dashboard server, the script ports) the joints move only when a program
+    /// moves them, so between programs the arm stays where the last one left it.
+    Still([f64; 6]),
 }
 
 impl Program {
@@ -26,6 +33,7 @@ impl Program {
         match self {
             Program::Servo(p) => p.step(io, dt),
             Program::Command(p) => p.step(io, dt),
+            Program::Still(_) => {}
         }
     }
 
@@ -36,6 +44,7 @@ impl Program {
         match self {
             Program::Servo(p) => p.step(io, dt),
             Program::Command(p) => p.step_late(io, dt),
+            Program::Still(_) => {}
         }
     }
 
@@ -45,6 +54,7 @@ impl Program {
         match self {
             Program::Servo(p) => p.q(),
             Program::Command(p) => p.q(),
+            Program::Still(q) => *q,
         }
     }
 
@@ -54,6 +64,7 @@ impl Program {
         match self {
             Program::Servo(p) => p.qd(),
             Program::Command(p) => p.qd(),
+            Program::Still(_) => [0.0; 6],
         }
     }
 
@@ -63,6 +74,7 @@ impl Program {
         match self {
             Program::Servo(p) => p.setpoint(),
             Program::Command(p) => p.q(),
+            Program::Still(q) => *q,
         }
     }
 
@@ -70,7 +82,7 @@ impl Program {
     #[must_use]
     pub fn tcp_offset(&self) -> [f64; 6] {
         match self {
-            Program::Servo(_) => [0.0; 6],
+            Program::Servo(_) | Program::Still(_) => [0.0; 6],
             Program::Command(p) => p.tcp_offset(),
         }
     }
@@ -81,6 +93,7 @@ impl Program {
         match self {
             Program::Servo(p) => p.output(name),
             Program::Command(p) => p.output(name),
+            Program::Still(_) => None,
         }
     }
 
@@ -90,6 +103,7 @@ impl Program {
         match self {
             Program::Servo(p) => p.ticks(),
             Program::Command(p) => p.ticks(),
+            Program::Still(_) => 0,
         }
     }
 
@@ -99,6 +113,18 @@ impl Program {
         match self {
             Program::Servo(p) => p.messages(),
             Program::Command(p) => p.messages(),
+            Program::Still(_) => &[],
+        }
+    }
+
+    /// Whether a program runs and has stopped itself (its watchdog, a handshake, an
+    /// unreachable target, a fault); `false` for [`Program::Still`], which runs nothing.
+    #[must_use]
+    pub fn has_stopped(&self) -> bool {
+        match self {
+            Program::Servo(p) => p.runtime_state() == STOPPED,
+            Program::Command(p) => p.runtime_state() == STOPPED,
+            Program::Still(_) => false,
         }
     }
 }

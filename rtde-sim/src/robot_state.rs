@@ -163,8 +163,13 @@ impl RobotState {
         self.stop_program();
     }
 
+    /// `brake release`: from a powered-off robot too, as a controller (and URSim) does:
+    /// it powers on, then releases the brakes.
     pub(crate) fn brake_release(&mut self) {
-        if self.mode == RobotMode::Idle {
+        if matches!(
+            self.mode,
+            RobotMode::PowerOff | RobotMode::PowerOn | RobotMode::Idle
+        ) {
             self.mode = RobotMode::Running;
         }
     }
@@ -363,6 +368,15 @@ mod tests {
         r.power_off();
         assert_eq!(r.program_state(), RuntimeState::Stopped);
         assert!(r.load("a.txt").unwrap_err().starts_with("File not found"));
+    }
+
+    #[test]
+    fn brake_release_from_power_off_powers_on_and_runs() {
+        let mut r = RobotState::default();
+        assert_eq!(r.robot_mode(), RobotMode::PowerOff);
+        r.brake_release();
+        assert_eq!(r.robot_mode(), RobotMode::Running);
+        assert_eq!(r.output("robot_status_bits"), Some(Value::Uint32(1)));
     }
 
     #[test]

@@ -211,7 +211,7 @@ fn run(source: &str, shared: &Shared) {
         .map(|(_, kind)| *kind);
     match known {
         Some(kind) => {
-            let started = controller.start_known_program(kind, source);
+            let started = controller.start_known_program(kind, &name, source);
             let Some(robot) = controller.robot.as_mut() else {
                 return;
             };

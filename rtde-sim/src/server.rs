@@ -554,7 +554,7 @@ impl Connection {
             // The controller's program runs every cycle, whether or not a package goes out.
             shared
                 .controller()
-                .advance_program(Tick::new(tick, shared.config.loop_rate));
+                .tick(Tick::new(tick, shared.config.loop_rate));
             return Ok(());
         }
         let (sample, said) = {

@@ -59,6 +59,9 @@ pub struct Sim {
     script: Option<[SocketAddr; 3]>,
     /// The acceptors of the other services (Dashboard, script ports) and their addresses.
     services: Vec<(SocketAddr, JoinHandle<()>)>,
+    /// The controller's own control loop, when it runs a program or the robot's state
+    /// machine: they go on whoever is connected.
+    control_loop: Option<JoinHandle<()>>,
     /// Disconnects when the last thread exits. In a mutex so that `Sim` is `Sync`.
     alive: Mutex<Option<mpsc::Receiver<()>>>,
 }
@@ -368,6 +371,9 @@ impl Sim {
         let _ = acceptor.join();
         for (_, service) in self.services.drain(..) {
             let _ = service.join();
+        }
+        if let Some(control_loop) = self.control_loop.take() {
+            let _ = control_loop.join();
         }
         let connections = std::mem::take(
             &mut *self
@@ -964,6 +970,16 @@ impl SimBuilder {
             if let Some(delay) = self.unlock_delay {
                 robot.set_unlock_delay(delay);
             }
+            if controller.program().is_some() {
+                // A program the simulator starts with was started on the pendant: the
+                // robot is powered on, its brakes released, the program playing.
+                robot.power_on();
+                robot.brake_release();
+                robot.start_program();
+            } else {
+                // The joints move only when a program moves them.
+                controller.install_program(Program::Still(start));
+            }
             controller.robot = Some(robot);
             controller.protective_stop_after = self.faults.iter().rev().find_map(|f| match f {
                 Fault::ProtectiveStopAfter(d) => Some(*d),
@@ -993,8 +1009,18 @@ impl SimBuilder {
             dashboard: None,
             script: None,
             services: Vec::new(),
+            control_loop: None,
             alive: Mutex::new(Some(alive_rx)),
         };
+        // Unpaced, there is no wall clock to run on: each connection's ticks run the
+        // program, as before.
+        let runs_a_program = self.command_program.is_some() || self.servo_program;
+        if self.paced && (runs_a_program || self.robot_state) {
+            let thread =
+                crate::control_loop::spawn(Arc::clone(&sim.shared), clock, services_alive.clone())
+                    .map_err(Error::Spawn)?;
+            sim.control_loop = Some(thread);
+        }
         if let Some(bind) = self.dashboard {
             let (listener, bound) = service::bind(bind)?;
             let thread = service::spawn(

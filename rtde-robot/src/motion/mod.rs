@@ -45,7 +45,8 @@ pub use command::{ForceMode, ForceModeType, JointMove, LinearMove};
 pub use error::MotionError;
 pub use limits::Refusal;
 pub use robot::{
-    MotionOptions, MoveHandle, ProgramSource, Reached, Robot, RobotState, STEADY_SPEED,
+    CLOSE_DECELERATION, MotionOptions, MoveHandle, ProgramSource, Reached, Robot, RobotState,
+    STEADY_SPEED,
 };
 pub use rtde_kinematics::Arm;
 pub use rtde_robot_proto::programs::command::{

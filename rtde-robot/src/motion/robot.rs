@@ -160,6 +160,10 @@ pub struct RobotState {
     pub steady: bool,
 }
 
+/// The joint deceleration (rad/s²) with which [`Robot::close`] stops a motion under way:
+/// the command program's default for `stop_j`.
+pub const CLOSE_DECELERATION: f64 = 2.0;
+
 /// What the handles and the keeper share.
 #[derive(Debug)]
 struct Link {
@@ -768,12 +772,18 @@ impl Robot {
         self.run(Command::EndForceMode, &[])
     }
 
-    /// Stops the keeper (the program's watchdog then stops the robot, as it should when
-    /// the client goes) and closes the connection.
+    /// Stops a motion under way ([`Robot::stop_j`] at [`CLOSE_DECELERATION`]) and waits
+    /// until the arm is at rest, then stops the keeper (the program's watchdog then stops
+    /// the program, as it should when the client goes) and closes the connection. A handle
+    /// of the move it stopped reports it stopped, not reached.
     ///
     /// # Errors
-    /// A link error while pausing.
+    /// A link error while pausing. A stop the program could not take (it had already
+    /// stopped) is no error: the arm is at rest either way.
     pub fn close(mut self) -> Result<(), MotionError> {
+        if self.state().program == ProgramState::Moving {
+            let _ = self.stop_j(CLOSE_DECELERATION);
+        }
         self.shut_down()
     }
 

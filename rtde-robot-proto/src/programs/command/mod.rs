@@ -28,6 +28,12 @@
 //! path). Any other command is taken at once: a stop, a speed or servo command replaces the
 //! motion under way. A sequence number that is neither the one taken nor the next stops the
 //! program ([`Failure::Handshake`]).
+//!
+//! A session starts where the registers are: a controller keeps its input registers after
+//! a client leaves, so a program, when it starts, takes the sequence number it finds as
+//! taken and finished (reporting it in int out +0 and +1) and the watchdog value it finds
+//! as the last seen. A client reads int out +0 from its first package and writes the next
+//! number; a command a previous session left in the registers is never run again.
 
 use std::fmt;
 

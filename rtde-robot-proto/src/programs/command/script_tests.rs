@@ -63,3 +63,24 @@ fn every_command_the_program_declares_is_one_it_runs() {
         );
     }
 }
+
+#[test]
+fn the_program_starts_from_the_sequence_number_it_finds() {
+    // A controller keeps its input registers after a client leaves: a program that started
+    // from 0 would take the previous session's last command for its own, or stop on it.
+    let start = SCRIPT
+        .find("accepted = read_input_integer_register(IN_SEQUENCE)")
+        .expect("the program reads its starting sequence number from the register");
+    let loop_at = SCRIPT.find("\nwhile True:").unwrap();
+    assert!(start < loop_at, "read before the command loop");
+    for line in [
+        "write_output_integer_register(OUT_ACCEPTED, accepted)",
+        "write_output_integer_register(OUT_DONE, accepted)",
+    ] {
+        let at = SCRIPT.find(line).unwrap_or(usize::MAX);
+        assert!(
+            start < at && at < loop_at,
+            "`{line}` reports the starting point"
+        );
+    }
+}
