@@ -184,6 +184,70 @@ fn every_query_has_its_typed_reply() {
     assert!(!d.is_connected());
 }
 
+/// Each line sent on a raw connection, and the line the server answered: what a client
+/// without rtde's parser sees.
+fn raw_exchange(sim: &Sim, lines: &[&str]) -> Vec<String> {
+    let stream = std::net::TcpStream::connect(sim.dashboard_addr().unwrap()).unwrap();
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut writer = stream;
+    let mut read = || {
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        line.trim_end().to_owned()
+    };
+    read(); // the greeting
+    lines
+        .iter()
+        .map(|line| {
+            writeln!(writer, "{line}").unwrap();
+            read()
+        })
+        .collect()
+}
+
+#[test]
+fn replies_in_the_words_real_controllers_use() {
+    let sim = Sim::builder()
+        .controller_version("3.15.8")
+        .dashboard()
+        .start()
+        .unwrap();
+    let replies = raw_exchange(
+        &sim,
+        &[
+            "setUserRole OPERATOR",
+            "getUserRole",
+            "setUserRole locked",
+            "getUserRole",
+            "generate flight report system",
+            "generate flight report controller",
+            "load \"/programs/pick.urp\"",
+            "get loaded program",
+        ],
+    );
+    assert_eq!(
+        replies[..4],
+        [
+            "Setting user role: OPERATOR",
+            "OPERATOR",
+            "Setting user role: locked",
+            "LOCKED"
+        ]
+    );
+    assert_eq!(replies[4], "Flight Report generated with id: 1");
+    assert_eq!(replies[5], "Flight Report generated with id: 2");
+    assert_eq!(replies[6], "Loading program: /programs/pick.urp");
+    assert_eq!(replies[7], "Loaded program: /programs/pick.urp");
+    // rtde's own client reads each of them.
+    let mut d = connect(&sim);
+    assert_eq!(
+        d.user_role().unwrap(),
+        rtde_robot::dashboard::UserRole::Locked
+    );
+    assert!(d.generate_flight_report("system").unwrap().ends_with(": 3"));
+    sim.shutdown().unwrap();
+}
+
 #[test]
 fn refusals_name_the_command_and_quote_the_controller() {
     let sim = Sim::builder()

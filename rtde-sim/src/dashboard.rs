@@ -1,9 +1,11 @@
 //! The Dashboard server (port 29999 on a controller): line-based ASCII, one reply line per
 //! command, acting on the [`RobotState`](crate::RobotState).
 //!
-//! The replies are those of Universal Robots' Dashboard server manuals. Two are the
-//! simulator's own wording, for behaviour the manuals do not quote: the refusal of an
-//! acting command in local control, and the reply to `generate flight report`.
+//! The replies are those of Universal Robots' Dashboard server manuals. Where the manuals
+//! quote none, they are what real controllers were seen to answer by clients written for
+//! them (`generate flight report`: `Flight Report generated with id: <id>`; CB3
+//! `setUserRole` echoes the role as it was sent); the refusal of an acting command in local
+//! control is the simulator's own wording. docs/dashboard.md lists which is which.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
@@ -100,7 +102,7 @@ fn answer(request: &str, shared: &Shared) -> (String, bool) {
             false,
         );
     }
-    let reply = reply(&command, robot, shared);
+    let reply = reply(&command, request, robot, shared);
     // At once, not at the next tick: the next question must see the program gone.
     controller.share_program_state();
     (reply, matches!(command, Command::Quit))
@@ -124,7 +126,7 @@ fn acts(command: &Command) -> bool {
     )
 }
 
-fn reply(command: &Command, robot: &mut RobotState, shared: &Shared) -> String {
+fn reply(command: &Command, request: &str, robot: &mut RobotState, shared: &Shared) -> String {
     let done = |r: Result<(), String>, ok: String| r.map_or_else(|refusal| refusal, |()| ok);
     let program_name = || {
         robot
@@ -180,8 +182,15 @@ fn reply(command: &Command, robot: &mut RobotState, shared: &Shared) -> String {
             format!("URSoftware {} (Jan 01 2026)", full(shared.config.version))
         }
         Command::Version => full(shared.config.version),
-        Command::SetUserRole(role) => format!("Setting user role: {}", role.as_str()),
-        Command::GetUserRole => "PROGRAMMER".into(),
+        Command::SetUserRole(role) => {
+            robot.set_user_role(*role);
+            // Echoed as sent (`OPERATOR` stays upper case), as controllers do.
+            let sent = request
+                .strip_prefix(command.name())
+                .map_or(role.as_str(), str::trim);
+            format!("Setting user role: {sent}")
+        }
+        Command::GetUserRole => robot.user_role().as_str().to_ascii_uppercase(),
         Command::SetOperationalMode(mode) => {
             robot.set_operational_mode(Some(mode.as_str()));
             format!("Operational mode '{}' is set", mode.as_str())
@@ -232,7 +241,10 @@ fn reply(command: &Command, robot: &mut RobotState, shared: &Shared) -> String {
         Command::IsInRemoteControl => robot.is_in_remote_control().to_string(),
         Command::GetSerialNumber => SERIAL_NUMBER.into(),
         Command::GetRobotModel => shared.config.robot_model.into(),
-        Command::GenerateFlightReport(_) => "1".into(),
+        Command::GenerateFlightReport(_) => {
+            let id = robot.generate_flight_report();
+            format!("Flight Report generated with id: {id}")
+        }
         Command::GenerateSupportFile(dir) => {
             format!("Completed successfully: {dir}/ur_support_file.zip")
         }

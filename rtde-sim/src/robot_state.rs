@@ -14,6 +14,7 @@
 use std::time::{Duration, Instant};
 
 use rtde_core::{RobotMode, RuntimeState, SafetyMode, SafetyStatus, Value};
+use rtde_robot_proto::dashboard::UserRole;
 use rtde_robot_proto::primary::PrimaryMessage;
 
 /// How long after a protective stop the Dashboard server refuses to unlock it, as
@@ -41,6 +42,10 @@ pub struct RobotState {
     remote_control: bool,
     operational_mode: Option<&'static str>,
     installation: String,
+    /// The CB3 user role `setUserRole` set.
+    user_role: UserRole,
+    /// The flight reports generated so far: the next one's id follows.
+    flight_reports: u32,
     popup: Option<String>,
     log: Vec<String>,
     /// Messages a controller shows: sent as RTDE text messages, oldest first.
@@ -62,6 +67,8 @@ impl Default for RobotState {
             remote_control: true,
             operational_mode: None,
             installation: "default.installation".into(),
+            user_role: UserRole::Programmer,
+            flight_reports: 0,
             popup: None,
             log: Vec::new(),
             messages: Vec::new(),
@@ -292,6 +299,22 @@ impl RobotState {
         self.protective_stop = None;
         self.safety = SafetyStatus::Normal;
         self.power_off();
+    }
+
+    pub(crate) fn set_user_role(&mut self, role: UserRole) {
+        self.user_role = role;
+    }
+
+    /// The CB3 user role set (`getUserRole`): programmer until `setUserRole` says otherwise.
+    #[must_use]
+    pub fn user_role(&self) -> UserRole {
+        self.user_role
+    }
+
+    /// A flight report is generated: its id.
+    pub(crate) fn generate_flight_report(&mut self) -> u32 {
+        self.flight_reports += 1;
+        self.flight_reports
     }
 
     pub(crate) fn set_operational_mode(&mut self, mode: Option<&'static str>) {

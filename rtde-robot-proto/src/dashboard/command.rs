@@ -361,6 +361,9 @@ impl FromStr for Command {
                 Ok(arg.to_owned())
             }
         };
+        // A path in double quotes, as some clients for real robots send it (`load
+        // "/programs/pick.urp"`), is the path inside them.
+        let path = |what: &str| needs(what).map(|p| unquoted(&p).to_owned());
         let none = |command: Command| -> Result<Command, ParseCommandError> {
             if arg.is_empty() {
                 Ok(command)
@@ -371,12 +374,10 @@ impl FromStr for Command {
             }
         };
         match name {
-            "load" => Ok(Command::Load(needs(
-                "a program file: `load <program.urp>`",
-            )?)),
+            "load" => Ok(Command::Load(path("a program file: `load <program.urp>`")?)),
             "popup" => Ok(Command::Popup(needs("a text: `popup <text>`")?)),
             "addToLog" => Ok(Command::AddToLog(needs("a text: `addToLog <text>`")?)),
-            "load installation" => Ok(Command::LoadInstallation(needs(
+            "load installation" => Ok(Command::LoadInstallation(path(
                 "a file: `load installation <file.installation>`",
             )?)),
             "generate flight report" => Ok(Command::GenerateFlightReport(needs(
@@ -427,6 +428,13 @@ impl FromStr for Command {
             _ => none(Command::SaveLog),
         }
     }
+}
+
+/// `text` without one pair of surrounding double quotes, if it has them.
+fn unquoted(text: &str) -> &str {
+    text.strip_prefix('"')
+        .and_then(|t| t.strip_suffix('"'))
+        .unwrap_or(text)
 }
 
 #[cfg(test)]
@@ -560,6 +568,23 @@ mod tests {
         assert!("play now".parse::<Command>().is_err());
         assert!("fly".parse::<Command>().unwrap_err().0.contains("unknown"));
         assert!("playing".parse::<Command>().is_err());
+    }
+
+    #[test]
+    fn a_quoted_path_is_the_path_inside_the_quotes() {
+        for (line, path) in [
+            ("load \"/programs/pick.urp\"", "/programs/pick.urp"),
+            ("load /programs/pick.urp", "/programs/pick.urp"),
+            ("load \"/programs/a b.urp\"", "/programs/a b.urp"),
+        ] {
+            assert_eq!(line.parse::<Command>().unwrap(), Command::Load(path.into()));
+        }
+        assert_eq!(
+            "load installation \"x.installation\""
+                .parse::<Command>()
+                .unwrap(),
+            Command::LoadInstallation("x.installation".into())
+        );
     }
 
     #[test]
