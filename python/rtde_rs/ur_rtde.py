@@ -39,6 +39,9 @@ import warnings
 from . import _rtde_rs
 from ._rtde_rs import BadArgumentError, Client, Dashboard, RealtimeError, Robot, VersionTooOldError
 
+# The motion defaults, from the one table the native API reads (rtde_robot::motion::defaults).
+_D = _rtde_rs.MOTION_DEFAULTS
+
 __all__ = ["RTDEReceiveInterface", "RTDEIOInterface", "RTDEControlInterface", "DashboardClient"]
 
 _PORT = 30004
@@ -607,20 +610,20 @@ class RTDEControlInterface:
             self._handle = result
         return True
 
-    def moveJ(self, q, speed=1.05, acceleration=1.4, asynchronous=False):
+    def moveJ(self, q, speed=_D["joint_speed"], acceleration=_D["joint_acceleration"], asynchronous=False):
         """Moves to joint positions ``q`` (rad), or through a path of
         ``[q0..q5, speed, acceleration, blend]`` waypoints (``moveJ(path, asynchronous)``).
         Blocks until the arm is there unless ``asynchronous``; returns True."""
         r = self._robot
-        return self._move(r.move_j, r.move_j_path, q, speed, acceleration, asynchronous, (1.05, 1.4))
+        return self._move(r.move_j, r.move_j_path, q, speed, acceleration, asynchronous, (_D["joint_speed"], _D["joint_acceleration"]))
 
-    def moveL(self, pose, speed=0.25, acceleration=1.2, asynchronous=False):
+    def moveL(self, pose, speed=_D["tool_speed"], acceleration=_D["tool_acceleration"], asynchronous=False):
         """Moves the TCP along a straight line to ``pose``, or through a path of
         ``[x, y, z, rx, ry, rz, speed, acceleration, blend]`` waypoints; returns True."""
         r = self._robot
-        return self._move(r.move_l, r.move_l_path, pose, speed, acceleration, asynchronous, (0.25, 1.2))
+        return self._move(r.move_l, r.move_l_path, pose, speed, acceleration, asynchronous, (_D["tool_speed"], _D["tool_acceleration"]))
 
-    def moveJ_IK(self, pose, speed=1.05, acceleration=1.4, asynchronous=False):
+    def moveJ_IK(self, pose, speed=_D["joint_speed"], acceleration=_D["joint_acceleration"], asynchronous=False):
         """Moves in joint space to the joints that put the TCP at ``pose`` (the solution
         nearest the current joints, computed on the host); returns True."""
         q = self._robot.inverse_kinematics(pose)
@@ -639,28 +642,28 @@ class RTDEControlInterface:
 
     # --- speeds and stops -------------------------------------------------------------
 
-    def speedJ(self, qd, acceleration=0.5, time=0.0):
+    def speedJ(self, qd, acceleration=_D["speed_j_acceleration"], time=0.0):
         """Accelerates the joints to ``qd`` (rad/s), kept until the next command; returns
         True. ``time`` is not used: the speed holds until another command."""
         self._robot.speed_j(qd, acceleration)
         return True
 
-    def speedL(self, xd, acceleration=0.25, time=0.0):
+    def speedL(self, xd, acceleration=_D["speed_l_acceleration"], time=0.0):
         """Accelerates the TCP to ``xd`` (m/s, rad/s), kept until the next command."""
         self._robot.speed_l(xd, acceleration)
         return True
 
-    def speedStop(self, a=10.0):
+    def speedStop(self, a=_D["stop_deceleration"]):
         """Ends speed mode, decelerating the joints at ``a`` (rad/s²); returns True."""
         self._robot.stop_j(a)
         return True
 
-    def stopJ(self, a=2.0, asynchronous=False):
+    def stopJ(self, a=_D["stop_j_deceleration"], asynchronous=False):
         """Decelerates the joints to rest at ``a`` (rad/s²). Returns once the arm rests,
         ``asynchronous`` or not."""
         self._robot.stop_j(a)
 
-    def stopL(self, a=10.0, asynchronous=False):
+    def stopL(self, a=_D["stop_deceleration"], asynchronous=False):
         """Decelerates the TCP to rest at ``a`` (m/s²). Returns once the arm rests."""
         self._robot.stop_l(a)
 
@@ -670,7 +673,7 @@ class RTDEControlInterface:
         self._robot.servo_j(q, time, lookahead_time, gain)
         return True
 
-    def servoStop(self, a=10.0):
+    def servoStop(self, a=_D["stop_deceleration"]):
         """Ends servoing, decelerating at ``a`` (rad/s²); returns True."""
         self._robot.servo_stop(a)
         return True
@@ -739,7 +742,7 @@ class RTDEControlInterface:
         ``pose_trans``)."""
         return _rtde_rs.pose_trans(p_from, p_from_to)
 
-    def moveL_FK(self, q, speed=0.25, acceleration=1.2, asynchronous=False):
+    def moveL_FK(self, q, speed=_D["tool_speed"], acceleration=_D["tool_acceleration"], asynchronous=False):
         """Moves the TCP along a straight line to the pose of joints ``q``; returns True."""
         return self.moveL(self.getForwardKinematics(q), speed, acceleration, asynchronous)
 

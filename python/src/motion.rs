@@ -14,7 +14,7 @@ use rtde_core::ConnectOptions;
 use rtde_kinematics::{Arm, compose};
 use rtde_robot::motion::{
     ForceMode, ForceModeType, JointMove, LinearMove, MotionError, MotionOptions,
-    MoveHandle as RustMoveHandle, ProgramSource, Reached, Robot as RustRobot,
+    MoveHandle as RustMoveHandle, ProgramSource, Reached, Robot as RustRobot, defaults,
 };
 use rtde_robot::script::{Ports, ScriptSender};
 
@@ -252,7 +252,10 @@ impl Robot {
     /// Moves to joint positions `q` (rad) at `speed` (rad/s) and `acceleration` (rad/s²),
     /// blending within `blend` (m) into a next move. Returns `{"q", "tcp_pose"}` where the
     /// arm stopped, or with `asynchronous=True` a `MoveHandle` at once.
-    #[pyo3(signature = (q, speed=1.05, acceleration=1.4, blend=0.0, *, asynchronous=false))]
+    #[pyo3(signature = (
+        q, speed=defaults::JOINT_SPEED, acceleration=defaults::JOINT_ACCELERATION, blend=0.0, *,
+        asynchronous=false,
+    ))]
     fn move_j<'py>(
         &self,
         py: Python<'py>,
@@ -271,7 +274,10 @@ impl Robot {
 
     /// Moves the TCP along a straight line to `pose` (m, rotation vector) at `speed` (m/s)
     /// and `acceleration` (m/s²); a pose out of the arm's reach is refused before sending.
-    #[pyo3(signature = (pose, speed=0.25, acceleration=1.2, blend=0.0, *, asynchronous=false))]
+    #[pyo3(signature = (
+        pose, speed=defaults::TOOL_SPEED, acceleration=defaults::TOOL_ACCELERATION, blend=0.0, *,
+        asynchronous=false,
+    ))]
     fn move_l<'py>(
         &self,
         py: Python<'py>,
@@ -332,32 +338,35 @@ impl Robot {
     }
 
     /// Accelerates the joints to `qd` (rad/s) and keeps them there until the next command.
-    #[pyo3(signature = (qd, acceleration=0.5))]
+    #[pyo3(signature = (qd, acceleration=defaults::SPEED_J_ACCELERATION))]
     fn speed_j(&self, py: Python<'_>, qd: [f64; 6], acceleration: f64) -> PyResult<()> {
         self.with(py, move |r| r.speed_j(qd, acceleration))
     }
 
     /// Accelerates the TCP to `xd` (m/s, rad/s) and keeps it there until the next command.
-    #[pyo3(signature = (xd, acceleration=0.25))]
+    #[pyo3(signature = (xd, acceleration=defaults::SPEED_L_ACCELERATION))]
     fn speed_l(&self, py: Python<'_>, xd: [f64; 6], acceleration: f64) -> PyResult<()> {
         self.with(py, move |r| r.speed_l(xd, acceleration))
     }
 
     /// Decelerates the joints to rest (rad/s²); returns once the arm rests. A move under
     /// way ends there, and its handle returns where the arm stopped.
-    #[pyo3(signature = (deceleration=2.0))]
+    #[pyo3(signature = (deceleration=defaults::STOP_J_DECELERATION))]
     fn stop_j(&self, py: Python<'_>, deceleration: f64) -> PyResult<()> {
         self.with(py, move |r| r.stop_j(deceleration))
     }
 
     /// Decelerates the TCP to rest along its path (m/s²).
-    #[pyo3(signature = (deceleration=10.0))]
+    #[pyo3(signature = (deceleration=defaults::STOP_DECELERATION))]
     fn stop_l(&self, py: Python<'_>, deceleration: f64) -> PyResult<()> {
         self.with(py, move |r| r.stop_l(deceleration))
     }
 
     /// One servo target (URScript `servoj`): send one per cycle.
-    #[pyo3(signature = (q, time=0.008, lookahead_time=0.1, gain=300.0))]
+    #[pyo3(signature = (
+        q, time=defaults::SERVO_TIME, lookahead_time=defaults::SERVO_LOOKAHEAD,
+        gain=defaults::SERVO_GAIN,
+    ))]
     fn servo_j(
         &self,
         py: Python<'_>,
@@ -370,7 +379,7 @@ impl Robot {
     }
 
     /// Ends servoing, decelerating at `deceleration` (rad/s²).
-    #[pyo3(signature = (deceleration=10.0))]
+    #[pyo3(signature = (deceleration=defaults::STOP_DECELERATION))]
     fn servo_stop(&self, py: Python<'_>, deceleration: f64) -> PyResult<()> {
         self.with(py, move |r| r.servo_stop(deceleration))
     }
@@ -616,10 +625,33 @@ fn pose_trans(py: Python<'_>, p_from: [f64; 6], p_from_to: [f64; 6]) -> PyResult
     Ok(compose(&p_from, &p_from_to).to_vec())
 }
 
+/// `rtde_robot::motion::defaults` as a dict, which the ur_rtde layer's signatures read, so
+/// that the table lives once.
+fn motion_defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let table = PyDict::new(py);
+    for (name, value) in [
+        ("joint_speed", defaults::JOINT_SPEED),
+        ("joint_acceleration", defaults::JOINT_ACCELERATION),
+        ("tool_speed", defaults::TOOL_SPEED),
+        ("tool_acceleration", defaults::TOOL_ACCELERATION),
+        ("speed_j_acceleration", defaults::SPEED_J_ACCELERATION),
+        ("speed_l_acceleration", defaults::SPEED_L_ACCELERATION),
+        ("stop_j_deceleration", defaults::STOP_J_DECELERATION),
+        ("stop_deceleration", defaults::STOP_DECELERATION),
+        ("servo_time", defaults::SERVO_TIME),
+        ("servo_lookahead", defaults::SERVO_LOOKAHEAD),
+        ("servo_gain", defaults::SERVO_GAIN),
+    ] {
+        table.set_item(name, value)?;
+    }
+    Ok(table)
+}
+
 /// Adds the classes and functions.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Robot>()?;
     m.add_class::<MoveHandle>()?;
     m.add_function(wrap_pyfunction!(pose_trans, m)?)?;
+    m.add("MOTION_DEFAULTS", motion_defaults(m.py())?)?;
     Ok(())
 }

@@ -2,13 +2,14 @@
 
 use rtde_robot_proto::programs::command::{Command, int_in};
 
+use crate::motion::defaults;
 use crate::motion::error::MotionError;
 use crate::motion::limits;
 use crate::motion::recipes::Registers;
 
 /// A `move_j` target: joint positions, the leading joint's speed and acceleration, and a
-/// blend radius (for a waypoint of a path). The defaults are ur_rtde's: 1.05 rad/s,
-/// 1.4 rad/s², no blend.
+/// blend radius (for a waypoint of a path). The defaults are [`defaults`]' (ur_rtde's):
+/// 1.05 rad/s, 1.4 rad/s², no blend.
 ///
 /// ```
 /// use rtde_robot::motion::JointMove;
@@ -33,8 +34,8 @@ impl JointMove {
     pub fn to(q: [f64; 6]) -> Self {
         JointMove {
             q,
-            speed: 1.05,
-            accel: 1.4,
+            speed: defaults::JOINT_SPEED,
+            accel: defaults::JOINT_ACCELERATION,
             blend: 0.0,
         }
     }
@@ -75,7 +76,7 @@ impl JointMove {
 
 /// A `move_l` target: the TCP pose `[x, y, z, rx, ry, rz]` (base frame, m and a rotation
 /// vector), the tool's speed and acceleration, and a blend radius. The defaults are
-/// ur_rtde's: 0.25 m/s, 1.2 m/s², no blend.
+/// [`defaults`]' (ur_rtde's): 0.25 m/s, 1.2 m/s², no blend.
 ///
 /// ```
 /// use rtde_robot::motion::LinearMove;
@@ -100,8 +101,8 @@ impl LinearMove {
     pub fn to(pose: [f64; 6]) -> Self {
         LinearMove {
             pose,
-            speed: 0.25,
-            accel: 1.2,
+            speed: defaults::TOOL_SPEED,
+            accel: defaults::TOOL_ACCELERATION,
             blend: 0.0,
         }
     }

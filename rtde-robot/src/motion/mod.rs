@@ -36,6 +36,7 @@
 //! ```
 
 mod command;
+pub mod defaults;
 mod error;
 pub mod limits;
 mod recipes;
@@ -45,8 +46,7 @@ pub use command::{ForceMode, ForceModeType, JointMove, LinearMove};
 pub use error::MotionError;
 pub use limits::Refusal;
 pub use robot::{
-    CLOSE_DECELERATION, MotionOptions, MoveHandle, ProgramSource, Reached, Robot, RobotState,
-    STEADY_SPEED,
+    MotionOptions, MoveHandle, ProgramSource, Reached, Robot, RobotState, STEADY_SPEED,
 };
 pub use rtde_kinematics::Arm;
 pub use rtde_robot_proto::programs::command::{

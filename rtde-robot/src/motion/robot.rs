@@ -160,10 +160,6 @@ pub struct RobotState {
     pub steady: bool,
 }
 
-/// The joint deceleration (rad/s²) with which [`Robot::close`] stops a motion under way:
-/// the command program's default for `stop_j`.
-pub const CLOSE_DECELERATION: f64 = 2.0;
-
 /// What the handles and the keeper share.
 #[derive(Debug)]
 struct Link {
@@ -772,7 +768,8 @@ impl Robot {
         self.run(Command::EndForceMode, &[])
     }
 
-    /// Stops a motion under way ([`Robot::stop_j`] at [`CLOSE_DECELERATION`]) and waits
+    /// Stops a motion under way ([`Robot::stop_j`] at
+    /// [`STOP_J_DECELERATION`](super::defaults::STOP_J_DECELERATION)) and waits
     /// until the arm is at rest, then stops the keeper (the program's watchdog then stops
     /// the program, as it should when the client goes) and closes the connection. A handle
     /// of the move it stopped reports it stopped, not reached.
@@ -782,7 +779,7 @@ impl Robot {
     /// stopped) is no error: the arm is at rest either way.
     pub fn close(mut self) -> Result<(), MotionError> {
         if self.state().program == ProgramState::Moving {
-            let _ = self.stop_j(CLOSE_DECELERATION);
+            let _ = self.stop_j(super::defaults::STOP_J_DECELERATION);
         }
         self.shut_down()
     }
