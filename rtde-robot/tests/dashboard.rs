@@ -168,7 +168,10 @@ fn every_query_has_its_typed_reply() {
     );
     d.restart_safety().unwrap();
     d.save_log().unwrap();
-    assert_eq!(d.generate_flight_report("controller").unwrap(), "1");
+    assert_eq!(
+        d.generate_flight_report("controller").unwrap(),
+        "Flight Report generated with id: 1"
+    );
     assert!(
         d.generate_support_file("/tmp")
             .unwrap()

@@ -20,4 +20,4 @@ pub use error::DashboardError;
 pub use line::{LineBuffer, MAX_LINE};
 pub use modes::{OperationalMode, UserRole};
 pub use reply::{GREETING, ProgramState, Reply, parse as parse_reply};
-pub use rules::{answer, check_greeting, request, version_of};
+pub use rules::{after_greeting, answer, check_greeting, request, version_from_reply, version_of};

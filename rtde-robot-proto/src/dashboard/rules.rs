@@ -1,6 +1,6 @@
 //! The rules a Dashboard client follows around each line, whichever driver carries it:
-//! the greeting, the version check before sending, and reading a reply as success or a
-//! refusal.
+//! the greeting and the version question on connect, the version check before sending,
+//! and reading a reply as success or a refusal.
 
 use rtde_core::fields::{ControllerVersion, Generation};
 
@@ -89,4 +89,45 @@ pub fn version_of(reply: &Reply) -> Result<ControllerVersion, DashboardError> {
             reply: other.to_string(),
         }),
     }
+}
+
+/// What a client does once the server has greeted it: the greeting's check, then the
+/// question to ask when the controller's version is not yet known (`PolyscopeVersion`),
+/// or nothing more.
+///
+/// ```
+/// use rtde_robot_proto::dashboard::{Command, after_greeting};
+///
+/// let greeting = "Connected: Universal Robots Dashboard Server";
+/// assert_eq!(after_greeting(greeting, false)?, Some(Command::PolyscopeVersion));
+/// assert_eq!(after_greeting(greeting, true)?, None);
+/// assert!(after_greeting("RTDE", false).is_err());
+/// # Ok::<(), rtde_robot_proto::dashboard::DashboardError>(())
+/// ```
+///
+/// # Errors
+/// [`DashboardError::NotADashboard`] for anything but a Dashboard server's greeting.
+pub fn after_greeting(
+    greeting: &str,
+    version_known: bool,
+) -> Result<Option<Command>, DashboardError> {
+    check_greeting(greeting)?;
+    Ok((!version_known).then_some(Command::PolyscopeVersion))
+}
+
+/// The controller's version from the reply line to the question [`after_greeting`] asked.
+///
+/// ```
+/// use rtde_robot_proto::dashboard::version_from_reply;
+///
+/// let version = version_from_reply("URSoftware 5.21.0.1234 (Jan 01 2026)")?;
+/// assert_eq!((version.major, version.minor), (5, 21));
+/// assert!(version_from_reply("could not understand: 'PolyscopeVersion'").is_err());
+/// # Ok::<(), rtde_robot_proto::dashboard::DashboardError>(())
+/// ```
+///
+/// # Errors
+/// As [`answer`] and [`version_of`]: a refusal, or a PolyScope X version.
+pub fn version_from_reply(line: &str) -> Result<ControllerVersion, DashboardError> {
+    version_of(&answer(&Command::PolyscopeVersion, line)?)
 }

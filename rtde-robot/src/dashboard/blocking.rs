@@ -185,30 +185,21 @@ impl Dashboard {
         };
         stream.set_nodelay(true)?;
         self.stream = Some(stream);
-        let greeting = self.read_line("connect", self.options.connect_timeout);
-        let greeting = match greeting {
-            Ok(g) => g,
-            Err(e) => {
-                self.disconnect();
-                return Err(e);
-            }
-        };
-        if let Err(e) = rules::check_greeting(&greeting) {
+        let greeted = self
+            .read_line("connect", self.options.connect_timeout)
+            .and_then(|greeting| self.greeted(&greeting));
+        if greeted.is_err() {
             self.disconnect();
-            return Err(e);
         }
-        if self.options.version.is_none() && self.version.major == 0 {
-            let reply = self.exchange("PolyscopeVersion", "PolyscopeVersion\n");
-            let version = reply.and_then(|r| {
-                rules::answer(&Command::PolyscopeVersion, &r).and_then(|r| rules::version_of(&r))
-            });
-            match version {
-                Ok(v) => self.version = v,
-                Err(e) => {
-                    self.disconnect();
-                    return Err(e);
-                }
-            }
+        greeted
+    }
+
+    /// The rules after the greeting: its check, and the version asked when not known.
+    fn greeted(&mut self, greeting: &str) -> Result<(), DashboardError> {
+        let known = self.options.version.is_some() || self.version.major != 0;
+        if let Some(question) = rules::after_greeting(greeting, known)? {
+            let reply = self.exchange(question.name(), &question.line()?)?;
+            self.version = rules::version_from_reply(&reply)?;
         }
         Ok(())
     }

@@ -214,13 +214,10 @@ impl AsyncDashboard {
             let greeting = self
                 .read_line("connect", self.options.connect_timeout)
                 .await?;
-            rules::check_greeting(&greeting)?;
-            if self.options.version.is_none() && self.version.major == 0 {
-                let reply = self
-                    .exchange("PolyscopeVersion", "PolyscopeVersion\n")
-                    .await?;
-                let reply = rules::answer(&Command::PolyscopeVersion, &reply)?;
-                self.version = rules::version_of(&reply)?;
+            let known = self.options.version.is_some() || self.version.major != 0;
+            if let Some(question) = rules::after_greeting(&greeting, known)? {
+                let reply = self.exchange(question.name(), &question.line()?).await?;
+                self.version = rules::version_from_reply(&reply)?;
             }
             Ok(())
         }
