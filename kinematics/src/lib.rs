@@ -276,6 +276,26 @@ pub fn rotation_vector(r: &[[f64; 3]; 3]) -> [f64; 3] {
     scale3(axis, angle)
 }
 
+/// An arm by its model name, in any case, as [`Arm::named`] finds it; the error names the
+/// arms there are, for command lines.
+///
+/// ```
+/// use rtde_kinematics::Arm;
+///
+/// assert_eq!("UR10e".parse::<Arm>(), Ok(Arm::UR10E));
+/// assert!("ur7".parse::<Arm>().unwrap_err().contains("UR5e"));
+/// ```
+impl std::str::FromStr for Arm {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Arm, String> {
+        Arm::named(name).ok_or_else(|| {
+            let names: Vec<&str> = Arm::ALL.iter().map(|a| a.name).collect();
+            format!("unknown arm `{name}`: use {}", names.join(", "))
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,7 +3,6 @@
 use std::time::Duration;
 
 use rtde_core::RTDE_PORT;
-use rtde_sim::Arm;
 
 /// Parses `10s`, `1.5s`, `500ms`, `2m`, `1h` or a bare number of seconds.
 pub(crate) fn duration(text: &str) -> Result<Duration, String> {
@@ -97,10 +96,6 @@ pub(crate) fn speed(text: &str) -> Result<Speed, String> {
 }
 
 /// An arm model by name: ur3e, ur5e, ur10e or ur5 (CB3), any case.
-pub(crate) fn arm(name: &str) -> Result<Arm, String> {
-    Arm::named(name).ok_or_else(|| format!("unknown arm `{name}`: use ur3e, ur5e, ur10e or ur5"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -63,7 +63,7 @@ enum Command {
     Record(record::RecordArgs),
     Replay(replay::ReplayArgs),
     Plot(plot::PlotArgs),
-    Sim(sim::SimArgs),
+    Sim(sim::SimCommand),
     Bridge(bridge::BridgeArgs),
     Subscribe(subscribe::SubscribeArgs),
     Dashboard(dashboard::DashboardArgs),

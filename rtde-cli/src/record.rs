@@ -97,7 +97,7 @@ pub(crate) struct RecordArgs {
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8765")]
     view: Option<SocketAddr>,
     /// The arm the view draws: ur3e, ur5e, ur10e or ur5 (CB3).
-    #[arg(long, value_name = "MODEL", default_value = "ur5e", value_parser = args::arm)]
+    #[arg(long, value_name = "MODEL", default_value = "ur5e")]
     arm: Arm,
     /// Print nothing but errors (no simulator notice, progress or summary).
     #[arg(long, short = 'q')]

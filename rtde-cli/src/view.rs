@@ -4,7 +4,6 @@ use std::net::SocketAddr;
 
 use rtde_sim::Arm;
 
-use crate::args;
 use crate::record::{LimitArgs, Plan, SourceArgs, run_plan};
 
 /// Watch a robot live in Foxglove or Lichtblick: plots of every field, the arm in 3D.
@@ -53,7 +52,7 @@ pub(crate) struct ViewArgs {
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8765")]
     listen: SocketAddr,
     /// The arm: ur3e, ur5e, ur10e or ur5 (CB3).
-    #[arg(long, value_name = "MODEL", default_value = "ur5e", value_parser = args::arm)]
+    #[arg(long, value_name = "MODEL", default_value = "ur5e")]
     arm: Arm,
     #[command(flatten)]
     limits: LimitArgs,

@@ -139,6 +139,8 @@
 
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "cli")]
+pub mod cli;
 mod clock;
 mod command_program;
 mod control_loop;

@@ -42,7 +42,7 @@ fn start(args: &[&str]) -> (Running, SocketAddr) {
         .expect("rtde-sim prints its address");
     let addr = line
         .split_once("listening on ")
-        .and_then(|(_, rest)| rest.split(',').next())
+        .map(|(_, rest)| rest.trim())
         .unwrap_or_else(|| panic!("no address in {line:?}"));
     (running, addr.parse().expect("an address"))
 }

@@ -105,12 +105,12 @@ fn the_binary_explains_itself_and_rejects_bad_arguments() {
     let (code, out, _) = run(&["--help"]);
     assert_eq!(code, Some(0));
     assert!(
-        out.contains("--version <V>") && out.contains("--bind <ADDR>"),
+        out.contains("--version <VERSION>") && out.contains("--bind <ADDR>"),
         "{out}"
     );
     let (code, _, err) = run(&["--frobnicate"]);
     assert_eq!(code, Some(2));
-    assert!(err.contains("unknown argument `--frobnicate`"), "{err}");
+    assert!(err.contains("--frobnicate"), "{err}");
     let (code, _, err) = run(&["--version", "4.1"]);
     assert_eq!(code, Some(1));
     assert!(err.contains("no generation"), "{err}");
@@ -139,12 +139,11 @@ fn the_binary_serves_a_controller_until_killed() {
     });
     let line = rx.recv_timeout(Duration::from_secs(20));
     let served = line.map(|line| {
-        // "rtde-sim: controller 3.15.8 (125 Hz control loop) listening on 127.0.0.1:PORT, …"
+        // "rtde-sim: listening on 127.0.0.1:PORT", the first line
         let addr: SocketAddr = line
             .split("listening on ")
             .nth(1)
-            .and_then(|rest| rest.split(',').next())
-            .and_then(|a| a.parse().ok())
+            .and_then(|a| a.trim().parse().ok())
             .unwrap_or_else(|| panic!("no address in {line:?}"));
         assert!(
             addr.ip().is_loopback(),
