@@ -195,6 +195,29 @@ fn closing_mid_move_stops_the_arm_before_it_returns() {
     sim.shutdown().unwrap();
 }
 
+#[test]
+fn a_handle_waited_after_close_says_closed_at_once() {
+    let (sim, _dashboard) = controller();
+    let robot = Robot::connect(sim.addr(), sending(&sim)).unwrap();
+    let handle = robot
+        .move_j_async(JointMove::to([2.5, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.3))
+        .unwrap();
+    // At once: the program may not have taken the move yet; it must not run after close.
+    robot.close().unwrap();
+    let program = sim.command_program().unwrap();
+    assert_eq!(program.qd(), [0.0; 6], "moving after close()");
+    let asked = Instant::now();
+    let err = handle.wait().unwrap_err();
+    assert!(matches!(err, MotionError::Closed), "{err}");
+    // Not the 20 s of the options' timeout.
+    assert!(
+        asked.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        asked.elapsed()
+    );
+    sim.shutdown().unwrap();
+}
+
 /// Set by the parent test for the child process it kills.
 const CHILD_ADDR: &str = "RTDE_LIFECYCLE_CHILD_ADDR";
 

@@ -41,6 +41,11 @@ pub enum MotionError {
         /// What the controller said, and the program's own reason when it gave one.
         message: String,
     },
+    /// This program closed the [`Robot`](super::Robot) ([`Robot::close`](super::Robot::close),
+    /// or dropping it) before the command finished: a move under way was stopped, and a
+    /// handle's wait returns this at once. The link was not lost.
+    #[error("the robot was closed by this program before the command finished")]
+    Closed,
     /// The robot did not finish in the time given.
     #[error("the robot did not finish command {seq} within {waited:?}")]
     Timeout {

@@ -182,6 +182,10 @@ struct LinkState {
     last_seq: i32,
     observed: Observed,
     ended: Option<String>,
+    /// [`Robot::close`] (or the drop) has begun: nothing more is sent or waited for.
+    closed: bool,
+    /// The commands [`Robot::close`] cut short (sent, not finished when it stopped the arm).
+    cut_short: Option<std::ops::RangeInclusive<i32>>,
 }
 
 impl Link {
@@ -253,6 +257,9 @@ impl Link {
         let deadline = Instant::now() + self.timeout;
         let mut state = self.lock();
         loop {
+            if state.closed {
+                return Err(MotionError::Closed);
+            }
             if let Some(e) = &state.ended {
                 return Err(MotionError::ProgramStopped {
                     message: format!("the RTDE link ended: {e}"),
@@ -300,6 +307,9 @@ impl Link {
         let deadline = Instant::now() + timeout;
         let mut state = self.lock();
         loop {
+            if state.cut_short.as_ref().is_some_and(|cut| cut.contains(&seq)) {
+                return Err(MotionError::Closed);
+            }
             let o = state.observed;
             let (accepted, done) = (
                 o.ints[usize::from(int_out::ACCEPTED)],
@@ -314,6 +324,9 @@ impl Link {
             }
             if let Some(e) = self.verdict(&o) {
                 return Err(e);
+            }
+            if state.closed {
+                return Err(MotionError::Closed);
             }
             if let Some(e) = &state.ended {
                 return Err(MotionError::ProgramStopped {
@@ -435,6 +448,8 @@ impl Robot {
                 last_seq: accepted,
                 observed: first,
                 ended: None,
+                closed: false,
+                cut_short: None,
             }),
             changed: Condvar::new(),
             sender: background.sender(),
@@ -771,20 +786,48 @@ impl Robot {
     /// Stops a motion under way ([`Robot::stop_j`] at
     /// [`STOP_J_DECELERATION`](super::defaults::STOP_J_DECELERATION)) and waits
     /// until the arm is at rest, then stops the keeper (the program's watchdog then stops
-    /// the program, as it should when the client goes) and closes the connection. A handle
-    /// of the move it stopped reports it stopped, not reached.
+    /// the program, as it should when the client goes) and closes the connection. A
+    /// handle's [`wait`](MoveHandle::wait) then returns at once: [`MotionError::Closed`] for
+    /// a command close cut short (sent, not finished), as for any not finished by then.
+    ///
+    /// ```
+    /// use rtde_robot::motion::{JointMove, MotionError, MotionOptions, Robot};
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let sim = rtde_sim::Sim::builder().command_program().deterministic().start()?;
+    /// let robot = Robot::connect(sim.addr(), MotionOptions::new())?;
+    /// let handle = robot.move_j_async(JointMove::to([1.0, -1.57, 1.57, -1.57, -1.57, 0.0]))?;
+    /// robot.close()?; // the arm is at rest when this returns
+    /// assert!(matches!(handle.wait(), Err(MotionError::Closed)));
+    /// # Ok(()) }
+    /// ```
     ///
     /// # Errors
     /// A link error while pausing. A stop the program could not take (it had already
     /// stopped) is no error: the arm is at rest either way.
     pub fn close(mut self) -> Result<(), MotionError> {
-        if self.state().program == ProgramState::Moving {
+        // A command sent and not finished may be a move the program has yet to take.
+        let busy = {
+            let mut state = self.link.lock();
+            let done = state.observed.ints[usize::from(int_out::DONE)];
+            let moving =
+                ProgramState::from_register(state.observed.ints[usize::from(int_out::STATE)])
+                    == ProgramState::Moving;
+            let busy = state.last_seq > done || moving;
+            if busy {
+                state.cut_short = Some(done.saturating_add(1)..=state.last_seq);
+            }
+            busy
+        };
+        if busy {
             let _ = self.stop_j(super::defaults::STOP_J_DECELERATION);
         }
         self.shut_down()
     }
 
     fn shut_down(&mut self) -> Result<(), MotionError> {
+        self.link.lock().closed = true;
+        self.link.changed.notify_all();
         self.stop.store(true, Ordering::Release);
         if let Some(keeper) = self.keeper.take() {
             let _ = keeper.join();
