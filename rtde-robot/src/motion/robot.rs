@@ -307,7 +307,11 @@ impl Link {
         let deadline = Instant::now() + timeout;
         let mut state = self.lock();
         loop {
-            if state.cut_short.as_ref().is_some_and(|cut| cut.contains(&seq)) {
+            if state
+                .cut_short
+                .as_ref()
+                .is_some_and(|cut| cut.contains(&seq))
+            {
                 return Err(MotionError::Closed);
             }
             let o = state.observed;
