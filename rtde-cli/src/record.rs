@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use rtde_core::fields::{ControllerVersion, Field};
+use rtde_core::fields::ControllerVersion;
 use rtde_core::protocol::timing::effective_frequency;
 use rtde_core::{Client, ConnectOptions, DynamicRecipe, Error, OutputRecipe, Recipe, Value};
 use rtde_sim::{Arm, Sim};
@@ -257,13 +257,102 @@ pub(crate) fn run_plan(plan: Plan) -> Result<(), String> {
             eprintln!("rtde: {text}");
         }
     };
-    let source = &plan.source;
+    let mut recipe = recipe_of(&plan)?;
+    // Created before connecting: an unwritable path fails before anything else happens.
+    let file = match &plan.output {
+        Some((path, format)) => Some((PendingFile::create(path)?, *format)),
+        None => None,
+    };
+    let raw = plan.raw.as_deref().map(PendingFile::create).transpose()?;
+    ctrlc::set_handler(|| {
+        // A second Ctrl-C does not wait for the clean stop.
+        if STOP.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+    })
+    .map_err(|e| format!("cannot handle Ctrl-C: {e}"))?;
+
+    let doing = if file.is_some() {
+        "recording"
+    } else {
+        "viewing"
+    };
+    let (sim, mut client) = connect(&plan, doing, say)?;
+    let frequency = match (client.protocol_version(), plan.source.frequency) {
+        (rtde_core::protocol::ProtocolVersion::V1, None) => client.max_frequency(),
+        (_, Some(f)) => f,
+        (_, None) => DEFAULT_FREQUENCY.min(client.max_frequency()),
+    };
+    if let Err(e) = client.setup_outputs(recipe.spec(), frequency) {
+        return Err(with_texts(&e, &mut client));
+    }
+    let header = Header {
+        protocol: client.protocol_version(),
+        controller: client.controller_version(),
+        frequency,
+        recipe_id: client.output_recipe_id(),
+        started_unix_micros: unix_micros(),
+        fields: recipe.fields().to_vec(),
+    };
+    let robot_name = plan.source.robot.as_deref().unwrap_or("rtde-sim");
+    let mut sinks = Sinks::open(file, raw, &header, robot_name)?;
+    if let Some((addr, arm)) = plan.view {
+        sinks.view(addr, arm, &header, robot_name)?;
+        if !recipe.names().contains(&"actual_q") {
+            say("no actual_q in the recipe: the view draws no arm (add it to --fields)");
+        }
+    }
+    client.start().map_err(|e| with_texts(&e, &mut client))?;
+    // Short waits from here on, so that the loop looks at the Ctrl-C flag often.
+    client
+        .set_read_timeout(Some(RECV_WAIT))
+        .map_err(|e| e.to_string())?;
+
+    // The period packages actually come at: a frequency that does not divide the loop
+    // rate streams faster than asked.
+    let period = 1.0 / effective_frequency(client.max_frequency(), frequency);
+    let mut progress = Progress::new(plan.quiet);
+    let (end, tally) = receive(
+        &mut client,
+        &mut recipe,
+        &mut sinks,
+        &plan.limits,
+        period,
+        &mut progress,
+    );
+    progress.clear();
+    let stats = client.stats();
+    // Pausing may fail on a broken link; the recording is what matters now.
+    let _ = client.set_read_timeout(Some(REPLY_WAIT));
+    let _ = client.close();
+    drop(sim);
+    let (finished, finished_raw, view_stats) = sinks.finish(stats.skipped);
+    let outputs = settle(&end, tally.written, finished, finished_raw)?;
+    report(
+        &say,
+        &Summary {
+            end: &end,
+            tally: &tally,
+            outputs: &outputs,
+            frequency,
+            period,
+            skipped: stats.skipped,
+            view: view_stats,
+        },
+    );
+    Ok(())
+}
+
+/// The plan's recipe, with `timestamp` first when the plan leaves it out, after the checks
+/// of the plan's own values.
+fn recipe_of(plan: &Plan) -> Result<DynamicRecipe, String> {
     let mut names: Vec<&str> = plan.fields.iter().map(|s| s.trim()).collect();
     if !names.iter().any(|n| n.eq_ignore_ascii_case("timestamp")) {
         names.insert(0, "timestamp");
     }
-    let mut recipe = DynamicRecipe::outputs(&names).map_err(|e| e.to_string())?;
-    if source
+    let recipe = DynamicRecipe::outputs(&names).map_err(|e| e.to_string())?;
+    if plan
+        .source
         .frequency
         .is_some_and(|f| !(f.is_finite() && f > 0.0))
     {
@@ -274,25 +363,20 @@ pub(crate) fn run_plan(plan: Plan) -> Result<(), String> {
     {
         return Err("--raw and --output name the same file".into());
     }
-    // Created before connecting: an unwritable path fails before anything else happens.
-    let file = match &plan.output {
-        Some((path, format)) => Some((PendingFile::create(path)?, *format)),
-        None => None,
-    };
-    let raw = plan.raw.as_deref().map(PendingFile::create).transpose()?;
+    Ok(recipe)
+}
 
-    ctrlc::set_handler(|| {
-        // A second Ctrl-C does not wait for the clean stop.
-        if STOP.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
+/// The source of the plan: the robot, or the built-in simulator started for it (kept alive
+/// by the returned handle), connected.
+fn connect(plan: &Plan, doing: &str, say: impl Fn(&str)) -> Result<(Option<Sim>, Client), String> {
+    let source = &plan.source;
+    let (sim, host, port) = match &source.robot {
+        Some(robot) => {
+            let (host, port) = args::robot(robot)?;
+            (None, host, port)
         }
-    })
-    .map_err(|e| format!("cannot handle Ctrl-C: {e}"))?;
-
-    let arm = plan.view.map_or(Arm::UR5E, |(_, arm)| arm);
-    let sim = match &source.robot {
-        Some(_) => None,
         None => {
+            let arm = plan.view.map_or(Arm::UR5E, |(_, arm)| arm);
             let builder = Sim::builder()
                 .controller_version(&source.sim_version.to_string())
                 .arm(arm);
@@ -304,121 +388,203 @@ pub(crate) fn run_plan(plan: Plan) -> Result<(), String> {
             let sim = builder
                 .start()
                 .map_err(|e| format!("cannot start the simulator: {e}"))?;
-            let doing = if file.is_some() {
-                "recording"
-            } else {
-                "viewing"
-            };
             say(&format!(
                 "no --robot given: {doing} the built-in simulator (a {} on controller {}, in-process on {})",
                 arm.name,
                 sim.controller_version(),
                 sim.addr()
             ));
-            Some(sim)
+            let (host, port) = (sim.addr().ip().to_string(), sim.addr().port());
+            (Some(sim), host, port)
         }
     };
-    let (host, port) = match (&source.robot, &sim) {
-        (Some(robot), _) => args::robot(robot)?,
-        (None, Some(sim)) => (sim.addr().ip().to_string(), sim.addr().port()),
-        (None, None) => unreachable!("a simulator runs when no robot is given"),
-    };
-
     let options = ConnectOptions::new()
         .connect_timeout(Duration::from_secs(5))
         .read_timeout(Some(REPLY_WAIT));
-    let mut client = Client::connect((host.as_str(), port), options).map_err(|e| e.to_string())?;
-    let frequency = match (client.protocol_version(), source.frequency) {
-        (rtde_core::protocol::ProtocolVersion::V1, None) => client.max_frequency(),
-        (_, Some(f)) => f,
-        (_, None) => DEFAULT_FREQUENCY.min(client.max_frequency()),
-    };
-    if let Err(e) = client.setup_outputs(recipe.spec(), frequency) {
-        return Err(with_texts(&e, &mut client));
+    let client = Client::connect((host.as_str(), port), options).map_err(|e| e.to_string())?;
+    Ok((sim, client))
+}
+
+/// Where each package goes: the output file (CSV or MCAP), the raw capture and the live
+/// view, each where the plan asks for it, with the name its errors give.
+struct Sinks {
+    output: Option<(Output, String)>,
+    raw: Option<(capture::Writer<PendingFile>, String)>,
+    view: Option<ViewServer>,
+}
+
+/// What [`Sinks::finish`] leaves: the output file and the raw capture, each finished or
+/// why not, and the view's counts.
+type Finished = (
+    Option<Result<PendingFile, String>>,
+    Option<Result<PendingFile, String>>,
+    Option<rtde_view::ViewStats>,
+);
+
+impl Sinks {
+    fn open(
+        file: Option<(PendingFile, Format)>,
+        raw: Option<PendingFile>,
+        header: &Header,
+        robot_name: &str,
+    ) -> Result<Sinks, String> {
+        let output = match file {
+            Some((file, format)) => {
+                let name = file.temp_path().display().to_string();
+                let output = match format {
+                    Format::Csv => CsvWriter::new(file, &header.fields)
+                        .map(Output::Csv)
+                        .map_err(|e| e.to_string()),
+                    Format::Mcap => Recorder::new(file, header, robot_name)
+                        .map(Output::Mcap)
+                        .map_err(|e| e.to_string()),
+                };
+                let output = output.map_err(|e| format!("cannot write `{name}`: {e}"))?;
+                Some((output, name))
+            }
+            None => None,
+        };
+        let raw = match raw {
+            Some(file) => {
+                let name = file.temp_path().display().to_string();
+                let writer = capture::Writer::new(file, header)
+                    .map_err(|e| format!("cannot write `{name}`: {e}"))?;
+                Some((writer, name))
+            }
+            None => None,
+        };
+        Ok(Sinks {
+            output,
+            raw,
+            view: None,
+        })
     }
-    let fields: Vec<&'static Field> = recipe.fields().to_vec();
+
+    /// Starts the live view on `addr` and says where it is, on stdout, as `rtde sim` and
+    /// `rtde replay` announce their addresses.
+    fn view(
+        &mut self,
+        addr: SocketAddr,
+        arm: Arm,
+        header: &Header,
+        robot: &str,
+    ) -> Result<(), String> {
+        let options = ViewOptions::new().addr(addr).arm(arm).robot(robot);
+        let view = ViewServer::start(header, options).map_err(|e| e.to_string())?;
+        println!("rtde view: listening on {}", view.addr());
+        println!(
+            "rtde view: in Foxglove or Lichtblick, Open connection → Foxglove WebSocket → {}",
+            view.url()
+        );
+        self.view = Some(view);
+        Ok(())
+    }
+
+    /// One package, to every sink.
+    fn package(
+        &mut self,
+        values: &[Value],
+        payload: &[u8],
+        arrived: Instant,
+        arrived_unix_us: i64,
+    ) -> Result<(), String> {
+        if let Some((writer, name)) = &mut self.raw {
+            writer
+                .package(payload)
+                .map_err(|e| format!("cannot write `{name}`: {e}"))?;
+        }
+        if let Some((output, name)) = &mut self.output {
+            output
+                .package(values, payload, arrived_unix_us)
+                .map_err(|e| format!("cannot write `{name}`: {e}"))?;
+        }
+        if let Some(view) = &self.view {
+            view.publish(payload, arrived, arrived_unix_us);
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), String> {
+        if let Some((output, name)) = &mut self.output {
+            output
+                .flush()
+                .map_err(|e| format!("cannot write `{name}`: {e}"))?;
+        }
+        if let Some((writer, name)) = &mut self.raw {
+            writer
+                .flush()
+                .map_err(|e| format!("cannot write `{name}`: {e}"))?;
+        }
+        Ok(())
+    }
+
+    /// The files finished (an MCAP file's summary, the capture's counts with `skipped`),
+    /// and the view shut down.
+    fn finish(self, skipped: u64) -> Finished {
+        let view = self.view.map(|view| {
+            let stats = view.stats();
+            view.shutdown();
+            stats
+        });
+        let output = self.output.map(|(output, name)| {
+            output
+                .finish()
+                .map_err(|e| format!("cannot write `{name}`: {e}"))
+        });
+        let raw = self.raw.map(|(writer, name)| {
+            writer
+                .finish(skipped)
+                .map_err(|e| format!("cannot write `{name}`: {e}"))
+        });
+        (output, raw, view)
+    }
+}
+
+/// What the receive loop counted.
+struct Tally {
+    started: Instant,
+    written: u64,
+    first_timestamp: Option<f64>,
+    last_timestamp: Option<f64>,
+    /// The first gaps the controller's skips left: the timestamp after each, and how many
+    /// packages it skipped there.
+    gaps: Vec<(f64, u64)>,
+    gap_count: u64,
+}
+
+/// Receives until the plan's limits, Ctrl-C, the source's end or a failure, and hands
+/// every package to the sinks.
+fn receive(
+    client: &mut Client,
+    recipe: &mut DynamicRecipe,
+    sinks: &mut Sinks,
+    limits: &LimitArgs,
+    period: f64,
+    progress: &mut Progress,
+) -> (End, Tally) {
     let timestamp_at = recipe
         .index_of("timestamp")
         .expect("timestamp is in every recorded recipe");
-    let header = Header {
-        protocol: client.protocol_version(),
-        controller: client.controller_version(),
-        frequency,
-        recipe_id: client.output_recipe_id(),
-        started_unix_micros: unix_micros(),
-        fields: fields.clone(),
-    };
-    let robot_name = source.robot.as_deref().unwrap_or("rtde-sim");
-    let (mut output, output_name) = match file {
-        Some((file, format)) => {
-            let name = file.temp_path().display().to_string();
-            let output = match format {
-                Format::Csv => CsvWriter::new(file, &fields)
-                    .map(Output::Csv)
-                    .map_err(|e| e.to_string()),
-                Format::Mcap => Recorder::new(file, &header, robot_name)
-                    .map(Output::Mcap)
-                    .map_err(|e| e.to_string()),
-            };
-            let output = output.map_err(|e| format!("cannot write `{name}`: {e}"))?;
-            (Some(output), name)
-        }
-        None => (None, String::new()),
-    };
-    let mut raw = match raw {
-        Some(file) => {
-            let name = file.temp_path().display().to_string();
-            let writer = capture::Writer::new(file, &header)
-                .map_err(|e| format!("cannot write `{name}`: {e}"))?;
-            Some((writer, name))
-        }
-        None => None,
-    };
-    let view = match plan.view {
-        Some((addr, arm)) => {
-            let options = ViewOptions::new().addr(addr).arm(arm).robot(robot_name);
-            let view = ViewServer::start(&header, options).map_err(|e| e.to_string())?;
-            // On stdout, as `rtde sim` and `rtde replay` announce their address.
-            println!("rtde view: listening on {}", view.addr());
-            println!(
-                "rtde view: in Foxglove or Lichtblick, Open connection → Foxglove WebSocket → {}",
-                view.url()
-            );
-            if !recipe.names().contains(&"actual_q") {
-                say("no actual_q in the recipe: the view draws no arm (add it to --fields)");
-            }
-            Some(view)
-        }
-        None => None,
-    };
-    client.start().map_err(|e| with_texts(&e, &mut client))?;
-    // Short waits from here on, so that the loop looks at the Ctrl-C flag often.
-    client
-        .set_read_timeout(Some(RECV_WAIT))
-        .map_err(|e| e.to_string())?;
-
-    // The period packages actually come at: a frequency that does not divide the loop
-    // rate streams faster than asked.
-    let period = 1.0 / effective_frequency(client.max_frequency(), frequency);
     // Saturating: five periods of a tiny frequency (1e-300 Hz) are no `Duration`.
     let silence =
         MIN_SILENCE.max(Duration::try_from_secs_f64(5.0 * period).unwrap_or(Duration::MAX));
-    let limits = &plan.limits;
-    let mut progress = Progress::new(plan.quiet);
     let started = Instant::now();
+    let mut tally = Tally {
+        started,
+        written: 0,
+        first_timestamp: None,
+        last_timestamp: None,
+        gaps: Vec::new(),
+        gap_count: 0,
+    };
     let mut last_package = started;
     let mut last_flush = started;
-    let mut first_timestamp = None;
-    let mut last_timestamp = None;
     let mut skipped_so_far = 0u64;
-    let mut gaps: Vec<(f64, u64)> = Vec::new();
-    let mut gap_count = 0u64;
-    let mut written = 0u64;
     let end = loop {
         if STOP.load(Ordering::SeqCst) {
             break End::Interrupted;
         }
-        if limits.samples.is_some_and(|n| written >= n) {
+        if limits.samples.is_some_and(|n| tally.written >= n) {
             break End::Done;
         }
         let payload = match client.recv() {
@@ -432,22 +598,7 @@ pub(crate) fn run_plan(plan: Plan) -> Result<(), String> {
                 }
                 continue;
             }
-            Err(e @ Error::Closed { mid_frame: false }) => {
-                let mut ended = false;
-                for text in client.text_messages() {
-                    if text.is_end_of_stream() {
-                        ended = true;
-                    } else {
-                        progress.clear();
-                        eprintln!("rtde: the controller says: {text}");
-                    }
-                }
-                break if ended {
-                    End::SourceEnded
-                } else {
-                    End::Failed(e.to_string())
-                };
-            }
+            Err(e @ Error::Closed { mid_frame: false }) => break closed(client, &e, progress),
             Err(e) => break End::Failed(e.to_string()),
         };
         last_package = Instant::now();
@@ -458,31 +609,21 @@ pub(crate) fn run_plan(plan: Plan) -> Result<(), String> {
         let Some(&Value::Double(t)) = recipe.value(timestamp_at) else {
             unreachable!("`timestamp` is a DOUBLE")
         };
-        let t0 = *first_timestamp.get_or_insert(t);
+        let t0 = *tally.first_timestamp.get_or_insert(t);
         if limits.duration.is_some_and(|d| !within(d, period, t - t0)) {
             // After a gap: the window closed while the controller skipped packages.
             break End::Done;
         }
-        if let Some((writer, name)) = &mut raw
-            && let Err(e) = writer.package(payload)
-        {
-            break End::Failed(format!("cannot write `{name}`: {e}"));
+        if let Err(e) = sinks.package(recipe.values(), payload, last_package, arrived_unix_us) {
+            break End::Failed(e);
         }
-        if let Some(output) = &mut output
-            && let Err(e) = output.package(recipe.values(), payload, arrived_unix_us)
-        {
-            break End::Failed(format!("cannot write `{output_name}`: {e}"));
-        }
-        if let Some(view) = &view {
-            view.publish(payload, last_package, arrived_unix_us);
-        }
-        written += 1;
-        last_timestamp = Some(t);
+        tally.written += 1;
+        tally.last_timestamp = Some(t);
         let skipped = client.stats().skipped;
         if skipped > skipped_so_far {
-            gap_count += 1;
-            if gaps.len() < GAPS_LISTED {
-                gaps.push((t, skipped - skipped_so_far));
+            tally.gap_count += 1;
+            if tally.gaps.len() < GAPS_LISTED {
+                tally.gaps.push((t, skipped - skipped_so_far));
             }
             skipped_so_far = skipped;
         }
@@ -490,22 +631,10 @@ pub(crate) fn run_plan(plan: Plan) -> Result<(), String> {
             progress.clear();
             eprintln!("rtde: the controller says: {text}");
         }
-        progress.update(written, skipped_so_far);
+        progress.update(tally.written, skipped_so_far);
         if last_package - last_flush >= FLUSH_EVERY {
             last_flush = last_package;
-            let flushed = match &mut output {
-                Some(output) => output
-                    .flush()
-                    .map_err(|e| format!("cannot write `{output_name}`: {e}")),
-                None => Ok(()),
-            };
-            let flushed = flushed.and_then(|()| match &mut raw {
-                Some((writer, name)) => writer
-                    .flush()
-                    .map_err(|e| format!("cannot write `{name}`: {e}")),
-                None => Ok(()),
-            });
-            if let Err(e) = flushed {
+            if let Err(e) = sinks.flush() {
                 break End::Failed(e);
             }
         }
@@ -518,35 +647,38 @@ pub(crate) fn run_plan(plan: Plan) -> Result<(), String> {
             break End::Done;
         }
     };
-    progress.clear();
-    let stats = client.stats();
-    // Pausing may fail on a broken link; the recording is what matters now.
-    let _ = client.set_read_timeout(Some(REPLY_WAIT));
-    let _ = client.close();
-    drop(sim);
-    let view_stats = view.map(|view| {
-        let stats = view.stats();
-        view.shutdown();
-        stats
-    });
+    (end, tally)
+}
 
-    let elapsed = started.elapsed();
-    let finished = output.map(|o| {
-        o.finish()
-            .map_err(|e| format!("cannot write `{output_name}`: {e}"))
-    });
-    let finished_raw = raw.map(|(writer, name)| {
-        writer
-            .finish(stats.skipped)
-            .map_err(|e| format!("cannot write `{name}`: {e}"))
-    });
-    let how = match end {
-        End::Interrupted => "stopped by Ctrl-C: ",
-        End::SourceEnded => "the source ended its stream: ",
-        End::Done | End::Failed(_) => "",
-    };
+/// The connection closed between packages: the source's end when it said so first (a
+/// replay at the end of its capture), a failure otherwise.
+fn closed(client: &mut Client, e: &Error, progress: &mut Progress) -> End {
+    let mut ended = false;
+    for text in client.text_messages() {
+        if text.is_end_of_stream() {
+            ended = true;
+        } else {
+            progress.clear();
+            eprintln!("rtde: the controller says: {text}");
+        }
+    }
+    if ended {
+        End::SourceEnded
+    } else {
+        End::Failed(e.to_string())
+    }
+}
+
+/// The files committed under their names, or the failure with what was kept: a failure
+/// after some packages keeps them under the `.partial` names and says where.
+fn settle(
+    end: &End,
+    written: u64,
+    finished: Option<Result<PendingFile, String>>,
+    finished_raw: Option<Result<PendingFile, String>>,
+) -> Result<Vec<String>, String> {
     let failure = match end {
-        End::Failed(why) => Some(why),
+        End::Failed(why) => Some(why.clone()),
         End::Done | End::Interrupted | End::SourceEnded => None,
     };
     let failure = failure
@@ -571,61 +703,87 @@ pub(crate) fn run_plan(plan: Plan) -> Result<(), String> {
             kept.join(" and ")
         ));
     }
-    let file = finished.and_then(Result::ok);
-    let raw = finished_raw.and_then(Result::ok);
-    let outputs = commit(file, raw)?;
+    commit(
+        finished.and_then(Result::ok),
+        finished_raw.and_then(Result::ok),
+    )
+}
 
+/// What the summary says.
+struct Summary<'a> {
+    end: &'a End,
+    tally: &'a Tally,
+    outputs: &'a [String],
+    frequency: f64,
+    period: f64,
+    skipped: u64,
+    view: Option<rtde_view::ViewStats>,
+}
+
+/// The summary of a run that ended well: what was recorded or served, what the view
+/// dropped, and every gap the controller left.
+fn report(say: &impl Fn(&str), s: &Summary<'_>) {
+    let how = match s.end {
+        End::Interrupted => "stopped by Ctrl-C: ",
+        End::SourceEnded => "the source ended its stream: ",
+        End::Done | End::Failed(_) => "",
+    };
     // A package stands for the period from its timestamp to the next: N packages at
     // f Hz are N/f seconds, as `--duration` and `rtde replay` count them.
-    let span = match (first_timestamp, last_timestamp) {
-        (Some(a), Some(b)) => format!(", {:.3} s of controller time", b - a + period),
+    let span = match (s.tally.first_timestamp, s.tally.last_timestamp) {
+        (Some(a), Some(b)) => format!(", {:.3} s of controller time", b - a + s.period),
         _ => String::new(),
     };
-    let to = if outputs.is_empty() {
-        String::new()
+    let (verb, to) = if s.outputs.is_empty() {
+        ("served", String::new())
     } else {
-        format!(" to {}", outputs.join(" and "))
-    };
-    let verb = if outputs.is_empty() {
-        "served"
-    } else {
-        "recorded"
+        ("recorded", format!(" to {}", s.outputs.join(" and ")))
     };
     say(&format!(
-        "{how}{verb} {written} packages at {frequency} Hz{span} in {}{to}",
-        clock(elapsed),
+        "{how}{verb} {} packages at {} Hz{span} in {}{to}",
+        s.tally.written,
+        s.frequency,
+        clock(s.tally.started.elapsed()),
     ));
-    if let Some(v) = view_stats {
+    if let Some(v) = &s.view {
         say(&format!(
             "the view wrote {} frames; {} dropped for clients that read too slowly, {} packages it fell behind on",
             v.frames, v.dropped_slow, v.dropped_queue
         ));
     }
-    if stats.skipped == 0 {
+    if s.skipped == 0 {
         say("the controller skipped no package");
-    } else {
-        let listed: Vec<String> = gaps
-            .iter()
-            .map(|(t, n)| format!("{n} before timestamp {t}"))
-            .collect();
-        let more = if gap_count > gaps.len() as u64 {
-            ", …"
-        } else {
-            ""
-        };
-        say(&format!(
-            "the controller skipped {} {} in {gap_count} {}: {}{more}",
-            stats.skipped,
-            if stats.skipped == 1 {
-                "package"
-            } else {
-                "packages"
-            },
-            if gap_count == 1 { "gap" } else { "gaps" },
-            listed.join(", ")
-        ));
+        return;
     }
-    Ok(())
+    let listed: Vec<String> = s
+        .tally
+        .gaps
+        .iter()
+        .map(|(t, n)| format!("{n} before timestamp {t}"))
+        .collect();
+    let more = if s.tally.gap_count > s.tally.gaps.len() as u64 {
+        ", …"
+    } else {
+        ""
+    };
+    let (packages, gaps) = (
+        if s.skipped == 1 {
+            "package"
+        } else {
+            "packages"
+        },
+        if s.tally.gap_count == 1 {
+            "gap"
+        } else {
+            "gaps"
+        },
+    );
+    say(&format!(
+        "the controller skipped {} {packages} in {} {gaps}: {}{more}",
+        s.skipped,
+        s.tally.gap_count,
+        listed.join(", ")
+    ));
 }
 
 /// Whether a package `offset` seconds after the first lies in the window of `--duration d`:
