@@ -6,17 +6,23 @@
 use std::f64::consts::PI;
 use std::time::Duration;
 
-use rtde_core::{RobotMode, SafetyStatus, Value};
-use rtde_robot::dashboard::{Dashboard, DashboardOptions};
+use rtde_core::{SafetyStatus, Value};
 use rtde_robot::motion::{
-    Arm, ForceMode, ForceModeType, JointMove, LinearMove, MotionError, MotionOptions,
-    ProgramSource, Robot,
+    Arm, ForceMode, ForceModeType, JointMove, LinearMove, MotionError, MotionOptions, Robot,
 };
-use rtde_robot::script::{ScriptError, ScriptSender};
+use rtde_robot::script::ScriptError;
 use rtde_robot_proto::programs::command::{CommandLayout, int_in};
-use rtde_sim::{Fault, Motion, Sim};
+use rtde_sim::{Fault, Motion, Sim, SimBuilder};
+
+mod common;
+use common::{max_diff, sending, waiting_for_a_program};
 
 const HOME: [f64; 6] = [0.0, -1.57, 1.57, -1.57, -1.57, 0.0];
+
+/// The arm standing at [`HOME`] until a program moves it.
+fn still(builder: SimBuilder) -> SimBuilder {
+    builder.motion(Motion::still(HOME))
+}
 
 /// A CB3 (125 Hz) unless a test needs the e-Series: the program's watchdog is 50 cycles,
 /// 400 ms at 125 Hz, which a test machine busy with other builds does not miss by starving
@@ -43,13 +49,6 @@ fn connect(sim: &Sim) -> Robot {
         MotionOptions::new().timeout(Duration::from_secs(20)),
     )
     .unwrap()
-}
-
-fn max_diff(a: &[f64], b: &[f64]) -> f64 {
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f64::max)
 }
 
 #[test]
@@ -565,46 +564,15 @@ fn each_command_reaches_the_registers_the_program_reads() {
     sim.shutdown().unwrap();
 }
 
-/// A simulator with the Dashboard server and the script ports, powered on with the brakes
-/// released and no program playing: a robot waiting for the command program to be sent.
-fn sim_waiting_for_a_program(faults: Vec<Fault>) -> (Sim, Dashboard) {
-    let mut builder = Sim::builder()
-        .controller_version("3.15.8")
-        .dashboard()
-        .script_ports()
-        .deterministic()
-        .motion(Motion::still(HOME));
-    for f in faults {
-        builder = builder.fault(f);
-    }
-    let sim = builder.start().unwrap();
-    let mut d = Dashboard::connect(sim.dashboard_addr().unwrap(), DashboardOptions::new()).unwrap();
-    d.power_on().unwrap();
-    d.wait_for_robot_mode(RobotMode::Idle, Duration::from_secs(10))
-        .unwrap();
-    d.brake_release().unwrap();
-    d.wait_for_robot_mode(RobotMode::Running, Duration::from_secs(10))
-        .unwrap();
-    (sim, d)
-}
-
-fn sent(sim: &Sim, layout: CommandLayout) -> MotionOptions {
-    let sender = ScriptSender::new(sim.addr().ip()).ports(sim.script_sender_ports().unwrap());
-    MotionOptions::new()
-        .layout(layout)
-        .source(ProgramSource::Send(sender))
-        .timeout(Duration::from_secs(20))
-}
-
 #[test]
 fn the_command_program_sent_through_the_script_port_runs_on_its_layout() {
     for layout in [CommandLayout::UPPER, CommandLayout::LOWER] {
-        let (sim, _dashboard) = sim_waiting_for_a_program(vec![]);
+        let (sim, _dashboard) = waiting_for_a_program(still);
         assert!(
             sim.command_program().is_none(),
             "nothing plays before the send"
         );
-        let robot = Robot::connect(sim.addr(), sent(&sim, layout)).unwrap();
+        let robot = Robot::connect(sim.addr(), sending(&sim, layout)).unwrap();
         let target = [0.3, -1.57, 1.57, -1.57, -1.57, 0.0];
         let reached = robot.move_j(JointMove::to(target)).unwrap();
         assert!(
@@ -630,7 +598,7 @@ fn a_robot_not_ready_for_the_program_is_a_typed_error_and_nothing_runs() {
         .deterministic()
         .start()
         .unwrap();
-    let err = Robot::connect(sim.addr(), sent(&sim, CommandLayout::UPPER)).unwrap_err();
+    let err = Robot::connect(sim.addr(), sending(&sim, CommandLayout::UPPER)).unwrap_err();
     assert!(
         matches!(
             err,
@@ -645,10 +613,10 @@ fn a_robot_not_ready_for_the_program_is_a_typed_error_and_nothing_runs() {
 #[test]
 fn a_protective_stop_is_the_robots_whoever_raises_it() {
     // The program's motion meets it: the Dashboard reports it too.
-    let (sim, mut dashboard) = sim_waiting_for_a_program(vec![Fault::ProtectiveStopMidMove(
-        Duration::from_millis(100),
-    )]);
-    let robot = Robot::connect(sim.addr(), sent(&sim, CommandLayout::UPPER)).unwrap();
+    let (sim, mut dashboard) = waiting_for_a_program(|b| {
+        still(b).fault(Fault::ProtectiveStopMidMove(Duration::from_millis(100)))
+    });
+    let robot = Robot::connect(sim.addr(), sending(&sim, CommandLayout::UPPER)).unwrap();
     let err = robot
         .move_j(JointMove::to([1.0, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.5))
         .unwrap_err();
@@ -661,8 +629,8 @@ fn a_protective_stop_is_the_robots_whoever_raises_it() {
     sim.shutdown().unwrap();
 
     // The robot meets it (a collision the controller sees): the move ends with it.
-    let (sim, _dashboard) = sim_waiting_for_a_program(vec![]);
-    let robot = Robot::connect(sim.addr(), sent(&sim, CommandLayout::UPPER)).unwrap();
+    let (sim, _dashboard) = waiting_for_a_program(still);
+    let robot = Robot::connect(sim.addr(), sending(&sim, CommandLayout::UPPER)).unwrap();
     let handle = robot
         .move_j_async(JointMove::to([1.0, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.5))
         .unwrap();

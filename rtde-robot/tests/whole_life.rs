@@ -9,47 +9,23 @@ use std::time::{Duration, Instant};
 
 use rtde_core::{Client, ConnectOptions, DynamicRecipe, Recipe, RobotMode, RuntimeState, Value};
 use rtde_robot::dashboard::{Dashboard, DashboardOptions};
-use rtde_robot::motion::{JointMove, MotionError, MotionOptions, ProgramSource, Robot};
-use rtde_robot::script::ScriptSender;
+use rtde_robot::motion::{CommandLayout, JointMove, MotionError, MotionOptions, Robot};
 use rtde_robot_proto::programs::command::Failure;
 use rtde_sim::Sim;
 
+mod common;
+use common::{max_diff, waiting_for_a_program};
+
 const HOME: [f64; 6] = [0.0, -1.57, 1.57, -1.57, -1.57, 0.0];
 
-/// A CB3 controller (125 Hz: a 400 ms watchdog that a busy test machine does not trip by
-/// starving the client) with its Dashboard server and script ports, the arm powered on
-/// with its brakes released and no program playing.
+/// A controller waiting for the command program, its protective stops unlockable at once.
 fn controller() -> (Sim, Dashboard) {
-    let sim = Sim::builder()
-        .controller_version("3.15.8")
-        .dashboard()
-        .script_ports()
-        .deterministic()
-        .protective_stop_unlock_delay(Duration::from_millis(200))
-        .start()
-        .unwrap();
-    let mut dashboard =
-        Dashboard::connect(sim.dashboard_addr().unwrap(), DashboardOptions::new()).unwrap();
-    dashboard.brake_release().unwrap();
-    dashboard
-        .wait_for_robot_mode(RobotMode::Running, Duration::from_secs(10))
-        .unwrap();
-    (sim, dashboard)
+    waiting_for_a_program(|b| b.protective_stop_unlock_delay(Duration::from_millis(200)))
 }
 
 /// Motion options that send the command program, as a session on a real controller does.
 fn sending(sim: &Sim) -> MotionOptions {
-    let sender = ScriptSender::new(sim.addr().ip()).ports(sim.script_sender_ports().unwrap());
-    MotionOptions::new()
-        .source(ProgramSource::Send(sender))
-        .timeout(Duration::from_secs(20))
-}
-
-fn max_diff(a: &[f64], b: &[f64]) -> f64 {
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f64::max)
+    common::sending(sim, CommandLayout::UPPER)
 }
 
 /// What an observer reads over RTDE: `actual_q`, `actual_qd`, `runtime_state`.

@@ -1,0 +1,51 @@
+//! What the motion and whole-life tests share: a controller waiting for the command program,
+//! and the options that send it.
+
+use std::time::Duration;
+
+use rtde_core::RobotMode;
+use rtde_robot::dashboard::{Dashboard, DashboardOptions};
+use rtde_robot::motion::{CommandLayout, MotionOptions, ProgramSource};
+use rtde_robot::script::ScriptSender;
+use rtde_sim::{Sim, SimBuilder};
+
+/// A CB3 controller (125 Hz: a 400 ms watchdog that a busy test machine does not trip by
+/// starving the client), deterministic, with its Dashboard server and script ports, as
+/// `configure` leaves it; powered on with the brakes released and no program playing: a
+/// robot waiting for the command program to be sent.
+pub(crate) fn waiting_for_a_program(
+    configure: impl FnOnce(SimBuilder) -> SimBuilder,
+) -> (Sim, Dashboard) {
+    let builder = Sim::builder()
+        .controller_version("3.15.8")
+        .dashboard()
+        .script_ports()
+        .deterministic();
+    let sim = configure(builder).start().unwrap();
+    let mut d = Dashboard::connect(sim.dashboard_addr().unwrap(), DashboardOptions::new()).unwrap();
+    d.power_on().unwrap();
+    d.wait_for_robot_mode(RobotMode::Idle, Duration::from_secs(10))
+        .unwrap();
+    d.brake_release().unwrap();
+    d.wait_for_robot_mode(RobotMode::Running, Duration::from_secs(10))
+        .unwrap();
+    (sim, d)
+}
+
+/// Motion options that send the command program on `layout`'s registers through the
+/// simulator's script ports, as a session on a real controller does.
+pub(crate) fn sending(sim: &Sim, layout: CommandLayout) -> MotionOptions {
+    let sender = ScriptSender::new(sim.addr().ip()).ports(sim.script_sender_ports().unwrap());
+    MotionOptions::new()
+        .layout(layout)
+        .source(ProgramSource::Send(sender))
+        .timeout(Duration::from_secs(20))
+}
+
+/// The largest difference between two joint or pose vectors.
+pub(crate) fn max_diff(a: &[f64], b: &[f64]) -> f64 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f64::max)
+}
