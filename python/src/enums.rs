@@ -38,13 +38,23 @@ fn member_names(codes: &[(i64, &'static str)]) -> Vec<(String, i64)> {
 /// Creates the enums and adds them to the module.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
-    let int_enum = py.import("enum")?.getattr("IntEnum")?;
+    let enum_module = py.import("enum")?;
+    let int_enum = enum_module.getattr("IntEnum")?;
+    // Printed by name (`RobotMode.RUNNING`), as an Enum is: since Python 3.11 an IntEnum
+    // prints as its number, and `print(dashboard.robot_mode())` said `7`.
+    let plain_enum = enum_module.getattr("Enum")?;
+    let (by_name, formatted) = (
+        plain_enum.getattr("__str__")?,
+        plain_enum.getattr("__format__")?,
+    );
     let mut made = Vec::new();
     let mut add = |name: &'static str, members: Vec<(String, i64)>, doc: String| {
         let kwargs = PyDict::new(py);
         kwargs.set_item("module", "rtde_rs")?;
         let class = int_enum.call((name, members), Some(&kwargs))?;
         class.setattr("__doc__", doc)?;
+        class.setattr("__str__", &by_name)?;
+        class.setattr("__format__", &formatted)?;
         m.add(name, &class)?;
         made.push((name, class.unbind()));
         PyResult::Ok(())

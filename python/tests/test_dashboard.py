@@ -147,3 +147,14 @@ def test_the_dashboard_client_speaks_ur_rtdes_names_and_strings(sim):
     assert client.isConnected() is False
     with pytest.raises(rtde_rs.ConnectionLostError, match="connect"):
         client.play()
+
+
+def test_typed_replies_print_by_name(sim):
+    # An IntEnum prints as its number since Python 3.11; these print as their names.
+    mode = rtde_rs.Dashboard(sim.host, sim.dashboard_port).robot_mode()
+    assert isinstance(mode, RobotMode)
+    assert str(mode) == f"RobotMode.{mode.name}"
+    assert f"{mode}" == str(mode)
+    assert str(RuntimeState.PLAYING) == "RuntimeState.PLAYING"
+    assert int(mode) == mode.value
+
