@@ -268,6 +268,7 @@ fn a_client_killed_mid_move_stops_the_arm_with_nobody_connected() {
         "stopped with nobody connected"
     );
     // The watchdog's 50 cycles at 125 Hz, the arm's deceleration, and a busy machine.
+    eprintln!("the arm rested {stopped:?} after the kill, nobody connected");
     assert!(
         stopped < Duration::from_secs(2),
         "stopped after {stopped:?}"
