@@ -55,11 +55,15 @@ fn run() -> Result<(), Box<dyn Error>> {
     };
     println!("controller {}", d.controller_version());
 
-    d.power_on()?;
-    d.wait_for_robot_mode(RobotMode::Idle, Duration::from_secs(30))?;
-    println!("powered on: {}", d.robot_mode()?);
-    d.brake_release()?;
-    d.wait_for_robot_mode(RobotMode::Running, Duration::from_secs(30))?;
+    // A robot already running (this example run a second time) is left as it is: powering
+    // on a running robot leaves it running, and it would never turn idle.
+    if d.robot_mode()? != RobotMode::Running {
+        d.power_on()?;
+        d.wait_for_robot_mode(RobotMode::Idle, Duration::from_secs(30))?;
+        println!("powered on: {}", d.robot_mode()?);
+        d.brake_release()?;
+        d.wait_for_robot_mode(RobotMode::Running, Duration::from_secs(30))?;
+    }
     println!("brakes released: {}", d.robot_mode()?);
 
     d.load(&args.program)?;

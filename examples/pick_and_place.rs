@@ -118,10 +118,14 @@ fn run() -> Result<bool, Box<dyn Error>> {
     // Power on and release the brakes through the Dashboard server, then send the command
     // program through the script port: its preconditions are checked before it goes.
     let mut d = Dashboard::connect(dashboard, DashboardOptions::new())?;
-    d.power_on()?;
-    d.wait_for_robot_mode(RobotMode::Idle, Duration::from_secs(30))?;
-    d.brake_release()?;
-    d.wait_for_robot_mode(RobotMode::Running, Duration::from_secs(30))?;
+    // A robot already running (this example run a second time) is left as it is: powering
+    // on a running robot leaves it running, and it would never turn idle.
+    if d.robot_mode()? != RobotMode::Running {
+        d.power_on()?;
+        d.wait_for_robot_mode(RobotMode::Idle, Duration::from_secs(30))?;
+        d.brake_release()?;
+        d.wait_for_robot_mode(RobotMode::Running, Duration::from_secs(30))?;
+    }
     println!("powered on, brakes released: {}", d.robot_mode()?);
     let options = MotionOptions::new().source(ProgramSource::Send(sender));
     let robot = Robot::connect(addr.as_str(), options)?;
