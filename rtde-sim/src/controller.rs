@@ -249,8 +249,10 @@ impl Controller {
     /// stopped itself (its watchdog, a handshake, an unreachable target, a fault) stops the
     /// robot's program, with the primary interface's `PROGRAM_XXX_STOPPED`; the robot's
     /// program stopped (the Dashboard's `stop`, a power-off, a restart of safety, `load`,
-    /// a runtime exception) ends the program the controller runs. A protective stop pauses
-    /// the robot's program and is left as it is: both sides report it.
+    /// a runtime exception) ends a program still running, and the arm stands where it was.
+    /// A program that stopped itself stays, at rest, until another replaces it. A
+    /// protective stop pauses the robot's program and is left as it is: both sides report
+    /// it.
     pub(crate) fn share_program_state(&mut self) {
         let (Some(robot), Some(run)) = (self.robot.as_mut(), self.program.as_mut()) else {
             return;
@@ -259,7 +261,9 @@ impl Controller {
             return;
         }
         match robot.program_state() {
-            RuntimeState::Stopped => {
+            // A program that stopped itself brings the arm to rest and holds it there, and
+            // stays to say why (`Sim::command_program`) until another replaces it.
+            RuntimeState::Stopped if !run.program.has_stopped() => {
                 let q = run.program.q();
                 self.program = None;
                 self.install_program(Program::Still(q));
