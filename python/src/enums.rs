@@ -42,11 +42,10 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let int_enum = enum_module.getattr("IntEnum")?;
     // Printed by name (`RobotMode.RUNNING`), as an Enum is: since Python 3.11 an IntEnum
     // prints as its number, and `print(dashboard.robot_mode())` said `7`.
-    let plain_enum = enum_module.getattr("Enum")?;
-    let (by_name, formatted) = (
-        plain_enum.getattr("__str__")?,
-        plain_enum.getattr("__format__")?,
-    );
+    // And formatted as printed: Python 3.9's `Enum.__format__` formats a member of an int
+    // enum as its number unless `__str__` is the class's own.
+    let by_name = enum_module.getattr("Enum")?.getattr("__str__")?;
+    let formatted = py.eval(c"lambda self, spec: format(str(self), spec)", None, None)?;
     let mut made = Vec::new();
     let mut add = |name: &'static str, members: Vec<(String, i64)>, doc: String| {
         let kwargs = PyDict::new(py);
