@@ -798,7 +798,8 @@ impl Robot {
     /// use rtde_robot::motion::{JointMove, MotionError, MotionOptions, Robot};
     ///
     /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// let sim = rtde_sim::Sim::builder().command_program().deterministic().start()?;
+    /// # let cb3 = rtde_sim::Sim::builder().controller_version("3.15.8"); // a 400 ms watchdog
+    /// let sim = cb3.command_program().deterministic().start()?;
     /// let robot = Robot::connect(sim.addr(), MotionOptions::new())?;
     /// let handle = robot.move_j_async(JointMove::to([1.0, -1.57, 1.57, -1.57, -1.57, 0.0]))?;
     /// robot.close()?; // the arm is at rest when this returns
