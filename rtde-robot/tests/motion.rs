@@ -15,7 +15,7 @@ use rtde_robot_proto::programs::command::{CommandLayout, int_in};
 use rtde_sim::{Fault, Motion, Sim, SimBuilder};
 
 mod common;
-use common::{max_diff, sending, waiting_for_a_program};
+use common::{max_diff, powered_off, sending, waiting_for_a_program};
 
 const HOME: [f64; 6] = [0.0, -1.57, 1.57, -1.57, -1.57, 0.0];
 
@@ -591,13 +591,7 @@ fn the_command_program_sent_through_the_script_port_runs_on_its_layout() {
 
 #[test]
 fn a_robot_not_ready_for_the_program_is_a_typed_error_and_nothing_runs() {
-    let sim = Sim::builder()
-        .controller_version("3.15.8")
-        .dashboard()
-        .script_ports()
-        .deterministic()
-        .start()
-        .unwrap();
+    let sim = powered_off().start().unwrap();
     let err = Robot::connect(sim.addr(), sending(&sim, CommandLayout::UPPER)).unwrap_err();
     assert!(
         matches!(

@@ -14,7 +14,7 @@ use rtde_robot_proto::programs::command::Failure;
 use rtde_sim::Sim;
 
 mod common;
-use common::{max_diff, waiting_for_a_program};
+use common::{max_diff, powered_off, waiting_for_a_program};
 
 const HOME: [f64; 6] = [0.0, -1.57, 1.57, -1.57, -1.57, 0.0];
 
@@ -66,13 +66,7 @@ fn a_second_and_a_third_session_on_one_controller_each_move_the_arm() {
 fn the_arm_stands_still_unless_a_program_moves_it() {
     // The default motion law moves the joints; with the robot's state machine on, nothing
     // but a program may.
-    let sim = Sim::builder()
-        .controller_version("3.15.8")
-        .dashboard()
-        .script_ports()
-        .deterministic()
-        .start()
-        .unwrap();
+    let sim = powered_off().start().unwrap();
     let mut dashboard =
         Dashboard::connect(sim.dashboard_addr().unwrap(), DashboardOptions::new()).unwrap();
     let still = |sim: &Sim, when: &str| {

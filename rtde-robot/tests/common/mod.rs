@@ -9,19 +9,12 @@ use rtde_robot::motion::{CommandLayout, MotionOptions, ProgramSource};
 use rtde_robot::script::ScriptSender;
 use rtde_sim::{Sim, SimBuilder};
 
-/// A CB3 controller (125 Hz: a 400 ms watchdog that a busy test machine does not trip by
-/// starving the client), deterministic, with its Dashboard server and script ports, as
-/// `configure` leaves it; powered on with the brakes released and no program playing: a
+/// [`powered_off`] as `configure` leaves it, powered on with the brakes released and no program playing: a
 /// robot waiting for the command program to be sent.
 pub(crate) fn waiting_for_a_program(
     configure: impl FnOnce(SimBuilder) -> SimBuilder,
 ) -> (Sim, Dashboard) {
-    let builder = Sim::builder()
-        .controller_version("3.15.8")
-        .dashboard()
-        .script_ports()
-        .deterministic();
-    let sim = configure(builder).start().unwrap();
+    let sim = configure(powered_off()).start().unwrap();
     let mut d = Dashboard::connect(sim.dashboard_addr().unwrap(), DashboardOptions::new()).unwrap();
     d.power_on().unwrap();
     d.wait_for_robot_mode(RobotMode::Idle, Duration::from_secs(10))
@@ -30,6 +23,17 @@ pub(crate) fn waiting_for_a_program(
     d.wait_for_robot_mode(RobotMode::Running, Duration::from_secs(10))
         .unwrap();
     (sim, d)
+}
+
+/// A CB3 controller (125 Hz: a 400 ms watchdog that a busy test machine does not trip by
+/// starving the client), deterministic, with its Dashboard server and script ports, the
+/// arm powered off as a controller starts.
+pub(crate) fn powered_off() -> SimBuilder {
+    Sim::builder()
+        .controller_version("3.15.8")
+        .dashboard()
+        .script_ports()
+        .deterministic()
 }
 
 /// Motion options that send the command program on `layout`'s registers through the
