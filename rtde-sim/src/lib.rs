@@ -139,6 +139,7 @@
 
 #![forbid(unsafe_code)]
 
+mod acknowledge;
 #[cfg(feature = "cli")]
 pub mod cli;
 mod clock;

@@ -15,6 +15,7 @@ use rtde_core::protocol::{
     ControllerMessage, Frame, FrameBuffer, MessageLevel, ProtocolVersion, TextMessage, package_type,
 };
 
+use crate::acknowledge::acknowledge_now;
 use crate::clock::Clock;
 use crate::controller::{Outgoing, Session, Shared, TEXT_SOURCE, encode, encode_text};
 use crate::fault::FaultPlan;
@@ -233,7 +234,10 @@ fn read_loop(mut stream: TcpStream, tx: &SyncSender<Inbound>) {
                 let _ = tx.send(Inbound::Closed);
                 return;
             }
-            Ok(n) => n,
+            Ok(n) => {
+                acknowledge_now(&stream);
+                n
+            }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(_) => {
                 let _ = tx.send(Inbound::Closed);

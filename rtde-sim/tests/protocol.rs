@@ -602,6 +602,44 @@ fn inputs_take_effect_before_start_while_streaming_and_while_paused() {
     assert_eq!(write(&mut c, 9), Some(Value::Int32(9)));
 }
 
+/// A client that leaves Nagle's algorithm on (ur_rtde's IO interface does) sends a second
+/// small package only once the first is acknowledged; a receiver that delays its
+/// acknowledgement (Linux: up to 40 ms) would hold the second input that long.
+#[test]
+fn back_to_back_inputs_from_a_client_without_nodelay_take_effect_at_once() {
+    let sim = sim("5.21.0");
+    let lags: Vec<Duration> = (0..3)
+        .map(|round| {
+            let mut c = Raw::connect_v(sim.addr(), 2);
+            c.stream.set_nodelay(false).unwrap();
+            let (_, id, _) = c.setup_inputs("input_int_register_24");
+            let mut inputs = DynamicRecipe::inputs(["input_int_register_24"]).unwrap();
+            let mut write = |v: i32| {
+                inputs
+                    .set("input_int_register_24", Value::Int32(v))
+                    .unwrap();
+                c.send_inputs(id, &inputs);
+            };
+            let (first, second) = (100 * round + 1, 100 * round + 2);
+            write(first);
+            let sent = Instant::now();
+            write(second);
+            while sim.io().input("input_int_register_24") != Some(&Value::Int32(second)) {
+                assert!(sent.elapsed() < WAIT, "the second input never took effect");
+                std::thread::sleep(Duration::from_micros(200));
+            }
+            sent.elapsed()
+        })
+        .collect();
+    // Each round is a new connection, whose first exchange the delay would hit: the
+    // fastest of three rounds still waited a delayed acknowledgement if any did.
+    let fastest = lags.iter().min().unwrap();
+    assert!(
+        *fastest < Duration::from_millis(20),
+        "the second of two back-to-back inputs took effect {lags:?} after it was sent"
+    );
+}
+
 #[test]
 fn bad_input_packages_are_ignored_with_one_text_message() {
     let sim = sim("5.21.0");
