@@ -28,4 +28,6 @@ pub mod dashboard;
 pub mod ports;
 pub mod primary;
 pub mod programs;
+pub mod realtime;
 pub mod script;
+pub mod wire;
