@@ -4,9 +4,10 @@
 pub const DASHBOARD_PORT: u16 = 29999;
 
 /// The controller's script ports. Each takes URScript; they differ in what they send
-/// back: the primary interface (30001) sends robot state and every robot message
-/// (version, runtime exceptions, safety mode changes), the secondary (30002) robot state
-/// only, the real-time interface (30003) its real-time state package.
+/// back: the primary interface (30001) sends robot state about every 100 ms and every
+/// robot message (version, runtime exceptions, safety mode changes), the secondary
+/// (30002) the version message and robot state only, the real-time interface (30003) its
+/// real-time package every control cycle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ScriptPort {
     /// 30001.
@@ -35,10 +36,18 @@ impl ScriptPort {
         }
     }
 
-    /// Whether the port sends robot messages (the version message first).
+    /// Whether the port sends robot messages beyond the version message (runtime
+    /// exceptions, safety mode changes, key messages): the primary interface only.
     #[must_use]
     pub const fn sends_messages(self) -> bool {
         matches!(self, ScriptPort::Primary)
+    }
+
+    /// Whether the port starts with the version message: the primary and the secondary
+    /// interface.
+    #[must_use]
+    pub const fn sends_version(self) -> bool {
+        matches!(self, ScriptPort::Primary | ScriptPort::Secondary)
     }
 
     /// The port's name for messages.

@@ -18,6 +18,7 @@ use rtde_core::protocol::{
 use rtde_core::{RuntimeState, Value};
 use rtde_robot_proto::primary::PrimaryMessage;
 
+use crate::clock::Clock;
 use crate::command_program::{CommandProgram, ProgramFaults};
 use crate::fault::Fault;
 use crate::io::IoState;
@@ -53,6 +54,8 @@ pub(crate) struct Config {
     pub(crate) ticker: Option<Arc<Ticker>>,
     /// What `get robot model` answers (`UR5`).
     pub(crate) robot_model: &'static str,
+    /// The controller's clock: which tick is now, for the interfaces that stream on it.
+    pub(crate) clock: Clock,
 }
 
 /// Who holds an input variable.

@@ -161,6 +161,7 @@ mod server;
 mod service;
 mod sim;
 mod source;
+mod state_report;
 mod ticker;
 
 pub use command_program::{CommandProgram, ForceMode};

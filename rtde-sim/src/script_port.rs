@@ -12,16 +12,19 @@
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rtde_robot_proto::ports::ScriptPort;
-use rtde_robot_proto::primary::PrimaryMessage;
+use rtde_robot_proto::primary::{Layout, PrimaryMessage};
 use rtde_robot_proto::programs;
+use rtde_robot_proto::realtime::RealtimeLayout;
 use rtde_robot_proto::script::{MARKER_PREFIX, Program, marker_of};
 
 use crate::controller::{KnownProgram, Shared};
 use crate::fault::Fault;
 use crate::robot_state::RobotState;
+use crate::source::Tick;
+use crate::state_report::Report;
 
 /// The project's programs the simulator runs natively: each program's marker line (from
 /// its folder in `rtde_robot_proto::programs`), and which behaviour it starts. One row per
@@ -53,9 +56,6 @@ fn serve(mut stream: TcpStream, shared: &Arc<Shared>, port: ScriptPort) {
     let booted = shared.config.booted_at;
     let millis = || u64::try_from(booted.elapsed().as_millis()).unwrap_or(u64::MAX);
     let _ = stream.set_nodelay(true);
-    if stream.set_read_timeout(Some(POLL)).is_err() {
-        return;
-    }
     // Robot messages from now on: a new connection hears what happens next.
     let mut told = shared
         .controller()
@@ -63,7 +63,7 @@ fn serve(mut stream: TcpStream, shared: &Arc<Shared>, port: ScriptPort) {
         .as_ref()
         .map_or(0, |r| r.primary_messages().len());
     let mut out = Vec::new();
-    if port.sends_messages() {
+    if port.sends_version() {
         PrimaryMessage::Version {
             project: "URControl".into(),
             version: shared.config.version,
@@ -74,11 +74,18 @@ fn serve(mut stream: TcpStream, shared: &Arc<Shared>, port: ScriptPort) {
             return;
         }
     }
+    let mut streaming = Streaming::new(shared, port);
     let mut text = String::new();
     let mut pending = Vec::new();
     let mut buf = [0u8; 4096];
     loop {
         if shared.is_shutting_down() {
+            return;
+        }
+        if stream
+            .set_read_timeout(Some(streaming.wait(shared)))
+            .is_err()
+        {
             return;
         }
         match stream.read(&mut buf) {
@@ -99,18 +106,98 @@ fn serve(mut stream: TcpStream, shared: &Arc<Shared>, port: ScriptPort) {
                 run(&program, shared);
             }
         }
-        if port.sends_messages() {
-            out.clear();
-            if let Some(robot) = shared.controller().robot.as_ref() {
-                for message in robot.primary_messages().get(told..).unwrap_or_default() {
-                    message.encode(millis(), &mut out);
-                }
-                told = robot.primary_messages().len();
+        out.clear();
+        if port.sends_messages()
+            && let Some(robot) = shared.controller().robot.as_ref()
+        {
+            for message in robot.primary_messages().get(told..).unwrap_or_default() {
+                message.encode(millis(), &mut out);
             }
-            if !out.is_empty() && stream.write_all(&out).is_err() {
-                return;
-            }
+            told = robot.primary_messages().len();
         }
+        streaming.due(shared, &mut out);
+        if !out.is_empty() && stream.write_all(&out).is_err() {
+            return;
+        }
+    }
+}
+
+/// How long a connection that fell behind (its thread woke late) still sends every
+/// real-time package it missed; further behind, it sends the newest only.
+const CATCH_UP: Duration = Duration::from_millis(250);
+
+/// A connection's stream of robot state (30001, 30002: about every 100 ms) or real-time
+/// packages (30003: every control cycle), on the controller's clock.
+struct Streaming {
+    port: ScriptPort,
+    report: Report,
+    /// The next tick that carries a package.
+    next: u64,
+    /// Ticks between packages.
+    every: u64,
+    rate: u32,
+    state_layout: Layout,
+    realtime_layout: RealtimeLayout,
+}
+
+impl Streaming {
+    fn new(shared: &Shared, port: ScriptPort) -> Self {
+        let rate = shared.config.loop_rate;
+        let version = shared.config.version;
+        Streaming {
+            port,
+            report: Report::new(),
+            next: shared.config.clock.tick_at(Instant::now()),
+            every: match port {
+                ScriptPort::RealTime => 1,
+                // 10 Hz: 50 ticks on e-Series, 12 (96 ms) on CB3's 125 Hz loop.
+                ScriptPort::Primary | ScriptPort::Secondary => u64::from(rate / 10).max(1),
+            },
+            rate,
+            state_layout: Layout::of(version),
+            realtime_layout: RealtimeLayout::of(version),
+        }
+    }
+
+    /// How long to wait for the client before the next package is due.
+    fn wait(&self, shared: &Shared) -> Duration {
+        let due = shared.config.clock.instant_of(self.next);
+        due.saturating_duration_since(Instant::now())
+            .clamp(Duration::from_millis(1), POLL)
+    }
+
+    /// Appends the packages that have come due to `out`. Packages keep to a grid of
+    /// ticks, each sampled at its own tick, as RTDE's paced streams do: robot state
+    /// messages' timestamps step by exactly the period.
+    fn due(&mut self, shared: &Shared, out: &mut Vec<u8>) {
+        let clock = shared.config.clock;
+        let now = clock.tick_at(Instant::now());
+        if now < self.next {
+            return;
+        }
+        // Behind by more than the catch-up window (real-time) or a period (robot state,
+        // a snapshot: the newest only), the stream skips to the newest tick on its grid.
+        let window = match self.port {
+            ScriptPort::RealTime => clock.ticks_in(CATCH_UP),
+            ScriptPort::Primary | ScriptPort::Secondary => 0,
+        };
+        let newest = now - (now - self.next) % self.every;
+        let mut tick = if newest - self.next > window {
+            newest
+        } else {
+            self.next
+        };
+        while tick <= now {
+            self.report.sample(shared, Tick::new(tick, self.rate));
+            match self.port {
+                ScriptPort::RealTime => self.report.realtime().encode(self.realtime_layout, out),
+                ScriptPort::Primary | ScriptPort::Secondary => {
+                    self.report.robot_state().encode(self.state_layout, out);
+                }
+            }
+            tick += self.every;
+        }
+        self.next = tick;
     }
 }
 

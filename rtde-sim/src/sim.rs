@@ -941,6 +941,7 @@ impl SimBuilder {
             source,
             ticker,
             robot_model: robot_model(self.arm.name),
+            clock,
         };
         if self.dashboard.is_some() && generation == rtde_core::fields::Generation::PolyScopeX {
             return Err(Error::NoDashboard(version));
