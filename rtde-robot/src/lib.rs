@@ -11,7 +11,8 @@
 //!
 //! - [`dashboard`]: the Dashboard server (port 29999), blocking and async.
 //! - [`script`]: sending programs to the script ports, and their fate.
-//! - [`primary`]: the primary interface's messages, as a codec over bytes.
+//! - [`primary`]: the primary interface (30001, 30002): robot state at 10 Hz, calibrated
+//!   kinematics and configuration among it, and robot messages, blocking and async.
 //! - [`motion`]: motion as typed commands (`move_j`, `move_l`, paths with blends, speed
 //!   and servo modes, stops, force and teach modes), checked before anything is sent, run by
 //!   the command program `rtde_command.script` over RTDE registers.
@@ -26,4 +27,4 @@ pub mod dashboard;
 pub mod motion;
 pub mod script;
 
-pub use rtde_robot_proto::primary;
+pub mod primary;

@@ -68,10 +68,23 @@ pub struct DecoderStats {
 /// ```
 #[derive(Clone, Debug)]
 pub struct Decoder {
+    meaning: Meaning,
+    /// Bytes read and not yet decoded: `buf[start..end]`.
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+}
+
+/// What the packages so far mean: the layout, the state, the counts.
+#[derive(Clone, Debug)]
+struct Meaning {
     layout: Layout,
     state: RobotState,
     stats: DecoderStats,
 }
+
+/// Room a read is offered at least: a robot state message fits twice.
+const READ_CHUNK: usize = 4096;
 
 impl Default for Decoder {
     fn default() -> Self {
@@ -84,28 +97,33 @@ impl Decoder {
     #[must_use]
     pub fn new() -> Self {
         Decoder {
-            layout: Layout::NEWEST,
-            state: RobotState::default(),
-            stats: DecoderStats::default(),
+            meaning: Meaning {
+                layout: Layout::NEWEST,
+                state: RobotState::default(),
+                stats: DecoderStats::default(),
+            },
+            buf: Vec::new(),
+            start: 0,
+            end: 0,
         }
     }
 
     /// The layout robot states are decoded in.
     #[must_use]
     pub fn layout(&self) -> Layout {
-        self.layout
+        self.meaning.layout
     }
 
     /// The robot state so far.
     #[must_use]
     pub fn state(&self) -> &RobotState {
-        &self.state
+        &self.meaning.state
     }
 
     /// What was decoded and passed over so far.
     #[must_use]
     pub fn stats(&self) -> DecoderStats {
-        self.stats
+        self.meaning.stats
     }
 
     /// Decodes the next package at the start of `buf`: what it was and the bytes it
@@ -119,13 +137,86 @@ impl Decoder {
             return Ok(None);
         };
         let used = package.len();
+        Ok(Some((self.meaning.decode(package), used)))
+    }
+
+    /// Where to read the connection's next bytes into (then say how many with
+    /// [`filled`](Self::filled)): the decoder keeps them until a package is whole. The
+    /// buffer grows to the largest package seen, then is reused.
+    ///
+    /// ```
+    /// use rtde_robot_proto::primary::{Decoded, Decoder, PrimaryMessage};
+    ///
+    /// let mut bytes = Vec::new();
+    /// PrimaryMessage::Text("hello".into()).encode(0, &mut bytes);
+    /// let mut decoder = Decoder::new();
+    /// // The package arrives in two reads.
+    /// for piece in [&bytes[..7], &bytes[7..]] {
+    ///     assert!(decoder.poll().unwrap().is_none());
+    ///     decoder.read_buf()[..piece.len()].copy_from_slice(piece);
+    ///     decoder.filled(piece.len());
+    /// }
+    /// assert_eq!(
+    ///     decoder.poll().unwrap(),
+    ///     Some(Decoded::Message(PrimaryMessage::Text("hello".into())))
+    /// );
+    /// ```
+    pub fn read_buf(&mut self) -> &mut [u8] {
+        if self.start > 0 {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+        }
+        // A package whose size has arrived needs room for all of it.
+        let whole = self.buf[..self.end]
+            .first_chunk::<4>()
+            .and_then(|size| usize::try_from(i32::from_be_bytes(*size)).ok())
+            .filter(|&n| n <= super::MAX_PACKAGE_LEN)
+            .unwrap_or(0);
+        let needed = whole.max(self.end + READ_CHUNK);
+        if self.buf.len() < needed {
+            self.buf.resize(needed, 0);
+        }
+        &mut self.buf[self.end..]
+    }
+
+    /// Says that a read put `n` bytes at the start of [`read_buf`](Self::read_buf).
+    pub fn filled(&mut self, n: usize) {
+        self.end = (self.end + n).min(self.buf.len());
+    }
+
+    /// Whether a whole package has been read (so [`poll`](Self::poll) returns one).
+    ///
+    /// # Errors
+    /// As [`decode`](Self::decode).
+    pub fn ready(&self) -> Result<bool, DecodeError> {
+        split(&self.buf[self.start..self.end]).map(|package| package.is_some())
+    }
+
+    /// The next package among the bytes read so far, `Ok(None)` until one is whole.
+    ///
+    /// # Errors
+    /// As [`decode`](Self::decode).
+    pub fn poll(&mut self) -> Result<Option<Decoded<'_>>, DecodeError> {
+        let Some(package) = split(&self.buf[self.start..self.end])? else {
+            return Ok(None);
+        };
+        let range = self.start..self.start + package.len();
+        self.start = range.end;
+        Ok(Some(self.meaning.decode(&self.buf[range])))
+    }
+}
+
+impl Meaning {
+    /// What a whole package means.
+    fn decode(&mut self, package: &[u8]) -> Decoded<'_> {
         if package[4] == ROBOT_STATE {
             let update = self.state.update(&package[HEADER_LEN..], self.layout);
             self.stats.states += 1;
             self.stats.skipped_sub_packages += u64::from(update.skipped);
             self.stats.cut_sub_packages += u64::from(update.cut);
             let state = &self.state;
-            return Ok(Some((Decoded::State { state, update }, used)));
+            return Decoded::State { state, update };
         }
         let Ok(message) = message_of(package) else {
             self.stats.cut_messages += 1;
@@ -133,7 +224,7 @@ impl Decoder {
                 package_type: ROBOT_MESSAGE,
                 message_kind: package.get(HEADER_LEN + 9).copied(),
             };
-            return Ok(Some((Decoded::Message(message), used)));
+            return Decoded::Message(message);
         };
         match &message {
             PrimaryMessage::Version { version, .. } => {
@@ -143,6 +234,6 @@ impl Decoder {
             PrimaryMessage::Other { .. } => self.stats.skipped_packages += 1,
             _ => self.stats.messages += 1,
         }
-        Ok(Some((Decoded::Message(message), used)))
+        Decoded::Message(message)
     }
 }
