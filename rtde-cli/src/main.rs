@@ -19,6 +19,7 @@ mod dictionary;
 mod lookup;
 mod outfile;
 mod plot;
+mod primary;
 mod progress;
 mod record;
 mod replay;
@@ -46,6 +47,7 @@ mod view;
   rtde convert run.rtde run.mcap                  a capture for Foxglove, PlotJuggler, Rerun
   rtde bridge fleet.toml                          a fleet's telemetry into MQTT
   rtde dashboard --robot HOST robotmode           one Dashboard server command, its reply typed
+  rtde primary --robot HOST                       the primary interface: robot state and messages
   rtde run-script rtde-robot-proto/src/programs/servo/rtde_servo.script
                                                   send a program (built-in simulator without --robot)
 
@@ -67,6 +69,7 @@ enum Command {
     Bridge(bridge::BridgeArgs),
     Subscribe(subscribe::SubscribeArgs),
     Dashboard(dashboard::DashboardArgs),
+    Primary(primary::PrimaryArgs),
     RunScript(run_script::RunScriptArgs),
     View(view::ViewArgs),
     Convert(convert::ConvertArgs),
@@ -84,6 +87,7 @@ fn main() -> ExitCode {
         Command::Bridge(args) => bridge::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Subscribe(args) => subscribe::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Dashboard(args) => dashboard::run(&args),
+        Command::Primary(args) => primary::run(&args),
         Command::RunScript(args) => run_script::run(&args),
         Command::View(args) => view::run(args).map(|()| ExitCode::SUCCESS),
         Command::Convert(args) => convert::run(&args).map(|()| ExitCode::SUCCESS),

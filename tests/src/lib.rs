@@ -16,5 +16,9 @@ pub mod migrating_from_ur_rtde {}
 
 #[doc = include_str!("../../docs/motion.md")]
 pub mod motion {}
+
+#[doc = include_str!("../../docs/primary.md")]
+pub mod primary {}
+
 #[doc = include_str!("../../docs/view.md")]
 pub mod view {}
