@@ -8,47 +8,16 @@
 //! `tests/interop/setup.sh` once, then
 //! `RTDE_UR_RTDE_PYTHON=target/interop-venv/bin/python cargo test -p rtde-tests --test interop_ur_rtde -- --ignored`.
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::process::Command;
+mod common;
 
-use rtde_sim::{Motion, Sim};
+use std::net::{IpAddr, SocketAddr};
 
-/// A simulator whose port `port` (ur_rtde's fixed one) is on a loopback address of its
-/// own (127.0.0.N), so a test collides neither with another run nor with a simulator on
-/// 127.0.0.1. `on` places the simulator's service on that address.
-fn sim_on_fixed_port(
-    port: u16,
-    on: impl Fn(rtde_sim::SimBuilder, SocketAddr) -> rtde_sim::SimBuilder,
-) -> (Sim, IpAddr) {
-    let first = 2 + (std::process::id() % 200) as u8;
-    for n in (first..=254).chain(2..first) {
-        let ip = IpAddr::V4(Ipv4Addr::new(127, 0, 0, n));
-        if let Ok(sim) = on(Sim::builder(), SocketAddr::new(ip, port)).start() {
-            return (sim, ip);
-        }
-    }
-    panic!("no free 127.0.0.N:{port} for the simulator");
-}
+use common::interop::{run_python_script, sim_on_fixed_port};
+use rtde_sim::Motion;
 
-/// Runs `tests/interop/SCRIPT` with ur_rtde's Python against the simulator at `ip`, and
-/// returns what it printed; a failing script fails the test with its output.
+/// Runs `tests/interop/SCRIPT` with ur_rtde's Python against the simulator at `ip`.
 fn run_ur_rtde_script(script: &str, ip: IpAddr) -> String {
-    let python = std::env::var("RTDE_UR_RTDE_PYTHON")
-        .expect("RTDE_UR_RTDE_PYTHON must name a Python with ur_rtde installed (see tests/interop/setup.sh)");
-    let path = format!("{}/interop/{script}", env!("CARGO_MANIFEST_DIR"));
-    let out = Command::new(python)
-        .arg(path)
-        .arg(ip.to_string())
-        .output()
-        .expect("run python");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{script} failed: {}\nstdout:\n{stdout}\nstderr:\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
+    run_python_script("RTDE_UR_RTDE_PYTHON", script, ip)
 }
 
 #[test]

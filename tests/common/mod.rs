@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub(crate) mod input_echo;
+pub(crate) mod interop;
 
 use std::time::Duration;
 
