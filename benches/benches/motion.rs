@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rtde_bench::interleave::quantile;
-use rtde_bench::report::{arg, verdict};
+use rtde_bench::report::{arg, commit, cpu_model, verdict};
 use rtde_core::{Client, ConnectOptions, RtdeRecipe, StaticRecipe};
 use rtde_robot::motion::{Arm, JointMove, LinearMove, MotionOptions, Robot};
 use rtde_sim::{Motion, Sim};
@@ -233,25 +233,4 @@ fn distance_to_segment(p: &[f64; 6], a: &[f64; 6], b: &[f64; 6]) -> f64 {
         .map(|i| (ap[i] - t * ab[i]).powi(2))
         .sum::<f64>()
         .sqrt()
-}
-
-fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|m| m.trim().to_owned())
-        })
-        .unwrap_or_else(|| "unknown CPU".to_owned())
-}
-
-fn commit() -> String {
-    std::process::Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
-        .output()
-        .ok()
-        .and_then(|o| String::from_utf8(o.stdout).ok())
-        .map_or_else(|| "unknown".to_owned(), |s| s.trim().to_owned())
 }

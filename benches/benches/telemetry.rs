@@ -28,7 +28,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use rtde_bench::REFERENCE_NAMES;
 use rtde_bench::interleave::{median, quantile};
 use rtde_bench::live::thread_cpu_time;
-use rtde_bench::report::{arg, per_us, verdict};
+use rtde_bench::report::{arg, cpu_model, per_us, verdict};
 use rtde_core::{Client, ConnectOptions, DynamicRecipe, OutputRecipe, Recipe};
 use rtde_record::capture::{self, Header};
 use rtde_record::csv::CsvWriter;
@@ -59,18 +59,6 @@ fn named_thread_cpu(name: &str) -> Option<Duration> {
         }
     }
     None
-}
-
-fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, m)| m.trim().to_owned())
-        })
-        .unwrap_or_else(|| "unknown".into())
 }
 
 #[allow(clippy::too_many_lines)] // one run, its figures printed in order

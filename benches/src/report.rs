@@ -26,3 +26,29 @@ pub fn verdict(pass: bool) -> &'static str {
 pub fn per_us(d: Duration, n: u64) -> f64 {
     d.as_nanos() as f64 / n.max(1) as f64 / 1e3
 }
+
+/// The machine's CPU model, as `/proc/cpuinfo` names it: every figure says where it was
+/// taken.
+#[must_use]
+pub fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, m)| m.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown CPU".to_owned())
+}
+
+/// The commit the figures are of: `git rev-parse --short HEAD`, or `unknown`.
+#[must_use]
+pub fn commit() -> String {
+    std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map_or_else(|| "unknown".to_owned(), |s| s.trim().to_owned())
+}

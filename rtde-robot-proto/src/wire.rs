@@ -73,7 +73,8 @@ pub trait Walker {
         }
     }
 
-    /// `n` bytes the layout reserves, written as zeros and skipped when read.
+    /// `n` bytes the layout reserves, written as zeros and skipped when read (a reader
+    /// takes fewer at the end of the bytes as whole).
     fn reserved(&mut self, n: usize);
 }
 
@@ -102,6 +103,7 @@ impl Walker for Writer<'_> {
 
 /// Fills each field from bytes. A field the bytes end inside keeps its value, and
 /// [`is_whole`](Reader::is_whole) says so afterwards: a cut record is never a panic.
+/// Reserved bytes may be missing.
 #[derive(Debug)]
 pub struct Reader<'a> {
     bytes: &'a [u8],
@@ -142,11 +144,10 @@ impl Walker for Reader<'_> {
         }
     }
 
+    /// Reserved bytes carry nothing, so a record that ends inside them is whole: a
+    /// controller of a version before they were added sends it without them.
     fn reserved(&mut self, n: usize) {
-        match self.bytes.get(n..) {
-            Some(rest) => self.bytes = rest,
-            None => self.short = true,
-        }
+        self.bytes = self.bytes.get(n..).unwrap_or_default();
     }
 }
 
@@ -186,6 +187,19 @@ mod tests {
         r.field(&mut e2);
         assert!(r.is_whole() && r.rest().is_empty());
         assert_eq!((a2, b2, c2, d2, e2), (a, b, c, d, e));
+    }
+
+    #[test]
+    fn reserved_bytes_missing_at_the_end_leave_the_record_whole() {
+        let mut r = Reader::new(&[0, 7, 0]);
+        let mut a = 0u16;
+        r.field(&mut a);
+        r.reserved(4);
+        assert!(r.is_whole() && r.rest().is_empty());
+        assert_eq!(a, 7);
+        // A field after them is still missing.
+        r.field(&mut a);
+        assert!(!r.is_whole());
     }
 
     #[test]

@@ -25,6 +25,8 @@
 pub mod control;
 pub mod dashboard;
 pub mod motion;
+pub mod primary;
 pub mod script;
 
-pub mod primary;
+/// The real-time interface's package (port 30003), as a codec over bytes.
+pub use rtde_robot_proto::realtime;
