@@ -1,11 +1,15 @@
-//! Sending programs: the preconditions (each refused with nothing sent), and each fate a
-//! program can meet, forced on the simulator.
+//! Sending programs: the preconditions (each refused with nothing sent, read through the
+//! Dashboard server or the primary interface's robot state), and each fate a program can
+//! meet, forced on the simulator.
+
+/// Both places the preconditions are read.
+const CHECKS: [Preconditions; 2] = [Preconditions::Dashboard, Preconditions::PrimaryInterface];
 
 use std::time::Duration;
 
 use rtde_core::{RobotMode, RuntimeState, SafetyStatus};
 use rtde_robot::dashboard::{Dashboard, DashboardOptions};
-use rtde_robot::script::{Program, ScriptError, ScriptPort, ScriptSender, Step};
+use rtde_robot::script::{Preconditions, Program, ScriptError, ScriptPort, ScriptSender, Step};
 use rtde_sim::{Fault, Sim, SimBuilder};
 
 const SERVO: &str = rtde_robot_proto::programs::servo::SCRIPT;
@@ -52,22 +56,27 @@ fn assert_nothing_sent(sim: &Sim) {
 
 #[test]
 fn a_powered_off_robot_is_refused_before_sending() {
-    let sim = start(Sim::builder());
-    let err = sender(&sim).send(&hello()).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            ScriptError::RobotNotRunning {
-                mode: RobotMode::PowerOff
-            }
-        ),
-        "{err}"
-    );
-    assert!(
-        err.to_string()
-            .contains("power it on and release the brakes")
-    );
-    assert_nothing_sent(&sim);
+    for check in CHECKS {
+        let sim = start(Sim::builder());
+        let err = sender(&sim)
+            .preconditions(check)
+            .send(&hello())
+            .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ScriptError::RobotNotRunning {
+                    mode: RobotMode::PowerOff
+                }
+            ),
+            "{check:?}: {err}"
+        );
+        assert!(
+            err.to_string()
+                .contains("power it on and release the brakes")
+        );
+        assert_nothing_sent(&sim);
+    }
 }
 
 #[test]
@@ -80,30 +89,42 @@ fn local_control_is_refused_before_sending() {
 
 #[test]
 fn a_safety_stop_is_refused_before_sending() {
-    let sim = start(Sim::builder());
-    ready(&sim);
-    sim.protective_stop("a test");
-    let before = sim.robot_state().unwrap().messages().len();
-    let err = sender(&sim).send(&hello()).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            ScriptError::SafetyStop {
-                status: SafetyStatus::ProtectiveStop
-            }
-        ),
-        "{err}"
-    );
-    std::thread::sleep(Duration::from_millis(100));
-    assert_eq!(sim.robot_state().unwrap().messages().len(), before);
+    for check in CHECKS {
+        let sim = start(Sim::builder());
+        ready(&sim);
+        sim.protective_stop("a test");
+        let before = sim.robot_state().unwrap().messages().len();
+        let err = sender(&sim)
+            .preconditions(check)
+            .send(&hello())
+            .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ScriptError::SafetyStop {
+                    status: SafetyStatus::ProtectiveStop
+                }
+            ),
+            "{check:?}: {err}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+        assert_eq!(sim.robot_state().unwrap().messages().len(), before);
+    }
 }
 
 #[test]
 fn the_servo_template_is_recognised_and_plays() {
+    for check in CHECKS {
+        servo_template_plays(check);
+    }
+}
+
+fn servo_template_plays(check: Preconditions) {
     let sim = start(Sim::builder());
     ready(&sim);
     let mut steps = Vec::new();
     let started = sender(&sim)
+        .preconditions(check)
         .send_observed(&Program::new(SERVO).unwrap(), |s| steps.push(s.clone()))
         .unwrap();
     assert_eq!(started.version.unwrap().to_string(), "5.21.0");
@@ -112,20 +133,30 @@ fn the_servo_template_is_recognised_and_plays() {
         sim.robot_state().unwrap().program_state(),
         RuntimeState::Playing
     );
-    assert!(matches!(
-        steps[0],
-        Step::Checked {
-            mode: RobotMode::Running,
-            ..
-        }
-    ));
-    assert!(steps.iter().any(|s| matches!(
-        s,
-        Step::Sent {
-            port: ScriptPort::Secondary,
-            ..
-        }
-    )));
+    // Checked before anything was sent: through the Dashboard first of all, on the
+    // primary interface once its robot state came.
+    let checked = steps.iter().position(|s| {
+        matches!(
+            s,
+            Step::Checked {
+                mode: RobotMode::Running,
+                ..
+            }
+        )
+    });
+    let sent = steps.iter().position(|s| {
+        matches!(
+            s,
+            Step::Sent {
+                port: ScriptPort::Secondary,
+                ..
+            }
+        )
+    });
+    assert!(checked.is_some() && checked < sent, "{check:?}: {steps:?}");
+    if check == Preconditions::Dashboard {
+        assert_eq!(checked, Some(0));
+    }
     assert!(steps.contains(&Step::Playing));
     // One program, recognised whole: no part of it was taken for another program.
     assert!(

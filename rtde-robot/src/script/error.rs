@@ -10,8 +10,9 @@ use crate::primary::DecodeError;
 
 /// Why a program did not start, or stopped at once. The precondition errors
 /// ([`ScriptError::NotInRemoteControl`], [`ScriptError::RobotNotRunning`],
-/// [`ScriptError::SafetyStop`]) are found through the Dashboard server before anything
-/// is sent.
+/// [`ScriptError::SafetyStop`]) are found through the Dashboard server, or the primary
+/// interface's robot state ([`Preconditions`](super::Preconditions)), before anything is
+/// sent.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ScriptError {
@@ -32,6 +33,15 @@ pub enum ScriptError {
     RobotNotRunning {
         /// Its mode.
         mode: RobotMode,
+    },
+    /// The primary interface sent no robot state to check the preconditions on.
+    #[error(
+        "the primary interface sent no robot state within {waited:?} to check the robot on \
+         (nothing was sent)"
+    )]
+    NoRobotState {
+        /// How long the sender waited.
+        waited: Duration,
     },
     /// A safety stop holds.
     #[error("the safety status is {status}: clear it before sending a program (nothing was sent)")]

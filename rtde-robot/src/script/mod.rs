@@ -9,4 +9,4 @@ mod sender;
 pub use error::ScriptError;
 pub use rtde_robot_proto::ports::{Ports, ScriptPort};
 pub use rtde_robot_proto::script::{MARKER_PREFIX, Program, ProgramError};
-pub use sender::{ScriptSender, Started, Step};
+pub use sender::{Preconditions, ScriptSender, Started, Step};

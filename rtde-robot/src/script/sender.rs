@@ -14,7 +14,7 @@ use rtde_core::{
 use super::Program;
 use super::error::ScriptError;
 use crate::dashboard::{Command, Dashboard, DashboardOptions, Reply};
-use crate::primary::{self, PrimaryMessage};
+use crate::primary::{Decoded, Decoder, PrimaryMessage};
 use rtde_robot_proto::ports::{Ports, ScriptPort};
 
 /// A step of [`ScriptSender::send_observed`], for progress output.
@@ -41,6 +41,21 @@ pub enum Step {
     Said(String),
     /// RTDE reports the program playing.
     Playing,
+}
+
+/// Where [`ScriptSender`] checks the preconditions before sending.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Preconditions {
+    /// The Dashboard server: remote control (e-Series 5.6 and later), the robot mode and
+    /// the safety status.
+    Dashboard,
+    /// The primary interface's robot state: the robot mode and the safety mode, for a
+    /// client that speaks only the primary interface (remote control cannot be read
+    /// there).
+    PrimaryInterface,
+    /// None: the program is sent as it is.
+    Unchecked,
 }
 
 /// A program that started: RTDE reported it playing, and no exception followed within
@@ -77,7 +92,7 @@ pub struct ScriptSender {
     host: IpAddr,
     ports: Ports,
     port: ScriptPort,
-    check: bool,
+    check: Preconditions,
     timeout: Duration,
     settle: Duration,
 }
@@ -91,7 +106,7 @@ impl ScriptSender {
             host,
             ports: Ports::default(),
             port: ScriptPort::Secondary,
-            check: true,
+            check: Preconditions::Dashboard,
             timeout: Duration::from_secs(5),
             settle: Duration::from_millis(200),
         }
@@ -112,9 +127,41 @@ impl ScriptSender {
     }
 
     /// Whether to check the preconditions through the Dashboard server first (on by
-    /// default; off for a controller whose Dashboard server is not reachable).
+    /// default; off for a controller whose Dashboard server is not reachable:
+    /// [`preconditions`](Self::preconditions) can check them on the primary interface
+    /// instead).
     #[must_use]
     pub fn check_preconditions(mut self, check: bool) -> Self {
+        self.check = if check {
+            Preconditions::Dashboard
+        } else {
+            Preconditions::Unchecked
+        };
+        self
+    }
+
+    /// Where to check the preconditions: the Dashboard server (the default), the primary
+    /// interface's robot state, or nowhere. Each failed check is the same error either
+    /// way, and nothing is sent.
+    ///
+    /// ```
+    /// use rtde_robot::script::{Preconditions, Program, ScriptError, ScriptSender};
+    ///
+    /// // A controller reached on its script ports only: no Dashboard server.
+    /// let sim = rtde_sim::Sim::builder().script_ports().start().unwrap();
+    /// let mut ports = rtde_robot::script::Ports::default();
+    /// ports.primary = sim.script_addr(rtde_robot::script::ScriptPort::Primary).unwrap().port();
+    /// ports.secondary = sim.script_addr(rtde_robot::script::ScriptPort::Secondary).unwrap().port();
+    /// ports.rtde = sim.addr().port();
+    /// let sender = ScriptSender::new(sim.addr().ip())
+    ///     .ports(ports)
+    ///     .preconditions(Preconditions::PrimaryInterface);
+    /// let program = Program::new("def hello():\n  textmsg(\"hi\")\nend\n").unwrap();
+    /// // The arm is powered off, as its robot state says.
+    /// assert!(matches!(sender.send(&program), Err(ScriptError::RobotNotRunning { .. })));
+    /// ```
+    #[must_use]
+    pub fn preconditions(mut self, check: Preconditions) -> Self {
         self.check = check;
         self
     }
@@ -153,8 +200,8 @@ impl ScriptSender {
         program: &Program,
         mut observe: impl FnMut(&Step),
     ) -> Result<Started, ScriptError> {
-        if self.check {
-            let (mode, safety) = self.preconditions()?;
+        if self.check == Preconditions::Dashboard {
+            let (mode, safety) = self.dashboard_preconditions()?;
             observe(&Step::Checked { mode, safety });
         }
         let mut primary = self.open(self.ports.primary, ScriptPort::Primary.name())?;
@@ -167,6 +214,16 @@ impl ScriptSender {
         let deadline = Instant::now() + self.timeout;
         while watch.version.is_none() && Instant::now() < deadline {
             watch.primary(&mut primary, &mut observe)?;
+        }
+        if self.check == Preconditions::PrimaryInterface {
+            while watch.robot.is_none() && Instant::now() < deadline {
+                watch.primary(&mut primary, &mut observe)?;
+            }
+            let (mode, safety) = watch.robot.ok_or(ScriptError::NoRobotState {
+                waited: self.timeout,
+            })?;
+            check_robot(mode, safety)?;
+            observe(&Step::Checked { mode, safety });
         }
         let mut rtde = Rtde::open(SocketAddr::new(self.host, self.ports.rtde), self.timeout)?;
         watch.not_playing = rtde.read(&mut watch)? != Some(RuntimeState::Playing);
@@ -235,7 +292,7 @@ impl ScriptSender {
     }
 
     /// Remote control, the arm running, the safety status normal: each its own error.
-    fn preconditions(&self) -> Result<(RobotMode, SafetyStatus), ScriptError> {
+    fn dashboard_preconditions(&self) -> Result<(RobotMode, SafetyStatus), ScriptError> {
         let addr = SocketAddr::new(self.host, self.ports.dashboard);
         let options = DashboardOptions::new().rtde_port(Some(self.ports.rtde));
         let mut dashboard = Dashboard::connect(addr, options)?;
@@ -246,9 +303,7 @@ impl ScriptSender {
             return Err(ScriptError::NotInRemoteControl);
         }
         let mode = dashboard.robot_mode()?;
-        if mode != RobotMode::Running {
-            return Err(ScriptError::RobotNotRunning { mode });
-        }
+        check_robot(mode, SafetyStatus::Normal)?;
         let safety = if Command::SafetyStatus.spec().check(version).is_ok() {
             dashboard.safety_status()?
         } else {
@@ -257,18 +312,30 @@ impl ScriptSender {
                 _ => SafetyStatus::Normal,
             }
         };
-        if safety != SafetyStatus::Normal {
-            return Err(ScriptError::SafetyStop { status: safety });
-        }
+        check_robot(mode, safety)?;
         Ok((mode, safety))
     }
+}
+
+/// The arm running and the safety status normal, wherever they were read: each its own
+/// error.
+fn check_robot(mode: RobotMode, safety: SafetyStatus) -> Result<(), ScriptError> {
+    if mode != RobotMode::Running {
+        return Err(ScriptError::RobotNotRunning { mode });
+    }
+    if safety != SafetyStatus::Normal {
+        return Err(ScriptError::SafetyStop { status: safety });
+    }
+    Ok(())
 }
 
 /// What has been seen since the program went out.
 #[derive(Debug, Default)]
 struct Watch {
-    buffer: Vec<u8>,
+    decoder: Decoder,
     version: Option<ControllerVersion>,
+    /// The robot mode and safety status of the newest robot state message.
+    robot: Option<(RobotMode, SafetyStatus)>,
     runtime_state: Option<RuntimeState>,
     messages: Vec<String>,
     reported: usize,
@@ -293,10 +360,9 @@ impl Watch {
         observe: &mut impl FnMut(&Step),
     ) -> Result<(), ScriptError> {
         stream.set_read_timeout(Some(Duration::from_millis(5)))?;
-        let mut buf = [0u8; 4096];
-        match stream.read(&mut buf) {
+        match stream.read(self.decoder.read_buf()) {
             Ok(0) => {}
-            Ok(n) => self.buffer.extend_from_slice(&buf[..n]),
+            Ok(n) => self.decoder.filled(n),
             Err(e)
                 if matches!(
                     e.kind(),
@@ -310,8 +376,18 @@ impl Watch {
     /// Decodes the whole messages buffered; an exception or a protective stop ends the
     /// watch.
     fn absorb(&mut self, observe: &mut impl FnMut(&Step)) -> Result<(), ScriptError> {
-        while let Some((message, used)) = primary::parse(&self.buffer)? {
-            self.buffer.drain(..used);
+        while let Some(decoded) = self.decoder.poll()? {
+            let message = match decoded {
+                Decoded::State { state, .. } => {
+                    if let (Some(mode), Some(board)) = (&state.robot_mode, &state.masterboard) {
+                        let safety = SafetyStatus::from_code(i32::from(board.safety_mode));
+                        self.robot = Some((mode.mode(), safety));
+                    }
+                    continue;
+                }
+                Decoded::Message(message) => message,
+                _ => continue,
+            };
             match message {
                 PrimaryMessage::Version { version, .. } => {
                     self.version = Some(version);
@@ -445,11 +521,23 @@ impl Rtde {
 mod tests {
     use super::*;
 
+    /// Hands `messages` to the watch's decoder, as a read would.
+    fn feed(watch: &mut Watch, messages: &[PrimaryMessage]) {
+        let mut bytes = Vec::new();
+        for m in messages {
+            m.encode(0, &mut bytes);
+        }
+        feed_bytes(watch, &bytes);
+    }
+
+    fn feed_bytes(watch: &mut Watch, bytes: &[u8]) {
+        watch.decoder.read_buf()[..bytes.len()].copy_from_slice(bytes);
+        watch.decoder.filled(bytes.len());
+    }
+
     fn watch_of(messages: &[PrimaryMessage]) -> (Watch, Result<(), ScriptError>, Vec<Step>) {
         let mut watch = Watch::default();
-        for m in messages {
-            m.encode(0, &mut watch.buffer);
-        }
+        feed(&mut watch, messages);
         let mut steps = Vec::new();
         let result = watch.absorb(&mut |s| steps.push(s.clone()));
         (watch, result, steps)
@@ -525,20 +613,22 @@ mod tests {
             program: Some("pick".into()),
             ..Watch::default()
         };
-        for m in [
-            key("PROGRAM_XXX_STOPPED", "previous"),
-            key("PROGRAM_XXX_STARTED", "previous"),
-        ] {
-            m.encode(0, &mut watch.buffer);
-        }
+        feed(
+            &mut watch,
+            &[
+                key("PROGRAM_XXX_STOPPED", "previous"),
+                key("PROGRAM_XXX_STARTED", "previous"),
+            ],
+        );
         watch.absorb(&mut |_| {}).unwrap();
         assert!(!watch.stopped_key && watch.started_key.is_none());
-        for m in [
-            key("PROGRAM_XXX_STARTED", "pick"),
-            key("PROGRAM_XXX_STOPPED", "pick"),
-        ] {
-            m.encode(0, &mut watch.buffer);
-        }
+        feed(
+            &mut watch,
+            &[
+                key("PROGRAM_XXX_STARTED", "pick"),
+                key("PROGRAM_XXX_STOPPED", "pick"),
+            ],
+        );
         watch.absorb(&mut |_| {}).unwrap();
         assert!(watch.stopped_key && watch.started_key.is_some());
     }
@@ -550,11 +640,16 @@ mod tests {
             replacing: true,
             ..Watch::default()
         };
-        key("PROGRAM_XXX_STOPPED", "pick").encode(0, &mut watch.buffer);
+        feed(&mut watch, &[key("PROGRAM_XXX_STOPPED", "pick")]);
         watch.absorb(&mut |_| {}).unwrap();
         assert!(!watch.stopped_key, "the stop of the run it replaced");
-        key("PROGRAM_XXX_STARTED", "pick").encode(0, &mut watch.buffer);
-        key("PROGRAM_XXX_STOPPED", "pick").encode(0, &mut watch.buffer);
+        feed(
+            &mut watch,
+            &[
+                key("PROGRAM_XXX_STARTED", "pick"),
+                key("PROGRAM_XXX_STOPPED", "pick"),
+            ],
+        );
         watch.absorb(&mut |_| {}).unwrap();
         assert!(watch.stopped_key && watch.started_key.is_some());
     }
@@ -595,13 +690,11 @@ mod tests {
     fn half_a_message_waits_for_the_rest() {
         let mut bytes = Vec::new();
         PrimaryMessage::Text("hello".into()).encode(0, &mut bytes);
-        let mut watch = Watch {
-            buffer: bytes[..8].to_vec(),
-            ..Watch::default()
-        };
+        let mut watch = Watch::default();
+        feed_bytes(&mut watch, &bytes[..8]);
         watch.absorb(&mut |_| {}).unwrap();
         assert!(watch.messages.is_empty());
-        watch.buffer.extend_from_slice(&bytes[8..]);
+        feed_bytes(&mut watch, &bytes[8..]);
         watch.absorb(&mut |_| {}).unwrap();
         assert_eq!(watch.messages, ["hello"]);
     }
