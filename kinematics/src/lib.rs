@@ -8,10 +8,12 @@
 
 use std::f64::consts::FRAC_PI_2;
 
+mod calibration;
 mod frames;
 mod inverse;
 mod pose;
 
+pub use calibration::{Calibration, TOLERANCE};
 pub use frames::{BASE_FRAME, LINK_FRAMES, LinkFrame, quaternion, rotation_matrix};
 pub use inverse::{Solutions, Unreachable};
 pub use pose::{compose, invert, matrix_of, pose_of};
@@ -20,10 +22,11 @@ pub use pose::{compose, invert, matrix_of, pose_of};
 const UR_ALPHA: [f64; 6] = [FRAC_PI_2, 0.0, 0.0, FRAC_PI_2, -FRAC_PI_2, 0.0];
 
 /// An arm model: the standard Denavit–Hartenberg parameters Universal Robots publishes
-/// for it, in metres and radians (UR's `a` is the DH link length, often called `r`).
+/// for it, in metres and radians (UR's `a` is the DH link length, often called `r`), or a
+/// particular arm's, calibrated ([`Arm::calibrated`], [`Arm::with_dh`]).
 ///
-/// Link `i` transforms as `Rz(q[i]) · Tz(d[i]) · Tx(a[i]) · Rx(alpha[i])`; the tool
-/// flange is the frame after link 6. The simulator reports poses of the flange (a zero
+/// Link `i` transforms as `Rz(q[i] + theta[i]) · Tz(d[i]) · Tx(a[i]) · Rx(alpha[i])`; the
+/// tool flange is the frame after link 6. The simulator reports poses of the flange (a zero
 /// TCP offset) in the base frame of this chain.
 ///
 /// ```
@@ -45,6 +48,9 @@ pub struct Arm {
     pub a: [f64; 6],
     /// Link twists `alpha`, in radians.
     pub alpha: [f64; 6],
+    /// Joint angle offsets `theta`, in radians: zero in the published tables, a
+    /// calibration's deltas otherwise.
+    pub theta: [f64; 6],
 }
 
 impl Arm {
@@ -54,6 +60,7 @@ impl Arm {
         d: [0.15185, 0.0, 0.0, 0.13105, 0.08535, 0.0921],
         a: [0.0, -0.24355, -0.2132, 0.0, 0.0, 0.0],
         alpha: UR_ALPHA,
+        theta: [0.0; 6],
     };
 
     /// UR5e (e-Series): the simulator's default arm.
@@ -62,6 +69,7 @@ impl Arm {
         d: [0.1625, 0.0, 0.0, 0.1333, 0.0997, 0.0996],
         a: [0.0, -0.425, -0.3922, 0.0, 0.0, 0.0],
         alpha: UR_ALPHA,
+        theta: [0.0; 6],
     };
 
     /// UR10e (e-Series).
@@ -72,6 +80,7 @@ impl Arm {
         d: [0.1807, 0.0, 0.0, 0.17415, 0.11985, 0.11655],
         a: [0.0, -0.6127, -0.57155, 0.0, 0.0, 0.0],
         alpha: UR_ALPHA,
+        theta: [0.0; 6],
     };
 
     /// UR5 (CB3).
@@ -80,6 +89,7 @@ impl Arm {
         d: [0.089159, 0.0, 0.0, 0.10915, 0.09465, 0.0823],
         a: [0.0, -0.425, -0.39225, 0.0, 0.0, 0.0],
         alpha: UR_ALPHA,
+        theta: [0.0; 6],
     };
 
     /// Every arm this crate knows.
@@ -155,11 +165,35 @@ impl Arm {
         (t.r, t.p)
     }
 
+    /// Whether the arm has the geometry of the published tables (twists of ±90° and 0,
+    /// no theta offsets, the wrist links without length): the closed-form inverse is then
+    /// exact. A calibrated arm is close to it, and its inverse is refined from there.
+    #[must_use]
+    pub fn is_nominal_geometry(&self) -> bool {
+        self.alpha == UR_ALPHA
+            && self.theta == [0.0; 6]
+            && [
+                self.a[0], self.a[3], self.a[4], self.a[5], self.d[1], self.d[2],
+            ] == [0.0; 6]
+    }
+
+    /// The base frame and the frame after each link.
+    fn frames(&self, q: &[f64; 6]) -> [Transform; 7] {
+        let mut frames = [Transform::IDENTITY; 7];
+        for i in 0..6 {
+            frames[i + 1] = frames[i].then(&Transform::dh(
+                q[i] + self.theta[i],
+                self.d[i],
+                self.a[i],
+                self.alpha[i],
+            ));
+        }
+        frames
+    }
+
     /// The transform from the base to the frame after the first `links` links.
     fn chain(&self, q: &[f64; 6], links: usize) -> Transform {
-        (0..links).fold(Transform::IDENTITY, |t, i| {
-            t.then(&Transform::dh(q[i], self.d[i], self.a[i], self.alpha[i]))
-        })
+        self.frames(q)[links.min(6)]
     }
 }
 
