@@ -103,3 +103,90 @@ impl Arm {
         }
     }
 }
+
+/// The names of a calibration file's lines, in the order [`Calibration`]'s `Display`
+/// writes them.
+const LINES: [&str; 4] = ["delta_a", "delta_d", "delta_alpha", "delta_theta"];
+
+impl Calibration {
+    fn line_mut(&mut self, name: &str) -> Option<&mut [f64; 6]> {
+        match name {
+            "delta_a" => Some(&mut self.delta_a),
+            "delta_d" => Some(&mut self.delta_d),
+            "delta_alpha" => Some(&mut self.delta_alpha),
+            "delta_theta" => Some(&mut self.delta_theta),
+            _ => None,
+        }
+    }
+
+    fn line(&self, name: &str) -> [f64; 6] {
+        let mut copy = *self;
+        copy.line_mut(name).map_or([0.0; 6], |l| *l)
+    }
+}
+
+/// A calibration as a text file: a line `NAME = six numbers` for each of `delta_a`,
+/// `delta_d` (metres), `delta_alpha` and `delta_theta` (radians), joints 1 to 6;
+/// `#` starts a comment, a line left out is all zeros.
+///
+/// ```
+/// use rtde_kinematics::Calibration;
+///
+/// let text = "# arm 2024-0001\ndelta_a = 0 0.0012 -0.0008 0 0 0\ndelta_theta = 1e-4, 0, 0, 0, 0, -2e-4\n";
+/// let calibration: Calibration = text.parse().unwrap();
+/// assert_eq!(calibration.delta_a[1], 0.0012);
+/// assert_eq!(calibration.delta_theta[5], -2e-4);
+/// assert_eq!(calibration.delta_d, [0.0; 6]);
+/// // Written out, it reads back the same.
+/// assert_eq!(calibration.to_string().parse::<Calibration>(), Ok(calibration));
+/// assert!("delta_b = 1 2 3 4 5 6".parse::<Calibration>().unwrap_err().contains("line 1"));
+/// ```
+impl std::str::FromStr for Calibration {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        let mut calibration = Calibration::default();
+        for (n, line) in text.lines().enumerate() {
+            let content = line.split('#').next().unwrap_or("").trim();
+            if content.is_empty() {
+                continue;
+            }
+            let at = |why: String| format!("line {}: {why}", n + 1);
+            let (name, values) = content
+                .split_once('=')
+                .ok_or_else(|| at(format!("`{content}` is not NAME = six numbers")))?;
+            let name = name.trim();
+            let slot = calibration
+                .line_mut(name)
+                .ok_or_else(|| at(format!("`{name}` is none of {}", LINES.join(", "))))?;
+            let numbers: Vec<f64> = values
+                .split(|c: char| c == ',' || c.is_whitespace())
+                .filter(|w| !w.is_empty())
+                .map(|w| {
+                    w.parse::<f64>()
+                        .ok()
+                        .filter(|x| x.is_finite())
+                        .ok_or_else(|| at(format!("`{w}` is not a finite number")))
+                })
+                .collect::<Result<_, _>>()?;
+            *slot = numbers
+                .try_into()
+                .map_err(|v: Vec<f64>| at(format!("{name} has {} numbers, not 6", v.len())))?;
+        }
+        Ok(calibration)
+    }
+}
+
+impl std::fmt::Display for Calibration {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(
+            f,
+            "# DH deltas, joints 1 to 6: a and d in metres, alpha and theta in radians"
+        )?;
+        for name in LINES {
+            let values: Vec<String> = self.line(name).iter().map(|v| format!("{v:e}")).collect();
+            writeln!(f, "{name} = {}", values.join(" "))?;
+        }
+        Ok(())
+    }
+}

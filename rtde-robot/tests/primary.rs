@@ -7,11 +7,13 @@ use std::net::{SocketAddr, TcpListener};
 use std::thread;
 use std::time::Duration;
 
+use rtde_core::{Client, ConnectOptions, DynamicRecipe, Recipe, Value};
 use rtde_robot::primary::{
-    Decoded, Layout, PrimaryClient, PrimaryError, PrimaryMessage, RobotState,
+    Decoded, Layout, PrimaryClient, PrimaryError, PrimaryMessage, RobotState, calibrated_arm,
 };
 use rtde_robot_proto::ports::ScriptPort;
 use rtde_sim::Sim;
+use rtde_sim::{Arm, Calibration};
 
 fn sim() -> Sim {
     Sim::builder()
@@ -41,7 +43,7 @@ fn reads_the_version_and_robot_state_again_after_a_client_is_dropped() {
         let mode = state.robot_mode.expect("robot mode data");
         assert_eq!(mode.mode(), rtde_core::RobotMode::PowerOff);
         let kinematics = state.kinematics.expect("kinematics info");
-        assert_eq!(kinematics.dh_d[0], rtde_kinematics::Arm::UR5E.d[0]);
+        assert_eq!(kinematics.dh_d[0], Arm::UR5E.d[0]);
         assert_eq!(client.state(), &state);
         assert_eq!(client.stats().states, 1);
         // CB3: no tool communication info.
@@ -153,4 +155,51 @@ async fn the_async_client_reads_the_same_stream() {
         }
     }
     assert!(silent);
+}
+
+/// The calibration the primary interface publishes is the one the controller computes
+/// `actual_TCP_pose` with: a client's forward kinematics of `actual_q` on it meets the
+/// reported pose to 1e-9, where the nominal table misses it by more than 0.1 mm.
+#[test]
+fn the_primary_interfaces_calibration_gives_the_controllers_poses() {
+    for seed in 1..=3 {
+        let sim = Sim::builder()
+            .script_ports()
+            .calibration(Calibration::random(seed))
+            .start()
+            .unwrap();
+        let mut primary =
+            PrimaryClient::connect(sim.script_addr(ScriptPort::Primary).unwrap()).unwrap();
+        let state = next_state(&mut primary);
+        let arm = calibrated_arm(&state, primary.version()).expect("model and kinematics info");
+        assert_eq!(arm.name, "UR5e");
+
+        let options = ConnectOptions::new().read_timeout(Some(Duration::from_secs(5)));
+        let mut rtde = Client::connect(sim.addr(), options).unwrap();
+        let mut recipe = DynamicRecipe::outputs(["actual_q", "actual_TCP_pose"]).unwrap();
+        rtde.setup_outputs(recipe.spec(), 500.0).unwrap();
+        rtde.start().unwrap();
+        let (mut worst, mut nominal_best) = (0.0f64, f64::INFINITY);
+        for _ in 0..50 {
+            rtde.recv_into(&mut recipe).unwrap();
+            let (Some(Value::Vector6d(q)), Some(Value::Vector6d(pose))) =
+                (recipe.get("actual_q"), recipe.get("actual_TCP_pose"))
+            else {
+                panic!("the recipe's values");
+            };
+            let distance = |p: [f64; 6]| (0..6).map(|i| (p[i] - pose[i]).abs()).fold(0.0, f64::max);
+            worst = worst.max(distance(arm.tcp_pose(q)));
+            let nominal = Arm::UR5E.tcp_pose(q);
+            let moved = (0..3)
+                .map(|i| (nominal[i] - pose[i]).powi(2))
+                .sum::<f64>()
+                .sqrt();
+            nominal_best = nominal_best.min(moved);
+        }
+        assert!(worst < 1e-9, "seed {seed}: calibrated FK off by {worst:e}");
+        assert!(
+            nominal_best > 1e-4,
+            "seed {seed}: the nominal table came within {nominal_best:e} m"
+        );
+    }
 }

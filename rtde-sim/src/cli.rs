@@ -26,7 +26,7 @@ use rtde_core::RTDE_PORT;
 use rtde_core::fields::ControllerVersion;
 use rtde_robot_proto::ports::ScriptPort;
 
-use crate::{Arm, Fault, Sim, SimBuilder};
+use crate::{Arm, Calibration, Fault, Sim, SimBuilder};
 
 /// The simulator's options; see the [module](self) documentation.
 #[derive(Debug, Clone, clap::Args)]
@@ -44,6 +44,12 @@ pub struct SimArgs {
     /// The arm: ur3e, ur5e, ur10e or ur5 (CB3).
     #[arg(long, value_name = "MODEL", default_value = "ur5e")]
     pub arm: Arm,
+    /// Give the arm a factory calibration: FILE (lines `delta_a = six numbers`, and
+    /// delta_d, delta_alpha, delta_theta), or random:SEED for one drawn within 2 mm and
+    /// 2 mrad. Poses come from the calibrated arm, and the primary interface's kinematics
+    /// info carries its table.
+    #[arg(long, value_name = "FILE|random:SEED", value_parser = calibration)]
+    pub calibration: Option<Calibration>,
     /// No measurement noise, seed 0: values follow the documented motion law exactly.
     #[arg(long, conflicts_with = "seed")]
     pub deterministic: bool,
@@ -107,6 +113,23 @@ fn fault(spec: &str) -> Result<Fault, String> {
     spec.parse()
 }
 
+/// `random:SEED` (or `random`, seed 0), or a calibration file.
+fn calibration(spec: &str) -> Result<Calibration, String> {
+    if let Some(seed) = spec.strip_prefix("random") {
+        let seed = match seed.strip_prefix(':') {
+            Some(n) => n
+                .parse()
+                .map_err(|_| format!("`{n}` is not a seed (random:SEED, SEED a whole number)"))?,
+            None if seed.is_empty() => 0,
+            None => return Err(format!("`{spec}`: write random:SEED")),
+        };
+        return Ok(Calibration::random(seed));
+    }
+    let text = std::fs::read_to_string(spec)
+        .map_err(|e| format!("cannot read the calibration file {spec}: {e}"))?;
+    text.parse().map_err(|e| format!("{spec}: {e}"))
+}
+
 impl SimArgs {
     /// The simulator these options describe (one robot; [`SimArgs::serve`] starts a fleet
     /// for `--robots`).
@@ -116,6 +139,9 @@ impl SimArgs {
             .controller_version(&self.version.to_string())
             .bind(SocketAddr::new(self.bind, self.port))
             .arm(self.arm);
+        if let Some(calibration) = self.calibration {
+            builder = builder.calibration(calibration);
+        }
         let flags: [(bool, Setting); 6] = [
             (self.deterministic, SimBuilder::deterministic),
             (self.unpaced, SimBuilder::unpaced),
@@ -199,10 +225,17 @@ impl SimArgs {
                 say(format_args!("{name}: {} on {addr}", port.name()));
             }
         }
+        let arm = sim.arm();
+        let calibrated = if self.calibration.is_some() {
+            ", calibrated"
+        } else {
+            ""
+        };
         say(format_args!(
-            "{name}: controller {} ({} Hz control loop), noise seed {}; Ctrl-C stops",
+            "{name}: controller {} ({} Hz control loop), arm {}{calibrated}, noise seed {}; Ctrl-C stops",
             sim.controller_version(),
             sim.loop_rate(),
+            arm.name,
             sim.seed()
         ));
         serve_forever();

@@ -173,7 +173,7 @@ pub use program::{MAX_JOINT_ACCELERATION, MAX_JOINT_SPEED, ServoProgram};
 pub use robot::{JOINT_POSITION_LIMIT, JOINT_SPEED_LIMIT, Motion, SimulatedRobot};
 pub use robot_program::Program;
 pub use robot_state::{PROTECTIVE_STOP_UNLOCK_DELAY, RobotState};
-pub use rtde_kinematics::Arm;
+pub use rtde_kinematics::{Arm, Calibration};
 pub use script_port::KNOWN_PROGRAMS;
 pub use sim::{
     DEFAULT_CONTROLLER_VERSION, DEFAULT_STALL_TIMEOUT, Error, SHUTDOWN_TIMEOUT, Sim, SimBuilder,

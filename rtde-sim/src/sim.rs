@@ -24,7 +24,7 @@ use crate::server::accept_loop;
 use crate::service;
 use crate::source::OutputSource;
 use crate::ticker::Ticker;
-use rtde_kinematics::Arm;
+use rtde_kinematics::{Arm, Calibration};
 use rtde_robot_proto::ports::{Ports, ScriptPort};
 use rtde_robot_proto::programs::command::CommandLayout;
 
@@ -170,6 +170,13 @@ impl Sim {
             Some(Program::Command(p)) => Some((**p).clone()),
             _ => None,
         }
+    }
+
+    /// The arm, as the controller computes with it: the model, with its calibration
+    /// ([`SimBuilder::calibration`]) if it has one.
+    #[must_use]
+    pub fn arm(&self) -> Arm {
+        self.shared.controller().start.arm
     }
 
     /// The Dashboard server's address ([`SimBuilder::dashboard`]), if it serves one.
@@ -510,6 +517,7 @@ pub struct SimBuilder {
     faults: Vec<Fault>,
     refuse_unrecorded: bool,
     arm: Arm,
+    calibration: Option<Calibration>,
     motion: Motion,
     pub(crate) seed: Option<u64>,
     noise: bool,
@@ -538,6 +546,7 @@ impl Default for SimBuilder {
             faults: Vec::new(),
             refuse_unrecorded: false,
             arm: Arm::UR5E,
+            calibration: None,
             motion: Motion::DEFAULT,
             seed: None,
             noise: true,
@@ -644,6 +653,30 @@ impl SimBuilder {
     pub fn arm(mut self, arm: Arm) -> Self {
         self.arm = arm;
         self
+    }
+
+    /// Gives the arm a factory calibration, as every real arm has: `actual_TCP_pose` and
+    /// every pose the controller computes come from the calibrated table, the primary
+    /// interface's kinematics info carries it, and its configuration data the model's
+    /// nominal one. None by default: the arm is exactly its model.
+    ///
+    /// ```
+    /// use rtde_sim::{Arm, Calibration, Sim};
+    ///
+    /// let sim = Sim::builder().calibration(Calibration::random(42)).start().unwrap();
+    /// assert_ne!(sim.arm(), Arm::UR5E);
+    /// assert_eq!(sim.arm(), Arm::UR5E.calibrated(&Calibration::random(42)));
+    /// ```
+    #[must_use]
+    pub fn calibration(mut self, calibration: Calibration) -> Self {
+        self.calibration = Some(calibration);
+        self
+    }
+
+    /// The arm as the controller computes with it: the model, calibrated.
+    fn calibrated_arm(&self) -> Arm {
+        self.calibration
+            .map_or(self.arm, |calibration| self.arm.calibrated(&calibration))
     }
 
     /// How the joints move; [`Motion::DEFAULT`] by default. Checked against the joint
@@ -892,13 +925,14 @@ impl SimBuilder {
         fleet: Option<(Clock, Arc<Ticker>)>,
     ) -> Result<Sim, Error> {
         let (version, loop_rate, speed_ppm) = self.checked()?;
+        let arm = self.calibrated_arm();
         let generation = version
             .generation()
             .ok_or(Error::UnknownGeneration(version))?;
         let source: Arc<dyn OutputSource> = match &self.source {
             Some(source) => Arc::clone(source),
             None => {
-                let mut robot = SimulatedRobot::new(self.arm, self.motion)
+                let mut robot = SimulatedRobot::new(arm, self.motion)
                     .with_seed(seed)
                     .with_noise(self.noise);
                 for (name, value) in &self.fixed {
@@ -954,7 +988,7 @@ impl SimBuilder {
         let mut controller = Controller::with_fieldbus(self.fieldbus);
         let start = self.motion.position(0.0);
         if let Some(layout) = self.command_program {
-            let program = CommandProgram::new(self.arm, start, layout)
+            let program = CommandProgram::new(arm, start, layout)
                 .with_faults(ProgramFaults::of(&self.faults));
             controller.install_program(Program::Command(Box::new(program)));
         } else if self.servo_program {
@@ -962,7 +996,7 @@ impl SimBuilder {
         }
         controller.start = ProgramStart {
             q: self.motion.position(0.0),
-            arm: self.arm,
+            arm,
             faults: ProgramFaults::of(&self.faults),
         };
         if self.robot_state {

@@ -216,7 +216,8 @@ impl Report {
         state.kinematics = Some(KinematicsInfo {
             // URSim sends every checksum as all ones, and status 0.
             checksum: [u32::MAX; 6],
-            dh_theta: [0.0; 6],
+            // The table the controller computes with: the arm's calibration applied.
+            dh_theta: self.arm.theta,
             dh_a: self.arm.a,
             dh_d: self.arm.d,
             dh_alpha: self.arm.alpha,
@@ -285,6 +286,8 @@ impl Report {
     fn configuration(&self) -> ConfigurationData {
         let [v_joint, a_joint, v_tool, a_tool, eq_radius] = DEFAULTS;
         let e_series = self.tick.rate() == 500;
+        // The model's nominal table, whatever the arm's calibration.
+        let nominal = Arm::named(self.arm.name).unwrap_or(self.arm);
         ConfigurationData {
             joint_min_limit: [-2.0 * std::f64::consts::PI; 6],
             joint_max_limit: [2.0 * std::f64::consts::PI; 6],
@@ -295,10 +298,10 @@ impl Report {
             v_tool_default: v_tool,
             a_tool_default: a_tool,
             eq_radius,
-            dh_a: self.arm.a,
-            dh_d: self.arm.d,
-            dh_alpha: self.arm.alpha,
-            dh_theta: [0.0; 6],
+            dh_a: nominal.a,
+            dh_d: nominal.d,
+            dh_alpha: nominal.alpha,
+            dh_theta: nominal.theta,
             masterboard_version: if e_series { 6 } else { 3 },
             controller_box_type: if e_series { 4 } else { 2 },
             robot_type: robot_type(self.arm),

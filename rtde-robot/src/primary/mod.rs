@@ -28,11 +28,13 @@
 //! # }
 //! ```
 
+mod arm;
 mod blocking;
 mod error;
 #[cfg(feature = "tokio")]
 mod nonblocking;
 
+pub use arm::{calibrated_arm, model_of};
 pub use blocking::PrimaryClient;
 pub use error::PrimaryError;
 #[cfg(feature = "tokio")]
