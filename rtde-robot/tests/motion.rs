@@ -8,11 +8,13 @@ use std::time::Duration;
 
 use rtde_core::{SafetyStatus, Value};
 use rtde_robot::motion::{
-    Arm, ForceMode, ForceModeType, JointMove, LinearMove, MotionError, MotionOptions, Robot,
+    Arm, ForceMode, ForceModeType, JointMove, Kinematics, LinearMove, MotionError, MotionOptions,
+    Robot,
 };
 use rtde_robot::script::ScriptError;
+use rtde_robot::script::ScriptPort;
 use rtde_robot_proto::programs::command::{CommandLayout, int_in};
-use rtde_sim::{Fault, Motion, Sim, SimBuilder};
+use rtde_sim::{Calibration, Fault, Motion, Sim, SimBuilder};
 
 mod common;
 use common::{max_diff, powered_off, sending, waiting_for_a_program};
@@ -633,4 +635,50 @@ fn a_protective_stop_is_the_robots_whoever_raises_it() {
     assert!(matches!(err, MotionError::ProtectiveStop { .. }), "{err}");
     drop(robot);
     sim.shutdown().unwrap();
+}
+
+/// The robot computes with the arm the controller does: its calibrated table, read off the
+/// primary interface. A line's target is reached on it, and the host's inverse kinematics
+/// puts the controller's pose where asked, where the nominal table would miss by
+/// millimetres.
+#[test]
+fn the_robot_computes_with_the_controllers_calibration() {
+    let sim = still(Sim::builder())
+        .controller_version("3.15.8")
+        .arm(Arm::UR5)
+        .command_program()
+        .deterministic()
+        .script_ports()
+        .calibration(Calibration::random(11))
+        .start()
+        .unwrap();
+    let primary = sim.script_addr(ScriptPort::Primary).unwrap().port();
+    let options = MotionOptions::new()
+        .arm(Arm::UR5)
+        .primary_port(Some(primary))
+        .timeout(Duration::from_secs(20));
+    let robot = Robot::connect(sim.addr(), options).unwrap();
+    assert_eq!(robot.kinematics(), &Kinematics::Calibrated(sim.arm()));
+    assert_ne!(sim.arm(), Arm::UR5);
+
+    let mut below = robot.state().tcp_pose;
+    below[2] -= 0.05;
+    let down = robot.move_l(LinearMove::to(below)).unwrap();
+    assert!(max_diff(&down.tcp_pose, &below) < 1e-6, "{down:?}");
+    let q = robot.inverse_kinematics(&below, None).unwrap();
+    assert!(max_diff(&sim.arm().tcp_pose(&q), &below) < 1e-9);
+    assert!(max_diff(&Arm::UR5.tcp_pose(&q)[..3], &below[..3]) > 1e-4);
+    robot.close().unwrap();
+
+    // Without the primary interface, the nominal table, and why.
+    let robot = Robot::connect(
+        sim.addr(),
+        MotionOptions::new().arm(Arm::UR5).primary_port(None),
+    )
+    .unwrap();
+    assert!(matches!(
+        robot.kinematics(),
+        Kinematics::Nominal { arm, .. } if *arm == Arm::UR5
+    ));
+    robot.close().unwrap();
 }

@@ -38,12 +38,14 @@
 mod command;
 pub mod defaults;
 mod error;
+mod kinematics;
 pub mod limits;
 mod recipes;
 mod robot;
 
 pub use command::{ForceMode, ForceModeType, JointMove, LinearMove};
 pub use error::MotionError;
+pub use kinematics::Kinematics;
 pub use limits::Refusal;
 pub use robot::{
     MotionOptions, MoveHandle, ProgramSource, Reached, Robot, RobotState, STEADY_SPEED,

@@ -2,7 +2,7 @@
 //! package and changes the watchdog register, and the commands, each written once the
 //! program took the one before.
 
-use std::net::ToSocketAddrs;
+use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
@@ -12,12 +12,14 @@ use rtde_core::background::{Background, Receiver, Sender, SpawnOptions};
 use rtde_core::session::InputHandle;
 use rtde_core::{Client, ConnectOptions, StaticRecipe};
 use rtde_kinematics::{Arm, compose, invert};
+use rtde_robot_proto::ports::ScriptPort;
 use rtde_robot_proto::programs::command::{
     Command, CommandLayout, Failure, ProgramState, int_in, int_out,
 };
 
 use crate::motion::command::{self, ForceMode, JointMove, LinearMove};
 use crate::motion::error::MotionError;
+use crate::motion::kinematics::Kinematics;
 use crate::motion::limits;
 use crate::motion::recipes::{
     LowerCommand, LowerState, Observed, Registers, UpperCommand, UpperState, observe,
@@ -71,6 +73,7 @@ pub enum ProgramSource {
 pub struct MotionOptions {
     layout: CommandLayout,
     arm: Arm,
+    primary_port: Option<u16>,
     source: ProgramSource,
     connect: ConnectOptions,
     timeout: Duration,
@@ -81,6 +84,7 @@ impl Default for MotionOptions {
         MotionOptions {
             layout: CommandLayout::UPPER,
             arm: Arm::UR5E,
+            primary_port: Some(ScriptPort::Primary.default_port()),
             source: ProgramSource::Installed,
             connect: ConnectOptions::new().read_timeout(Some(Duration::from_secs(2))),
             timeout: Duration::from_secs(60),
@@ -103,10 +107,20 @@ impl MotionOptions {
         self
     }
 
-    /// The arm, for the reach check of `move_l` targets.
+    /// The arm's nominal table, for the reach check of `move_l` targets and the
+    /// kinematics, when the controller's calibration cannot be read.
     #[must_use]
     pub fn arm(mut self, arm: Arm) -> Self {
         self.arm = arm;
+        self
+    }
+
+    /// Where to read the controller's calibrated kinematics: its primary interface's
+    /// port on the same host (30001 by default), or `None` to compute with the nominal
+    /// table of [`arm`](Self::arm). [`Robot::kinematics`] says which it uses.
+    #[must_use]
+    pub fn primary_port(mut self, port: Option<u16>) -> Self {
+        self.primary_port = port;
         self
     }
 
@@ -358,7 +372,7 @@ impl Link {
 #[derive(Debug)]
 pub struct Robot {
     link: Arc<Link>,
-    arm: Arm,
+    kinematics: Kinematics,
     tcp: Mutex<[f64; 6]>,
     stop: Arc<AtomicBool>,
     keeper: Option<JoinHandle<()>>,
@@ -422,6 +436,17 @@ impl Robot {
     /// [`MotionError::Rtde`] when the link or a recipe fails (another client holding the
     /// registers is named); [`MotionError::ProgramStopped`] when no program is playing.
     pub fn connect(addr: impl ToSocketAddrs, options: MotionOptions) -> Result<Robot, MotionError> {
+        let addr = addr
+            .to_socket_addrs()
+            .map_err(|e| MotionError::Invalid(format!("the controller's address: {e}")))?
+            .next()
+            .ok_or_else(|| {
+                MotionError::Invalid("the controller's address resolves to none".into())
+            })?;
+        let primary = options
+            .primary_port
+            .map(|port| SocketAddr::new(addr.ip(), port));
+        let kinematics = Kinematics::read(primary, options.arm);
         if let ProgramSource::Send(sender) = &options.source {
             let program = Program::new(&command_program(options.layout))
                 .map_err(|e| MotionError::Invalid(e.to_string()))?;
@@ -464,17 +489,17 @@ impl Robot {
             timeout: options.timeout,
         });
         if first.runtime_state != PLAYING {
-            let robot = Robot::with_keeper(link, receiver, options.arm);
+            let robot = Robot::with_keeper(link, receiver, kinematics);
             let message = robot.link.said(
                 "runtime_state is not PLAYING: start rtde_command.script on the pendant first",
             );
             robot.close()?;
             return Err(MotionError::ProgramStopped { message });
         }
-        Ok(Robot::with_keeper(link, receiver, options.arm))
+        Ok(Robot::with_keeper(link, receiver, kinematics))
     }
 
-    fn with_keeper(link: Arc<Link>, receiver: Receiver, arm: Arm) -> Robot {
+    fn with_keeper(link: Arc<Link>, receiver: Receiver, kinematics: Kinematics) -> Robot {
         let stop = Arc::new(AtomicBool::new(false));
         let keeper = {
             let (link, stop) = (Arc::clone(&link), Arc::clone(&stop));
@@ -485,11 +510,34 @@ impl Robot {
         };
         Robot {
             link,
-            arm,
+            kinematics,
             tcp: Mutex::new([0.0; 6]),
             stop,
             keeper,
         }
+    }
+
+    /// The arm the robot computes poses with, and whether it is the controller's
+    /// calibrated one or a nominal table (and why).
+    ///
+    /// ```
+    /// use rtde_robot::motion::{Kinematics, MotionOptions, Robot};
+    ///
+    /// let sim = rtde_sim::Sim::builder()
+    ///     .command_program()
+    ///     .controller_version("3.15.8")
+    ///     .start()
+    ///     .unwrap();
+    /// // This simulator serves no primary interface: the nominal table, and why.
+    /// let options = MotionOptions::new().arm(rtde_sim::Arm::UR5);
+    /// let robot = Robot::connect(sim.addr(), options.primary_port(Some(1))).unwrap();
+    /// assert!(matches!(robot.kinematics(), Kinematics::Nominal { .. }));
+    /// assert!(robot.kinematics().to_string().starts_with("the nominal UR5 table"));
+    /// robot.close().unwrap();
+    /// ```
+    #[must_use]
+    pub fn kinematics(&self) -> &Kinematics {
+        &self.kinematics
     }
 
     /// The arm and the program as the last package said.
@@ -520,7 +568,7 @@ impl Robot {
     ) -> Result<[f64; 6], MotionError> {
         let near = near.unwrap_or_else(|| self.state().q);
         let flange = compose(pose, &invert(&self.tcp()));
-        Ok(self.arm.inverse_nearest(&flange, &near)?)
+        Ok(self.kinematics.arm().inverse_nearest(&flange, &near)?)
     }
 
     fn tcp(&self) -> [f64; 6] {
