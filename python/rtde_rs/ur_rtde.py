@@ -720,13 +720,15 @@ class RTDEControlInterface:
 
     def getInverseKinematics(self, x, qnear=[], max_position_error=1e-10, max_orientation_error=1e-10):  # noqa: B006
         """The joints that put the TCP at ``x``, nearest ``qnear`` (the current joints when
-        empty); closed form on the host, so the error bounds are met exactly. An
-        unreachable pose raises ``ValueError``."""
+        empty); computed on the host on the controller's calibrated arm when its primary
+        interface could be read (``kinematics`` says), so the error bounds are met to
+        1e-9. An unreachable pose raises ``ValueError``."""
         return self._robot.inverse_kinematics(x, list(qnear) if qnear else None)
 
     def getForwardKinematics(self, q=[], tcp_offset=[]):  # noqa: B006 - ur_rtde's signature
         """The TCP pose of joints ``q`` (the current ones when empty) with ``tcp_offset``
-        (the one set with ``setTcp`` when empty), from the arm's model."""
+        (the one set with ``setTcp`` when empty), on the controller's calibrated arm when
+        its primary interface could be read (``kinematics`` says which)."""
         return self._robot.forward_kinematics(list(q) if q else None, list(tcp_offset) if tcp_offset else None)
 
     def getActualToolFlangePose(self):

@@ -63,7 +63,11 @@ pub(crate) struct Robot {
     /// from one thread reaches the robot while another thread waits for a move.
     inner: RwLock<Option<Arc<RustRobot>>>,
     timeout: Duration,
+    /// The arm the robot computes with (the controller's calibrated one when it could be
+    /// read), kept for the forward kinematics after `close`.
     arm: Arm,
+    /// Which arm that is, in words.
+    kinematics: String,
     /// The TCP offset last set, for the forward kinematics.
     tcp: Mutex<[f64; 6]>,
 }
@@ -198,8 +202,10 @@ impl Robot {
     /// `send_program=False`, attaches to the one playing) on the `layout`'s registers
     /// ("upper": int registers 30-39 and double registers 30-47, the default; "lower": 0-9
     /// and 0-17, which fieldbus adapters may own) and
-    /// returns once it runs. `arm` is the model for the reach check of linear targets;
-    /// `timeout` bounds each blocking command (seconds).
+    /// returns once it runs. The kinematics (the reach check of linear targets, forward and
+    /// inverse kinematics) are the controller's calibrated arm, read off its primary
+    /// interface (`ports["primary"]`, 30001), or `arm`'s nominal table when it cannot be
+    /// read: `kinematics` says which. `timeout` bounds each blocking command (seconds).
     #[new]
     #[pyo3(signature = (
         host, *, port=30004, send_program=true, ports=None, layout="upper", arm="ur5e",
@@ -226,6 +232,7 @@ impl Robot {
             .connect_options(ConnectOptions::new().read_timeout(Some(Duration::from_secs(2))));
         let host = host.to_owned();
         let ports = sender_ports(py, port, ports)?;
+        options = options.primary_port(Some(ports.primary));
         let robot = py
             .detach(move || {
                 if send_program {
@@ -242,9 +249,10 @@ impl Robot {
             })
             .map_err(|e| errors::motion(py, e))?;
         Ok(Robot {
+            arm: *robot.kinematics().arm(),
+            kinematics: robot.kinematics().to_string(),
             inner: RwLock::new(Some(Arc::new(robot))),
             timeout,
-            arm,
             tcp: Mutex::new([0.0; 6]),
         })
     }
@@ -397,6 +405,13 @@ impl Robot {
     }
 
     /// The TCP offset last set with `set_tcp` (zero until then).
+    /// Which arm the kinematics use: "the controller's calibrated UR5e table", or "the
+    /// nominal UR5e table (why not the controller's)".
+    #[getter]
+    fn kinematics(&self) -> String {
+        self.kinematics.clone()
+    }
+
     #[getter]
     fn tcp_offset(&self) -> Vec<f64> {
         self.tcp
@@ -406,8 +421,8 @@ impl Robot {
     }
 
     /// The TCP pose of joints `q` (the current joints when None) with `tcp_offset` (the
-    /// one set with `set_tcp` when None), from the arm's model; a zero offset gives the
-    /// flange's pose.
+    /// one set with `set_tcp` when None), on the arm `kinematics` names; a zero offset
+    /// gives the flange's pose.
     #[pyo3(signature = (q=None, tcp_offset=None))]
     fn forward_kinematics(
         &self,

@@ -36,7 +36,9 @@ impl Running {
 /// `deterministic` values or a noise `seed`, `unpaced` streaming, `v1_only` (refuse
 /// protocol 2), `fieldbus` (hold registers 0-23 as an enabled adapter does),
 /// `faults` (the `--fault` specs: "skip-every=10", "close-mid-frame=data:50", ...),
-/// `refuse_unrecorded`, `program="servo"` (run the servo program of rtde_robot::control)
+/// `refuse_unrecorded`, `calibration` ("random:SEED" or a calibration file: the arm's
+/// factory calibration, which its primary interface publishes), `program="servo"` (run
+/// the servo program of rtde_robot::control)
 /// and `robots` (a fleet on consecutive free ports); and the library's `still` (the arm
 /// holds these joints) and `speed` (the clock runs this many times as fast as the wall
 /// clock: 0.25 gives a busy test four times the slack).
@@ -60,7 +62,7 @@ impl Sim {
         v1_only=false, fieldbus=false, faults=None, refuse_unrecorded=false,
         program=None, robots=1, still=None, speed=None, host="127.0.0.1", port=0,
         dashboard=false, script_ports=false, layout="upper", local_control=false,
-        unlock_delay=None,
+        unlock_delay=None, calibration=None,
     ))]
     #[allow(clippy::too_many_arguments)] // Python keyword arguments, each with a default
     #[allow(clippy::fn_params_excessive_bools)] // the switches of `rtde sim`
@@ -86,6 +88,7 @@ impl Sim {
         layout: &str,
         local_control: bool,
         unlock_delay: Option<f64>,
+        calibration: Option<&str>,
     ) -> PyResult<Self> {
         let ip: std::net::IpAddr = host
             .parse()
@@ -95,6 +98,11 @@ impl Sim {
             .controller_version(version)
             .bind(SocketAddr::new(ip, port))
             .arm(arm);
+        if let Some(spec) = calibration {
+            let calibration = rtde_sim::calibration_of(spec)
+                .map_err(|e| errors::bad(py, format!("calibration: {e}")))?;
+            builder = builder.calibration(calibration);
+        }
         if deterministic {
             builder = builder.deterministic();
         }

@@ -332,3 +332,26 @@ def test_the_move_example_runs_against_the_simulator():
         [sys.executable, str(example), "--robot", "192.0.2.1"], capture_output=True, text=True, timeout=60
     )
     assert refused.returncode != 0 and "--i-have-checked-the-workspace" in refused.stderr
+
+
+def test_the_kinematics_are_the_controllers_calibrated_arm():
+    with command_sim(arm="ur5", calibration="random:4", dashboard=True, script_ports=True) as sim:
+        with rtde_rs.Robot(sim.host, port=sim.port, send_program=False, ports=sim.ports, arm="ur5") as robot:
+            assert robot.kinematics == "the controller's calibrated UR5 table"
+            reached = robot.move_j(TARGET, speed=1.0, acceleration=3.0)
+            # The host's kinematics meet the controller's pose: the calibration was read.
+            assert close(robot.forward_kinematics(TARGET, [0.0] * 6), reached["tcp_pose"], 1e-9)
+            assert close(robot.inverse_kinematics(reached["tcp_pose"], HOME), TARGET, 1e-9)
+
+
+def test_without_the_primary_interface_the_nominal_table_says_why():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed = s.getsockname()[1]
+    with command_sim(arm="ur5") as sim:
+        with rtde_rs.Robot(
+            sim.host, port=sim.port, send_program=False, ports={"primary": closed}, arm="ur5"
+        ) as robot:
+            assert robot.kinematics.startswith("the nominal UR5 table (could not connect"), robot.kinematics

@@ -48,7 +48,7 @@ pub struct SimArgs {
     /// delta_d, delta_alpha, delta_theta), or random:SEED for one drawn within 2 mm and
     /// 2 mrad. Poses come from the calibrated arm, and the primary interface's kinematics
     /// info carries its table.
-    #[arg(long, value_name = "FILE|random:SEED", value_parser = calibration)]
+    #[arg(long, value_name = "FILE|random:SEED", value_parser = crate::calibration_of)]
     pub calibration: Option<Calibration>,
     /// No measurement noise, seed 0: values follow the documented motion law exactly.
     #[arg(long, conflicts_with = "seed")]
@@ -111,23 +111,6 @@ type Setting = fn(SimBuilder) -> SimBuilder;
 
 fn fault(spec: &str) -> Result<Fault, String> {
     spec.parse()
-}
-
-/// `random:SEED` (or `random`, seed 0), or a calibration file.
-fn calibration(spec: &str) -> Result<Calibration, String> {
-    if let Some(seed) = spec.strip_prefix("random") {
-        let seed = match seed.strip_prefix(':') {
-            Some(n) => n
-                .parse()
-                .map_err(|_| format!("`{n}` is not a seed (random:SEED, SEED a whole number)"))?,
-            None if seed.is_empty() => 0,
-            None => return Err(format!("`{spec}`: write random:SEED")),
-        };
-        return Ok(Calibration::random(seed));
-    }
-    let text = std::fs::read_to_string(spec)
-        .map_err(|e| format!("cannot read the calibration file {spec}: {e}"))?;
-    text.parse().map_err(|e| format!("{spec}: {e}"))
 }
 
 impl SimArgs {

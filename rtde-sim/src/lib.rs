@@ -140,6 +140,7 @@
 #![forbid(unsafe_code)]
 
 mod acknowledge;
+mod calibration_spec;
 #[cfg(feature = "cli")]
 pub mod cli;
 mod clock;
@@ -164,6 +165,7 @@ mod source;
 mod state_report;
 mod ticker;
 
+pub use calibration_spec::calibration_of;
 pub use command_program::{CommandProgram, ForceMode};
 pub use controller::KnownProgram;
 pub use fault::{Fault, Malformation, Trigger};
