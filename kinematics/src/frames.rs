@@ -45,7 +45,7 @@ impl Arm {
     #[must_use]
     pub fn link_frames(&self, q: &[f64; 6]) -> [LinkFrame; 6] {
         std::array::from_fn(|i| {
-            let t = Transform::dh(q[i], self.d[i], self.a[i], self.alpha[i]);
+            let t = Transform::dh(q[i] + self.theta[i], self.d[i], self.a[i], self.alpha[i]);
             LinkFrame {
                 translation: t.p,
                 rotation: quaternion(&t.r),
@@ -125,7 +125,8 @@ mod tests {
 
     #[test]
     fn the_link_frames_chained_are_the_flange_pose() {
-        for arm in [Arm::UR3E, Arm::UR5E, Arm::UR10E, Arm::UR5] {
+        let calibrated = Arm::ALL.map(|arm| arm.calibrated(&crate::Calibration::random(9)));
+        for arm in Arm::ALL.into_iter().chain(calibrated) {
             for q in [
                 [0.0; 6],
                 [0.1, -1.2, 1.1, -1.5, -1.6, 0.3],
