@@ -1,7 +1,7 @@
 //! `rtde record`: every output package a controller sends, to CSV and, on request, to a
 //! raw capture ([`rtde_record::capture`]).
 
-use std::net::SocketAddr;
+use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -9,6 +9,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use rtde_core::fields::ControllerVersion;
 use rtde_core::protocol::timing::effective_frequency;
 use rtde_core::{Client, ConnectOptions, DynamicRecipe, Error, OutputRecipe, Recipe, Value};
+use rtde_robot::motion::Kinematics;
+use rtde_robot::script::ScriptPort;
 use rtde_sim::{Arm, Sim};
 use rtde_view::{Recorder, ViewOptions, ViewServer};
 
@@ -296,8 +298,10 @@ pub(crate) fn run_plan(plan: Plan) -> Result<(), String> {
     };
     let robot_name = plan.source.robot.as_deref().unwrap_or("rtde-sim");
     let mut sinks = Sinks::open(file, raw, &header, robot_name)?;
-    if let Some((addr, arm)) = plan.view {
-        sinks.view(addr, arm, &header, robot_name)?;
+    if let Some((addr, model)) = plan.view {
+        let kinematics = view_kinematics(&plan, sim.as_ref(), model);
+        say(&format!("the view draws the arm with {kinematics}"));
+        sinks.view(addr, *kinematics.arm(), &header, robot_name)?;
         if !recipe.names().contains(&"actual_q") {
             say("no actual_q in the recipe: the view draws no arm (add it to --fields)");
         }
@@ -364,6 +368,33 @@ fn recipe_of(plan: &Plan) -> Result<DynamicRecipe, String> {
         return Err("--raw and --output name the same file".into());
     }
     Ok(recipe)
+}
+
+/// The primary interface's port, where a robot's calibration is read.
+const PRIMARY_PORT: u16 = ScriptPort::Primary.default_port();
+
+/// The arm the live view draws: the built-in simulator's own, or a robot's calibrated
+/// arm read off its primary interface (port 30001), else the nominal table of `model`.
+fn view_kinematics(plan: &Plan, sim: Option<&Sim>, model: Arm) -> Kinematics {
+    if let Some(sim) = sim {
+        return Kinematics::Nominal {
+            arm: sim.arm(),
+            why: "the built-in simulator's arm is uncalibrated".into(),
+        };
+    }
+    let primary = plan
+        .source
+        .robot
+        .as_deref()
+        .and_then(|robot| args::robot_on(robot, PRIMARY_PORT).ok())
+        .and_then(|(host, _)| (host.as_str(), PRIMARY_PORT).to_socket_addrs().ok()?.next());
+    match primary {
+        Some(addr) => Kinematics::read(addr, model),
+        None => Kinematics::Nominal {
+            arm: model,
+            why: "the robot's primary interface has no address".into(),
+        },
+    }
 }
 
 /// The source of the plan: the robot, or the built-in simulator started for it (kept alive

@@ -223,3 +223,57 @@ fn rtde_record_view_records_and_serves_at_once() {
     let read = rtde_view::convert::read_packages(&bytes, |_, _| Ok(())).unwrap();
     assert_eq!((read.packages, read.cut_short), (2000, None));
 }
+
+/// `rtde view --robot` draws the arm the robot computes with: its calibrated table, read
+/// off its primary interface (30001 on the robot's host), and says so.
+#[test]
+fn rtde_view_draws_a_robots_calibrated_arm() {
+    use rtde_robot::script::ScriptPort;
+    use rtde_sim::{Arm, Calibration, Sim};
+    use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+
+    // The primary interface on its fixed port, on a loopback address of its own.
+    let first = 2 + u8::try_from(std::process::id() % 200).unwrap();
+    let sim = (first..=254)
+        .chain(2..first)
+        .find_map(|n| {
+            let ip = IpAddr::V4(Ipv4Addr::new(127, 0, 0, n));
+            let on = |port| SocketAddr::new(ip, port);
+            Sim::builder()
+                .deterministic()
+                .calibration(Calibration::random(5))
+                .bind(on(0))
+                .script_ports_on(on(30001), on(30002), on(30003))
+                .start()
+                .ok()
+        })
+        .expect("a free 127.0.0.N:30001");
+    assert_eq!(sim.script_addr(ScriptPort::Primary).unwrap().port(), 30001);
+    let mut cmd = rtde();
+    cmd.args([
+        "view",
+        "--robot",
+        &sim.addr().to_string(),
+        "--listen",
+        "127.0.0.1:0",
+        "--duration",
+        "60s",
+    ]);
+    let mut view = Spawned::new(cmd);
+    let addr = view.listening_on();
+    let mut client = foxglove::Client::connect(addr, &["foxglove.sdk.v1"]).unwrap();
+    client.subscribe(&["/tf"]).unwrap();
+    let message = client.message().unwrap();
+    // The shoulder sits the calibrated d1 above the base, not the nominal one.
+    let shoulder = &message.json["transforms"][0]["translation"]["z"];
+    assert_eq!(shoulder.as_f64(), Some(sim.arm().d[0]));
+    assert_ne!(sim.arm().d[0], Arm::UR5E.d[0]);
+    view.interrupt();
+    let run = common::finish(view, Duration::from_secs(10));
+    assert!(
+        run.stderr
+            .contains("the view draws the arm with the controller's calibrated UR5e table"),
+        "{}",
+        run.stderr
+    );
+}

@@ -36,14 +36,19 @@ impl Kinematics {
     }
 
     /// Reads the calibrated arm off the primary interface at `addr` (its first robot
-    /// state); `nominal` with the reason when it cannot.
-    pub(crate) fn read(addr: Option<SocketAddr>, nominal: Arm) -> Kinematics {
-        let Some(addr) = addr else {
-            return Kinematics::Nominal {
-                arm: nominal,
-                why: "reading the controller's calibration was turned off".into(),
-            };
-        };
+    /// state); `nominal`, with the reason, when it cannot.
+    ///
+    /// ```
+    /// use rtde_robot::motion::Kinematics;
+    /// use rtde_robot::script::ScriptPort;
+    /// use rtde_sim::{Arm, Calibration, Sim};
+    ///
+    /// let sim = Sim::builder().script_ports().calibration(Calibration::random(2)).start().unwrap();
+    /// let read = Kinematics::read(sim.script_addr(ScriptPort::Primary).unwrap(), Arm::UR5E);
+    /// assert_eq!(read, Kinematics::Calibrated(sim.arm()));
+    /// ```
+    #[must_use]
+    pub fn read(addr: SocketAddr, nominal: Arm) -> Kinematics {
         let calibrated = (|| {
             let mut primary = PrimaryClient::connect(addr).map_err(|e| e.to_string())?;
             loop {

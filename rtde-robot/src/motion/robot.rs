@@ -443,10 +443,13 @@ impl Robot {
             .ok_or_else(|| {
                 MotionError::Invalid("the controller's address resolves to none".into())
             })?;
-        let primary = options
-            .primary_port
-            .map(|port| SocketAddr::new(addr.ip(), port));
-        let kinematics = Kinematics::read(primary, options.arm);
+        let kinematics = match options.primary_port {
+            Some(port) => Kinematics::read(SocketAddr::new(addr.ip(), port), options.arm),
+            None => Kinematics::Nominal {
+                arm: options.arm,
+                why: "reading the controller's calibration was turned off".into(),
+            },
+        };
         if let ProgramSource::Send(sender) = &options.source {
             let program = Program::new(&command_program(options.layout))
                 .map_err(|e| MotionError::Invalid(e.to_string()))?;
