@@ -3,6 +3,9 @@
 /// The Dashboard server's port.
 pub const DASHBOARD_PORT: u16 = 29999;
 
+/// How far above each script port its read-only copy is (30001 → 30011).
+pub const READ_ONLY_OFFSET: u16 = 10;
+
 /// The controller's script ports. Each takes URScript; they differ in what they send
 /// back: the primary interface (30001) sends robot state about every 100 ms and every
 /// robot message (version, runtime exceptions, safety mode changes), the secondary
@@ -48,6 +51,23 @@ impl ScriptPort {
     #[must_use]
     pub const fn sends_version(self) -> bool {
         matches!(self, ScriptPort::Primary | ScriptPort::Secondary)
+    }
+
+    /// The number of the port's read-only copy on a controller: 30011, 30012, 30013. It
+    /// sends what the port sends and takes no programs.
+    #[must_use]
+    pub const fn read_only_port(self) -> u16 {
+        self.default_port() + READ_ONLY_OFFSET
+    }
+
+    /// The read-only copy's name for messages.
+    #[must_use]
+    pub const fn read_only_name(self) -> &'static str {
+        match self {
+            ScriptPort::Primary => "primary interface, read-only (30011)",
+            ScriptPort::Secondary => "secondary interface, read-only (30012)",
+            ScriptPort::RealTime => "real-time interface, read-only (30013)",
+        }
     }
 
     /// The port's name for messages.

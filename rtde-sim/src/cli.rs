@@ -208,6 +208,11 @@ impl SimArgs {
                 say(format_args!("{name}: {} on {addr}", port.name()));
             }
         }
+        for port in ScriptPort::ALL {
+            if let Some(addr) = sim.read_only_addr(port) {
+                say(format_args!("{name}: {} on {addr}", port.read_only_name()));
+            }
+        }
         let arm = sim.arm();
         let calibrated = if self.calibration.is_some() {
             ", calibrated"

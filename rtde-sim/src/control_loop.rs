@@ -18,6 +18,11 @@ use crate::source::Tick;
 /// dozens of simulators.
 const STRIDE: u64 = 4;
 
+/// How far the loop trails the clock. A streaming RTDE connection runs each tick it
+/// samples itself, on time; the loop catches up only with ticks nobody sampled (no client,
+/// or one that died), so a package never carries a program state from after its own tick.
+const TRAIL: Duration = Duration::from_millis(10);
+
 /// Starts the loop on `clock`; it ends when the simulator shuts down, and drops `alive`
 /// (the simulator's count of its threads) then.
 pub(crate) fn spawn(
@@ -44,7 +49,7 @@ fn run(shared: &Shared, clock: Clock) {
             thread::sleep((at - now).min(Duration::from_millis(50)));
             continue;
         }
-        let tick = clock.tick_at(now);
+        let tick = clock.tick_at(now).saturating_sub(clock.ticks_in(TRAIL));
         shared.controller().tick(Tick::new(tick, rate));
         next = tick.max(next).saturating_add(STRIDE);
     }

@@ -39,20 +39,43 @@ const POLL: Duration = Duration::from_millis(10);
 
 /// Serves a primary interface (30001) connection.
 pub(crate) fn serve_primary(stream: TcpStream, shared: &Arc<Shared>) {
-    serve(stream, shared, ScriptPort::Primary);
+    serve(stream, shared, ScriptPort::Primary, Takes::Programs);
 }
 
 /// Serves a secondary interface (30002) connection.
 pub(crate) fn serve_secondary(stream: TcpStream, shared: &Arc<Shared>) {
-    serve(stream, shared, ScriptPort::Secondary);
+    serve(stream, shared, ScriptPort::Secondary, Takes::Programs);
 }
 
 /// Serves a real-time interface (30003) connection.
 pub(crate) fn serve_realtime(stream: TcpStream, shared: &Arc<Shared>) {
-    serve(stream, shared, ScriptPort::RealTime);
+    serve(stream, shared, ScriptPort::RealTime, Takes::Programs);
 }
 
-fn serve(mut stream: TcpStream, shared: &Arc<Shared>, port: ScriptPort) {
+/// Serves a read-only primary interface (30011) connection.
+pub(crate) fn serve_primary_read_only(stream: TcpStream, shared: &Arc<Shared>) {
+    serve(stream, shared, ScriptPort::Primary, Takes::Nothing);
+}
+
+/// Serves a read-only secondary interface (30012) connection.
+pub(crate) fn serve_secondary_read_only(stream: TcpStream, shared: &Arc<Shared>) {
+    serve(stream, shared, ScriptPort::Secondary, Takes::Nothing);
+}
+
+/// Serves a read-only real-time interface (30013) connection.
+pub(crate) fn serve_realtime_read_only(stream: TcpStream, shared: &Arc<Shared>) {
+    serve(stream, shared, ScriptPort::RealTime, Takes::Nothing);
+}
+
+/// Whether a connection runs the programs it receives: the read-only copies of the ports
+/// send the same and drop what they are sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Takes {
+    Programs,
+    Nothing,
+}
+
+fn serve(mut stream: TcpStream, shared: &Arc<Shared>, port: ScriptPort, takes: Takes) {
     let booted = shared.config.booted_at;
     let millis = || u64::try_from(booted.elapsed().as_millis()).unwrap_or(u64::MAX);
     let _ = stream.set_nodelay(true);
@@ -90,6 +113,7 @@ fn serve(mut stream: TcpStream, shared: &Arc<Shared>, port: ScriptPort) {
         }
         match stream.read(&mut buf) {
             Ok(0) => return,
+            Ok(_) if takes == Takes::Nothing => {}
             Ok(n) => pending.extend_from_slice(&buf[..n]),
             Err(e)
                 if matches!(

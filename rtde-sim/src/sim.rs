@@ -25,7 +25,7 @@ use crate::service;
 use crate::source::OutputSource;
 use crate::ticker::Ticker;
 use rtde_kinematics::{Arm, Calibration};
-use rtde_robot_proto::ports::{Ports, ScriptPort};
+use rtde_robot_proto::ports::{Ports, READ_ONLY_OFFSET, ScriptPort};
 use rtde_robot_proto::programs::command::CommandLayout;
 
 /// The controller version a simulator reports unless told otherwise.
@@ -57,6 +57,8 @@ pub struct Sim {
     dashboard: Option<SocketAddr>,
     /// The script ports' addresses (primary, secondary, real-time), when it serves them.
     script: Option<[SocketAddr; 3]>,
+    /// Their read-only copies' addresses.
+    read_only: Option<[SocketAddr; 3]>,
     /// The acceptors of the other services (Dashboard, script ports) and their addresses.
     services: Vec<(SocketAddr, JoinHandle<()>)>,
     /// The controller's own control loop, when it runs a program or the robot's state
@@ -183,6 +185,25 @@ impl Sim {
     #[must_use]
     pub fn dashboard_addr(&self) -> Option<SocketAddr> {
         self.dashboard
+    }
+
+    /// The address of a script port's read-only copy (30011–30013 on a controller): the
+    /// same stream, no programs taken.
+    ///
+    /// ```
+    /// use rtde_robot_proto::ports::ScriptPort;
+    ///
+    /// let sim = rtde_sim::Sim::builder().script_ports().start().unwrap();
+    /// assert!(sim.read_only_addr(ScriptPort::Primary).is_some());
+    /// ```
+    #[must_use]
+    pub fn read_only_addr(&self, port: ScriptPort) -> Option<SocketAddr> {
+        let [primary, secondary, realtime] = self.read_only?;
+        Some(match port {
+            ScriptPort::Primary => primary,
+            ScriptPort::Secondary => secondary,
+            ScriptPort::RealTime => realtime,
+        })
     }
 
     /// The address of a script port ([`SimBuilder::script_ports`]), if it serves them.
@@ -807,7 +828,8 @@ impl SimBuilder {
     }
 
     /// Serves the script ports (primary, secondary and real-time interfaces: 30001–30003
-    /// on a controller) on the RTDE address's IP and free ports ([`Sim::script_addr`]),
+    /// on a controller, and their read-only copies, 30011–30013:
+    /// [`Sim::read_only_addr`]) on the RTDE address's IP and free ports ([`Sim::script_addr`]),
     /// with the robot's state machine ([`SimBuilder::robot_state`]). A program that
     /// carries the marker of one of the project's programs ([`KNOWN_PROGRAMS`](crate::KNOWN_PROGRAMS))
     /// runs natively; any other is accepted, and a text message says that the simulator
@@ -828,7 +850,8 @@ impl SimBuilder {
         self
     }
 
-    /// [`SimBuilder::script_ports`] on these addresses (primary, secondary, real-time).
+    /// [`SimBuilder::script_ports`] on these addresses (primary, secondary, real-time); the
+    /// read-only copies ten ports up (free ports for port 0).
     #[must_use]
     pub fn script_ports_on(
         mut self,
@@ -1043,6 +1066,7 @@ impl SimBuilder {
             connections,
             dashboard: None,
             script: None,
+            read_only: None,
             services: Vec::new(),
             control_loop: None,
             alive: Mutex::new(Some(alive_rx)),
@@ -1071,31 +1095,54 @@ impl SimBuilder {
             sim.services.push((bound, thread));
         }
         if let Some(binds) = self.script_ports {
+            use crate::script_port as port;
             let handlers: [(&str, service::Handler); 3] = [
-                ("primary", crate::script_port::serve_primary),
-                ("secondary", crate::script_port::serve_secondary),
-                ("realtime", crate::script_port::serve_realtime),
+                ("primary", port::serve_primary),
+                ("secondary", port::serve_secondary),
+                ("realtime", port::serve_realtime),
             ];
-            let mut bound = binds;
-            for ((bind, slot), (name, handler)) in binds.iter().zip(bound.iter_mut()).zip(handlers)
-            {
-                let (listener, addr) = service::bind(*bind)?;
-                let thread = service::spawn(
-                    name,
-                    listener,
-                    &sim.shared,
-                    &sim.connections,
-                    &services_alive,
-                    handler,
-                )
-                .map_err(Error::Spawn)?;
-                *slot = addr;
-                sim.services.push((addr, thread));
-            }
-            sim.script = Some(bound);
+            sim.script = Some(sim.serve_each(binds, handlers, &services_alive)?);
+            // The read-only copies, ten ports up (30011–30013), or on free ports.
+            let copies = binds.map(|bind| match bind.port() {
+                0 => bind,
+                n => SocketAddr::new(bind.ip(), n.saturating_add(READ_ONLY_OFFSET)),
+            });
+            let handlers: [(&str, service::Handler); 3] = [
+                ("primary-ro", port::serve_primary_read_only),
+                ("secondary-ro", port::serve_secondary_read_only),
+                ("realtime-ro", port::serve_realtime_read_only),
+            ];
+            sim.read_only = Some(sim.serve_each(copies, handlers, &services_alive)?);
         }
         drop(services_alive);
         Ok(sim)
+    }
+}
+
+impl Sim {
+    /// Serves each of `binds` with its handler; the addresses bound.
+    fn serve_each(
+        &mut self,
+        binds: [SocketAddr; 3],
+        handlers: [(&str, service::Handler); 3],
+        alive: &mpsc::Sender<()>,
+    ) -> Result<[SocketAddr; 3], Error> {
+        let mut bound = binds;
+        for ((bind, slot), (name, handler)) in binds.iter().zip(bound.iter_mut()).zip(handlers) {
+            let (listener, addr) = service::bind(*bind)?;
+            let thread = service::spawn(
+                name,
+                listener,
+                &self.shared,
+                &self.connections,
+                alive,
+                handler,
+            )
+            .map_err(Error::Spawn)?;
+            *slot = addr;
+            self.services.push((addr, thread));
+        }
+        Ok(bound)
     }
 }
 

@@ -327,3 +327,36 @@ fn only_the_primary_interface_sends_robot_messages() {
         assert!(matches!(secondary.next(), Package::State(..)));
     }
 }
+
+#[test]
+fn the_read_only_copies_stream_the_same_and_take_no_program() {
+    let sim = sim("5.21.0");
+    let mut primary = Primary::connect(sim.read_only_addr(ScriptPort::Primary).unwrap());
+    assert!(matches!(
+        primary.next(),
+        Package::Message(PrimaryMessage::Version { .. })
+    ));
+    let (_, present) = primary.next_state();
+    assert_eq!(present, every_sub_package("5.21.0"));
+    let mut realtime = Realtime::connect(sim.read_only_addr(ScriptPort::RealTime).unwrap());
+    assert_eq!(realtime.next().1, RealtimeLayout::V5_10);
+
+    // A program sent to a read-only copy is dropped; the same sent to the port itself
+    // reaches the controller (which says it does not run it).
+    let program = b"def hello():\n  textmsg(\"hi\")\nend\n";
+    let said = |sim: &Sim| sim.robot_state().unwrap().messages().len();
+    let mut copy = TcpStream::connect(sim.read_only_addr(ScriptPort::Secondary).unwrap()).unwrap();
+    std::io::Write::write_all(&mut copy, program).unwrap();
+    thread::sleep(Duration::from_millis(300));
+    assert_eq!(said(&sim), 0, "{:?}", sim.robot_state().unwrap().messages());
+    let mut port = TcpStream::connect(sim.script_addr(ScriptPort::Secondary).unwrap()).unwrap();
+    std::io::Write::write_all(&mut port, program).unwrap();
+    let deadline = Instant::now() + WAIT;
+    while said(&sim) == 0 {
+        assert!(
+            Instant::now() < deadline,
+            "the program sent to 30002 never arrived"
+        );
+        thread::sleep(Duration::from_millis(10));
+    }
+}
