@@ -276,9 +276,10 @@ pub(crate) fn sim(py: Python<'_>, e: &rtde_sim::Error) -> PyErr {
 pub(crate) fn motion(py: Python<'_>, e: MotionError) -> PyErr {
     let message = e.to_string();
     match e {
-        MotionError::Refused(_) | MotionError::OutOfReach(_) | MotionError::Invalid(_) => {
-            new(py, Class::BadArgument, message)
-        }
+        MotionError::Refused(_)
+        | MotionError::Blend(_)
+        | MotionError::OutOfReach(_)
+        | MotionError::Invalid(_) => new(py, Class::BadArgument, message),
         MotionError::ProtectiveStop { .. } => new(py, Class::ProtectiveStop, message),
         MotionError::Watchdog { .. } => new(py, Class::Watchdog, message),
         MotionError::ProgramStopped { .. } => new(py, Class::ProgramStopped, message),

@@ -177,7 +177,7 @@ def test_speeds_servoing_and_the_settings_reach_the_program(sim, control):
 REFUSED = [
     ("moveJ", ([math.nan] + HOME[1:],), ValueError, "not a finite number"),
     ("moveJ", (TARGET, 10.0), ValueError, "joint speed"),
-    ("moveJ", (TARGET, 1.0, 0.0), ValueError, "must be above 0"),
+    ("moveJ", (TARGET, 1.0, 0.0), ValueError, "must be > 0 and ≤ 40 rad/s²"),
     ("moveL", ([5.0, 0, 0.3, 0, 3.14, 0],), ValueError, "reach"),
     ("moveL", ([[0.4, 0, 0.3, 0, 3.14, 0, 0.25, 1.2, 0.0], [5.0, 0, 0.3, 0, 3.14, 0, 0.25, 1.2, 0.0]],), ValueError, "reach"),
     ("speedJ", ([0, 0, 0, 0, 0, math.inf], 1.0), ValueError, "not a finite number"),

@@ -270,7 +270,7 @@ fn every_refused_input_names_its_value_and_limit_and_sends_nothing() {
             robot
                 .move_j(JointMove::to([0.0, 7.0, 0.0, 0.0, 0.0, 0.0]))
                 .map(drop),
-            "joint position [1] = 7 rad is outside",
+            "joint position [1] = 7 rad is refused: it must be within -2π..2π rad",
         ),
         (
             "infinite speed",
@@ -282,12 +282,12 @@ fn every_refused_input_names_its_value_and_limit_and_sends_nothing() {
         (
             "joint speed beyond π",
             robot.move_j(JointMove::to(HOME).speed(4.0)).map(drop),
-            "joint speed = 4 rad/s is outside above 0 to 3.14",
+            "joint speed = 4 rad/s is refused: it must be > 0 and ≤ π rad/s",
         ),
         (
             "zero acceleration",
             robot.move_j(JointMove::to(HOME).accel(0.0)).map(drop),
-            "joint acceleration = 0 rad/s² is refused: it must be above 0",
+            "joint acceleration = 0 rad/s² is refused: it must be > 0 and ≤ 40 rad/s²",
         ),
         (
             "zero tool acceleration",
@@ -301,7 +301,7 @@ fn every_refused_input_names_its_value_and_limit_and_sends_nothing() {
             robot
                 .move_l(LinearMove::to([0.3, -0.2, 0.3, 0.0, PI, 0.0]).speed(5.0))
                 .map(drop),
-            "tool speed = 5 m/s is outside",
+            "tool speed = 5 m/s is refused: it must be > 0 and ≤ 3 m/s",
         ),
         (
             "pose out of reach",
@@ -313,7 +313,17 @@ fn every_refused_input_names_its_value_and_limit_and_sends_nothing() {
             robot
                 .move_j_path(&[JointMove::to(HOME).blend(-0.1)])
                 .map(drop),
-            "blend radius = -0.1 m is outside 0 to 2 m",
+            "blend radius = -0.1 m is refused: it must be within 0..2 m",
+        ),
+        (
+            "a blend wider than half its segment",
+            robot
+                .move_j_path(&[
+                    JointMove::to([0.1, -1.57, 1.57, -1.57, -1.57, 0.0]).blend(0.5),
+                    JointMove::to(HOME),
+                ])
+                .map(drop),
+            "blend radius [0] = 0.5 m is refused: it must be ≤",
         ),
         (
             "a path with one bad waypoint sends none",
@@ -328,7 +338,7 @@ fn every_refused_input_names_its_value_and_limit_and_sends_nothing() {
         (
             "speed_j beyond π",
             robot.speed_j([0.0, 0.0, 0.0, 0.0, 0.0, -4.0], 1.0),
-            "joint velocity [5] = -4 rad/s is outside",
+            "joint velocity [5] = -4 rad/s is refused: it must be within -π..π rad/s",
         ),
         (
             "stop_j at zero deceleration",
@@ -338,7 +348,7 @@ fn every_refused_input_names_its_value_and_limit_and_sends_nothing() {
         (
             "servo gain",
             robot.servo_j(HOME, 0.002, 0.1, 50.0),
-            "servo gain = 50  is outside 100 to 2000",
+            "servo gain = 50 is refused: it must be within 100..2000",
         ),
         (
             "payload mass",
@@ -360,7 +370,10 @@ fn every_refused_input_names_its_value_and_limit_and_sends_nothing() {
     for (what, result, message) in refusals {
         let err = result.expect_err(what);
         assert!(
-            matches!(err, MotionError::Refused(_) | MotionError::OutOfReach(_)),
+            matches!(
+                err,
+                MotionError::Refused(_) | MotionError::OutOfReach(_) | MotionError::Blend(_)
+            ),
             "{what}: {err:?}"
         );
         assert!(err.to_string().contains(message), "{what}: {err}");

@@ -9,6 +9,9 @@ pub enum MotionError {
     /// A value was refused before anything was sent.
     #[error("nothing sent: {0}")]
     Refused(#[from] Refusal),
+    /// A path's blend radius overlaps a neighbouring waypoint's; nothing was sent.
+    #[error("nothing sent: {0}")]
+    Blend(#[from] crate::motion::limits::BlendRefusal),
     /// A target pose is out of the arm's reach; nothing was sent.
     #[error("nothing sent: {0}")]
     OutOfReach(#[from] rtde_kinematics::Unreachable),

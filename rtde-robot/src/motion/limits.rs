@@ -7,7 +7,7 @@
 //! | joint acceleration | 40 rad/s² | the largest `movej`/`speedj` acceleration ur_rtde accepts |
 //! | tool speed | 3 m/s | ur_rtde's checked range (below the 5 m/s safety tool speed limit) |
 //! | tool acceleration | 150 m/s² | ur_rtde's checked range |
-//! | blend radius | 0 to 2 m | no blend reaches beyond the arm (a UR10e reaches 1.3 m) |
+//! | blend radius | 0 to 2 m, and at most half of each neighbouring segment of a path | no blend reaches beyond the arm (a UR10e reaches 1.3 m); blends must not overlap ([`check_blends`]) |
 //! | servo lookahead time | 0.03 to 0.2 s | URScript `servoj` |
 //! | servo gain | 100 to 2000 | URScript `servoj` |
 //! | payload mass | 0 to 35 kg | the largest UR arm's payload (UR30) |
@@ -37,15 +37,68 @@ impl fmt::Display for Refusal {
         if let Some(i) = self.index {
             write!(f, " [{i}]")?;
         }
-        write!(f, " = {} {}", self.value, l.unit)?;
+        write!(f, " = {}{}", self.value, with_unit(l.unit))?;
         if !self.value.is_finite() {
             return write!(f, " is not a finite number");
         }
-        if l.min_excluded && self.value == l.min {
-            return write!(f, " is refused: it must be above {} {}", l.min, l.unit);
+        write!(f, " is refused: it must be {l}")
+    }
+}
+
+/// ` unit`, or nothing for a quantity without one.
+fn with_unit(unit: &str) -> String {
+    if unit.is_empty() {
+        String::new()
+    } else {
+        format!(" {unit}")
+    }
+}
+
+/// A limit as a reader writes it: multiples of π as such (`2π`, `π/2`), other numbers to
+/// six significant digits.
+fn readable(x: f64) -> String {
+    for (k, name) in [(2.0, "2π"), (1.0, "π"), (0.5, "π/2"), (0.25, "π/4")] {
+        if (x.abs() - k * PI).abs() <= 1e-12 * k * PI {
+            return if x < 0.0 {
+                format!("-{name}")
+            } else {
+                name.to_owned()
+            };
         }
-        let above = if l.min_excluded { "above " } else { "" };
-        write!(f, " is outside {above}{} to {} {}", l.min, l.max, l.unit)
+    }
+    if x == 0.0 {
+        return "0".to_owned();
+    }
+    // Six significant digits, without the zeros a fixed format would trail.
+    #[allow(clippy::cast_possible_truncation)] // a decimal exponent
+    let digits = (5 - x.abs().log10().floor() as i32).max(0);
+    let text = format!("{x:.*}", usize::try_from(digits).unwrap_or(0));
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_owned()
+    } else {
+        text
+    }
+}
+
+/// The range a value must be in: `> 0 and ≤ 3 m/s`, `within -2π..2π rad`.
+impl fmt::Display for Limit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let unit = with_unit(self.unit);
+        if self.min_excluded {
+            write!(
+                f,
+                "> {} and ≤ {}{unit}",
+                readable(self.min),
+                readable(self.max)
+            )
+        } else {
+            write!(
+                f,
+                "within {}..{}{unit}",
+                readable(self.min),
+                readable(self.max)
+            )
+        }
     }
 }
 
@@ -122,6 +175,84 @@ impl Limit {
     }
 }
 
+/// A path's blends against its segments: each waypoint's blend radius at most half of the
+/// segment before it and of the one after it (the last waypoint's, of the one before), as
+/// a controller requires for blends that do not overlap. `start` is where the path starts
+/// (the TCP's position now); `points` are the waypoints' TCP positions and blend radii.
+///
+/// # Errors
+/// A [`BlendRefusal`] naming the first waypoint whose blend overlaps a neighbour's.
+///
+/// ```
+/// use rtde_robot::motion::limits::check_blends;
+///
+/// let start = [0.0, 0.0, 0.0];
+/// // Segments of 0.2 m: a blend of 0.1 m fits, 0.15 m does not.
+/// let fits = [([0.2, 0.0, 0.0], 0.1), ([0.4, 0.0, 0.0], 0.0)];
+/// assert!(check_blends(start, &fits).is_ok());
+/// let overlaps = [([0.2, 0.0, 0.0], 0.15), ([0.4, 0.0, 0.0], 0.0)];
+/// let refusal = check_blends(start, &overlaps).unwrap_err();
+/// assert_eq!(
+///     refusal.to_string(),
+///     "blend radius [0] = 0.15 m is refused: it must be ≤ 0.1 m, half of the 0.2 m segment before it"
+/// );
+/// ```
+pub fn check_blends(start: [f64; 3], points: &[([f64; 3], f64)]) -> Result<(), BlendRefusal> {
+    let distance = |a: &[f64; 3], b: &[f64; 3]| {
+        ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
+    };
+    let mut previous = start;
+    for (i, (point, blend)) in points.iter().enumerate() {
+        if *blend > 0.0 {
+            let before = distance(&previous, point);
+            let after = points.get(i + 1).map(|(next, _)| distance(point, next));
+            let (segment, side) = match after {
+                Some(after) if after < before => (after, "after"),
+                _ => (before, "before"),
+            };
+            if *blend > segment / 2.0 {
+                return Err(BlendRefusal {
+                    index: i,
+                    blend: *blend,
+                    segment,
+                    side,
+                });
+            }
+        }
+        previous = *point;
+    }
+    Ok(())
+}
+
+/// A blend radius that overlaps a neighbouring waypoint's: see [`check_blends`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BlendRefusal {
+    /// The waypoint's place in the path.
+    pub index: usize,
+    /// Its blend radius, m.
+    pub blend: f64,
+    /// The shorter neighbouring segment, m.
+    pub segment: f64,
+    /// Which segment: "before" or "after" the waypoint.
+    pub side: &'static str,
+}
+
+impl fmt::Display for BlendRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "blend radius [{}] = {} m is refused: it must be ≤ {} m, half of the {} m segment {} it",
+            self.index,
+            self.blend,
+            readable(self.segment / 2.0),
+            readable(self.segment),
+            self.side
+        )
+    }
+}
+
+impl std::error::Error for BlendRefusal {}
+
 /// Joint positions, rad.
 pub const JOINT_POSITION: Limit = Limit::new("joint position", "rad", -TAU, TAU);
 /// Joint speed of a move, rad/s.
@@ -169,7 +300,34 @@ mod tests {
         assert_eq!(e.index, Some(1));
         assert_eq!(
             e.to_string(),
-            "joint position [1] = 7 rad is outside -6.283185307179586 to 6.283185307179586 rad"
+            "joint position [1] = 7 rad is refused: it must be within -2π..2π rad"
         );
+        let speed = JOINT_SPEED.check(4.0, None).unwrap_err();
+        assert_eq!(
+            speed.to_string(),
+            "joint speed = 4 rad/s is refused: it must be > 0 and ≤ π rad/s"
+        );
+        let gain = SERVO_GAIN.check(50.0, None).unwrap_err();
+        assert_eq!(
+            gain.to_string(),
+            "servo gain = 50 is refused: it must be within 100..2000"
+        );
+    }
+
+    #[test]
+    fn limits_read_as_people_write_them() {
+        for (x, text) in [
+            (TAU, "2π"),
+            (-PI, "-π"),
+            (PI / 2.0, "π/2"),
+            (3.0, "3"),
+            (0.03, "0.03"),
+            (150.0, "150"),
+            (2000.0, "2000"),
+            (1.0 / 3.0, "0.333333"),
+            (0.0, "0"),
+        ] {
+            assert_eq!(readable(x), text, "{x}");
+        }
     }
 }

@@ -636,6 +636,13 @@ impl Robot {
     /// As [`Robot::move_j_path`].
     pub fn move_j_path_async(&self, path: &[JointMove]) -> Result<MoveHandle, MotionError> {
         path.iter().try_for_each(JointMove::check)?;
+        let tcp = self.tcp();
+        let arm = self.kinematics.arm();
+        let points: Vec<([f64; 3], f64)> = path
+            .iter()
+            .map(|m| (position(&compose(&arm.tcp_pose(&m.q), &tcp)), m.blend))
+            .collect();
+        limits::check_blends(position(&self.state().tcp_pose), &points)?;
         self.path(path.iter().map(JointMove::registers))
     }
 
@@ -654,6 +661,9 @@ impl Robot {
     /// As [`Robot::move_l_path`].
     pub fn move_l_path_async(&self, path: &[LinearMove]) -> Result<MoveHandle, MotionError> {
         path.iter().try_for_each(|m| self.check_linear(m))?;
+        let points: Vec<([f64; 3], f64)> =
+            path.iter().map(|m| (position(&m.pose), m.blend)).collect();
+        limits::check_blends(position(&self.state().tcp_pose), &points)?;
         self.path(path.iter().map(LinearMove::registers))
     }
 
@@ -937,4 +947,9 @@ fn keep(link: &Link, mut receiver: Receiver, stop: &AtomicBool) {
             return;
         }
     }
+}
+
+/// A pose's position.
+fn position(pose: &[f64; 6]) -> [f64; 3] {
+    [pose[0], pose[1], pose[2]]
 }
