@@ -53,47 +53,166 @@ pub struct Arm {
     pub theta: [f64; 6],
 }
 
+/// A published table: the d and a UR lists for a model (its twists are [`UR_ALPHA`], its
+/// theta offsets zero).
+const fn table(name: &'static str, d: [f64; 6], a: [f64; 6]) -> Arm {
+    Arm {
+        name,
+        d,
+        a,
+        alpha: UR_ALPHA,
+        theta: [0.0; 6],
+    }
+}
+
+// Sources, per model: UR's article "DH Parameters for calculations of kinematics and
+// dynamics" where its table could be read (UR3e, UR5e, UR10e but d6, UR20), and Universal
+// Robots' ROS descriptions (`ur_description`, default_kinematics.yaml) for the others; UR7e
+// and UR12e are the UR5e and UR10e tables (their descriptions are the same files).
 impl Arm {
-    /// UR3e (e-Series).
-    pub const UR3E: Arm = Arm {
-        name: "UR3e",
-        d: [0.15185, 0.0, 0.0, 0.13105, 0.08535, 0.0921],
-        a: [0.0, -0.24355, -0.2132, 0.0, 0.0, 0.0],
-        alpha: UR_ALPHA,
-        theta: [0.0; 6],
-    };
-
-    /// UR5e (e-Series): the simulator's default arm.
-    pub const UR5E: Arm = Arm {
-        name: "UR5e",
-        d: [0.1625, 0.0, 0.0, 0.1333, 0.0997, 0.0996],
-        a: [0.0, -0.425, -0.3922, 0.0, 0.0, 0.0],
-        alpha: UR_ALPHA,
-        theta: [0.0; 6],
-    };
-
-    /// UR10e (e-Series).
-    // Checked against UR's published DH table except d6, whose row was cut off in the copy
-    // consulted; 0.11655 is the commonly used value.
-    pub const UR10E: Arm = Arm {
-        name: "UR10e",
-        d: [0.1807, 0.0, 0.0, 0.17415, 0.11985, 0.11655],
-        a: [0.0, -0.6127, -0.57155, 0.0, 0.0, 0.0],
-        alpha: UR_ALPHA,
-        theta: [0.0; 6],
-    };
-
+    /// UR3 (CB3).
+    pub const UR3: Arm = table(
+        "UR3",
+        [0.1519, 0.0, 0.0, 0.11235, 0.08535, 0.0819],
+        [0.0, -0.24365, -0.21325, 0.0, 0.0, 0.0],
+    );
     /// UR5 (CB3).
-    pub const UR5: Arm = Arm {
-        name: "UR5",
-        d: [0.089159, 0.0, 0.0, 0.10915, 0.09465, 0.0823],
-        a: [0.0, -0.425, -0.39225, 0.0, 0.0, 0.0],
-        alpha: UR_ALPHA,
-        theta: [0.0; 6],
+    pub const UR5: Arm = table(
+        "UR5",
+        [0.089159, 0.0, 0.0, 0.10915, 0.09465, 0.0823],
+        [0.0, -0.425, -0.39225, 0.0, 0.0, 0.0],
+    );
+    /// UR10 (CB3).
+    pub const UR10: Arm = table(
+        "UR10",
+        [0.1273, 0.0, 0.0, 0.163941, 0.1157, 0.0922],
+        [0.0, -0.612, -0.5723, 0.0, 0.0, 0.0],
+    );
+    /// UR3e (e-Series).
+    pub const UR3E: Arm = table(
+        "UR3e",
+        [0.15185, 0.0, 0.0, 0.13105, 0.08535, 0.0921],
+        [0.0, -0.24355, -0.2132, 0.0, 0.0, 0.0],
+    );
+    /// UR5e (e-Series): the simulator's default arm.
+    pub const UR5E: Arm = table(
+        "UR5e",
+        [0.1625, 0.0, 0.0, 0.1333, 0.0997, 0.0996],
+        [0.0, -0.425, -0.3922, 0.0, 0.0, 0.0],
+    );
+    /// UR7e: the UR5e's kinematics.
+    pub const UR7E: Arm = Arm {
+        name: "UR7e",
+        ..Arm::UR5E
     };
+    /// UR10e (e-Series).
+    pub const UR10E: Arm = table(
+        "UR10e",
+        [0.1807, 0.0, 0.0, 0.17415, 0.11985, 0.11655],
+        [0.0, -0.6127, -0.57155, 0.0, 0.0, 0.0],
+    );
+    /// UR12e: the UR10e's kinematics.
+    pub const UR12E: Arm = Arm {
+        name: "UR12e",
+        ..Arm::UR10E
+    };
+    /// UR16e (e-Series).
+    pub const UR16E: Arm = table(
+        "UR16e",
+        [0.1807, 0.0, 0.0, 0.17415, 0.11985, 0.11655],
+        [0.0, -0.4784, -0.36, 0.0, 0.0, 0.0],
+    );
+    /// UR15.
+    pub const UR15: Arm = table(
+        "UR15",
+        [0.2186, 0.0, 0.0, 0.1824, 0.1361, 0.1434],
+        [0.0, -0.6475, -0.5164, 0.0, 0.0, 0.0],
+    );
+    /// UR18.
+    pub const UR18: Arm = table(
+        "UR18",
+        [0.2186, 0.0, 0.0, 0.1824, 0.1361, 0.1434],
+        [0.0, -0.475, -0.3389, 0.0, 0.0, 0.0],
+    );
+    /// UR8 Long.
+    pub const UR8_LONG: Arm = table(
+        "UR8Long",
+        [0.2186, 0.0, 0.0, 0.1824, 0.1361, 0.1434],
+        [0.0, -0.8989, -0.7149, 0.0, 0.0, 0.0],
+    );
+    /// UR20.
+    pub const UR20: Arm = table(
+        "UR20",
+        [0.2363, 0.0, 0.0, 0.2010, 0.1593, 0.1543],
+        [0.0, -0.8620, -0.7287, 0.0, 0.0, 0.0],
+    );
+    /// UR30.
+    pub const UR30: Arm = table(
+        "UR30",
+        [0.2363, 0.0, 0.0, 0.2010, 0.1593, 0.1543],
+        [0.0, -0.6370, -0.5037, 0.0, 0.0, 0.0],
+    );
+
+    /// Every arm this crate knows, with the robot type its controller's configuration
+    /// data (primary interface) reports and whether it runs e-Series software (5.x and
+    /// later) or CB3's (3.x). UR7e and UR12e report the UR5's and UR10's types, whose
+    /// kinematics they share.
+    pub const MODELS: [(Arm, i32, bool); 14] = [
+        (Arm::UR5, 1, false),
+        (Arm::UR10, 2, false),
+        (Arm::UR3, 3, false),
+        (Arm::UR5E, 1, true),
+        (Arm::UR10E, 2, true),
+        (Arm::UR3E, 3, true),
+        (Arm::UR16E, 4, true),
+        (Arm::UR18, 5, true),
+        (Arm::UR8_LONG, 6, true),
+        (Arm::UR20, 7, true),
+        (Arm::UR30, 8, true),
+        (Arm::UR15, 9, true),
+        (Arm::UR7E, 1, true),
+        (Arm::UR12E, 2, true),
+    ];
 
     /// Every arm this crate knows.
-    pub const ALL: [Arm; 4] = [Arm::UR3E, Arm::UR5E, Arm::UR10E, Arm::UR5];
+    pub const ALL: [Arm; 14] = {
+        let mut all = [Arm::UR5; 14];
+        let mut i = 0;
+        while i < all.len() {
+            all[i] = Arm::MODELS[i].0;
+            i += 1;
+        }
+        all
+    };
+
+    /// The arm a controller's configuration data names: its robot type, on e-Series
+    /// software (5.x and later) or CB3's. The first model of a type: UR5e for 1 on
+    /// e-Series, as UR7e reports the same.
+    ///
+    /// ```
+    /// use rtde_kinematics::Arm;
+    ///
+    /// assert_eq!(Arm::of_robot_type(2, true), Some(Arm::UR10E));
+    /// assert_eq!(Arm::of_robot_type(3, false), Some(Arm::UR3));
+    /// assert_eq!(Arm::of_robot_type(42, true), None);
+    /// ```
+    #[must_use]
+    pub fn of_robot_type(robot_type: i32, e_series: bool) -> Option<Arm> {
+        Arm::MODELS
+            .iter()
+            .find(|(_, t, e)| *t == robot_type && *e == e_series)
+            .map(|(arm, _, _)| *arm)
+    }
+
+    /// The robot type a controller with this arm reports (1 for a UR5 or UR5e); 0 for an
+    /// arm not in [`Arm::MODELS`].
+    #[must_use]
+    pub fn robot_type(&self) -> i32 {
+        Arm::MODELS
+            .iter()
+            .find(|(arm, _, _)| arm.name == self.name)
+            .map_or(0, |(_, t, _)| *t)
+    }
 
     /// The arm of this model name, in any case (`ur5e`, `UR10e`).
     ///
@@ -101,13 +220,20 @@ impl Arm {
     /// use rtde_kinematics::Arm;
     ///
     /// assert_eq!(Arm::named("ur10e"), Some(Arm::UR10E));
+    /// assert_eq!(Arm::named("UR8 Long"), Some(Arm::UR8_LONG));
     /// assert_eq!(Arm::named("UR7"), None);
     /// ```
     #[must_use]
     pub fn named(name: &str) -> Option<Arm> {
-        Arm::ALL
-            .into_iter()
-            .find(|a| a.name.eq_ignore_ascii_case(name.trim()))
+        // `UR8 Long`, `ur8_long`, `ur8long` alike.
+        let plain = |s: &str| -> String {
+            s.chars()
+                .filter(char::is_ascii_alphanumeric)
+                .collect::<String>()
+                .to_ascii_lowercase()
+        };
+        let wanted = plain(name);
+        Arm::ALL.into_iter().find(|a| plain(a.name) == wanted)
     }
 
     /// The tool flange's pose for joint positions `q`: `[x, y, z, rx, ry, rz]`, position
@@ -332,6 +458,22 @@ impl std::str::FromStr for Arm {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn every_robot_type_names_an_arm_with_its_kinematics() {
+        for (arm, robot_type, e_series) in Arm::MODELS {
+            let named = Arm::of_robot_type(robot_type, e_series).unwrap();
+            assert_eq!((named.d, named.a), (arm.d, arm.a), "{}", arm.name);
+            assert_eq!(arm.robot_type(), robot_type, "{}", arm.name);
+            assert_eq!(Arm::named(arm.name), Some(arm));
+            assert!(arm.is_nominal_geometry(), "{}", arm.name);
+        }
+        // Every name once.
+        let mut names: Vec<&str> = Arm::ALL.iter().map(|a| a.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Arm::ALL.len());
+    }
+
     use super::*;
     use std::f64::consts::PI;
 

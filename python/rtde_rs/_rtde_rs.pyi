@@ -222,8 +222,8 @@ class Sim:
         speed: Optional[float] = None,
         host: str = "127.0.0.1",
         port: int = 0,
-        dashboard: bool = False,
-        script_ports: bool = False,
+        dashboard: Union[bool, int, None] = None,
+        script_ports: Union[bool, int, None] = None,
         layout: str = "upper",
         local_control: bool = False,
         unlock_delay: Optional[float] = None,
@@ -334,7 +334,7 @@ class Robot:
         send_program: bool = True,
         ports: Optional[Mapping[str, int]] = None,
         layout: str = "upper",
-        arm: str = "ur5e",
+        arm: Optional[str] = None,
         timeout: float = 60.0,
     ) -> None: ...
     def move_j(

@@ -159,6 +159,32 @@ def _connect(host, fields, frequency, rt_priority, **options):
     return Client(host, fields, frequency, **options)
 
 
+def _given(values):
+    """Whether a vector argument was given: ur_rtde's "empty means none", for lists,
+    tuples and numpy arrays alike (an array has no single truth value)."""
+    return values is not None and len(values) > 0
+
+
+def _flat(values):
+    """A vector argument's values in order: a numpy array of any shape flattened."""
+    ravel = getattr(values, "ravel", None)
+    return list(ravel()) if ravel is not None else list(values)
+
+
+def _vector(values):
+    """A vector argument as a list of floats: lists, tuples and numpy arrays of any float
+    dtype and any shape that holds the right number of values (``(6,)``, ``(1, 6)``)."""
+    return [float(x) for x in _flat(values)]
+
+
+def _is_path(target):
+    """Whether a move's target is a path: rows of a target with its speed, acceleration
+    and blend (a list of lists, or a 2-D array), rather than one target."""
+    if not _given(target) or not hasattr(target[0], "__len__"):
+        return False
+    return len(target[0]) > 6
+
+
 def _wait_period(t_cycle_start, period):
     """Sleeps until one period after ``t_cycle_start`` (a ``time.perf_counter()`` value)."""
     left = t_cycle_start + period - time.perf_counter()
@@ -528,7 +554,7 @@ class RTDEControlInterface:
         *,
         port=_PORT,
         ports=None,
-        arm="ur5e",
+        arm=None,
     ):
         for flag, why in self._UNSUPPORTED.items():
             if flags & flag:
@@ -598,14 +624,14 @@ class RTDEControlInterface:
     def _move(self, single, path, target, speed, acceleration, asynchronous, defaults):
         # ur_rtde's two overloads: (target, speed, acceleration, asynchronous) and
         # (path, asynchronous), where a path is a list of [target..., speed, accel, blend].
-        if target and isinstance(target[0], (list, tuple)):
+        if _is_path(target):
             if isinstance(speed, bool):
                 asynchronous = speed
             elif speed != defaults[0] or acceleration != defaults[1]:
                 raise TypeError("a path takes (path, asynchronous=False): each waypoint carries its speed")
-            result = path([list(w) for w in target], asynchronous=asynchronous)
+            result = path([_vector(w) for w in target], asynchronous=asynchronous)
         else:
-            result = single(target, speed, acceleration, asynchronous=asynchronous)
+            result = single(_vector(target), speed, acceleration, asynchronous=asynchronous)
         if asynchronous:
             self._handle = result
         return True
@@ -626,7 +652,7 @@ class RTDEControlInterface:
     def moveJ_IK(self, pose, speed=_D["joint_speed"], acceleration=_D["joint_acceleration"], asynchronous=False):
         """Moves in joint space to the joints that put the TCP at ``pose`` (the solution
         nearest the current joints, computed on the host); returns True."""
-        q = self._robot.inverse_kinematics(pose)
+        q = self._robot.inverse_kinematics(_vector(pose))
         return self.moveJ(q, speed, acceleration, asynchronous)
 
     def getAsyncOperationProgress(self):
@@ -645,12 +671,12 @@ class RTDEControlInterface:
     def speedJ(self, qd, acceleration=_D["speed_j_acceleration"], time=0.0):
         """Accelerates the joints to ``qd`` (rad/s), kept until the next command; returns
         True. ``time`` is not used: the speed holds until another command."""
-        self._robot.speed_j(qd, acceleration)
+        self._robot.speed_j(_vector(qd), acceleration)
         return True
 
     def speedL(self, xd, acceleration=_D["speed_l_acceleration"], time=0.0):
         """Accelerates the TCP to ``xd`` (m/s, rad/s), kept until the next command."""
-        self._robot.speed_l(xd, acceleration)
+        self._robot.speed_l(_vector(xd), acceleration)
         return True
 
     def speedStop(self, a=_D["stop_deceleration"]):
@@ -670,7 +696,7 @@ class RTDEControlInterface:
     def servoJ(self, q, speed, acceleration, time, lookahead_time, gain):
         """One servo target (URScript ``servoj``); ``speed`` and ``acceleration`` are
         unused, as in URScript. Returns True."""
-        self._robot.servo_j(q, time, lookahead_time, gain)
+        self._robot.servo_j(_vector(q), time, lookahead_time, gain)
         return True
 
     def servoStop(self, a=_D["stop_deceleration"]):
@@ -682,7 +708,13 @@ class RTDEControlInterface:
 
     def forceMode(self, task_frame, selection_vector, wrench, type, limits):  # noqa: A002 - ur_rtde's name
         """Starts force mode (URScript ``force_mode``); returns True."""
-        self._robot.force_mode(task_frame, selection_vector, wrench, type, limits)
+        self._robot.force_mode(
+            _vector(task_frame),
+            [int(x) for x in _flat(selection_vector)],
+            _vector(wrench),
+            type,
+            _vector(limits),
+        )
         return True
 
     def forceModeStop(self):
@@ -707,13 +739,13 @@ class RTDEControlInterface:
 
     def setTcp(self, tcp_offset):
         """Sets the TCP offset from the flange; returns True."""
-        self._robot.set_tcp(tcp_offset)
+        self._robot.set_tcp(_vector(tcp_offset))
         return True
 
     def setPayload(self, mass, cog=[]):  # noqa: B006 - ur_rtde's signature; never mutated
         """Sets the payload's mass (kg) and centre of gravity (m); an empty ``cog`` is the
         flange's origin (ur_rtde keeps the current one). Returns True."""
-        self._robot.set_payload(mass, list(cog) if cog else [0.0, 0.0, 0.0])
+        self._robot.set_payload(mass, _vector(cog) if _given(cog) else [0.0, 0.0, 0.0])
         return True
 
     # --- kinematics -------------------------------------------------------------------
@@ -723,13 +755,15 @@ class RTDEControlInterface:
         empty); computed on the host on the controller's calibrated arm when its primary
         interface could be read (``kinematics`` says), so the error bounds are met to
         1e-9. An unreachable pose raises ``ValueError``."""
-        return self._robot.inverse_kinematics(x, list(qnear) if qnear else None)
+        return self._robot.inverse_kinematics(_vector(x), _vector(qnear) if _given(qnear) else None)
 
     def getForwardKinematics(self, q=[], tcp_offset=[]):  # noqa: B006 - ur_rtde's signature
         """The TCP pose of joints ``q`` (the current ones when empty) with ``tcp_offset``
         (the one set with ``setTcp`` when empty), on the controller's calibrated arm when
         its primary interface could be read (``kinematics`` says which)."""
-        return self._robot.forward_kinematics(list(q) if q else None, list(tcp_offset) if tcp_offset else None)
+        return self._robot.forward_kinematics(
+            _vector(q) if _given(q) else None, _vector(tcp_offset) if _given(tcp_offset) else None
+        )
 
     def getActualToolFlangePose(self):
         """The flange's pose at the current joints."""

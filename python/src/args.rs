@@ -94,3 +94,25 @@ pub(crate) fn layout(py: Python<'_>, name: &str) -> PyResult<CommandLayout> {
         )),
     }
 }
+
+/// A service's port as Python gives it: `False`/`None` off, `True` on a free port, a
+/// number that port (the robot's own, say: 29999 for the Dashboard server).
+pub(crate) fn port_choice(
+    py: Python<'_>,
+    name: &str,
+    value: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<u16>> {
+    let Some(value) = value.filter(|v| !v.is_none()) else {
+        return Ok(None);
+    };
+    if let Ok(on) = value.cast::<pyo3::types::PyBool>() {
+        return Ok(on.is_true().then_some(0));
+    }
+    match value.extract::<u16>() {
+        Ok(port) => Ok(Some(port)),
+        Err(_) => Err(errors::bad(
+            py,
+            format!("{name} must be True, False or a port number (0 to 65535), not {value}"),
+        )),
+    }
+}

@@ -659,7 +659,8 @@ impl Client {
     }
 
     /// Pauses the stream, closes the connection and joins the reader thread. Safe to call
-    /// twice; every call after it raises `ConnectionLostError`.
+    /// twice; every call after it raises `ConnectionLostError`, saying the connection was
+    /// closed by this program.
     fn close(&self, py: Python<'_>) -> PyResult<()> {
         let Some(background) = lock(&self.background).take() else {
             return Ok(());
@@ -744,7 +745,7 @@ impl Client {
     fn with_background<T>(&self, py: Python<'_>, f: impl FnOnce(&Background) -> T) -> PyResult<T> {
         match lock(&self.background).as_ref() {
             Some(b) => Ok(f(b)),
-            None => Err(errors::rtde(py, Error::ConnectionLost)),
+            None => Err(errors::closed(py, "connection")),
         }
     }
 

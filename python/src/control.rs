@@ -206,7 +206,7 @@ impl ServoLoop {
         let stats: Option<LoopStats> =
             py.detach(|| lock(&self.parts).as_ref().map(|p| p.control.stats()));
         let Some(stats) = stats else {
-            return Err(errors::rtde(py, Error::ConnectionLost));
+            return Err(errors::closed(py, "control loop"));
         };
         let dict = PyDict::new(py);
         dict.set_item("cycles", stats.cycles)?;

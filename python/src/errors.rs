@@ -297,6 +297,16 @@ pub(crate) fn script(py: Python<'_>, e: &ScriptError) -> PyErr {
     new(py, Class::Script, e.to_string())
 }
 
+/// A call on a connection this program closed (`close()`, `disconnect()`): the same class
+/// as a lost link, so code that handles one handles both, but saying which it was.
+pub(crate) fn closed(py: Python<'_>, what: &str) -> PyErr {
+    new(
+        py,
+        Class::ConnectionLost,
+        format!("the {what} was closed by this program (close() or disconnect()); connect again"),
+    )
+}
+
 /// A Dashboard command's error.
 pub(crate) fn dashboard(py: Python<'_>, e: DashboardError) -> PyErr {
     let message = e.to_string();

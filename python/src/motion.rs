@@ -148,13 +148,7 @@ impl Robot {
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
-            .ok_or_else(|| {
-                errors::new(
-                    py,
-                    errors::Class::ConnectionLost,
-                    "the robot's connection is closed",
-                )
-            })
+            .ok_or_else(|| errors::closed(py, "robot's connection"))
     }
 
     /// Runs `f` on the robot without the GIL.
@@ -205,10 +199,12 @@ impl Robot {
     /// returns once it runs. The kinematics (the reach check of linear targets, forward and
     /// inverse kinematics) are the controller's calibrated arm, read off its primary
     /// interface (`ports["primary"]`, 30001), or `arm`'s nominal table when it cannot be
-    /// read: `kinematics` says which. `timeout` bounds each blocking command (seconds).
+    /// read: `kinematics` says which. An `arm` named ("ur10e") that the controller says it
+    /// is not is refused before anything moves; unnamed, the arm is the controller's.
+    /// `timeout` bounds each blocking command (seconds).
     #[new]
     #[pyo3(signature = (
-        host, *, port=30004, send_program=true, ports=None, layout="upper", arm="ur5e",
+        host, *, port=30004, send_program=true, ports=None, layout="upper", arm=None,
         timeout=60.0,
     ))]
     #[allow(clippy::too_many_arguments)] // Python keyword arguments, each with a default
@@ -219,17 +215,18 @@ impl Robot {
         send_program: bool,
         ports: Option<HashMap<String, u16>>,
         layout: &str,
-        arm: &str,
+        arm: Option<&str>,
         timeout: f64,
     ) -> PyResult<Self> {
         let timeout = args::seconds(py, "timeout", timeout)?;
         let layout = args::layout(py, layout)?;
-        let arm = args::arm(py, arm)?;
         let mut options = MotionOptions::new()
             .layout(layout)
-            .arm(arm)
             .timeout(timeout)
             .connect_options(ConnectOptions::new().read_timeout(Some(Duration::from_secs(2))));
+        if let Some(arm) = arm {
+            options = options.arm(args::arm(py, arm)?);
+        }
         let host = host.to_owned();
         let ports = sender_ports(py, port, ports)?;
         options = options.primary_port(Some(ports.primary));

@@ -32,7 +32,7 @@ impl Running {
 /// Docker or a robot.
 ///
 /// The options are those of `rtde sim`: the controller `version` to play (3.x CB3 at
-/// 125 Hz, 5.x e-Series and 10.x at 500 Hz), the `arm` (ur3e, ur5e, ur10e, ur5),
+/// 125 Hz, 5.x e-Series and 10.x at 500 Hz), the `arm` (any UR model: ur5e, ur10, ur20, ...),
 /// `deterministic` values or a noise `seed`, `unpaced` streaming, `v1_only` (refuse
 /// protocol 2), `fieldbus` (hold registers 0-23 as an enabled adapter does),
 /// `faults` (the `--fault` specs: "skip-every=10", "close-mid-frame=data:50", ...),
@@ -61,7 +61,7 @@ impl Sim {
         version="5.21.0", arm="ur5e", *, deterministic=false, seed=None, unpaced=false,
         v1_only=false, fieldbus=false, faults=None, refuse_unrecorded=false,
         program=None, robots=1, still=None, speed=None, host="127.0.0.1", port=0,
-        dashboard=false, script_ports=false, layout="upper", local_control=false,
+        dashboard=None, script_ports=None, layout="upper", local_control=false,
         unlock_delay=None, calibration=None,
     ))]
     #[allow(clippy::too_many_arguments)] // Python keyword arguments, each with a default
@@ -83,8 +83,8 @@ impl Sim {
         speed: Option<f64>,
         host: &str,
         port: u16,
-        dashboard: bool,
-        script_ports: bool,
+        dashboard: Option<&Bound<'_, PyAny>>,
+        script_ports: Option<&Bound<'_, PyAny>>,
         layout: &str,
         local_control: bool,
         unlock_delay: Option<f64>,
@@ -147,11 +147,11 @@ impl Sim {
                 ));
             }
         }
-        if dashboard {
-            builder = builder.dashboard();
+        if let Some(port) = args::port_choice(py, "dashboard", dashboard)? {
+            builder = builder.dashboard_on(SocketAddr::new(ip, port));
         }
-        if script_ports {
-            builder = builder.script_ports();
+        if let Some(first) = args::port_choice(py, "script_ports", script_ports)? {
+            builder = builder.script_ports_from(SocketAddr::new(ip, first));
         }
         if local_control {
             builder = builder.local_control();

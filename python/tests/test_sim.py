@@ -1,9 +1,12 @@
 """The simulator from Python, with the options of `rtde sim`."""
 
+import os
+
 import pytest
 
 import rtde_rs
 from conftest import wait_for
+from rtde_rs.ur_rtde import DashboardClient
 
 
 def test_it_plays_the_controller_version_and_arm_asked_for():
@@ -100,3 +103,25 @@ def test_the_command_program_dashboard_and_script_ports_run_when_asked():
         assert sim.robot_state()["remote_control"] is True
         sim.protective_stop("a test")
         assert sim.robot_state()["safety_status"] is rtde_rs.SafetyStatus.PROTECTIVE_STOP
+
+
+def test_the_robots_own_ports_when_asked():
+    # On a loopback address of its own, so that no other simulator holds these ports.
+    for n in range(2 + os.getpid() % 200, 255):
+        host = f"127.0.0.{n}"
+        try:
+            sim = rtde_rs.Sim(host=host, port=30004, dashboard=29999, script_ports=30001)
+        except Exception:  # noqa: BLE001 - taken: try the next address
+            continue
+        break
+    else:
+        pytest.skip("no free 127.0.0.N for the robot's ports")
+    with sim:
+        assert sim.ports == {"dashboard": 29999, "primary": 30001, "secondary": 30002, "realtime": 30003, "rtde": 30004}
+        # A script written for a robot reaches it on the default ports.
+        dashboard = DashboardClient(host)
+        dashboard.connect()
+        assert dashboard.isConnected()
+        dashboard.disconnect()
+    with pytest.raises(ValueError, match="dashboard must be True, False or a port number"):
+        rtde_rs.Sim(dashboard="yes")

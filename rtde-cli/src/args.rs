@@ -95,7 +95,7 @@ pub(crate) fn speed(text: &str) -> Result<Speed, String> {
     Ok(Speed::Factor(x))
 }
 
-/// An arm model by name: ur3e, ur5e, ur10e or ur5 (CB3), any case.
+/// An arm model by name (`Arm::ALL`: ur5e, ur10, ur20, ...), any case.
 #[cfg(test)]
 mod tests {
     use super::*;

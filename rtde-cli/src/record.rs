@@ -98,7 +98,8 @@ pub(crate) struct RecordArgs {
     /// [default ADDR: 127.0.0.1:8765].
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8765")]
     view: Option<SocketAddr>,
-    /// The arm the view draws: ur3e, ur5e, ur10e or ur5 (CB3).
+    /// The arm the view draws when a robot's own cannot be read: any UR model (ur5e,
+    /// ur10, ur20, ...).
     #[arg(long, value_name = "MODEL", default_value = "ur5e")]
     arm: Arm,
     /// Print nothing but errors (no simulator notice, progress or summary).

@@ -51,7 +51,8 @@ pub(crate) struct ViewArgs {
     /// The address to serve on (port 0: any free port, printed).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8765")]
     listen: SocketAddr,
-    /// The arm: ur3e, ur5e, ur10e or ur5 (CB3).
+    /// The arm: any UR model (ur3, ur5, ur10 on CB3; ur3e, ur5e, ur7e, ur10e, ur12e, ur16e,
+    /// ur15, ur18, ur8long, ur20, ur30).
     #[arg(long, value_name = "MODEL", default_value = "ur5e")]
     arm: Arm,
     #[command(flatten)]

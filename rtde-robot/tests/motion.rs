@@ -683,6 +683,26 @@ fn the_robot_computes_with_the_controllers_calibration() {
     assert!(max_diff(&Arm::UR5.tcp_pose(&q)[..3], &below[..3]) > 1e-4);
     robot.close().unwrap();
 
+    // An arm named that the controller says it is not: refused before anything moves.
+    let wrong = Robot::connect(
+        sim.addr(),
+        MotionOptions::new()
+            .arm(Arm::UR10)
+            .primary_port(Some(primary)),
+    );
+    let Err(MotionError::Invalid(message)) = wrong else {
+        panic!("a UR10 named for a UR5 was accepted");
+    };
+    assert!(
+        message.starts_with("the controller's arm is a UR5, not the UR10 named"),
+        "{message}"
+    );
+    // Unnamed, the controller's.
+    let robot =
+        Robot::connect(sim.addr(), MotionOptions::new().primary_port(Some(primary))).unwrap();
+    assert_eq!(robot.kinematics(), &Kinematics::Calibrated(sim.arm()));
+    robot.close().unwrap();
+
     // Without the primary interface, the nominal table, and why.
     let robot = Robot::connect(
         sim.addr(),

@@ -41,7 +41,8 @@ pub struct SimArgs {
     /// The address to listen on; the default serves this machine only.
     #[arg(long, value_name = "ADDR", default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
     pub bind: IpAddr,
-    /// The arm: ur3e, ur5e, ur10e or ur5 (CB3).
+    /// The arm: any UR model (ur3, ur5, ur10 on CB3; ur3e, ur5e, ur7e, ur10e, ur12e, ur16e,
+    /// ur15, ur18, ur8long, ur20, ur30).
     #[arg(long, value_name = "MODEL", default_value = "ur5e")]
     pub arm: Arm,
     /// Give the arm a factory calibration: FILE (lines `delta_a = six numbers`, and
@@ -153,15 +154,7 @@ impl SimArgs {
             builder = builder.dashboard_on(SocketAddr::new(self.bind, port));
         }
         if let Some(first) = self.script_ports {
-            let at = |i: u16| {
-                let port = if first == 0 {
-                    0
-                } else {
-                    first.saturating_add(i)
-                };
-                SocketAddr::new(self.bind, port)
-            };
-            builder = builder.script_ports_on(at(0), at(1), at(2));
+            builder = builder.script_ports_from(SocketAddr::new(self.bind, first));
         }
         builder
     }

@@ -850,6 +850,25 @@ impl SimBuilder {
         self
     }
 
+    /// [`SimBuilder::script_ports`] on `first`'s port and the next two, as a controller's
+    /// 30001–30003 (port 0: three free ports).
+    ///
+    /// ```
+    /// use rtde_robot_proto::ports::ScriptPort;
+    ///
+    /// let any = "127.0.0.1:0".parse().unwrap();
+    /// let sim = rtde_sim::Sim::builder().script_ports_from(any).start().unwrap();
+    /// assert_ne!(sim.script_addr(ScriptPort::RealTime).unwrap().port(), 0);
+    /// ```
+    #[must_use]
+    pub fn script_ports_from(self, first: SocketAddr) -> Self {
+        let at = |i: u16| match first.port() {
+            0 => first,
+            port => SocketAddr::new(first.ip(), port.saturating_add(i)),
+        };
+        self.script_ports_on(at(0), at(1), at(2))
+    }
+
     /// [`SimBuilder::script_ports`] on these addresses (primary, secondary, real-time); the
     /// read-only copies ten ports up (free ports for port 0).
     #[must_use]

@@ -304,7 +304,7 @@ impl Report {
             dh_theta: nominal.theta,
             masterboard_version: if e_series { 6 } else { 3 },
             controller_box_type: if e_series { 4 } else { 2 },
-            robot_type: robot_type(self.arm),
+            robot_type: self.arm.robot_type(),
             robot_sub_type: if e_series { 3 } else { 2 },
         }
     }
@@ -349,18 +349,5 @@ impl Report {
             payload_cog: [0.0; 3],
             payload_inertia: [0.0; 6],
         }
-    }
-}
-
-/// Configuration data's robot type of an arm: UR5 1, UR3 2, UR10 3.
-fn robot_type(arm: Arm) -> i32 {
-    let model = arm.name.trim_end_matches('e');
-    match model {
-        "UR3" => 2,
-        "UR10" => 3,
-        "UR16" => 4,
-        "UR20" => 7,
-        "UR30" => 8,
-        _ => 1,
     }
 }

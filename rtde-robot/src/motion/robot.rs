@@ -72,7 +72,7 @@ pub enum ProgramSource {
 #[derive(Clone, Debug)]
 pub struct MotionOptions {
     layout: CommandLayout,
-    arm: Arm,
+    arm: Option<Arm>,
     primary_port: Option<u16>,
     source: ProgramSource,
     connect: ConnectOptions,
@@ -83,7 +83,7 @@ impl Default for MotionOptions {
     fn default() -> Self {
         MotionOptions {
             layout: CommandLayout::UPPER,
-            arm: Arm::UR5E,
+            arm: None,
             primary_port: Some(ScriptPort::Primary.default_port()),
             source: ProgramSource::Installed,
             connect: ConnectOptions::new().read_timeout(Some(Duration::from_secs(2))),
@@ -107,11 +107,13 @@ impl MotionOptions {
         self
     }
 
-    /// The arm's nominal table, for the reach check of `move_l` targets and the
-    /// kinematics, when the controller's calibration cannot be read.
+    /// The arm, named: [`Robot::connect`] refuses a controller whose primary interface
+    /// says it is another model, and computes with this model's nominal table when the
+    /// controller's calibration cannot be read. Unnamed (the default), the arm is the
+    /// controller's, or a UR5e when it cannot be read.
     #[must_use]
     pub fn arm(mut self, arm: Arm) -> Self {
-        self.arm = arm;
+        self.arm = Some(arm);
         self
     }
 
@@ -443,13 +445,7 @@ impl Robot {
             .ok_or_else(|| {
                 MotionError::Invalid("the controller's address resolves to none".into())
             })?;
-        let kinematics = match options.primary_port {
-            Some(port) => Kinematics::read(SocketAddr::new(addr.ip(), port), options.arm),
-            None => Kinematics::Nominal {
-                arm: options.arm,
-                why: "reading the controller's calibration was turned off".into(),
-            },
-        };
+        let kinematics = kinematics_of(addr, &options)?;
         if let ProgramSource::Send(sender) = &options.source {
             let program = Program::new(&command_program(options.layout))
                 .map_err(|e| MotionError::Invalid(e.to_string()))?;
@@ -952,4 +948,37 @@ fn keep(link: &Link, mut receiver: Receiver, stop: &AtomicBool) {
 /// A pose's position.
 fn position(pose: &[f64; 6]) -> [f64; 3] {
     [pose[0], pose[1], pose[2]]
+}
+
+/// The arm a robot computes with: the controller's calibrated one, read off its primary
+/// interface, which must be the model named if one is; else the named model's nominal
+/// table, or a UR5e's.
+fn kinematics_of(addr: SocketAddr, options: &MotionOptions) -> Result<Kinematics, MotionError> {
+    let fallback = options.arm.unwrap_or(Arm::UR5E);
+    let unnamed = if options.arm.is_none() {
+        "; no arm named (MotionOptions::arm), so a UR5e is assumed"
+    } else {
+        ""
+    };
+    let kinematics = match options.primary_port {
+        Some(port) => Kinematics::read(SocketAddr::new(addr.ip(), port), fallback),
+        None => Kinematics::Nominal {
+            arm: fallback,
+            why: "reading the controller's calibration was turned off".into(),
+        },
+    };
+    match (kinematics, options.arm) {
+        (Kinematics::Calibrated(controller), Some(named)) if controller.name != named.name => {
+            Err(MotionError::Invalid(format!(
+                "the controller's arm is a {}, not the {} named (MotionOptions::arm): name the \
+                 right one, or none to use the controller's",
+                controller.name, named.name
+            )))
+        }
+        (Kinematics::Nominal { arm, why }, _) => Ok(Kinematics::Nominal {
+            arm,
+            why: format!("{why}{unnamed}"),
+        }),
+        (kinematics, _) => Ok(kinematics),
+    }
 }

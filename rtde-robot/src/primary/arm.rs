@@ -5,18 +5,12 @@ use rtde_core::fields::ControllerVersion;
 use rtde_kinematics::Arm;
 use rtde_robot_proto::primary::{ConfigurationData, RobotState};
 
-/// The arm model of configuration data's robot type on a controller of `version`, among
-/// those `rtde_kinematics` knows: UR3e, UR5e and UR10e on e-Series, UR5 on CB3.
+/// The arm model of configuration data's robot type on a controller of `version`
+/// (`rtde_kinematics::Arm::of_robot_type`): UR7e and UR12e report a UR5e's and a UR10e's
+/// type, whose kinematics they share.
 #[must_use]
 pub fn model_of(configuration: &ConfigurationData, version: ControllerVersion) -> Option<Arm> {
-    let e_series = version.major >= 5;
-    match (configuration.robot_type, e_series) {
-        (1, true) => Some(Arm::UR5E),
-        (2, true) => Some(Arm::UR3E),
-        (3, true) => Some(Arm::UR10E),
-        (1, false) => Some(Arm::UR5),
-        _ => None,
-    }
+    Arm::of_robot_type(configuration.robot_type, version.major >= 5)
 }
 
 /// The calibrated arm of a robot state: its model with kinematics info's table; `None`

@@ -37,8 +37,8 @@ pub struct ConfigurationData {
     pub masterboard_version: i32,
     /// The control box's type.
     pub controller_box_type: i32,
-    /// The robot's type: UR3 2, UR5 1, UR10 3, UR16 4, UR20 7, UR30 8 (as
-    /// `rtde_kinematics` documents).
+    /// The robot's type: UR5 1, UR10 2, UR3 3, UR16 4, UR18 5, UR8 Long 6, UR20 7, UR30 8,
+    /// UR15 9 (`rtde_kinematics::Arm::MODELS`); e-Series or CB3 by the software's version.
     pub robot_type: i32,
     /// The robot's sub-type.
     pub robot_sub_type: i32,
