@@ -174,7 +174,13 @@ def _flat(values):
 def _vector(values):
     """A vector argument as a list of floats: lists, tuples and numpy arrays of any float
     dtype and any shape that holds the right number of values (``(6,)``, ``(1, 6)``)."""
-    return [float(x) for x in _flat(values)]
+    out = []
+    for i, x in enumerate(_flat(values)):
+        try:
+            out.append(float(x))
+        except (TypeError, ValueError):
+            raise TypeError(f"element [{i}] must be a real number, not {x!r}") from None
+    return out
 
 
 def _is_path(target):
