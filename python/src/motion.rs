@@ -79,10 +79,19 @@ pub(crate) struct MoveHandle {
     timeout: Duration,
 }
 
-fn reached(py: Python<'_>, r: Reached) -> PyResult<Bound<'_, PyDict>> {
+/// Where a move ended, and whether a stop cut it short there.
+struct Ended {
+    at: Reached,
+    interrupted: bool,
+}
+
+/// `{"q", "tcp_pose", "interrupted"}`: a move a stop cut short is no error in Python, as
+/// in ur_rtde, but says so.
+fn ended(py: Python<'_>, e: Ended) -> PyResult<Bound<'_, PyDict>> {
     let dict = PyDict::new(py);
-    dict.set_item("q", r.q.to_vec())?;
-    dict.set_item("tcp_pose", r.tcp_pose.to_vec())?;
+    dict.set_item("q", e.at.q.to_vec())?;
+    dict.set_item("tcp_pose", e.at.tcp_pose.to_vec())?;
+    dict.set_item("interrupted", e.interrupted)?;
     Ok(dict)
 }
 
@@ -178,7 +187,7 @@ impl Robot {
             return Ok(Bound::new(py, handle)?.into_any());
         }
         match handle.wait_for(py, self.timeout) {
-            Ok(r) => Ok(reached(py, r)?.into_any()),
+            Ok(r) => Ok(ended(py, r)?.into_any()),
             Err(e) if e.is_instance_of::<PyKeyboardInterrupt>(py) => {
                 // Ctrl-C during a blocking move: the caller will not see the arm again,
                 // so the move must not go on without it.
@@ -570,12 +579,24 @@ fn split(w: &Waypoint) -> ([f64; 6], [f64; 3]) {
 
 impl MoveHandle {
     /// Waits without the GIL in slices of [`SIGNAL_CHECK`], so that Ctrl-C ends the wait.
-    fn wait_for(&self, py: Python<'_>, timeout: Duration) -> PyResult<Reached> {
+    fn wait_for(&self, py: Python<'_>, timeout: Duration) -> PyResult<Ended> {
         let deadline = Instant::now() + timeout;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             let slice = left.min(SIGNAL_CHECK);
             match py.detach(|| self.inner.wait_timeout(slice)) {
+                Ok(at) => {
+                    return Ok(Ended {
+                        at,
+                        interrupted: false,
+                    });
+                }
+                Err(MotionError::Interrupted { at }) => {
+                    return Ok(Ended {
+                        at,
+                        interrupted: true,
+                    });
+                }
                 Err(MotionError::Timeout { .. }) if slice < left => py.check_signals()?,
                 Err(MotionError::Timeout { seq, .. }) => {
                     let e = MotionError::Timeout {
@@ -584,7 +605,7 @@ impl MoveHandle {
                     };
                     return Err(errors::motion(py, e));
                 }
-                other => return other.map_err(|e| errors::motion(py, e)),
+                Err(e) => return Err(errors::motion(py, e)),
             }
         }
     }
@@ -609,13 +630,14 @@ impl MoveHandle {
     }
 
     /// Waits (without the GIL) for the command to finish, up to `timeout` seconds (the
-    /// robot's timeout when None), and returns `{"q", "tcp_pose"}` where it left the arm;
+    /// robot's timeout when None), and returns `{"q", "tcp_pose", "interrupted"}` where it
+    /// left the arm (`interrupted` when a stop cut the move short there);
     /// the robot's verdicts raise their `MotionError`s. Ctrl-C ends the wait, not the move.
     #[pyo3(signature = (timeout=None))]
     fn wait<'py>(&self, py: Python<'py>, timeout: Option<f64>) -> PyResult<Bound<'py, PyDict>> {
         let timeout = args::maybe_seconds(py, "timeout", timeout)?.unwrap_or(self.timeout);
         let r = self.wait_for(py, timeout)?;
-        reached(py, r)
+        ended(py, r)
     }
 
     fn __repr__(&self) -> String {

@@ -132,6 +132,15 @@ def test_a_move_handle_waits_and_reports_progress(sim):
         reached = handle.wait(timeout=20.0)
         assert handle.is_finished()
         assert close(reached["q"], TARGET, 1e-9)
+        assert reached["interrupted"] is False
+        # A move a stop cuts short says so, where the arm came to rest.
+        handle = robot.move_j(HOME, speed=0.5, asynchronous=True)
+        wait_for(lambda: 0.0 < handle.progress() < 0.5, "the move under way")
+        robot.stop_j(4.0)
+        stopped = handle.wait(timeout=20.0)
+        assert stopped["interrupted"] is True
+        assert close(stopped["q"], robot.state()["q"], 1e-9)
+        assert not close(stopped["q"], HOME, 1e-3)
 
 
 def test_speeds_servoing_and_the_settings_reach_the_program(sim, control):

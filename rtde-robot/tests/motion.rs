@@ -73,6 +73,27 @@ fn wait_returns_the_reached_joints_and_pose() {
     sim.shutdown().unwrap();
 }
 
+/// A handle's result is its own move's end, kept after later moves end elsewhere.
+#[test]
+fn each_handle_returns_its_own_moves_end_after_later_moves() {
+    let sim = sim_with(vec![]);
+    let robot = connect(&sim);
+    let first = [0.3, -1.4, 1.4, -1.6, -1.5, 0.2];
+    let second = [0.0, -1.2, 1.2, -1.5, -1.5, 0.1];
+    let a = robot
+        .move_j_async(JointMove::to(first).speed(1.0).accel(3.0))
+        .unwrap();
+    let b = robot
+        .move_j_async(JointMove::to(second).speed(1.0).accel(3.0))
+        .unwrap();
+    let end_b = b.wait().unwrap();
+    let end_a = a.wait().unwrap();
+    assert!(max_diff(&end_b.q, &second) < 1e-9, "{end_b:?}");
+    assert!(max_diff(&end_a.q, &first) < 1e-9, "{end_a:?}");
+    assert!(max_diff(&end_a.tcp_pose, &Arm::UR5E.tcp_pose(&first)) < 1e-9);
+    robot.close().unwrap();
+}
+
 #[test]
 fn a_path_with_blends_ends_on_its_last_waypoint() {
     let sim = sim_with(vec![]);
@@ -193,15 +214,20 @@ fn stop_j_ends_a_move_where_the_arm_stops() {
         .unwrap();
     std::thread::sleep(Duration::from_millis(300));
     robot.stop_j(4.0).unwrap();
-    // stop_j returns with the arm at rest, and the move's handle where it stopped.
+    // stop_j returns with the arm at rest, and the move's handle says it was interrupted
+    // there.
     let rest = robot.state();
     assert!(rest.steady, "{rest:?}");
-    let reached = handle.wait().unwrap();
-    assert!(reached.q[0] > 0.0 && reached.q[0] < 2.0, "{reached:?}");
-    assert!(
-        (reached.q[0] - rest.q[0]).abs() < 1e-9,
-        "{reached:?} {rest:?}"
-    );
+    let Err(MotionError::Interrupted { at }) = handle.wait() else {
+        panic!("a move cut short by stop_j did not say so");
+    };
+    assert!(at.q[0] > 0.0 && at.q[0] < 2.0, "{at:?}");
+    assert!((at.q[0] - rest.q[0]).abs() < 1e-9, "{at:?} {rest:?}");
+    // The next move is not: it reaches its target.
+    let home = robot
+        .move_j(JointMove::to(HOME).speed(1.0).accel(3.0))
+        .unwrap();
+    assert!(max_diff(&home.q, &HOME) < 1e-9, "{home:?}");
     robot.close().unwrap();
     sim.shutdown().unwrap();
 }

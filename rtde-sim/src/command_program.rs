@@ -495,19 +495,24 @@ impl CommandProgram {
         self.ticks += 1;
         // A path that ended last tick: the arm is still now, as when URScript's movej
         // returns.
-        if let Some(seq) = self.settling.take() {
+        // The tick a move settles, the next pending one waits: URScript's movej returns, the
+        // program writes DONE, and the next move starts a cycle later, so the package that
+        // says a move is done shows the arm where it ended.
+        let settled = self.settling.take().inspect(|&seq| {
             self.done = self.done.max(seq);
             if self.state == ProgramState::Moving && matches!(self.motion, Motion::Still) {
                 self.state = ProgramState::Idle;
             }
-        }
+        });
         if on_time && self.state != ProgramState::Stopped {
             self.check_watchdog(io);
         }
         if self.state != ProgramState::Stopped {
             self.take_command(io);
         }
-        self.take_pending();
+        if settled.is_none() {
+            self.take_pending();
+        }
         let before = self.q;
         let moving = self.advance(io.speed_fraction(), dt);
         self.qd = std::array::from_fn(|j| (self.q[j] - before[j]) / dt);

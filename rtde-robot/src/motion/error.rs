@@ -44,6 +44,13 @@ pub enum MotionError {
         /// What the controller said, and the program's own reason when it gave one.
         message: String,
     },
+    /// A stop ([`Robot::stop_j`](super::Robot::stop_j), `stop_l`, `servo_stop`) cut the
+    /// move short: the arm came to rest `at`, short of the target.
+    #[error("the move was interrupted by a stop; the arm rests at {:?}", at.q)]
+    Interrupted {
+        /// Where the arm came to rest.
+        at: super::Reached,
+    },
     /// This program closed the [`Robot`](super::Robot) ([`Robot::close`](super::Robot::close),
     /// or dropping it) before the command finished: a move under way was stopped, and a
     /// handle's wait returns this at once. The link was not lost.

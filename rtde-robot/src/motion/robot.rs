@@ -2,6 +2,7 @@
 //! package and changes the watchdog register, and the commands, each written once the
 //! program took the one before.
 
+use std::collections::VecDeque;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
@@ -202,6 +203,73 @@ struct LinkState {
     closed: bool,
     /// The commands [`Robot::close`] cut short (sent, not finished when it stopped the arm).
     cut_short: Option<std::ops::RangeInclusive<i32>>,
+    /// The moves a stop cut short: sent, not finished when the stop was sent.
+    interrupted: Vec<std::ops::RangeInclusive<i32>>,
+    /// Where each command finished, newest last: a handle's result is its own, kept after
+    /// later commands. At most [`FINISHED_KEPT`].
+    finished: VecDeque<Finished>,
+    /// The last command whose end is recorded in `finished`.
+    recorded: i32,
+}
+
+/// Where a command finished.
+#[derive(Clone, Copy, Debug)]
+struct Finished {
+    seq: i32,
+    /// The package in which the program's DONE register reached it, or, while the arm
+    /// still moved on its own then (a stop decelerating, the last move settling), the
+    /// first package with the arm still.
+    reached: Reached,
+    /// Whether `reached` is final: the arm was still, or a newer command moved it.
+    settled: bool,
+}
+
+/// How many finished commands' ends are kept for their handles.
+const FINISHED_KEPT: usize = 1024;
+
+impl LinkState {
+    /// Records where the commands up to the program's DONE register finished, from the
+    /// package `o`.
+    fn record_finished(&mut self, o: &Observed) {
+        let done = o.ints[usize::from(int_out::DONE)];
+        let accepted = o.ints[usize::from(int_out::ACCEPTED)];
+        let moving = o.ints[usize::from(int_out::STATE)] == ProgramState::Moving.to_register();
+        let reached = Reached {
+            q: o.q,
+            tcp_pose: o.tcp_pose,
+        };
+        // The arm moves on its own (no newer command than the finished ones moves it): the
+        // ends are where it comes to rest.
+        let settled = !(moving && accepted <= done);
+        for last in self.finished.iter_mut().rev() {
+            if last.settled {
+                break;
+            }
+            last.reached = reached;
+            last.settled = settled;
+        }
+        while self.recorded < done {
+            let seq = self.recorded.wrapping_add(1);
+            if self.finished.len() == FINISHED_KEPT {
+                self.finished.pop_front();
+            }
+            self.finished.push_back(Finished {
+                seq,
+                reached,
+                settled,
+            });
+            self.recorded = seq;
+        }
+    }
+
+    /// Where command `seq` finished, once final (or at once, without `until_still`).
+    fn finished(&self, seq: i32, until_still: bool) -> Option<Reached> {
+        self.finished
+            .iter()
+            .rev()
+            .find(|f| f.seq == seq && (f.settled || !until_still))
+            .map(|f| f.reached)
+    }
 }
 
 impl Link {
@@ -330,13 +398,22 @@ impl Link {
             {
                 return Err(MotionError::Closed);
             }
+            if let Some(reached) = state.finished(seq, until_still) {
+                return if state.interrupted.iter().any(|r| r.contains(&seq)) {
+                    Err(MotionError::Interrupted { at: reached })
+                } else {
+                    Ok(reached)
+                };
+            }
             let o = state.observed;
             let (accepted, done) = (
                 o.ints[usize::from(int_out::ACCEPTED)],
                 o.ints[usize::from(int_out::DONE)],
             );
             let moving = o.ints[usize::from(int_out::STATE)] == ProgramState::Moving.to_register();
-            if accepted >= seq && done >= seq && !(until_still && moving) {
+            // Older than the ends kept: where the arm is once it is still.
+            let forgotten = state.finished.front().is_some_and(|f| seq < f.seq);
+            if forgotten && accepted >= seq && done >= seq && !(until_still && moving) {
                 return Ok(Reached {
                     q: o.q,
                     tcp_pose: o.tcp_pose,
@@ -478,6 +555,9 @@ impl Robot {
                 ended: None,
                 closed: false,
                 cut_short: None,
+                interrupted: Vec::new(),
+                finished: VecDeque::new(),
+                recorded: accepted,
             }),
             changed: Condvar::new(),
             sender: background.sender(),
@@ -697,7 +777,17 @@ impl Robot {
     }
 
     /// Sends a stop and waits until the arm rests.
+    /// Sends a stop and waits for the arm to rest. The moves it cuts short (sent, not
+    /// finished) end [`MotionError::Interrupted`] where the arm came to rest.
     fn run_stop(&self, command: Command, decel: f64) -> Result<(), MotionError> {
+        {
+            let mut state = self.link.lock();
+            let done = state.observed.ints[usize::from(int_out::DONE)];
+            let (from, to) = (done.wrapping_add(1), state.last_seq);
+            if from <= to {
+                state.interrupted.push(from..=to);
+            }
+        }
         self.handle(command::registers(command, &[decel]))?
             .wait()
             .map(|_| ())
@@ -926,6 +1016,7 @@ fn keep(link: &Link, mut receiver: Receiver, stop: &AtomicBool) {
         match observed {
             Ok(o) => {
                 state.observed = o;
+                state.record_finished(&o);
                 state.watchdog = state.watchdog.wrapping_add(1);
                 let watchdog = state.watchdog;
                 state.registers.ints[usize::from(int_in::WATCHDOG)] = watchdog;
