@@ -2,7 +2,10 @@
 //! as the stream parsed in one piece, and never panics.
 #![no_main]
 
+mod pieces;
+
 use libfuzzer_sys::fuzz_target;
+use pieces::pieces;
 use rtde_core::protocol::{Frame, FrameBuffer};
 
 fuzz_target!(|input: (Vec<u8>, Vec<u16>)| {
@@ -26,19 +29,7 @@ fuzz_target!(|input: (Vec<u8>, Vec<u16>)| {
     let mut frames = FrameBuffer::new();
     let mut got = Vec::new();
     let mut got_error = None;
-    let mut pos = 0;
-    let mut cuts: Vec<usize> = splits
-        .iter()
-        .map(|&s| usize::from(s) % (stream.len() + 1))
-        .collect();
-    cuts.sort_unstable();
-    cuts.push(stream.len());
-    'outer: for cut in cuts {
-        if cut < pos {
-            continue;
-        }
-        let chunk = &stream[pos..cut];
-        pos = cut;
+    'outer: for chunk in pieces(&stream, &splits) {
         let mut offset = 0;
         while offset < chunk.len() {
             let spare = frames.spare();

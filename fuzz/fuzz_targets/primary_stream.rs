@@ -3,7 +3,10 @@
 //! real-time decoder never panics on any bytes either.
 #![no_main]
 
+mod pieces;
+
 use libfuzzer_sys::fuzz_target;
+use pieces::pieces;
 use rtde_robot_proto::primary::{Decoded, Decoder};
 use rtde_robot_proto::realtime::RealtimeState;
 
@@ -34,19 +37,7 @@ fuzz_target!(|input: (Vec<u8>, Vec<u16>)| {
     let mut decoder = Decoder::new();
     let mut got = Vec::new();
     let mut got_error = None;
-    let mut pos = 0;
-    let mut cuts: Vec<usize> = splits
-        .iter()
-        .map(|&s| usize::from(s) % (stream.len() + 1))
-        .collect();
-    cuts.sort_unstable();
-    cuts.push(stream.len());
-    'outer: for cut in cuts {
-        if cut < pos {
-            continue;
-        }
-        let chunk = &stream[pos..cut];
-        pos = cut;
+    'outer: for chunk in pieces(&stream, &splits) {
         let mut offset = 0;
         while offset < chunk.len() {
             let spare = decoder.read_buf();

@@ -206,10 +206,7 @@ fn rtde_record_view_records_and_serves_at_once() {
         "--view",
         "127.0.0.1:0",
     ]);
-    let mut recorder = Spawned::new(cmd);
-    let addr = recorder.listening_on();
-    let mut client = foxglove::Client::connect(addr, &["foxglove.sdk.v1"]).unwrap();
-    client.subscribe(&["/tf"]).unwrap();
+    let (mut recorder, mut client) = served(cmd, &["/tf"]);
     for _ in 0..20 {
         assert_eq!(client.message().unwrap().topic, "/tf");
     }
@@ -259,10 +256,7 @@ fn rtde_view_draws_a_robots_calibrated_arm() {
         "--duration",
         "60s",
     ]);
-    let mut view = Spawned::new(cmd);
-    let addr = view.listening_on();
-    let mut client = foxglove::Client::connect(addr, &["foxglove.sdk.v1"]).unwrap();
-    client.subscribe(&["/tf"]).unwrap();
+    let (mut view, mut client) = served(cmd, &["/tf"]);
     let message = client.message().unwrap();
     // The shoulder sits the calibrated d1 above the base, not the nominal one.
     let shoulder = &message.json["transforms"][0]["translation"]["z"];
@@ -276,4 +270,13 @@ fn rtde_view_draws_a_robots_calibrated_arm() {
         "{}",
         run.stderr
     );
+}
+
+/// Spawns a command that serves the live view, and a client subscribed to `topics`.
+fn served(cmd: std::process::Command, topics: &[&str]) -> (Spawned, foxglove::Client) {
+    let mut served = Spawned::new(cmd);
+    let addr = served.listening_on();
+    let mut client = foxglove::Client::connect(addr, &["foxglove.sdk.v1"]).unwrap();
+    client.subscribe(topics).unwrap();
+    (served, client)
 }

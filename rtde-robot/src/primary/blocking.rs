@@ -5,7 +5,7 @@ use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
 use rtde_core::fields::ControllerVersion;
-use rtde_robot_proto::primary::{Decoded, Decoder, DecoderStats, PrimaryMessage, RobotState};
+use rtde_robot_proto::primary::{Decoded, Decoder, DecoderStats, RobotState};
 
 use super::{DEFAULT_TIMEOUT, PrimaryError};
 
@@ -54,10 +54,7 @@ impl PrimaryClient {
             version: ControllerVersion::new(0, 0, 0, 0),
             timeout: DEFAULT_TIMEOUT,
         };
-        match client.recv()? {
-            Decoded::Message(PrimaryMessage::Version { version, .. }) => client.version = version,
-            _ => return Err(PrimaryError::NoVersion { addr }),
-        }
+        client.version = super::first_version(addr, client.recv()?)?;
         Ok(client)
     }
 

@@ -41,7 +41,22 @@ pub use error::PrimaryError;
 pub use nonblocking::AsyncPrimaryClient;
 pub use rtde_robot_proto::primary::*;
 
+use std::net::SocketAddr;
 use std::time::Duration;
+
+use rtde_core::fields::ControllerVersion;
+
+/// The version the first package of a connection carries: every connection starts with
+/// the version message.
+pub(crate) fn first_version(
+    addr: SocketAddr,
+    first: Decoded<'_>,
+) -> Result<ControllerVersion, PrimaryError> {
+    match first {
+        Decoded::Message(PrimaryMessage::Version { version, .. }) => Ok(version),
+        _ => Err(PrimaryError::NoVersion { addr }),
+    }
+}
 
 /// How long a client waits for the next package by default: ten times the period a
 /// controller sends robot state at.

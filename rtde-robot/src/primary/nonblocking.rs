@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use rtde_core::fields::ControllerVersion;
-use rtde_robot_proto::primary::{Decoded, Decoder, DecoderStats, PrimaryMessage, RobotState};
+use rtde_robot_proto::primary::{Decoded, Decoder, DecoderStats, RobotState};
 use tokio::io::AsyncReadExt;
 use tokio::net::{TcpStream, ToSocketAddrs};
 
@@ -61,10 +61,7 @@ impl AsyncPrimaryClient {
             version: ControllerVersion::new(0, 0, 0, 0),
             timeout: DEFAULT_TIMEOUT,
         };
-        match client.recv().await? {
-            Decoded::Message(PrimaryMessage::Version { version, .. }) => client.version = version,
-            _ => return Err(PrimaryError::NoVersion { addr }),
-        }
+        client.version = super::first_version(addr, client.recv().await?)?;
         Ok(client)
     }
 
