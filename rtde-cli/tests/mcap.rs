@@ -206,7 +206,7 @@ fn rtde_record_view_records_and_serves_at_once() {
         "--view",
         "127.0.0.1:0",
     ]);
-    let (mut recorder, mut client) = served(cmd, &["/tf"]);
+    let (recorder, mut client) = served(cmd, &["/tf"]);
     for _ in 0..20 {
         assert_eq!(client.message().unwrap().topic, "/tf");
     }
