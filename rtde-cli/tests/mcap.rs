@@ -256,7 +256,7 @@ fn rtde_view_draws_a_robots_calibrated_arm() {
         "--duration",
         "60s",
     ]);
-    let (mut view, mut client) = served(cmd, &["/tf"]);
+    let (view, mut client) = served(cmd, &["/tf"]);
     let message = client.message().unwrap();
     // The shoulder sits the calibrated d1 above the base, not the nominal one.
     let shoulder = &message.json["transforms"][0]["translation"]["z"];
