@@ -121,7 +121,13 @@ fn after_a_protective_stop_and_its_unlock_a_new_session_moves_the_arm() {
     sim.protective_stop("a collision");
     let err = handle.wait().unwrap_err();
     assert!(matches!(err, MotionError::ProtectiveStop { .. }), "{err}");
-    drop(robot);
+    // The error says what to do next.
+    assert!(err.to_string().contains("then Robot::recover"), "{err}");
+    // Not unlocked yet: recovering is refused before anything is sent.
+    let Err(refused) = robot.recover() else {
+        panic!("a session started under a protective stop");
+    };
+    assert!(refused.to_string().contains("PROTECTIVE_STOP"), "{refused}");
 
     std::thread::sleep(Duration::from_millis(250));
     dashboard.unlock_protective_stop().unwrap();
@@ -141,6 +147,11 @@ fn after_a_protective_stop_and_its_unlock_a_new_session_moves_the_arm() {
     let target = [0.2, -1.57, 1.57, -1.57, -1.57, 0.0];
     let reached = robot.move_j(JointMove::to(target).speed(2.0)).unwrap();
     assert!(max_diff(&reached.q, &target) < 1e-9);
+    // Recovering re-sends the program; the next session moves the arm as well.
+    let robot = robot.recover().unwrap();
+    let back = [0.0, -1.57, 1.57, -1.57, -1.57, 0.0];
+    let reached = robot.move_j(JointMove::to(back).speed(2.0)).unwrap();
+    assert!(max_diff(&reached.q, &back) < 1e-9);
     robot.close().unwrap();
     sim.shutdown().unwrap();
 }

@@ -19,27 +19,33 @@ pub enum MotionError {
     #[error("nothing sent: {0}")]
     Invalid(String),
     /// The robot went into a protective stop; the program stopped.
-    #[error("protective stop: {message}")]
+    #[error(
+        "protective stop: {message}; unlock it (Dashboard::unlock_protective_stop, 5 s after \
+         the stop), then Robot::recover"
+    )]
     ProtectiveStop {
         /// What the controller said, if it said anything.
         message: String,
     },
     /// The program's watchdog stopped the robot: the client's register did not change in
     /// time.
-    #[error("watchdog: {message}")]
+    #[error("watchdog: {message}; Robot::recover starts a new session")]
     Watchdog {
         /// What the controller said.
         message: String,
     },
     /// A target, or a point on the way, had no joint solution; the program stopped.
-    #[error("target unreachable: {message}")]
+    #[error("target unreachable: {message}; Robot::recover, then a target within reach")]
     TargetUnreachable {
         /// What the controller said.
         message: String,
     },
     /// The program is not running (stopped from the pendant, a runtime error, or never
     /// started).
-    #[error("the command program is not running: {message}")]
+    #[error(
+        "the command program is not running: {message}; Robot::recover sends it again (with \
+         ProgramSource::Send), or start it on the pendant"
+    )]
     ProgramStopped {
         /// What the controller said, and the program's own reason when it gave one.
         message: String,

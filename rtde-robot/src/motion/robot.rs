@@ -452,6 +452,9 @@ impl Link {
 pub struct Robot {
     link: Arc<Link>,
     kinematics: Kinematics,
+    /// Where and how it connected, for [`Robot::recover`].
+    addr: SocketAddr,
+    options: MotionOptions,
     tcp: Mutex<[f64; 6]>,
     stop: Arc<AtomicBool>,
     keeper: Option<JoinHandle<()>>,
@@ -568,17 +571,25 @@ impl Robot {
             timeout: options.timeout,
         });
         if first.runtime_state != PLAYING {
-            let robot = Robot::with_keeper(link, receiver, kinematics);
+            let robot = Robot::with_keeper(link, receiver, kinematics, addr, options);
             let message = robot.link.said(
                 "runtime_state is not PLAYING: start rtde_command.script on the pendant first",
             );
             robot.close()?;
             return Err(MotionError::ProgramStopped { message });
         }
-        Ok(Robot::with_keeper(link, receiver, kinematics))
+        Ok(Robot::with_keeper(
+            link, receiver, kinematics, addr, options,
+        ))
     }
 
-    fn with_keeper(link: Arc<Link>, receiver: Receiver, kinematics: Kinematics) -> Robot {
+    fn with_keeper(
+        link: Arc<Link>,
+        receiver: Receiver,
+        kinematics: Kinematics,
+        addr: SocketAddr,
+        options: MotionOptions,
+    ) -> Robot {
         let stop = Arc::new(AtomicBool::new(false));
         let keeper = {
             let (link, stop) = (Arc::clone(&link), Arc::clone(&stop));
@@ -590,10 +601,42 @@ impl Robot {
         Robot {
             link,
             kinematics,
+            addr,
+            options,
             tcp: Mutex::new([0.0; 6]),
             stop,
             keeper,
         }
+    }
+
+    /// Carries on after the robot's verdict (a protective stop once unlocked, a watchdog
+    /// stop, an unreachable target, a stopped program) or a lost link: closes this session
+    /// and connects again to the same controller with the same options, sending the
+    /// command program again with [`ProgramSource::Send`] (it replaces the stopped one)
+    /// or attaching to the one playing with [`ProgramSource::Installed`]. ur_rtde's
+    /// `reconnect` and `reuploadScript` in one call.
+    ///
+    /// ```
+    /// use rtde_robot::motion::{JointMove, MotionError, MotionOptions, Robot};
+    ///
+    /// # fn main() -> Result<(), MotionError> {
+    /// let sim = rtde_sim::Sim::builder().command_program().controller_version("3.15.8").start().unwrap();
+    /// let robot = Robot::connect(sim.addr(), MotionOptions::new())?;
+    /// // Whatever stopped the session, the same options start the next one.
+    /// let robot = robot.recover()?;
+    /// robot.move_j(JointMove::to([0.1, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(2.0))?;
+    /// robot.close()?;
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Robot::connect`]: a precondition the controller still fails (a protective stop
+    /// not yet unlocked) is its own error, and nothing moves.
+    pub fn recover(self) -> Result<Robot, MotionError> {
+        let (addr, options) = (self.addr, self.options.clone());
+        // The session is over whatever it says on the way out: its verdict is known.
+        let _ = self.close();
+        Robot::connect(addr, options)
     }
 
     /// The arm the robot computes poses with, and whether it is the controller's
