@@ -605,6 +605,14 @@ class RTDEControlInterface:
         self._robot = Robot(self._hostname, **self._options)
         return True
 
+    def reuploadScript(self):
+        """Sends the command program again, replacing a stopped one (after a protective
+        stop is unlocked, a watchdog stop, an unreachable target), and reconnects to it;
+        returns True. Raises the precondition's error while the robot cannot run it."""
+        self._robot.close()
+        self._robot = Robot(self._hostname, **{**self._options, "send_program": True})
+        return True
+
     def stopScript(self):
         """Ends the program: the connection closes and the program's watchdog stops it."""
         self._robot.close()

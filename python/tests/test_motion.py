@@ -381,3 +381,19 @@ def test_ur_rtdes_api_takes_numpy_arrays_wherever_it_takes_a_list(sim, control):
     assert control.setPayload(1.0, np.array([0.0, 0.0, 0.05])) is True
     assert control.moveL_FK(np.array(HOME)) is True
     assert close(sim.command_program()["q"], HOME, 1e-6)
+
+
+def test_reupload_script_sends_the_program_again_after_it_stopped():
+    with rtde_rs.Sim(version="3.15.8", dashboard=True, script_ports=True, still=HOME) as sim:
+        dashboard = rtde_rs.Dashboard(sim.host, sim.dashboard_port)
+        dashboard.power_on()
+        dashboard.brake_release()
+        control = RTDEControlInterface(sim.host, port=sim.port, ports=sim.ports)
+        try:
+            assert control.moveJ(TARGET) is True
+            control.stopScript()
+            assert control.reuploadScript() is True
+            assert control.moveJ(HOME) is True
+            assert close(sim.command_program()["q"], HOME, 1e-9)
+        finally:
+            control.disconnect()
