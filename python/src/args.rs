@@ -116,3 +116,19 @@ pub(crate) fn port_choice(
         )),
     }
 }
+
+/// Six numbers as Python gives them: a list, a tuple, or a numpy array of any float dtype
+/// and any shape that holds six values (`(6,)`, `(1, 6)`, `(6, 1)`): an array's values in
+/// order.
+pub(crate) struct Vector6(pub(crate) [f64; 6]);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Vector6 {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        if let Ok(ravel) = obj.getattr("ravel") {
+            return Ok(Vector6(ravel.call0()?.extract()?));
+        }
+        Ok(Vector6(obj.extract()?))
+    }
+}

@@ -18,6 +18,7 @@ use rtde_robot::motion::{
 };
 use rtde_robot::script::{Ports, ScriptSender};
 
+use crate::args::Vector6;
 use crate::{args, enums, errors};
 
 /// How often a wait for the robot looks for Ctrl-C.
@@ -273,12 +274,13 @@ impl Robot {
     fn move_j<'py>(
         &self,
         py: Python<'py>,
-        q: [f64; 6],
+        q: Vector6,
         speed: f64,
         acceleration: f64,
         blend: f64,
         asynchronous: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let q = q.0;
         let target = JointMove::to(q)
             .speed(speed)
             .accel(acceleration)
@@ -295,12 +297,13 @@ impl Robot {
     fn move_l<'py>(
         &self,
         py: Python<'py>,
-        pose: [f64; 6],
+        pose: Vector6,
         speed: f64,
         acceleration: f64,
         blend: f64,
         asynchronous: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let pose = pose.0;
         let target = LinearMove::to(pose)
             .speed(speed)
             .accel(acceleration)
@@ -353,13 +356,15 @@ impl Robot {
 
     /// Accelerates the joints to `qd` (rad/s) and keeps them there until the next command.
     #[pyo3(signature = (qd, acceleration=defaults::SPEED_J_ACCELERATION))]
-    fn speed_j(&self, py: Python<'_>, qd: [f64; 6], acceleration: f64) -> PyResult<()> {
+    fn speed_j(&self, py: Python<'_>, qd: Vector6, acceleration: f64) -> PyResult<()> {
+        let qd = qd.0;
         self.with(py, move |r| r.speed_j(qd, acceleration))
     }
 
     /// Accelerates the TCP to `xd` (m/s, rad/s) and keeps it there until the next command.
     #[pyo3(signature = (xd, acceleration=defaults::SPEED_L_ACCELERATION))]
-    fn speed_l(&self, py: Python<'_>, xd: [f64; 6], acceleration: f64) -> PyResult<()> {
+    fn speed_l(&self, py: Python<'_>, xd: Vector6, acceleration: f64) -> PyResult<()> {
+        let xd = xd.0;
         self.with(py, move |r| r.speed_l(xd, acceleration))
     }
 
@@ -384,11 +389,12 @@ impl Robot {
     fn servo_j(
         &self,
         py: Python<'_>,
-        q: [f64; 6],
+        q: Vector6,
         time: f64,
         lookahead_time: f64,
         gain: f64,
     ) -> PyResult<()> {
+        let q = q.0;
         self.with(py, move |r| r.servo_j(q, time, lookahead_time, gain))
     }
 
@@ -404,7 +410,8 @@ impl Robot {
     }
 
     /// Sets the TCP offset from the flange; later linear targets and reach checks use it.
-    fn set_tcp(&self, py: Python<'_>, offset: [f64; 6]) -> PyResult<()> {
+    fn set_tcp(&self, py: Python<'_>, offset: Vector6) -> PyResult<()> {
+        let offset = offset.0;
         self.with(py, move |r| r.set_tcp(offset))?;
         *self.tcp.lock().unwrap_or_else(PoisonError::into_inner) = offset;
         Ok(())
@@ -433,9 +440,11 @@ impl Robot {
     fn forward_kinematics(
         &self,
         py: Python<'_>,
-        q: Option<[f64; 6]>,
-        tcp_offset: Option<[f64; 6]>,
+        q: Option<Vector6>,
+        tcp_offset: Option<Vector6>,
     ) -> PyResult<Vec<f64>> {
+        let q = q.map(|v| v.0);
+        let tcp_offset = tcp_offset.map(|v| v.0);
         let q = match q {
             Some(q) => q,
             None => self.robot(py)?.state().q,
@@ -471,12 +480,15 @@ impl Robot {
     fn force_mode(
         &self,
         py: Python<'_>,
-        task_frame: [f64; 6],
+        task_frame: Vector6,
         selection: [i64; 6],
-        wrench: [f64; 6],
+        wrench: Vector6,
         r#type: i64,
-        limits: [f64; 6],
+        limits: Vector6,
     ) -> PyResult<()> {
+        let task_frame = task_frame.0;
+        let wrench = wrench.0;
+        let limits = limits.0;
         let mode = ForceMode {
             task_frame,
             selection: self::selection(py, selection)?,
@@ -499,9 +511,11 @@ impl Robot {
     fn inverse_kinematics(
         &self,
         py: Python<'_>,
-        pose: [f64; 6],
-        near: Option<[f64; 6]>,
+        pose: Vector6,
+        near: Option<Vector6>,
     ) -> PyResult<Vec<f64>> {
+        let pose = pose.0;
+        let near = near.map(|v| v.0);
         self.with(py, move |r| r.inverse_kinematics(&pose, near))
             .map(|q| q.to_vec())
     }
@@ -652,7 +666,9 @@ impl MoveHandle {
 /// The pose `p_from_to`, given in the frame `p_from`, in the base frame (URScript's
 /// `pose_trans`).
 #[pyfunction]
-fn pose_trans(py: Python<'_>, p_from: [f64; 6], p_from_to: [f64; 6]) -> PyResult<Vec<f64>> {
+fn pose_trans(py: Python<'_>, p_from: Vector6, p_from_to: Vector6) -> PyResult<Vec<f64>> {
+    let p_from = p_from.0;
+    let p_from_to = p_from_to.0;
     for (i, x) in p_from.iter().chain(&p_from_to).enumerate() {
         args::finite(py, &format!("pose value [{i}]"), *x)?;
     }

@@ -397,3 +397,14 @@ def test_reupload_script_sends_the_program_again_after_it_stopped():
             assert close(sim.command_program()["q"], HOME, 1e-9)
         finally:
             control.disconnect()
+
+
+def test_the_native_api_takes_numpy_arrays_of_any_shape_that_fits(sim):
+    np = pytest.importorskip("numpy")
+    with rtde_rs.Robot(sim.host, port=sim.port, send_program=False) as robot:
+        reached = robot.move_j(np.array([TARGET], dtype=np.float32), speed=1.0, acceleration=3.0)
+        assert close(reached["q"], TARGET, 1e-6)
+        pose = robot.forward_kinematics(np.array(reached["q"]).reshape(6, 1), np.zeros((1, 6)))
+        assert close(pose, reached["tcp_pose"], 1e-9)
+        with pytest.raises(ValueError, match="length 6"):
+            robot.move_j(np.zeros(5))
