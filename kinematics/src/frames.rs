@@ -1,7 +1,7 @@
 //! Each link's frame relative to the one before: what a viewer needs to draw the arm
 //! (Foxglove's `FrameTransforms`, a ROS `tf` tree).
 
-use crate::{Arm, Transform};
+use crate::Arm;
 
 /// The names of the frames after each link, from the base out: `LINK_FRAMES[i]` is the
 /// frame after link `i + 1`, child of `LINK_FRAMES[i - 1]` (of [`BASE_FRAME`] for the
@@ -45,7 +45,7 @@ impl Arm {
     #[must_use]
     pub fn link_frames(&self, q: &[f64; 6]) -> [LinkFrame; 6] {
         std::array::from_fn(|i| {
-            let t = Transform::dh(q[i] + self.theta[i], self.d[i], self.a[i], self.alpha[i]);
+            let t = self.link(q, i);
             LinkFrame {
                 translation: t.p,
                 rotation: quaternion(&t.r),
@@ -121,7 +121,7 @@ pub fn rotation_matrix(q: &[f64; 4]) -> [[f64; 3]; 3] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{mul3, mul3v};
+    use crate::{Transform, mul3, mul3v};
 
     #[test]
     fn the_link_frames_chained_are_the_flange_pose() {

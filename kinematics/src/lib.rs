@@ -307,19 +307,19 @@ impl Arm {
     fn frames(&self, q: &[f64; 6]) -> [Transform; 7] {
         let mut frames = [Transform::IDENTITY; 7];
         for i in 0..6 {
-            frames[i + 1] = frames[i].then(&Transform::dh(
-                q[i] + self.theta[i],
-                self.d[i],
-                self.a[i],
-                self.alpha[i],
-            ));
+            frames[i + 1] = frames[i].then(&self.link(q, i));
         }
         frames
     }
 
     /// The transform from the base to the frame after the first `links` links.
     fn chain(&self, q: &[f64; 6], links: usize) -> Transform {
-        self.frames(q)[links.min(6)]
+        (0..links.min(6)).fold(Transform::IDENTITY, |t, i| t.then(&self.link(q, i)))
+    }
+
+    /// Link `i`'s transform at joint positions `q`, its theta offset included.
+    fn link(&self, q: &[f64; 6], i: usize) -> Transform {
+        Transform::dh(q[i] + self.theta[i], self.d[i], self.a[i], self.alpha[i])
     }
 }
 
