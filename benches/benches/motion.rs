@@ -3,7 +3,7 @@
 //!
 //! `cargo bench -p rtde-bench --bench motion -- [--commands 1000] [--stops 100]`
 //!
-//! - Command latency: from the `move_j_async` call to the simulator program's first tick of
+//! - Command latency: from the `start_move_j` call to the simulator program's first tick of
 //!   the move (the tick that takes it), p50 and p99 over `--commands` moves. Target: ≤ 2
 //!   control periods (4 ms).
 //! - Stop reaction: from the `stop_j` call to the tick whose deceleration starts, over
@@ -56,7 +56,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut target = HOME;
         target[0] = if i % 2 == 0 { 0.01 } else { 0.0 };
         let called = Instant::now();
-        let handle = robot.move_j_async(JointMove::to(target).speed(1.0).accel(20.0))?;
+        let handle = robot.start_move_j(JointMove::to(target).speed(1.0).accel(20.0))?;
         let seq = handle.seq();
         let reached = handle.wait()?;
         let (started_seq, _, at) = sim
@@ -83,7 +83,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for i in 0..stops {
         let mut target = HOME;
         target[0] = if i % 2 == 0 { 0.5 } else { 0.0 };
-        let handle = robot.move_j_async(JointMove::to(target).speed(2.0).accel(10.0))?;
+        let handle = robot.start_move_j(JointMove::to(target).speed(2.0).accel(10.0))?;
         std::thread::sleep(Duration::from_millis(60));
         let called = Instant::now();
         robot.stop_j(20.0)?;

@@ -285,7 +285,7 @@ impl Robot {
             .speed(speed)
             .accel(acceleration)
             .blend(blend);
-        self.finish(py, asynchronous, move |r| r.move_j_async(target))
+        self.finish(py, asynchronous, move |r| r.start_move_j(target))
     }
 
     /// Moves the TCP along a straight line to `pose` (m, rotation vector) at `speed` (m/s)
@@ -308,7 +308,7 @@ impl Robot {
             .speed(speed)
             .accel(acceleration)
             .blend(blend);
-        self.finish(py, asynchronous, move |r| r.move_l_async(target))
+        self.finish(py, asynchronous, move |r| r.start_move_l(target))
     }
 
     /// Moves through joint waypoints, each `[q0..q5, speed, acceleration, blend]`, blending
@@ -330,7 +330,7 @@ impl Robot {
                     .blend(rest[2])
             })
             .collect();
-        self.finish(py, asynchronous, move |r| r.move_j_path_async(&path))
+        self.finish(py, asynchronous, move |r| r.start_move_j_path(&path))
     }
 
     /// As `move_j_path`, through poses along straight lines.
@@ -351,7 +351,7 @@ impl Robot {
                     .blend(rest[2])
             })
             .collect();
-        self.finish(py, asynchronous, move |r| r.move_l_path_async(&path))
+        self.finish(py, asynchronous, move |r| r.start_move_l_path(&path))
     }
 
     /// Accelerates the joints to `qd` (rad/s) and keeps them there until the next command.

@@ -81,10 +81,10 @@ fn each_handle_returns_its_own_moves_end_after_later_moves() {
     let first = [0.3, -1.4, 1.4, -1.6, -1.5, 0.2];
     let second = [0.0, -1.2, 1.2, -1.5, -1.5, 0.1];
     let a = robot
-        .move_j_async(JointMove::to(first).speed(1.0).accel(3.0))
+        .start_move_j(JointMove::to(first).speed(1.0).accel(3.0))
         .unwrap();
     let b = robot
-        .move_j_async(JointMove::to(second).speed(1.0).accel(3.0))
+        .start_move_j(JointMove::to(second).speed(1.0).accel(3.0))
         .unwrap();
     let end_b = b.wait().unwrap();
     let end_a = a.wait().unwrap();
@@ -122,7 +122,7 @@ fn progress_and_steadiness_are_readable_while_a_move_runs() {
     let sim = sim_with(vec![]);
     let robot = connect(&sim);
     let handle = robot
-        .move_j_async(JointMove::to([0.5, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.5))
+        .start_move_j(JointMove::to([0.5, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.5))
         .unwrap();
     let mut seen_midway = false;
     for _ in 0..2000 {
@@ -210,7 +210,7 @@ fn stop_j_ends_a_move_where_the_arm_stops() {
     let sim = sim_with(vec![]);
     let robot = connect(&sim);
     let handle = robot
-        .move_j_async(JointMove::to([2.0, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(1.0))
+        .start_move_j(JointMove::to([2.0, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(1.0))
         .unwrap();
     std::thread::sleep(Duration::from_millis(300));
     robot.stop_j(4.0).unwrap();
@@ -667,7 +667,7 @@ fn a_protective_stop_is_the_robots_whoever_raises_it() {
     let (sim, _dashboard) = waiting_for_a_program(still);
     let robot = Robot::connect(sim.addr(), sending(&sim, CommandLayout::UPPER)).unwrap();
     let handle = robot
-        .move_j_async(JointMove::to([1.0, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.5))
+        .start_move_j(JointMove::to([1.0, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.5))
         .unwrap();
     sim.protective_stop("a collision");
     let err = handle.wait().unwrap_err();

@@ -116,7 +116,7 @@ fn after_a_protective_stop_and_its_unlock_a_new_session_moves_the_arm() {
     let (sim, mut dashboard) = controller();
     let robot = Robot::connect(sim.addr(), sending(&sim)).unwrap();
     let handle = robot
-        .move_j_async(JointMove::to([1.0, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.5))
+        .start_move_j(JointMove::to([1.0, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.5))
         .unwrap();
     sim.protective_stop("a collision");
     let err = handle.wait().unwrap_err();
@@ -161,7 +161,7 @@ fn closing_mid_move_stops_the_arm_before_it_returns() {
     let (sim, _dashboard) = controller();
     let robot = Robot::connect(sim.addr(), sending(&sim)).unwrap();
     let _handle = robot
-        .move_j_async(JointMove::to([2.5, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.5))
+        .start_move_j(JointMove::to([2.5, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.5))
         .unwrap();
     std::thread::sleep(Duration::from_millis(300));
     assert!(!robot.state().steady, "under way");
@@ -181,7 +181,7 @@ fn a_handle_waited_after_close_says_closed_at_once() {
     let (sim, _dashboard) = controller();
     let robot = Robot::connect(sim.addr(), sending(&sim)).unwrap();
     let handle = robot
-        .move_j_async(JointMove::to([2.5, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.3))
+        .start_move_j(JointMove::to([2.5, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.3))
         .unwrap();
     // At once: the program may not have taken the move yet; it must not run after close.
     robot.close().unwrap();
@@ -215,7 +215,7 @@ fn child_moving_until_killed() {
     };
     let robot = Robot::connect(addr.as_str(), MotionOptions::new()).unwrap();
     let _handle = robot
-        .move_j_async(JointMove::to([2.5, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.3))
+        .start_move_j(JointMove::to([2.5, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.3))
         .unwrap();
     println!("{MOVING}");
     std::thread::sleep(Duration::from_secs(60));

@@ -5,7 +5,7 @@
 //! [`Robot::connect`] sends the program through the script port ([`ProgramSource::Send`])
 //! or attaches to it (installed on the pendant and playing, or the simulator's
 //! `SimBuilder::command_program`), and offers each command blocking and
-//! non-blocking: [`Robot::move_j`] returns where the arm got to, [`Robot::move_j_async`] a
+//! non-blocking: [`Robot::move_j`] returns where the arm got to, [`Robot::start_move_j`] a
 //! [`MoveHandle`] whose [`wait`](MoveHandle::wait) does, or says why not in a typed error
 //! ([`MotionError::ProtectiveStop`], [`MotionError::Watchdog`],
 //! [`MotionError::ProgramStopped`], [`MotionError::TargetUnreachable`]). Every value is
@@ -27,7 +27,7 @@
 //! let reached = robot.move_j(JointMove::to(home).speed(1.0).accel(2.0))?;
 //! let mut below = reached.tcp_pose;
 //! below[2] -= 0.05;
-//! let handle = robot.move_l_async(LinearMove::to(below))?;
+//! let handle = robot.start_move_l(LinearMove::to(below))?;
 //! let _progress = robot.state().progress; // readable while the move runs
 //! let down = handle.wait()?;
 //! assert!((down.tcp_pose[2] - below[2]).abs() < 1e-6);
@@ -35,22 +35,29 @@
 //! # Ok(()) }
 //! ```
 
+mod blocking;
 mod command;
 pub mod defaults;
 mod error;
 mod kinematics;
 pub mod limits;
+#[cfg(feature = "tokio")]
+mod nonblocking;
+mod options;
+mod plan;
 mod recipes;
-mod robot;
+mod session;
 
+pub use blocking::{MoveHandle, Robot};
 pub use command::{ForceMode, ForceModeType, JointMove, LinearMove};
 pub use error::MotionError;
 pub use kinematics::Kinematics;
 pub use limits::Refusal;
-pub use robot::{
-    MotionOptions, MoveHandle, ProgramSource, Reached, Robot, RobotState, STEADY_SPEED,
-};
+#[cfg(feature = "tokio")]
+pub use nonblocking::{AsyncMoveHandle, AsyncRobot};
+pub use options::{MotionOptions, ProgramSource};
 pub use rtde_kinematics::Arm;
 pub use rtde_robot_proto::programs::command::{
     CommandLayout, ProgramState, SCRIPT as COMMAND_PROGRAM, command_program, layout_of,
 };
+pub use session::{Reached, RobotState, STEADY_SPEED};

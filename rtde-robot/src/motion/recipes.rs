@@ -2,9 +2,9 @@
 //! [`CommandLayout`]: the derive checks every name against the registry, as it does every
 //! recipe, and a test checks that the names are the layout's.
 
-#[cfg(test)]
-use rtde_core::StaticRecipe;
-use rtde_core::{FromPayload, RtdeRecipe};
+use rtde_core::{
+    FromPayload, InputRecipe, PayloadError, Recipe, RecipeSpec, RtdeRecipe, StaticRecipe,
+};
 use rtde_robot_proto::programs::command::CommandLayout;
 use rtde_robot_proto::programs::command::{DOUBLE_INPUTS, int_in};
 
@@ -106,12 +106,52 @@ layout_recipes!(
 /// The names of a layout's recipes: inputs, then the program's outputs.
 #[cfg(test)]
 pub(crate) fn names(layout: CommandLayout) -> (Vec<&'static str>, Vec<&'static str>) {
-    let (inputs, outputs) = if layout == CommandLayout::LOWER {
-        (LowerCommand::SPEC.names(), LowerState::SPEC.names())
+    let (outputs, inputs) = specs(layout);
+    (inputs.names().to_vec(), outputs.names().to_vec())
+}
+
+/// A layout's recipes: the state the motion API reads, and the registers it writes.
+pub(crate) fn specs(layout: CommandLayout) -> (RecipeSpec<'static>, RecipeSpec<'static>) {
+    if layout == CommandLayout::LOWER {
+        (LowerState::SPEC, LowerCommand::SPEC)
     } else {
-        (UpperCommand::SPEC.names(), UpperState::SPEC.names())
-    };
-    (inputs.to_vec(), outputs.to_vec())
+        (UpperState::SPEC, UpperCommand::SPEC)
+    }
+}
+
+/// The registers as the input recipe of their layout, which every driver sends.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Written {
+    Upper(UpperCommand),
+    Lower(LowerCommand),
+}
+
+impl Written {
+    pub(crate) fn new(layout: CommandLayout, registers: Registers) -> Written {
+        if layout == CommandLayout::LOWER {
+            Written::Lower(registers.into())
+        } else {
+            Written::Upper(registers.into())
+        }
+    }
+}
+
+impl Recipe for Written {
+    fn spec(&self) -> RecipeSpec<'_> {
+        match self {
+            Written::Upper(r) => r.spec(),
+            Written::Lower(r) => r.spec(),
+        }
+    }
+}
+
+impl InputRecipe for Written {
+    fn encode_into(&self, out: &mut [u8]) -> Result<usize, PayloadError> {
+        match self {
+            Written::Upper(r) => r.encode_into(out),
+            Written::Lower(r) => r.encode_into(out),
+        }
+    }
 }
 
 /// Decodes a state package of `layout`'s recipe.

@@ -1,0 +1,356 @@
+//! The motion session without I/O: what the client has written, what the robot last said,
+//! where each command finished, and the rules that turn those into "write this now",
+//! "wait" or an outcome. The blocking [`Robot`](super::Robot) and the tokio
+//! `AsyncRobot` are drivers over it that differ only in how they wait.
+
+use std::collections::VecDeque;
+use std::ops::RangeInclusive;
+use std::task::Poll;
+
+use rtde_robot_proto::programs::command::{Failure, ProgramState, int_in, int_out};
+
+use crate::motion::error::MotionError;
+use crate::motion::recipes::{Observed, Registers};
+
+/// `runtime_state` PLAYING.
+pub(crate) const PLAYING: u32 = 2;
+/// `safety_mode` PROTECTIVE_STOP.
+const PROTECTIVE_STOP: i32 = 3;
+/// How many finished commands' ends are kept for their handles.
+const FINISHED_KEPT: usize = 1024;
+/// Below this joint speed (rad/s) on every joint the arm is steady.
+pub const STEADY_SPEED: f64 = 1e-3;
+
+/// Where a command left the arm.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Reached {
+    /// `actual_q`, rad.
+    pub q: [f64; 6],
+    /// `actual_TCP_pose`.
+    pub tcp_pose: [f64; 6],
+}
+
+/// The arm and the program as the last package said.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RobotState {
+    /// The controller's `timestamp`, s.
+    pub timestamp: f64,
+    /// `actual_q`.
+    pub q: [f64; 6],
+    /// `actual_qd`.
+    pub qd: [f64; 6],
+    /// `actual_TCP_pose`.
+    pub tcp_pose: [f64; 6],
+    /// The current move's progress, 0 to 1.
+    pub progress: f64,
+    /// The program's state.
+    pub program: ProgramState,
+    /// Whether every joint is slower than [`STEADY_SPEED`].
+    pub steady: bool,
+}
+
+/// The controller's words for why the program stopped, or the fallback given: the drivers
+/// read the controller's text messages only when a verdict needs them.
+pub(crate) type Said<'a> = &'a dyn Fn(&str) -> String;
+
+/// One session with the command program.
+#[derive(Debug)]
+pub(crate) struct Session {
+    registers: Registers,
+    watchdog: i32,
+    last_seq: i32,
+    observed: Observed,
+    ended: Option<String>,
+    /// Closing has begun: nothing more is sent or waited for.
+    closed: bool,
+    /// The commands closing cut short (sent, not finished when it stopped the arm).
+    cut_short: Option<RangeInclusive<i32>>,
+    /// The moves a stop cut short: sent, not finished when the stop was sent.
+    interrupted: Vec<RangeInclusive<i32>>,
+    /// Where each command finished, newest last: a handle's result is its own, kept after
+    /// later commands. At most [`FINISHED_KEPT`].
+    finished: VecDeque<Finished>,
+    /// The last command whose end is recorded in `finished`.
+    recorded: i32,
+}
+
+/// Where a command finished.
+#[derive(Clone, Copy, Debug)]
+struct Finished {
+    seq: i32,
+    /// The package in which the program's DONE register reached it, or, while the arm
+    /// still moved on its own then (a stop decelerating, the last move settling), the
+    /// first package with the arm still.
+    reached: Reached,
+    /// Whether `reached` is final: the arm was still, or a newer command moved it.
+    settled: bool,
+}
+
+impl Session {
+    /// A session that starts from the robot's first package: the program's ACCEPTED
+    /// register is where this session's sequence starts, whatever an earlier one left.
+    pub(crate) fn new(first: Observed) -> Session {
+        let accepted = first.ints[usize::from(int_out::ACCEPTED)];
+        let mut registers = Registers::default();
+        registers.ints[usize::from(int_in::SEQUENCE)] = accepted;
+        Session {
+            registers,
+            watchdog: 0,
+            last_seq: accepted,
+            observed: first,
+            ended: None,
+            closed: false,
+            cut_short: None,
+            interrupted: Vec::new(),
+            finished: VecDeque::new(),
+            recorded: accepted,
+        }
+    }
+
+    /// Whether the program plays.
+    pub(crate) fn is_playing(&self) -> bool {
+        self.observed.runtime_state == PLAYING
+    }
+
+    /// A package from the robot: the state the handles read, the ends it records, and the
+    /// registers to write back, the watchdog register changed.
+    pub(crate) fn on_package(&mut self, o: Observed) -> Registers {
+        self.observed = o;
+        self.record_finished(&o);
+        self.watchdog = self.watchdog.wrapping_add(1);
+        self.registers.ints[usize::from(int_in::WATCHDOG)] = self.watchdog;
+        self.registers
+    }
+
+    /// The registers as the client writes them now.
+    pub(crate) fn registers(&self) -> Registers {
+        self.registers
+    }
+
+    /// The link ended (`why`): every wait returns.
+    pub(crate) fn on_end(&mut self, why: String) {
+        self.ended = Some(why);
+    }
+
+    /// Whether the link ended.
+    pub(crate) fn has_ended(&self) -> bool {
+        self.ended.is_some()
+    }
+
+    /// Closing begins: nothing more is sent or waited for.
+    pub(crate) fn close(&mut self) {
+        self.closed = true;
+    }
+
+    /// Whether a command is under way: sent and not finished, or a move running. When one
+    /// is, the commands sent and not finished are recorded as cut short by closing.
+    pub(crate) fn begin_close(&mut self) -> bool {
+        let done = self.observed.ints[usize::from(int_out::DONE)];
+        let busy = self.last_seq > done || self.program() == ProgramState::Moving;
+        if busy {
+            self.cut_short = Some(done.saturating_add(1)..=self.last_seq);
+        }
+        busy
+    }
+
+    /// A stop is about to be sent: the moves sent and not finished are cut short by it.
+    pub(crate) fn begin_stop(&mut self) {
+        let done = self.observed.ints[usize::from(int_out::DONE)];
+        let (from, to) = (done.wrapping_add(1), self.last_seq);
+        if from <= to {
+            self.interrupted.push(from..=to);
+        }
+    }
+
+    /// Takes `registers` as the next command once the program took the one before: the
+    /// registers to write, with their sequence number.
+    pub(crate) fn poll_command(
+        &mut self,
+        mut registers: Registers,
+        said: Said<'_>,
+    ) -> Poll<Result<(i32, Registers), MotionError>> {
+        if let Some(e) = self.link_end() {
+            return Poll::Ready(Err(e));
+        }
+        if self.observed.ints[usize::from(int_out::ACCEPTED)] != self.last_seq {
+            return match verdict(&self.observed, said) {
+                Some(e) => Poll::Ready(Err(e)),
+                None => Poll::Pending,
+            };
+        }
+        let seq = self.last_seq.wrapping_add(1);
+        registers.ints[usize::from(int_in::SEQUENCE)] = seq;
+        registers.ints[usize::from(int_in::WATCHDOG)] = self.watchdog;
+        self.registers = registers;
+        self.last_seq = seq;
+        Poll::Ready(Ok((seq, registers)))
+    }
+
+    /// The outcome of command `seq`, once known: where it finished, and with `until_still`
+    /// where the program's motion ended too (a move stopped by `stop_j` ends where the arm
+    /// rests).
+    pub(crate) fn poll_done(
+        &self,
+        seq: i32,
+        until_still: bool,
+        said: Said<'_>,
+    ) -> Poll<Result<Reached, MotionError>> {
+        if self
+            .cut_short
+            .as_ref()
+            .is_some_and(|cut| cut.contains(&seq))
+        {
+            return Poll::Ready(Err(MotionError::Closed));
+        }
+        if let Some(reached) = self.finished_at(seq, until_still) {
+            return Poll::Ready(if self.interrupted.iter().any(|r| r.contains(&seq)) {
+                Err(MotionError::Interrupted { at: reached })
+            } else {
+                Ok(reached)
+            });
+        }
+        let o = &self.observed;
+        let (accepted, done) = (
+            o.ints[usize::from(int_out::ACCEPTED)],
+            o.ints[usize::from(int_out::DONE)],
+        );
+        // Older than the ends kept: where the arm is once it is still.
+        let forgotten = self.finished.front().is_some_and(|f| seq < f.seq);
+        if forgotten && accepted >= seq && done >= seq && !(until_still && self.moving()) {
+            return Poll::Ready(Ok(Reached {
+                q: o.q,
+                tcp_pose: o.tcp_pose,
+            }));
+        }
+        if let Some(e) = verdict(o, said) {
+            return Poll::Ready(Err(e));
+        }
+        match self.link_end() {
+            Some(e) => Poll::Ready(Err(e)),
+            None => Poll::Pending,
+        }
+    }
+
+    /// The error a command waiting since `seq` gets after `waited`.
+    pub(crate) fn timeout(&self, seq: Option<i32>, waited: std::time::Duration) -> MotionError {
+        MotionError::Timeout {
+            seq: seq.unwrap_or(self.last_seq),
+            waited,
+        }
+    }
+
+    /// Whether the program has finished command `seq`.
+    pub(crate) fn is_finished(&self, seq: i32) -> bool {
+        self.observed.ints[usize::from(int_out::DONE)] >= seq
+    }
+
+    /// The arm and the program as the last package said.
+    pub(crate) fn state(&self) -> RobotState {
+        let o = &self.observed;
+        RobotState {
+            timestamp: o.timestamp,
+            q: o.q,
+            qd: o.qd,
+            tcp_pose: o.tcp_pose,
+            progress: o.progress,
+            program: self.program(),
+            steady: o.qd.iter().all(|v| v.abs() < STEADY_SPEED),
+        }
+    }
+
+    fn program(&self) -> ProgramState {
+        ProgramState::from_register(self.observed.ints[usize::from(int_out::STATE)])
+    }
+
+    fn moving(&self) -> bool {
+        self.program() == ProgramState::Moving
+    }
+
+    /// Closed by this program, or the link ended.
+    fn link_end(&self) -> Option<MotionError> {
+        if self.closed {
+            return Some(MotionError::Closed);
+        }
+        self.ended.as_ref().map(|e| MotionError::ProgramStopped {
+            message: format!("the RTDE link ended: {e}"),
+        })
+    }
+
+    /// Records where the commands up to the program's DONE register finished, from the
+    /// package `o`.
+    fn record_finished(&mut self, o: &Observed) {
+        let done = o.ints[usize::from(int_out::DONE)];
+        let accepted = o.ints[usize::from(int_out::ACCEPTED)];
+        let reached = Reached {
+            q: o.q,
+            tcp_pose: o.tcp_pose,
+        };
+        // The arm moves on its own (no newer command than the finished ones moves it): the
+        // ends are where it comes to rest.
+        let settled = !(self.moving() && accepted <= done);
+        for last in self.finished.iter_mut().rev() {
+            if last.settled {
+                break;
+            }
+            last.reached = reached;
+            last.settled = settled;
+        }
+        while self.recorded < done {
+            let seq = self.recorded.wrapping_add(1);
+            if self.finished.len() == FINISHED_KEPT {
+                self.finished.pop_front();
+            }
+            self.finished.push_back(Finished {
+                seq,
+                reached,
+                settled,
+            });
+            self.recorded = seq;
+        }
+    }
+
+    /// Where command `seq` finished, once final (or at once, without `until_still`).
+    fn finished_at(&self, seq: i32, until_still: bool) -> Option<Reached> {
+        self.finished
+            .iter()
+            .rev()
+            .find(|f| f.seq == seq && (f.settled || !until_still))
+            .map(|f| f.reached)
+    }
+}
+
+/// The robot's verdict on the state `o`: an error once the program cannot go on.
+fn verdict(o: &Observed, said: Said<'_>) -> Option<MotionError> {
+    if o.safety_mode == PROTECTIVE_STOP {
+        return Some(MotionError::ProtectiveStop {
+            message: said("safety_mode is PROTECTIVE_STOP"),
+        });
+    }
+    let failure = Failure::from_register(o.ints[usize::from(int_out::FAILURE)]);
+    let stopped = o.runtime_state != PLAYING
+        || ProgramState::from_register(o.ints[usize::from(int_out::STATE)])
+            == ProgramState::Stopped;
+    if !stopped {
+        return None;
+    }
+    let message = said(&failure.to_string());
+    Some(match failure {
+        Failure::Watchdog => MotionError::Watchdog { message },
+        Failure::Unreachable => MotionError::TargetUnreachable { message },
+        Failure::None if o.runtime_state == PLAYING => return None,
+        Failure::None => MotionError::ProgramStopped {
+            message: said("runtime_state is STOPPED"),
+        },
+        _ => MotionError::ProgramStopped { message },
+    })
+}
+
+/// The program's words among the controller's text messages, newest first, or `fallback`.
+pub(crate) fn said_in(texts: &[String], fallback: &str) -> String {
+    texts
+        .iter()
+        .rev()
+        .find(|t| t.contains("rtde_command"))
+        .cloned()
+        .unwrap_or_else(|| fallback.to_owned())
+}
