@@ -9,7 +9,6 @@ use std::time::Duration;
 use rtde_core::{SafetyStatus, Value};
 use rtde_robot::motion::{
     Arm, ForceMode, ForceModeType, JointMove, Kinematics, LinearMove, MotionError, MotionOptions,
-    Robot,
 };
 use rtde_robot::script::ScriptError;
 use rtde_robot::script::ScriptPort;
@@ -17,6 +16,7 @@ use rtde_robot_proto::programs::command::{CommandLayout, int_in};
 use rtde_sim::{Calibration, Fault, Motion, Sim, SimBuilder};
 
 mod common;
+use common::robots::{Driver, Handle};
 use common::{max_diff, powered_off, sending, waiting_for_a_program};
 
 const HOME: [f64; 6] = [0.0, -1.57, 1.57, -1.57, -1.57, 0.0];
@@ -45,18 +45,17 @@ fn sim_on(version: &str, faults: Vec<Fault>) -> Sim {
     builder.start().unwrap()
 }
 
-fn connect(sim: &Sim) -> Robot {
-    Robot::connect(
+fn connect<R: Driver>(sim: &Sim) -> R {
+    R::connect(
         sim.addr(),
         MotionOptions::new().timeout(Duration::from_secs(20)),
     )
     .unwrap()
 }
 
-#[test]
-fn wait_returns_the_reached_joints_and_pose() {
+fn wait_returns_the_reached_joints_and_pose<R: Driver>() {
     let sim = sim_with(vec![]);
-    let robot = connect(&sim);
+    let robot = connect::<R>(&sim);
     let target = [0.3, -1.4, 1.4, -1.6, -1.5, 0.2];
     let reached = robot
         .move_j(JointMove::to(target).speed(1.0).accel(3.0))
@@ -74,10 +73,9 @@ fn wait_returns_the_reached_joints_and_pose() {
 }
 
 /// A handle's result is its own move's end, kept after later moves end elsewhere.
-#[test]
-fn each_handle_returns_its_own_moves_end_after_later_moves() {
+fn each_handle_returns_its_own_moves_end_after_later_moves<R: Driver>() {
     let sim = sim_with(vec![]);
-    let robot = connect(&sim);
+    let robot = connect::<R>(&sim);
     let first = [0.3, -1.4, 1.4, -1.6, -1.5, 0.2];
     let second = [0.0, -1.2, 1.2, -1.5, -1.5, 0.1];
     let a = robot
@@ -94,10 +92,9 @@ fn each_handle_returns_its_own_moves_end_after_later_moves() {
     robot.close().unwrap();
 }
 
-#[test]
-fn a_path_with_blends_ends_on_its_last_waypoint() {
+fn a_path_with_blends_ends_on_its_last_waypoint<R: Driver>() {
     let sim = sim_with(vec![]);
-    let robot = connect(&sim);
+    let robot = connect::<R>(&sim);
     let start = robot.move_j(JointMove::to(HOME)).unwrap().tcp_pose;
     let corners = [(0.08, 0.0), (0.08, 0.08), (0.0, 0.08)];
     let path: Vec<LinearMove> = corners
@@ -117,10 +114,9 @@ fn a_path_with_blends_ends_on_its_last_waypoint() {
     sim.shutdown().unwrap();
 }
 
-#[test]
-fn progress_and_steadiness_are_readable_while_a_move_runs() {
+fn progress_and_steadiness_are_readable_while_a_move_runs<R: Driver>() {
     let sim = sim_with(vec![]);
-    let robot = connect(&sim);
+    let robot = connect::<R>(&sim);
     let handle = robot
         .start_move_j(JointMove::to([0.5, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.5))
         .unwrap();
@@ -142,12 +138,11 @@ fn progress_and_steadiness_are_readable_while_a_move_runs() {
     sim.shutdown().unwrap();
 }
 
-#[test]
-fn a_protective_stop_mid_move_is_a_typed_error() {
+fn a_protective_stop_mid_move_is_a_typed_error<R: Driver>() {
     let sim = sim_with(vec![Fault::ProtectiveStopMidMove(Duration::from_millis(
         200,
     ))]);
-    let robot = connect(&sim);
+    let robot = connect::<R>(&sim);
     let err = robot
         .move_j(JointMove::to([1.0, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.5))
         .unwrap_err();
@@ -157,10 +152,9 @@ fn a_protective_stop_mid_move_is_a_typed_error() {
     sim.shutdown().unwrap();
 }
 
-#[test]
-fn a_runtime_stop_mid_move_is_program_stopped() {
+fn a_runtime_stop_mid_move_is_program_stopped<R: Driver>() {
     let sim = sim_with(vec![Fault::RuntimeStopMidMove(Duration::from_millis(200))]);
-    let robot = connect(&sim);
+    let robot = connect::<R>(&sim);
     let err = robot
         .move_j(JointMove::to([1.0, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.5))
         .unwrap_err();
@@ -170,13 +164,12 @@ fn a_runtime_stop_mid_move_is_program_stopped() {
     sim.shutdown().unwrap();
 }
 
-#[test]
-fn a_silent_link_trips_the_watchdog() {
+fn a_silent_link_trips_the_watchdog<R: Driver>() {
     // 80 ticks (160 ms) without a package from tick 600 (1.2 s): the client cannot kick
     // the watchdog, and the program counts the silent ticks when the stream resumes.
     let silence = (600..680).collect();
     let sim = sim_on("5.21.0", vec![Fault::SkipTicks(silence)]);
-    let robot = connect(&sim);
+    let robot = connect::<R>(&sim);
     let err = robot
         .move_j(JointMove::to([2.0, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.5))
         .unwrap_err();
@@ -186,10 +179,9 @@ fn a_silent_link_trips_the_watchdog() {
     sim.shutdown().unwrap();
 }
 
-#[test]
-fn a_line_through_a_singularity_is_target_unreachable() {
+fn a_line_through_a_singularity_is_target_unreachable<R: Driver>() {
     let sim = sim_with(vec![]);
-    let robot = connect(&sim);
+    let robot = connect::<R>(&sim);
     // Tool down; the wrist passes within d4 of the base axis halfway.
     let start = [0.4, -0.05, 0.3, 0.0, PI, 0.0];
     let q = robot.inverse_kinematics(&start, Some(HOME)).unwrap();
@@ -205,10 +197,9 @@ fn a_line_through_a_singularity_is_target_unreachable() {
     sim.shutdown().unwrap();
 }
 
-#[test]
-fn stop_j_ends_a_move_where_the_arm_stops() {
+fn stop_j_ends_a_move_where_the_arm_stops<R: Driver>() {
     let sim = sim_with(vec![]);
-    let robot = connect(&sim);
+    let robot = connect::<R>(&sim);
     let handle = robot
         .start_move_j(JointMove::to([2.0, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(1.0))
         .unwrap();
@@ -232,10 +223,9 @@ fn stop_j_ends_a_move_where_the_arm_stops() {
     sim.shutdown().unwrap();
 }
 
-#[test]
-fn configuration_commands_reach_the_program() {
+fn configuration_commands_reach_the_program<R: Driver>() {
     let sim = sim_with(vec![]);
-    let robot = connect(&sim);
+    let robot = connect::<R>(&sim);
     robot.set_tcp([0.0, 0.0, 0.1, 0.0, 0.0, 0.0]).unwrap();
     robot.set_payload(1.2, [0.0, 0.0, 0.04]).unwrap();
     robot.zero_ft_sensor().unwrap();
@@ -273,10 +263,9 @@ fn command_registers(sim: &Sim) -> Vec<Value> {
         .collect()
 }
 
-#[test]
-fn every_refused_input_names_its_value_and_limit_and_sends_nothing() {
+fn every_refused_input_names_its_value_and_limit_and_sends_nothing<R: Driver>() {
     let sim = sim_with(vec![]);
-    let robot = connect(&sim);
+    let robot = connect::<R>(&sim);
     robot.move_j(JointMove::to(HOME)).unwrap();
     let before = (
         command_registers(&sim),
@@ -416,8 +405,7 @@ fn every_refused_input_names_its_value_and_limit_and_sends_nothing() {
     sim.shutdown().unwrap();
 }
 
-#[test]
-fn the_lower_layout_drives_the_program_on_the_lower_registers() {
+fn the_lower_layout_drives_the_program_on_the_lower_registers<R: Driver>() {
     let sim = Sim::builder()
         .controller_version("3.15.8")
         .command_program_on(CommandLayout::LOWER)
@@ -425,7 +413,7 @@ fn the_lower_layout_drives_the_program_on_the_lower_registers() {
         .motion(Motion::still(HOME))
         .start()
         .unwrap();
-    let robot = Robot::connect(
+    let robot = R::connect(
         sim.addr(),
         MotionOptions::new().layout(CommandLayout::LOWER),
     )
@@ -437,10 +425,9 @@ fn the_lower_layout_drives_the_program_on_the_lower_registers() {
     sim.shutdown().unwrap();
 }
 
-#[test]
-fn attaching_to_a_controller_without_the_program_says_so() {
+fn attaching_to_a_controller_without_the_program_says_so<R: Driver>() {
     let sim = Sim::builder().deterministic().start().unwrap();
-    let err = Robot::connect(sim.addr(), MotionOptions::new()).unwrap_err();
+    let err = R::connect(sim.addr(), MotionOptions::new()).unwrap_err();
     assert!(matches!(err, MotionError::ProgramStopped { .. }), "{err}");
     assert!(err.to_string().contains("rtde_command.script"), "{err}");
     sim.shutdown().unwrap();
@@ -475,11 +462,10 @@ fn doubles(values: &[f64]) -> Vec<f64> {
     d
 }
 
-#[test]
-fn each_command_reaches_the_registers_the_program_reads() {
+fn each_command_reaches_the_registers_the_program_reads<R: Driver>() {
     use rtde_robot_proto::programs::command::Command;
     let sim = sim_with(vec![]);
-    let robot = connect(&sim);
+    let robot = connect::<R>(&sim);
     let code = |c: Command| c.code();
     let none = vec![0; 7];
 
@@ -572,12 +558,12 @@ fn each_command_reaches_the_registers_the_program_reads() {
     );
     for (call, command) in [
         (
-            Robot::zero_ft_sensor as fn(&Robot) -> Result<(), MotionError>,
+            R::zero_ft_sensor as fn(&R) -> Result<(), MotionError>,
             Command::ZeroFtSensor,
         ),
-        (Robot::teach_mode, Command::TeachMode),
-        (Robot::end_teach_mode, Command::EndTeachMode),
-        (Robot::end_force_mode, Command::EndForceMode),
+        (R::teach_mode, Command::TeachMode),
+        (R::end_teach_mode, Command::EndTeachMode),
+        (R::end_force_mode, Command::EndForceMode),
     ] {
         call(&robot).unwrap();
         assert_eq!(decoded(&sim), (code(command), none.clone(), doubles(&[])));
@@ -605,15 +591,14 @@ fn each_command_reaches_the_registers_the_program_reads() {
     sim.shutdown().unwrap();
 }
 
-#[test]
-fn the_command_program_sent_through_the_script_port_runs_on_its_layout() {
+fn the_command_program_sent_through_the_script_port_runs_on_its_layout<R: Driver>() {
     for layout in [CommandLayout::UPPER, CommandLayout::LOWER] {
         let (sim, _dashboard) = waiting_for_a_program(still);
         assert!(
             sim.command_program().is_none(),
             "nothing plays before the send"
         );
-        let robot = Robot::connect(sim.addr(), sending(&sim, layout)).unwrap();
+        let robot = R::connect(sim.addr(), sending(&sim, layout)).unwrap();
         let target = [0.3, -1.57, 1.57, -1.57, -1.57, 0.0];
         let reached = robot.move_j(JointMove::to(target)).unwrap();
         assert!(
@@ -630,10 +615,9 @@ fn the_command_program_sent_through_the_script_port_runs_on_its_layout() {
     }
 }
 
-#[test]
-fn a_robot_not_ready_for_the_program_is_a_typed_error_and_nothing_runs() {
+fn a_robot_not_ready_for_the_program_is_a_typed_error_and_nothing_runs<R: Driver>() {
     let sim = powered_off().start().unwrap();
-    let err = Robot::connect(sim.addr(), sending(&sim, CommandLayout::UPPER)).unwrap_err();
+    let err = R::connect(sim.addr(), sending(&sim, CommandLayout::UPPER)).unwrap_err();
     assert!(
         matches!(
             err,
@@ -645,13 +629,12 @@ fn a_robot_not_ready_for_the_program_is_a_typed_error_and_nothing_runs() {
     sim.shutdown().unwrap();
 }
 
-#[test]
-fn a_protective_stop_is_the_robots_whoever_raises_it() {
+fn a_protective_stop_is_the_robots_whoever_raises_it<R: Driver>() {
     // The program's motion meets it: the Dashboard reports it too.
     let (sim, mut dashboard) = waiting_for_a_program(|b| {
         still(b).fault(Fault::ProtectiveStopMidMove(Duration::from_millis(100)))
     });
-    let robot = Robot::connect(sim.addr(), sending(&sim, CommandLayout::UPPER)).unwrap();
+    let robot = R::connect(sim.addr(), sending(&sim, CommandLayout::UPPER)).unwrap();
     let err = robot
         .move_j(JointMove::to([1.0, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.5))
         .unwrap_err();
@@ -665,7 +648,7 @@ fn a_protective_stop_is_the_robots_whoever_raises_it() {
 
     // The robot meets it (a collision the controller sees): the move ends with it.
     let (sim, _dashboard) = waiting_for_a_program(still);
-    let robot = Robot::connect(sim.addr(), sending(&sim, CommandLayout::UPPER)).unwrap();
+    let robot = R::connect(sim.addr(), sending(&sim, CommandLayout::UPPER)).unwrap();
     let handle = robot
         .start_move_j(JointMove::to([1.0, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.5))
         .unwrap();
@@ -680,8 +663,7 @@ fn a_protective_stop_is_the_robots_whoever_raises_it() {
 /// primary interface. A line's target is reached on it, and the host's inverse kinematics
 /// puts the controller's pose where asked, where the nominal table would miss by
 /// millimetres.
-#[test]
-fn the_robot_computes_with_the_controllers_calibration() {
+fn the_robot_computes_with_the_controllers_calibration<R: Driver>() {
     let sim = still(Sim::builder())
         .controller_version("3.15.8")
         .arm(Arm::UR5)
@@ -696,7 +678,7 @@ fn the_robot_computes_with_the_controllers_calibration() {
         .arm(Arm::UR5)
         .primary_port(Some(primary))
         .timeout(Duration::from_secs(20));
-    let robot = Robot::connect(sim.addr(), options).unwrap();
+    let robot = R::connect(sim.addr(), options).unwrap();
     assert_eq!(robot.kinematics(), &Kinematics::Calibrated(sim.arm()));
     assert_ne!(sim.arm(), Arm::UR5);
 
@@ -710,7 +692,7 @@ fn the_robot_computes_with_the_controllers_calibration() {
     robot.close().unwrap();
 
     // An arm named that the controller says it is not: refused before anything moves.
-    let wrong = Robot::connect(
+    let wrong = R::connect(
         sim.addr(),
         MotionOptions::new()
             .arm(Arm::UR10)
@@ -724,13 +706,12 @@ fn the_robot_computes_with_the_controllers_calibration() {
         "{message}"
     );
     // Unnamed, the controller's.
-    let robot =
-        Robot::connect(sim.addr(), MotionOptions::new().primary_port(Some(primary))).unwrap();
+    let robot = R::connect(sim.addr(), MotionOptions::new().primary_port(Some(primary))).unwrap();
     assert_eq!(robot.kinematics(), &Kinematics::Calibrated(sim.arm()));
     robot.close().unwrap();
 
     // Without the primary interface, the nominal table, and why.
-    let robot = Robot::connect(
+    let robot = R::connect(
         sim.addr(),
         MotionOptions::new().arm(Arm::UR5).primary_port(None),
     )
@@ -741,3 +722,24 @@ fn the_robot_computes_with_the_controllers_calibration() {
     ));
     robot.close().unwrap();
 }
+
+every_driver!(
+    wait_returns_the_reached_joints_and_pose,
+    each_handle_returns_its_own_moves_end_after_later_moves,
+    a_path_with_blends_ends_on_its_last_waypoint,
+    progress_and_steadiness_are_readable_while_a_move_runs,
+    a_protective_stop_mid_move_is_a_typed_error,
+    a_runtime_stop_mid_move_is_program_stopped,
+    a_silent_link_trips_the_watchdog,
+    a_line_through_a_singularity_is_target_unreachable,
+    stop_j_ends_a_move_where_the_arm_stops,
+    configuration_commands_reach_the_program,
+    every_refused_input_names_its_value_and_limit_and_sends_nothing,
+    the_lower_layout_drives_the_program_on_the_lower_registers,
+    attaching_to_a_controller_without_the_program_says_so,
+    each_command_reaches_the_registers_the_program_reads,
+    the_command_program_sent_through_the_script_port_runs_on_its_layout,
+    a_robot_not_ready_for_the_program_is_a_typed_error_and_nothing_runs,
+    a_protective_stop_is_the_robots_whoever_raises_it,
+    the_robot_computes_with_the_controllers_calibration,
+);

@@ -14,6 +14,7 @@ use rtde_robot_proto::programs::command::Failure;
 use rtde_sim::Sim;
 
 mod common;
+use common::robots::{Driver, Handle};
 use common::{max_diff, powered_off, waiting_for_a_program};
 
 const HOME: [f64; 6] = [0.0, -1.57, 1.57, -1.57, -1.57, 0.0];
@@ -46,11 +47,10 @@ fn observe(sim: &Sim) -> ([f64; 6], [f64; 6], u32) {
     }
 }
 
-#[test]
-fn a_second_and_a_third_session_on_one_controller_each_move_the_arm() {
+fn a_second_and_a_third_session_on_one_controller_each_move_the_arm<R: Driver>() {
     let (sim, _dashboard) = controller();
     for (i, shoulder) in [0.3, -0.3, 0.6].into_iter().enumerate() {
-        let robot = Robot::connect(sim.addr(), sending(&sim))
+        let robot = R::connect(sim.addr(), sending(&sim))
             .unwrap_or_else(|e| panic!("session {}: {e}", i + 1));
         let target = [shoulder, -1.57, 1.57, -1.57, -1.57, 0.0];
         let reached = robot
@@ -62,8 +62,7 @@ fn a_second_and_a_third_session_on_one_controller_each_move_the_arm() {
     sim.shutdown().unwrap();
 }
 
-#[test]
-fn the_arm_stands_still_unless_a_program_moves_it() {
+fn the_arm_stands_still_unless_a_program_moves_it<R: Driver>() {
     // The default motion law moves the joints; with the robot's state machine on, nothing
     // but a program may.
     let sim = powered_off().start().unwrap();
@@ -85,7 +84,7 @@ fn the_arm_stands_still_unless_a_program_moves_it() {
     dashboard.brake_release().unwrap();
     assert_eq!(still(&sim, "running, no program"), rest);
 
-    let robot = Robot::connect(sim.addr(), sending(&sim)).unwrap();
+    let robot = R::connect(sim.addr(), sending(&sim)).unwrap();
     assert_eq!(
         observe(&sim).0,
         rest,
@@ -111,10 +110,9 @@ fn brake_release_from_power_off_runs_the_robot() {
     sim.shutdown().unwrap();
 }
 
-#[test]
-fn after_a_protective_stop_and_its_unlock_a_new_session_moves_the_arm() {
+fn after_a_protective_stop_and_its_unlock_a_new_session_moves_the_arm<R: Driver>() {
     let (sim, mut dashboard) = controller();
-    let robot = Robot::connect(sim.addr(), sending(&sim)).unwrap();
+    let robot = R::connect(sim.addr(), sending(&sim)).unwrap();
     let handle = robot
         .start_move_j(JointMove::to([1.0, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.5))
         .unwrap();
@@ -143,7 +141,7 @@ fn after_a_protective_stop_and_its_unlock_a_new_session_moves_the_arm() {
     assert_eq!(safety.values(), [Value::Int32(1)], "RTDE agrees: normal");
     client.close().unwrap();
 
-    let robot = Robot::connect(sim.addr(), sending(&sim)).unwrap();
+    let robot = R::connect(sim.addr(), sending(&sim)).unwrap();
     let target = [0.2, -1.57, 1.57, -1.57, -1.57, 0.0];
     let reached = robot.move_j(JointMove::to(target).speed(2.0)).unwrap();
     assert!(max_diff(&reached.q, &target) < 1e-9);
@@ -156,10 +154,9 @@ fn after_a_protective_stop_and_its_unlock_a_new_session_moves_the_arm() {
     sim.shutdown().unwrap();
 }
 
-#[test]
-fn closing_mid_move_stops_the_arm_before_it_returns() {
+fn closing_mid_move_stops_the_arm_before_it_returns<R: Driver>() {
     let (sim, _dashboard) = controller();
-    let robot = Robot::connect(sim.addr(), sending(&sim)).unwrap();
+    let robot = R::connect(sim.addr(), sending(&sim)).unwrap();
     let _handle = robot
         .start_move_j(JointMove::to([2.5, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.5))
         .unwrap();
@@ -176,10 +173,9 @@ fn closing_mid_move_stops_the_arm_before_it_returns() {
     sim.shutdown().unwrap();
 }
 
-#[test]
-fn a_handle_waited_after_close_says_closed_at_once() {
+fn a_handle_waited_after_close_says_closed_at_once<R: Driver>() {
     let (sim, _dashboard) = controller();
-    let robot = Robot::connect(sim.addr(), sending(&sim)).unwrap();
+    let robot = R::connect(sim.addr(), sending(&sim)).unwrap();
     let handle = robot
         .start_move_j(JointMove::to([2.5, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.3))
         .unwrap();
@@ -207,13 +203,11 @@ const MOVING: &str = "CHILD-MOVE-UNDER-WAY";
 
 /// Not a test of its own: the client the next test kills. It attaches to the program,
 /// starts a long move, says so, and waits to be killed.
-#[test]
-#[ignore = "the child process of a_client_killed_mid_move_stops_the_arm_with_nobody_connected"]
-fn child_moving_until_killed() {
+fn child_moving_until_killed<R: Driver>() {
     let Ok(addr) = std::env::var(CHILD_ADDR) else {
         return;
     };
-    let robot = Robot::connect(addr.as_str(), MotionOptions::new()).unwrap();
+    let robot = R::connect(addr.parse().unwrap(), MotionOptions::new()).unwrap();
     let _handle = robot
         .start_move_j(JointMove::to([2.5, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.3))
         .unwrap();
@@ -222,7 +216,27 @@ fn child_moving_until_killed() {
 }
 
 #[test]
-fn a_client_killed_mid_move_stops_the_arm_with_nobody_connected() {
+#[ignore = "the child process of a_client_killed_mid_move_stops_the_arm_with_nobody_connected"]
+fn child_blocking() {
+    child_moving_until_killed::<Robot>();
+}
+
+#[test]
+#[ignore = "the child process of a_client_killed_mid_move_stops_the_arm_with_nobody_connected"]
+fn child_tokio() {
+    child_moving_until_killed::<common::robots::OnTokio>();
+}
+
+/// The child test that runs driver `R`.
+fn child_of<R: Driver>() -> &'static str {
+    if R::NAME == "Robot" {
+        "child_blocking"
+    } else {
+        "child_tokio"
+    }
+}
+
+fn a_client_killed_mid_move_stops_the_arm_with_nobody_connected<R: Driver>() {
     let sim = Sim::builder()
         .controller_version("3.15.8")
         .dashboard()
@@ -232,7 +246,7 @@ fn a_client_killed_mid_move_stops_the_arm_with_nobody_connected() {
         .start()
         .unwrap();
     let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "child_moving_until_killed", "--ignored"])
+        .args(["--exact", child_of::<R>(), "--ignored"])
         .args(["--nocapture", "--test-threads=1"])
         .env(CHILD_ADDR, sim.addr().to_string())
         .stdout(Stdio::piped())
@@ -295,9 +309,18 @@ fn a_client_killed_mid_move_stops_the_arm_with_nobody_connected() {
     );
 
     // And the next session on the same controller moves the arm.
-    let robot = Robot::connect(sim.addr(), sending(&sim)).unwrap();
+    let robot = R::connect(sim.addr(), sending(&sim)).unwrap();
     let reached = robot.move_j(JointMove::to(HOME).speed(2.0)).unwrap();
     assert!(max_diff(&reached.q, &HOME) < 1e-9);
     robot.close().unwrap();
     sim.shutdown().unwrap();
 }
+
+every_driver!(
+    a_second_and_a_third_session_on_one_controller_each_move_the_arm,
+    the_arm_stands_still_unless_a_program_moves_it,
+    after_a_protective_stop_and_its_unlock_a_new_session_moves_the_arm,
+    closing_mid_move_stops_the_arm_before_it_returns,
+    a_handle_waited_after_close_says_closed_at_once,
+    a_client_killed_mid_move_stops_the_arm_with_nobody_connected,
+);

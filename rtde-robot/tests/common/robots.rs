@@ -1,0 +1,224 @@
+//! Every motion driver behind one trait, so that each scenario is written once and run by
+//! [`every_driver!`] against the blocking [`Robot`] and the tokio [`AsyncRobot`] (its
+//! futures awaited on a multi-threaded runtime of its own, whose workers run its keeper
+//! task while the test thread waits, as an application's runtime does).
+#![allow(dead_code, reason = "each test file drives part of the API")]
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use rtde_robot::motion::{
+    AsyncMoveHandle, AsyncRobot, ForceMode, JointMove, Kinematics, LinearMove, MotionError,
+    MotionOptions, MoveHandle, Reached, Robot, RobotState,
+};
+use tokio::runtime::Runtime;
+
+/// A command under way, whichever driver started it.
+pub(crate) trait Handle {
+    fn wait(self) -> Result<Reached, MotionError>;
+    fn is_finished(&self) -> bool;
+}
+
+impl Handle for MoveHandle {
+    fn wait(self) -> Result<Reached, MotionError> {
+        MoveHandle::wait(self)
+    }
+    fn is_finished(&self) -> bool {
+        MoveHandle::is_finished(self)
+    }
+}
+
+/// An [`AsyncMoveHandle`] awaited on its robot's runtime.
+pub(crate) struct OnTokioHandle {
+    handle: AsyncMoveHandle,
+    runtime: Arc<Runtime>,
+}
+
+impl Handle for OnTokioHandle {
+    fn wait(self) -> Result<Reached, MotionError> {
+        self.runtime.block_on(self.handle.wait())
+    }
+    fn is_finished(&self) -> bool {
+        self.handle.is_finished()
+    }
+}
+
+/// An [`AsyncRobot`] on a runtime of its own.
+#[derive(Debug)]
+pub(crate) struct OnTokio {
+    robot: Option<AsyncRobot>,
+    runtime: Arc<Runtime>,
+}
+
+impl OnTokio {
+    fn robot(&self) -> &AsyncRobot {
+        self.robot.as_ref().expect("the robot is open until close")
+    }
+}
+
+/// What a scenario needs of a driver: [`Robot`]'s API, blocking.
+pub(crate) trait Driver: Sized + std::fmt::Debug + Commands {
+    type Handle: Handle;
+    /// The driver's name in failure messages.
+    const NAME: &'static str;
+    fn connect(addr: SocketAddr, options: MotionOptions) -> Result<Self, MotionError>;
+    fn recover(self) -> Result<Self, MotionError>;
+    fn close(self) -> Result<(), MotionError>;
+    fn kinematics(&self) -> &Kinematics;
+    fn state(&self) -> RobotState;
+    fn inverse_kinematics(
+        &self,
+        pose: &[f64; 6],
+        near: Option<[f64; 6]>,
+    ) -> Result<[f64; 6], MotionError>;
+    fn start_move_j(&self, target: JointMove) -> Result<Self::Handle, MotionError>;
+    fn start_move_l(&self, target: LinearMove) -> Result<Self::Handle, MotionError>;
+}
+
+impl Driver for Robot {
+    type Handle = MoveHandle;
+    const NAME: &'static str = "Robot";
+    fn connect(addr: SocketAddr, options: MotionOptions) -> Result<Self, MotionError> {
+        Robot::connect(addr, options)
+    }
+    fn recover(self) -> Result<Self, MotionError> {
+        Robot::recover(self)
+    }
+    fn close(self) -> Result<(), MotionError> {
+        Robot::close(self)
+    }
+    fn kinematics(&self) -> &Kinematics {
+        Robot::kinematics(self)
+    }
+    fn state(&self) -> RobotState {
+        Robot::state(self)
+    }
+    fn inverse_kinematics(
+        &self,
+        pose: &[f64; 6],
+        near: Option<[f64; 6]>,
+    ) -> Result<[f64; 6], MotionError> {
+        Robot::inverse_kinematics(self, pose, near)
+    }
+    fn start_move_j(&self, target: JointMove) -> Result<MoveHandle, MotionError> {
+        Robot::start_move_j(self, target)
+    }
+    fn start_move_l(&self, target: LinearMove) -> Result<MoveHandle, MotionError> {
+        Robot::start_move_l(self, target)
+    }
+}
+
+fn runtime() -> Arc<Runtime> {
+    Arc::new(
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("a tokio runtime"),
+    )
+}
+
+impl Driver for OnTokio {
+    type Handle = OnTokioHandle;
+    const NAME: &'static str = "AsyncRobot";
+    fn connect(addr: SocketAddr, options: MotionOptions) -> Result<Self, MotionError> {
+        let runtime = runtime();
+        let robot = runtime.block_on(AsyncRobot::connect(addr, options))?;
+        Ok(OnTokio {
+            robot: Some(robot),
+            runtime,
+        })
+    }
+    fn recover(mut self) -> Result<Self, MotionError> {
+        let robot = self.robot.take().expect("open");
+        let robot = self.runtime.block_on(robot.recover())?;
+        Ok(OnTokio {
+            robot: Some(robot),
+            runtime: Arc::clone(&self.runtime),
+        })
+    }
+    fn close(mut self) -> Result<(), MotionError> {
+        let robot = self.robot.take().expect("open");
+        self.runtime.block_on(robot.close())
+    }
+    fn kinematics(&self) -> &Kinematics {
+        self.robot().kinematics()
+    }
+    fn state(&self) -> RobotState {
+        self.robot().state()
+    }
+    fn inverse_kinematics(
+        &self,
+        pose: &[f64; 6],
+        near: Option<[f64; 6]>,
+    ) -> Result<[f64; 6], MotionError> {
+        self.robot().inverse_kinematics(pose, near)
+    }
+    fn start_move_j(&self, target: JointMove) -> Result<OnTokioHandle, MotionError> {
+        let handle = self.runtime.block_on(self.robot().start_move_j(target))?;
+        Ok(OnTokioHandle {
+            handle,
+            runtime: Arc::clone(&self.runtime),
+        })
+    }
+    fn start_move_l(&self, target: LinearMove) -> Result<OnTokioHandle, MotionError> {
+        let handle = self.runtime.block_on(self.robot().start_move_l(target))?;
+        Ok(OnTokioHandle {
+            handle,
+            runtime: Arc::clone(&self.runtime),
+        })
+    }
+}
+
+/// The commands that wait for their outcome, declared once and delegated to each driver.
+macro_rules! commands {
+    ($( $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty; )*) => {
+        pub(crate) trait Commands {
+            $( fn $name(&self, $($arg: $ty),*) -> Result<$ret, MotionError>; )*
+        }
+        impl Commands for Robot {
+            $( fn $name(&self, $($arg: $ty),*) -> Result<$ret, MotionError> {
+                Robot::$name(self, $($arg),*)
+            } )*
+        }
+        impl Commands for OnTokio {
+            $( fn $name(&self, $($arg: $ty),*) -> Result<$ret, MotionError> {
+                self.runtime.block_on(self.robot().$name($($arg),*))
+            } )*
+        }
+    };
+}
+
+commands! {
+    move_j(target: JointMove) -> Reached;
+    move_l(target: LinearMove) -> Reached;
+    move_j_path(path: &[JointMove]) -> Reached;
+    move_l_path(path: &[LinearMove]) -> Reached;
+    speed_j(qd: [f64; 6], accel: f64) -> ();
+    speed_l(xd: [f64; 6], accel: f64) -> ();
+    stop_j(decel: f64) -> ();
+    stop_l(decel: f64) -> ();
+    servo_j(q: [f64; 6], time: f64, lookahead: f64, gain: f64) -> ();
+    servo_stop(decel: f64) -> ();
+    zero_ft_sensor() -> ();
+    set_tcp(offset: [f64; 6]) -> ();
+    set_payload(mass: f64, cog: [f64; 3]) -> ();
+    teach_mode() -> ();
+    end_teach_mode() -> ();
+    force_mode(mode: &ForceMode) -> ();
+    end_force_mode() -> ();
+}
+
+/// Runs each scenario (a function generic over [`Driver`]) as a test per driver, in the
+/// modules `blocking` and `tokio`.
+#[macro_export]
+macro_rules! every_driver {
+    ($($scenario:ident),* $(,)?) => {
+        mod blocking {
+            $( #[test] fn $scenario() { super::$scenario::<rtde_robot::motion::Robot>() } )*
+        }
+        mod tokio {
+            $( #[test] fn $scenario() { super::$scenario::<$crate::common::robots::OnTokio>() } )*
+        }
+    };
+}
