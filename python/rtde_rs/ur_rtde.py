@@ -670,12 +670,12 @@ class RTDEControlInterface:
         return self.moveJ(q, speed, acceleration, asynchronous)
 
     def getAsyncOperationProgress(self):
-        """0 while an asynchronous move runs; below 0 when none runs, alternating between
-        -1 and -2 each time one ends (as ur_rtde's, without its step index: a path
-        reports 0 until its end)."""
+        """The index of the waypoint under way while an asynchronous move runs (0 for one
+        target); below 0 when none runs, alternating between -1 and -2 each time one ends,
+        as ur_rtde's."""
         if self._handle is not None:
             if not self._handle.is_finished():
-                return 0
+                return self._handle.waypoint()
             self._handle = None
             self._async_ended += 1
         return -1 - self._async_ended % 2

@@ -638,9 +638,15 @@ impl MoveHandle {
         self.inner.is_finished()
     }
 
-    /// The progress of the move under way, 0 to 1.
+    /// The progress of the command, 0 to 1: for a path, of the whole path.
     fn progress(&self) -> f64 {
         self.inner.progress()
+    }
+
+    /// The index of the waypoint under way, for a path (0 for one command); the last once
+    /// the path is done.
+    fn waypoint(&self) -> usize {
+        self.inner.waypoint()
     }
 
     /// Waits (without the GIL) for the command to finish, up to `timeout` seconds (the

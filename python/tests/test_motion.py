@@ -103,6 +103,17 @@ def test_an_asynchronous_move_reports_progress_and_stops_where_stop_j_ends_it(si
     wait_for(lambda: control.getAsyncOperationProgress() == -2, "the end of the async move")
 
 
+def test_an_asynchronous_path_reports_the_waypoint_under_way(sim, control):
+    waypoints = [[shoulder, -1.57, 1.57, -1.57, -1.57, 0.0, 1.0, 2.0, 0.0] for shoulder in (0.3, 0.6, 0.9)]
+    assert control.moveJ(waypoints, True) is True
+    seen = []
+    while (step := control.getAsyncOperationProgress()) >= 0:
+        if not seen or seen[-1] != step:
+            seen.append(step)
+        time.sleep(0.002)
+    assert seen == [0, 1, 2], seen
+
+
 def test_the_lower_register_range_runs_when_both_sides_use_it():
     with command_sim(layout="lower") as sim:
         with rtde_rs.Robot(sim.host, port=sim.port, send_program=False, layout="lower", timeout=10.0) as robot:
@@ -133,6 +144,12 @@ def test_a_move_handle_waits_and_reports_progress(sim):
         assert handle.is_finished()
         assert close(reached["q"], TARGET, 1e-9)
         assert reached["interrupted"] is False
+        # A path: the waypoint under way, and one progress figure for the whole path.
+        handle = robot.move_j_path([[s, -1.57, 1.57, -1.57, -1.57, 0.0, 1.0, 2.0, 0.0] for s in (0.3, 0.6, 0.9)], asynchronous=True)
+        wait_for(lambda: handle.waypoint() == 1, "the second waypoint under way")
+        assert 1 / 3 <= handle.progress() <= 2 / 3
+        handle.wait(timeout=20.0)
+        assert (handle.waypoint(), handle.progress()) == (2, 1.0)
         # A move a stop cuts short says so, where the arm came to rest.
         handle = robot.move_j(HOME, speed=0.5, asynchronous=True)
         wait_for(lambda: 0.0 < handle.progress() < 0.5, "the move under way")

@@ -114,6 +114,37 @@ fn a_path_with_blends_ends_on_its_last_waypoint<R: Driver>() {
     sim.shutdown().unwrap();
 }
 
+/// A path's handle says which waypoint is under way, and one progress figure for the
+/// whole path that only grows: not a figure that restarts at every waypoint.
+fn a_paths_progress_spans_the_whole_path<R: Driver>() {
+    let sim = sim_with(vec![]);
+    let robot = connect::<R>(&sim);
+    let path: Vec<JointMove> = [0.3, 0.6, 0.9]
+        .into_iter()
+        .map(|base| JointMove::to([base, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(1.0))
+        .collect();
+    let handle = robot.start_move_j_path(&path).unwrap();
+    let (mut seen, mut last) = (Vec::new(), 0.0);
+    while !handle.is_finished() {
+        let (waypoint, progress) = (handle.waypoint(), handle.progress());
+        assert!(progress >= last - 1e-9, "{last} then {progress}");
+        last = progress;
+        if seen.last() != Some(&waypoint) {
+            seen.push(waypoint);
+        }
+        // Waypoint 1 under way: a third of the path done, two thirds not.
+        if waypoint == 1 {
+            assert!((1.0 / 3.0..=2.0 / 3.0).contains(&progress), "{progress}");
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    assert_eq!(seen, [0, 1, 2], "the waypoints under way, in order");
+    handle.wait().unwrap();
+    assert_eq!(robot.state().progress, 1.0);
+    robot.close().unwrap();
+    sim.shutdown().unwrap();
+}
+
 fn progress_and_steadiness_are_readable_while_a_move_runs<R: Driver>() {
     let sim = sim_with(vec![]);
     let robot = connect::<R>(&sim);
@@ -219,6 +250,51 @@ fn stop_j_ends_a_move_where_the_arm_stops<R: Driver>() {
         .move_j(JointMove::to(HOME).speed(1.0).accel(3.0))
         .unwrap();
     assert!(max_diff(&home.q, &HOME) < 1e-9, "{home:?}");
+    robot.close().unwrap();
+    sim.shutdown().unwrap();
+}
+
+/// A setting taken while a move runs is done at once, and the move runs on: its handle is
+/// not finished until the arm is at the target (the program's DONE register never passes a
+/// running move).
+fn a_setting_during_a_move_leaves_the_move_running<R: Driver>() {
+    let sim = sim_with(vec![]);
+    let robot = connect::<R>(&sim);
+    let target = [1.5, -1.57, 1.57, -1.57, -1.57, 0.0];
+    let handle = robot
+        .start_move_j(JointMove::to(target).speed(0.5))
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    robot.set_payload(1.5, [0.0, 0.0, 0.05]).unwrap();
+    robot.set_tcp([0.0, 0.0, 0.05, 0.0, 0.0, 0.0]).unwrap();
+    let during = robot.state();
+    assert!(
+        !during.steady,
+        "the settings waited for the move: {during:?}"
+    );
+    assert!(!handle.is_finished(), "a running move said finished");
+    let reached = handle.wait().unwrap();
+    assert!(max_diff(&reached.q, &target) < 1e-9, "{reached:?}");
+    assert_eq!(sim.command_program().unwrap().payload().0, 1.5);
+    robot.close().unwrap();
+    sim.shutdown().unwrap();
+}
+
+/// A newer motion (a speed) cuts the move under way short: its handle says so at once,
+/// where the arm was when the program took the speed.
+fn a_speed_after_a_move_interrupts_it<R: Driver>() {
+    let sim = sim_with(vec![]);
+    let robot = connect::<R>(&sim);
+    let handle = robot
+        .start_move_j(JointMove::to([2.0, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.5))
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    robot.speed_j([0.0, 0.0, 0.0, 0.0, 0.0, 0.1], 1.0).unwrap();
+    let Err(MotionError::Interrupted { at }) = handle.wait() else {
+        panic!("a move cut short by speed_j did not say so");
+    };
+    assert!(at.q[0] > 0.0 && at.q[0] < 2.0, "{at:?}");
+    robot.stop_j(2.0).unwrap();
     robot.close().unwrap();
     sim.shutdown().unwrap();
 }
@@ -724,6 +800,9 @@ fn the_robot_computes_with_the_controllers_calibration<R: Driver>() {
 }
 
 every_driver!(
+    a_paths_progress_spans_the_whole_path,
+    a_setting_during_a_move_leaves_the_move_running,
+    a_speed_after_a_move_interrupts_it,
     wait_returns_the_reached_joints_and_pose,
     each_handle_returns_its_own_moves_end_after_later_moves,
     a_path_with_blends_ends_on_its_last_waypoint,

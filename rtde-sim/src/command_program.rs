@@ -285,6 +285,9 @@ pub struct CommandProgram {
     decelerating: Option<(u64, Instant)>,
     /// The last move of a path, finished in the tick before.
     settling: Option<i32>,
+    /// A setting finished while a move taken before it ran: DONE reaches it once that move
+    /// has finished (`Command::is_setting`).
+    setting_done: Option<i32>,
 }
 
 impl CommandProgram {
@@ -318,6 +321,7 @@ impl CommandProgram {
             started: None,
             decelerating: None,
             settling: None,
+            setting_done: None,
         }
     }
 
@@ -499,7 +503,7 @@ impl CommandProgram {
         // program writes DONE, and the next move starts a cycle later, so the package that
         // says a move is done shows the arm where it ended.
         let settled = self.settling.take().inspect(|&seq| {
-            self.done = self.done.max(seq);
+            self.finish_move(seq);
             if self.state == ProgramState::Moving && matches!(self.motion, Motion::Still) {
                 self.state = ProgramState::Idle;
             }
@@ -668,7 +672,12 @@ impl CommandProgram {
                 // Nothing to zero: the simulated sensor reads zero.
                 _ => {}
             }
-            self.done = seq;
+            if command.is_setting() && self.first_move_in_flight().is_some() {
+                self.setting_done = Some(seq);
+            } else {
+                self.done = seq;
+                self.setting_done = None;
+            }
         }
         self.accepted = seq;
         self.armed = true;
@@ -790,9 +799,7 @@ impl CommandProgram {
             Space::Linear => end_tcp,
         };
         // The move before this one returns (in URScript) on entering its blend radius.
-        if let Some(previous) = path.segments.last() {
-            self.done = previous.seq;
-        }
+        let returned = path.segments.last().map(|previous| previous.seq);
         path.segments.push(Segment {
             seq,
             delta,
@@ -803,9 +810,49 @@ impl CommandProgram {
         });
         self.motion = Motion::Path(path);
         self.pending = None;
+        if let Some(previous) = returned {
+            self.finish_move(previous);
+        }
         self.state = ProgramState::Moving;
         self.progress = 0.0;
         self.started = Some((seq, self.ticks, Instant::now()));
+    }
+
+    /// The first move taken and not finished (returned, in URScript's terms), if any.
+    fn first_move_in_flight(&self) -> Option<i32> {
+        let running = match &self.motion {
+            Motion::Path(path) => path
+                .segments
+                .iter()
+                .map(|s| s.seq)
+                .filter(|&seq| seq > self.done)
+                .min(),
+            _ => None,
+        };
+        let pending = self.pending.map(|(_, seq, _)| seq);
+        [running, pending, self.settling]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    /// Move `seq` finished: DONE reaches it, and a setting finished meanwhile once no move
+    /// before that setting is left. The progress register is the move under way's: 0 when
+    /// the next one waits to start, 1 when none is left.
+    fn finish_move(&mut self, seq: i32) {
+        self.done = self.done.max(seq);
+        if self.pending.is_some() {
+            self.progress = 0.0;
+        }
+        if let Some(setting) = self.setting_done {
+            let waits = self.first_move_in_flight().is_some_and(|m| m < setting);
+            if setting <= self.done {
+                self.setting_done = None;
+            } else if !waits {
+                self.done = setting;
+                self.setting_done = None;
+            }
+        }
     }
 
     /// Moves the arm one tick; `true` while it moves.
@@ -872,6 +919,7 @@ impl CommandProgram {
                 }
                 let space = path.space;
                 let now = path.now();
+                let mut folded = None;
                 // Fold finished segments into the base.
                 while path.segments.first().is_some_and(Segment::finished) {
                     let s = path.segments.remove(0);
@@ -880,11 +928,14 @@ impl CommandProgram {
                         // The last move is finished once the arm is still: the next tick.
                         self.settling = Some(s.seq);
                     } else {
-                        self.done = s.seq;
+                        folded = Some(s.seq);
                     }
                 }
                 self.progress = path.segments.last().map_or(1.0, Segment::fraction);
                 let finished = path.segments.is_empty();
+                if let Some(seq) = folded {
+                    self.finish_move(seq);
+                }
                 match space {
                     Space::Joint => self.q = now,
                     Space::Linear => {

@@ -137,6 +137,8 @@ pub struct Robot {
 #[derive(Debug)]
 pub struct MoveHandle {
     link: Arc<Link>,
+    /// The first command of its order (a path's first waypoint); `seq` is the last.
+    first: i32,
     seq: i32,
     /// Whether `wait` also waits for the arm to rest (moves and stops).
     until_still: bool,
@@ -155,10 +157,18 @@ impl MoveHandle {
         self.link.lock().is_finished(self.seq)
     }
 
-    /// The progress of the move under way, 0 to 1.
+    /// The progress of the command, 0 to 1: for a path, of the whole path (two of four
+    /// waypoints done and the third halfway is 0.625).
     #[must_use]
     pub fn progress(&self) -> f64 {
-        self.link.lock().state().progress
+        self.link.lock().progress_of(self.first, self.seq).1
+    }
+
+    /// The index of the waypoint under way, for a path (0 for one command); the last once
+    /// the path is done.
+    #[must_use]
+    pub fn waypoint(&self) -> usize {
+        self.link.lock().progress_of(self.first, self.seq).0
     }
 
     /// Waits for the command to finish, up to the connection's timeout.
@@ -405,16 +415,17 @@ impl Robot {
     /// Writes an order's commands, each once the program took the one before; a handle
     /// on the last.
     fn start(&self, order: Order) -> Result<MoveHandle, MotionError> {
-        if order.kind == Kind::Stop {
-            self.link.lock().begin_stop();
-        }
-        let mut seq = None;
+        self.link.lock().begin(order.kind);
+        let mut seqs = None;
         for registers in order.registers {
-            seq = Some(self.link.command(registers)?);
+            let seq = self.link.command(registers)?;
+            seqs = Some(seqs.map_or((seq, seq), |(first, _)| (first, seq)));
         }
+        let (first, seq) = seqs.unwrap_or_default();
         Ok(MoveHandle {
             link: Arc::clone(&self.link),
-            seq: seq.unwrap_or_default(),
+            first,
+            seq,
             until_still: order.kind.waits_until_still(),
         })
     }

@@ -18,8 +18,12 @@ use crate::motion::recipes::Registers;
 pub(crate) enum Kind {
     /// A move: its handle waits until it ends and the arm rests.
     Move,
-    /// A command that is done when the program takes it.
+    /// A setting ([`Command::is_setting`]): done when the program takes it, the move
+    /// under way running on.
     Taken,
+    /// A command that replaces the motion under way (a speed, a servo target, teach
+    /// mode): done when the program takes it; the moves under way end there.
+    Replace,
     /// A stop: the moves under way end where it brings the arm to rest.
     Stop,
     /// A new TCP offset, taken from when the program takes it.
@@ -49,8 +53,14 @@ impl Order {
         }
     }
 
+    /// A command that is done when the program takes it.
     fn taken(command: Command, doubles: &[f64]) -> Order {
-        Order::one(command::registers(command, doubles), Kind::Taken)
+        let kind = if command.is_setting() {
+            Kind::Taken
+        } else {
+            Kind::Replace
+        };
+        Order::one(command::registers(command, doubles), kind)
     }
 
     fn stop(command: Command, decel: f64) -> Order {

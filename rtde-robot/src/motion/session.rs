@@ -10,6 +10,7 @@ use std::task::Poll;
 use rtde_robot_proto::programs::command::{Failure, ProgramState, int_in, int_out};
 
 use crate::motion::error::MotionError;
+use crate::motion::plan::Kind;
 use crate::motion::recipes::{Observed, Registers};
 
 /// `runtime_state` PLAYING.
@@ -65,8 +66,9 @@ pub(crate) struct Session {
     closed: bool,
     /// The commands closing cut short (sent, not finished when it stopped the arm).
     cut_short: Option<RangeInclusive<i32>>,
-    /// The moves a stop cut short: sent, not finished when the stop was sent.
-    interrupted: Vec<RangeInclusive<i32>>,
+    /// The moves a stop or a newer motion cut short: sent, not finished when it was sent;
+    /// with whether they end where the arm comes to rest (a stop) or where it was cut.
+    interrupted: Vec<(RangeInclusive<i32>, bool)>,
     /// Where each command finished, newest last: a handle's result is its own, kept after
     /// later commands. At most [`FINISHED_KEPT`].
     finished: VecDeque<Finished>,
@@ -153,12 +155,18 @@ impl Session {
         busy
     }
 
-    /// A stop is about to be sent: the moves sent and not finished are cut short by it.
-    pub(crate) fn begin_stop(&mut self) {
+    /// An order of `kind` is about to be sent: a stop or a newer motion cuts short the
+    /// moves sent and not finished.
+    pub(crate) fn begin(&mut self, kind: Kind) {
+        let at_rest = match kind {
+            Kind::Stop => true,
+            Kind::Replace => false,
+            Kind::Move | Kind::Taken | Kind::Tcp(_) => return,
+        };
         let done = self.observed.ints[usize::from(int_out::DONE)];
         let (from, to) = (done.wrapping_add(1), self.last_seq);
         if from <= to {
-            self.interrupted.push(from..=to);
+            self.interrupted.push((from..=to, at_rest));
         }
     }
 
@@ -186,9 +194,10 @@ impl Session {
         Poll::Ready(Ok((seq, registers)))
     }
 
-    /// The outcome of command `seq`, once known: where it finished, and with `until_still`
-    /// where the program's motion ended too (a move stopped by `stop_j` ends where the arm
-    /// rests).
+    /// The outcome of command `seq`, once known. With `until_still` (moves and stops),
+    /// where it finished once the program's motion ended too (a move stopped by `stop_j`
+    /// ends where the arm rests); without (settings, speeds, servo targets), where the arm
+    /// was when the program took it, which is when such a command is done.
     pub(crate) fn poll_done(
         &self,
         seq: i32,
@@ -202,18 +211,25 @@ impl Session {
         {
             return Poll::Ready(Err(MotionError::Closed));
         }
-        if let Some(reached) = self.finished_at(seq, until_still) {
-            return Poll::Ready(if self.interrupted.iter().any(|r| r.contains(&seq)) {
-                Err(MotionError::Interrupted { at: reached })
-            } else {
-                Ok(reached)
-            });
-        }
         let o = &self.observed;
         let (accepted, done) = (
             o.ints[usize::from(int_out::ACCEPTED)],
             o.ints[usize::from(int_out::DONE)],
         );
+        if !until_still && accepted >= seq {
+            return Poll::Ready(Ok(Reached {
+                q: o.q,
+                tcp_pose: o.tcp_pose,
+            }));
+        }
+        let cut = self.interrupted.iter().find(|(r, _)| r.contains(&seq));
+        let until_still = until_still && cut.is_none_or(|&(_, at_rest)| at_rest);
+        if let Some(reached) = self.finished_at(seq, until_still) {
+            return Poll::Ready(match cut {
+                Some(_) => Err(MotionError::Interrupted { at: reached }),
+                None => Ok(reached),
+            });
+        }
         // Older than the ends kept: where the arm is once it is still.
         let forgotten = self.finished.front().is_some_and(|f| seq < f.seq);
         if forgotten && accepted >= seq && done >= seq && !(until_still && self.moving()) {
@@ -237,6 +253,30 @@ impl Session {
             seq: seq.unwrap_or(self.last_seq),
             waited,
         }
+    }
+
+    /// Where the order of commands `first..=last` (a path's waypoints, or one command) is:
+    /// the index of the command under way (the last once all are done), and one progress
+    /// figure, 0 to 1, for all of them. The program's DONE register says how many are
+    /// done; its progress register, how far the one under way is.
+    pub(crate) fn progress_of(&self, first: i32, last: i32) -> (usize, f64) {
+        let done = self.observed.ints[usize::from(int_out::DONE)];
+        let count = f64::from(last.wrapping_sub(first).wrapping_add(1).max(1));
+        let index = |seq: i32| usize::try_from(seq.wrapping_sub(first)).unwrap_or(0);
+        if done >= last {
+            return (index(last), 1.0);
+        }
+        if done < first.wrapping_sub(1) {
+            // A command before this order is still under way.
+            return (0, 0.0);
+        }
+        let under_way = done.wrapping_add(1);
+        let finished = f64::from(under_way.wrapping_sub(first));
+        let current = self.observed.progress.clamp(0.0, 1.0);
+        (
+            index(under_way),
+            ((finished + current) / count).clamp(0.0, 1.0),
+        )
     }
 
     /// Whether the program has finished command `seq`.

@@ -17,6 +17,8 @@ use tokio::runtime::Runtime;
 pub(crate) trait Handle {
     fn wait(self) -> Result<Reached, MotionError>;
     fn is_finished(&self) -> bool;
+    fn progress(&self) -> f64;
+    fn waypoint(&self) -> usize;
 }
 
 impl Handle for MoveHandle {
@@ -25,6 +27,12 @@ impl Handle for MoveHandle {
     }
     fn is_finished(&self) -> bool {
         MoveHandle::is_finished(self)
+    }
+    fn progress(&self) -> f64 {
+        MoveHandle::progress(self)
+    }
+    fn waypoint(&self) -> usize {
+        MoveHandle::waypoint(self)
     }
 }
 
@@ -40,6 +48,12 @@ impl Handle for OnTokioHandle {
     }
     fn is_finished(&self) -> bool {
         self.handle.is_finished()
+    }
+    fn progress(&self) -> f64 {
+        self.handle.progress()
+    }
+    fn waypoint(&self) -> usize {
+        self.handle.waypoint()
     }
 }
 
@@ -73,6 +87,7 @@ pub(crate) trait Driver: Sized + std::fmt::Debug + Commands {
     ) -> Result<[f64; 6], MotionError>;
     fn start_move_j(&self, target: JointMove) -> Result<Self::Handle, MotionError>;
     fn start_move_l(&self, target: LinearMove) -> Result<Self::Handle, MotionError>;
+    fn start_move_j_path(&self, path: &[JointMove]) -> Result<Self::Handle, MotionError>;
 }
 
 impl Driver for Robot {
@@ -105,6 +120,9 @@ impl Driver for Robot {
     }
     fn start_move_l(&self, target: LinearMove) -> Result<MoveHandle, MotionError> {
         Robot::start_move_l(self, target)
+    }
+    fn start_move_j_path(&self, path: &[JointMove]) -> Result<MoveHandle, MotionError> {
+        Robot::start_move_j_path(self, path)
     }
 }
 
@@ -163,6 +181,15 @@ impl Driver for OnTokio {
     }
     fn start_move_l(&self, target: LinearMove) -> Result<OnTokioHandle, MotionError> {
         let handle = self.runtime.block_on(self.robot().start_move_l(target))?;
+        Ok(OnTokioHandle {
+            handle,
+            runtime: Arc::clone(&self.runtime),
+        })
+    }
+    fn start_move_j_path(&self, path: &[JointMove]) -> Result<OnTokioHandle, MotionError> {
+        let handle = self
+            .runtime
+            .block_on(self.robot().start_move_j_path(path))?;
         Ok(OnTokioHandle {
             handle,
             runtime: Arc::clone(&self.runtime),

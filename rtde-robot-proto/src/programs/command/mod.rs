@@ -77,7 +77,9 @@ pub mod int_in {
 pub mod int_out {
     /// The sequence number of the last command taken.
     pub const ACCEPTED: u8 = 0;
-    /// The sequence number of the last command finished.
+    /// The sequence number up to which every command has finished: a setting taken while
+    /// a move runs is done at once, but DONE reaches it only after that move
+    /// ([`Command::is_setting`](super::Command::is_setting)).
     pub const DONE: u8 = 1;
     /// The program's state.
     pub const STATE: u8 = 2;
@@ -253,6 +255,23 @@ impl Command {
     #[must_use]
     pub fn is_move(self) -> bool {
         matches!(self, Command::MoveJ | Command::MoveL)
+    }
+
+    /// Whether the command is a setting: done when the program takes it, with the motion
+    /// under way running on. The program's DONE register reaches a setting only once the
+    /// moves taken before it have finished, so that it never reports a running move done.
+    /// Every other command that is not a move replaces the motion under way.
+    #[must_use]
+    pub fn is_setting(self) -> bool {
+        matches!(
+            self,
+            Command::ZeroFtSensor
+                | Command::SetTcp
+                | Command::SetPayload
+                | Command::EndTeachMode
+                | Command::ForceMode
+                | Command::EndForceMode
+        )
     }
 }
 
