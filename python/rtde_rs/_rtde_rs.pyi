@@ -387,6 +387,9 @@ class Robot:
         limits: _Vector6,
     ) -> None: ...
     def end_force_mode(self) -> None: ...
+    def recover(self) -> None:
+        """Closes this session and connects again with the same options, sending the
+        command program again (Rust's ``Robot::recover``, ur_rtde's ``reuploadScript``)."""
     def inverse_kinematics(self, pose: _Vector6, near: Optional[_Vector6] = None) -> List[float]: ...
     def forward_kinematics(
         self, q: Optional[_Vector6] = None, tcp_offset: Optional[_Vector6] = None

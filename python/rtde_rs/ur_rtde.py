@@ -618,8 +618,12 @@ class RTDEControlInterface:
         self._robot.close()
 
     def isProgramRunning(self):
-        """Whether the command program runs (not stopped, connection open)."""
-        return self._robot.is_open and self._robot.state()["program"] != "stopped"
+        """Whether the controller plays a program (its runtime state; the connection open),
+        as ur_rtde's: false once it stopped, whoever stopped it."""
+        if not self._robot.is_open:
+            return False
+        state = self._robot.state()
+        return state["playing"] and state["program"] != "stopped"
 
     def isSteady(self):
         """Whether every joint is at rest (slower than 1 mrad/s)."""

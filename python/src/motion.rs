@@ -522,7 +522,8 @@ impl Robot {
 
     /// The arm and the program as the last package said: `timestamp`, `q`, `qd`,
     /// `tcp_pose`, `progress` (0 to 1) of the move under way, `program` ("idle",
-    /// "moving", "stopped") and `steady` (every joint slower than 1 mrad/s).
+    /// "moving", "stopped"), `steady` (every joint slower than 1 mrad/s) and `playing`
+    /// (the controller plays a program: false once it stopped, whoever stopped it).
     fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let s = self.robot(py)?.state();
         let dict = PyDict::new(py);
@@ -533,6 +534,7 @@ impl Robot {
         dict.set_item("progress", s.progress)?;
         dict.set_item("program", enums::program_state_name(s.program))?;
         dict.set_item("steady", s.steady)?;
+        dict.set_item("playing", s.playing)?;
         Ok(dict)
     }
 
@@ -543,6 +545,32 @@ impl Robot {
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .is_some()
+    }
+
+    /// Carries on after the robot's verdict (a protective stop once unlocked, a watchdog
+    /// stop, an unreachable target, a stopped program, a power cycle): closes this session
+    /// and connects again with the same options, sending the command program again when
+    /// `send_program` (it replaces the stopped one). Rust's `Robot::recover`; ur_rtde's
+    /// `reuploadScript`. Raises the precondition's error (a protective stop not yet
+    /// unlocked) with nothing moved; the robot is closed then.
+    fn recover(&self, py: Python<'_>) -> PyResult<()> {
+        let taken = self
+            .inner
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        let robot = taken.ok_or_else(|| errors::closed(py, "robot's connection"))?;
+        let Ok(robot) = Arc::try_unwrap(robot) else {
+            return Err(errors::bad(
+                py,
+                "a command in another thread still uses the robot: recover once it returns",
+            ));
+        };
+        let recovered = py
+            .detach(move || robot.recover())
+            .map_err(|e| errors::motion(py, e))?;
+        *self.inner.write().unwrap_or_else(PoisonError::into_inner) = Some(Arc::new(recovered));
+        Ok(())
     }
 
     /// Stops changing the watchdog register (the program's watchdog then stops the

@@ -16,8 +16,9 @@ use rtde_robot_proto::programs::command::{CommandLayout, int_in};
 use rtde_sim::{Calibration, Fault, Motion, Sim, SimBuilder};
 
 mod common;
-use common::robots::{Driver, Handle};
 use common::{max_diff, powered_off, sending, waiting_for_a_program};
+use rtde_testkit::every_driver;
+use rtde_testkit::robots::{Driver, Handle};
 
 const HOME: [f64; 6] = [0.0, -1.57, 1.57, -1.57, -1.57, 0.0];
 

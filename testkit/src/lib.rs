@@ -9,6 +9,8 @@
 //!   bridge's tests and the MQTT bench;
 //! - [`foxglove`]: a Foxglove WebSocket protocol client, as a viewer speaks it, for the
 //!   live view's test and benchmark;
+//! - `robots` (feature `robots`): the motion API's blocking and tokio drivers behind one
+//!   trait, so that a scenario is written once and run against both;
 //! - [`sim_faults`]: one observable effect per fault flag of the simulator's command line,
 //!   for the tests of both binaries that serve it (`rtde-sim` and `rtde sim`).
 //!
@@ -18,5 +20,7 @@
 pub mod counting_allocator;
 pub mod foxglove;
 pub mod mosquitto;
+#[cfg(feature = "robots")]
+pub mod robots;
 pub mod scripted;
 pub mod sim_faults;

@@ -48,6 +48,10 @@ pub struct RobotState {
     pub program: ProgramState,
     /// Whether every joint is slower than [`STEADY_SPEED`].
     pub steady: bool,
+    /// Whether the controller plays a program (`runtime_state` PLAYING): false once it
+    /// stopped, whoever stopped it (the Dashboard, the pendant, a protective stop), while
+    /// `program` keeps what the command program last wrote.
+    pub playing: bool,
 }
 
 /// The controller's words for why the program stopped, or the fallback given: the drivers
@@ -125,6 +129,7 @@ impl Session {
     }
 
     /// The registers as the client writes them now.
+    #[cfg(feature = "tokio")]
     pub(crate) fn registers(&self) -> Registers {
         self.registers
     }
@@ -295,6 +300,7 @@ impl Session {
             progress: o.progress,
             program: self.program(),
             steady: o.qd.iter().all(|v| v.abs() < STEADY_SPEED),
+            playing: o.runtime_state == PLAYING,
         }
     }
 

@@ -1,8 +1,6 @@
 //! What the motion and whole-life tests share: a controller waiting for the command program,
 //! and the options that send it.
 
-pub(crate) mod robots;
-
 use std::time::Duration;
 
 use rtde_core::RobotMode;

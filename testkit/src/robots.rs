@@ -2,7 +2,6 @@
 //! [`every_driver!`] against the blocking [`Robot`] and the tokio [`AsyncRobot`] (its
 //! futures awaited on a multi-threaded runtime of its own, whose workers run its keeper
 //! task while the test thread waits, as an application's runtime does).
-#![allow(dead_code, reason = "each test file drives part of the API")]
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -14,10 +13,14 @@ use rtde_robot::motion::{
 use tokio::runtime::Runtime;
 
 /// A command under way, whichever driver started it.
-pub(crate) trait Handle {
+pub trait Handle {
+    /// [`MoveHandle::wait`].
     fn wait(self) -> Result<Reached, MotionError>;
+    /// [`MoveHandle::is_finished`].
     fn is_finished(&self) -> bool;
+    /// [`MoveHandle::progress`].
     fn progress(&self) -> f64;
+    /// [`MoveHandle::waypoint`].
     fn waypoint(&self) -> usize;
 }
 
@@ -37,7 +40,8 @@ impl Handle for MoveHandle {
 }
 
 /// An [`AsyncMoveHandle`] awaited on its robot's runtime.
-pub(crate) struct OnTokioHandle {
+#[derive(Debug)]
+pub struct OnTokioHandle {
     handle: AsyncMoveHandle,
     runtime: Arc<Runtime>,
 }
@@ -59,7 +63,7 @@ impl Handle for OnTokioHandle {
 
 /// An [`AsyncRobot`] on a runtime of its own.
 #[derive(Debug)]
-pub(crate) struct OnTokio {
+pub struct OnTokio {
     robot: Option<AsyncRobot>,
     runtime: Arc<Runtime>,
 }
@@ -71,22 +75,32 @@ impl OnTokio {
 }
 
 /// What a scenario needs of a driver: [`Robot`]'s API, blocking.
-pub(crate) trait Driver: Sized + std::fmt::Debug + Commands {
+pub trait Driver: Sized + std::fmt::Debug + Commands {
+    /// Its handle on a command under way.
     type Handle: Handle;
     /// The driver's name in failure messages.
     const NAME: &'static str;
+    /// [`Robot::connect`].
     fn connect(addr: SocketAddr, options: MotionOptions) -> Result<Self, MotionError>;
+    /// [`Robot::recover`].
     fn recover(self) -> Result<Self, MotionError>;
+    /// [`Robot::close`].
     fn close(self) -> Result<(), MotionError>;
+    /// [`Robot::kinematics`].
     fn kinematics(&self) -> &Kinematics;
+    /// [`Robot::state`].
     fn state(&self) -> RobotState;
+    /// [`Robot::inverse_kinematics`].
     fn inverse_kinematics(
         &self,
         pose: &[f64; 6],
         near: Option<[f64; 6]>,
     ) -> Result<[f64; 6], MotionError>;
+    /// [`Robot::start_move_j`].
     fn start_move_j(&self, target: JointMove) -> Result<Self::Handle, MotionError>;
+    /// [`Robot::start_move_l`].
     fn start_move_l(&self, target: LinearMove) -> Result<Self::Handle, MotionError>;
+    /// [`Robot::start_move_j_path`].
     fn start_move_j_path(&self, path: &[JointMove]) -> Result<Self::Handle, MotionError>;
 }
 
@@ -200,8 +214,12 @@ impl Driver for OnTokio {
 /// The commands that wait for their outcome, declared once and delegated to each driver.
 macro_rules! commands {
     ($( $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty; )*) => {
-        pub(crate) trait Commands {
-            $( fn $name(&self, $($arg: $ty),*) -> Result<$ret, MotionError>; )*
+        /// The commands that wait for their outcome, as [`Robot`] has them.
+        pub trait Commands {
+            $(
+                #[doc = concat!("`Robot::", stringify!($name), "`.")]
+                fn $name(&self, $($arg: $ty),*) -> Result<$ret, MotionError>;
+            )*
         }
         impl Commands for Robot {
             $( fn $name(&self, $($arg: $ty),*) -> Result<$ret, MotionError> {
@@ -245,7 +263,7 @@ macro_rules! every_driver {
             $( #[test] fn $scenario() { super::$scenario::<rtde_robot::motion::Robot>() } )*
         }
         mod tokio {
-            $( #[test] fn $scenario() { super::$scenario::<$crate::common::robots::OnTokio>() } )*
+            $( #[test] fn $scenario() { super::$scenario::<$crate::robots::OnTokio>() } )*
         }
     };
 }
