@@ -132,6 +132,36 @@ fn power_brakes_program_and_safety_each_visible_over_rtde() {
     assert_eq!(rtde.read().0, 3);
 }
 
+/// A program sent to a script port, paused from the Dashboard, is resumed by `play` as the
+/// pendant's Play button resumes it, though no program is loaded.
+#[test]
+fn play_resumes_a_paused_program_that_was_sent_not_loaded() {
+    let sim = Sim::builder()
+        .dashboard()
+        .script_ports()
+        .deterministic()
+        .start()
+        .unwrap();
+    let mut d = connect(&sim);
+    d.power_on().unwrap();
+    d.brake_release().unwrap();
+    let sender = rtde_robot::script::ScriptSender::new(sim.addr().ip())
+        .ports(sim.script_sender_ports().unwrap());
+    let program = rtde_robot::motion::command_program(rtde_robot::motion::CommandLayout::UPPER);
+    sender
+        .send(&rtde_robot::script::Program::new(&program).unwrap())
+        .unwrap();
+    assert_eq!(d.loaded_program().unwrap(), None);
+    assert_eq!(d.program_state().unwrap().state, RuntimeState::Playing);
+    d.pause().unwrap();
+    assert_eq!(d.program_state().unwrap().state, RuntimeState::Paused);
+    d.play().unwrap();
+    assert_eq!(d.program_state().unwrap().state, RuntimeState::Playing);
+    // With nothing paused and nothing loaded, there is nothing to play.
+    d.stop().unwrap();
+    assert!(matches!(d.play(), Err(DashboardError::Refused { .. })));
+}
+
 #[test]
 fn every_query_has_its_typed_reply() {
     let sim = sim();

@@ -211,9 +211,11 @@ impl RobotState {
         }
     }
 
-    /// `play`: starts or resumes the loaded program.
+    /// `play`: starts the loaded program, or resumes the paused one, whether loaded or
+    /// sent to a script port (the pendant's Play button does the same).
     pub(crate) fn play(&mut self) -> Result<(), Refusal> {
-        if self.loaded.is_none() || self.why_not_play().is_some() {
+        let resumes = self.program == RuntimeState::Paused;
+        if (self.loaded.is_none() && !resumes) || self.why_not_play().is_some() {
             return Err("Failed to execute: play".into());
         }
         self.start_program();
