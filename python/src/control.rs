@@ -272,7 +272,7 @@ impl ServoLoop {
         let (result, held) = py.detach(|| {
             let mut guard = lock(&self.parts);
             let Some(parts) = guard.as_mut() else {
-                return (Err(Error::ConnectionLost), None);
+                return (Ok(Closed::Yes), None);
             };
             let mut held: Held = None;
             let last = parts.last;
@@ -309,13 +309,24 @@ impl ServoLoop {
                     Waypoint { q: sent }
                 });
             parts.last = sent;
-            (result.map(|_| ()), held)
+            (result.map(|_| Closed::No), held)
         });
         if let Some(e) = held {
             return Err(e);
         }
-        result.map_err(|e| errors::rtde(py, e))
+        match result {
+            Ok(Closed::No) => Ok(()),
+            // Closed by this program, not lost: the error says which.
+            Ok(Closed::Yes) => Err(errors::closed(py, "control loop")),
+            Err(e) => Err(errors::rtde(py, e)),
+        }
     }
+}
+
+/// Whether a cycle found the loop closed by `close()`.
+enum Closed {
+    Yes,
+    No,
 }
 
 /// The clock `init_period` counts from.

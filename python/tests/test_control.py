@@ -70,6 +70,9 @@ def test_init_period_servo_j_wait_period(servo):
     assert program["acked"] >= 2
     assert program["status"] is rtde_rs.ProgramStatus.RUNNING
     assert max(abs(a - b) for a, b in zip(program["q"], HOME)) > 0.05
+    # Closed by this program: a cycle after it says so, not that the link was lost.
+    with pytest.raises(rtde_rs.ConnectionLostError, match="closed by this program"):
+        loop.servo_j(HOME)
 
 
 def test_the_watchdog_stops_the_robot_when_the_loop_stops(servo):

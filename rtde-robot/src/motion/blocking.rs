@@ -159,6 +159,25 @@ impl MoveHandle {
 
     /// The progress of the command, 0 to 1: for a path, of the whole path (two of four
     /// waypoints done and the third halfway is 0.625).
+    ///
+    /// ```
+    /// use rtde_robot::motion::{JointMove, MotionOptions, Robot};
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let sim = rtde_sim::Sim::builder().command_program().deterministic().start()?;
+    /// let robot = Robot::connect(sim.addr(), MotionOptions::new())?;
+    /// let path = [0.3, 0.6].map(|s| JointMove::to([s, -1.57, 1.57, -1.57, -1.57, 0.0]));
+    /// let handle = robot.start_move_j_path(&path)?;
+    /// while !handle.is_finished() {
+    ///     // Which waypoint is under way, and how far the whole path is.
+    ///     let (_waypoint, _progress) = (handle.waypoint(), handle.progress());
+    ///     std::thread::sleep(std::time::Duration::from_millis(10));
+    /// }
+    /// assert_eq!((handle.waypoint(), handle.progress()), (1, 1.0));
+    /// handle.wait()?;
+    /// robot.close()?;
+    /// # Ok(()) }
+    /// ```
     #[must_use]
     pub fn progress(&self) -> f64 {
         self.link.lock().progress_of(self.first, self.seq).1
@@ -270,8 +289,8 @@ impl Robot {
     /// Carries on after the robot's verdict (a protective stop once unlocked, a watchdog
     /// stop, an unreachable target, a stopped program) or a lost link: closes this session
     /// and connects again to the same controller with the same options, sending the
-    /// command program again with [`ProgramSource::Send`] (it replaces the stopped one)
-    /// or attaching to the one playing with [`ProgramSource::Installed`]. ur_rtde's
+    /// command program again with [`ProgramSource::Send`](super::ProgramSource::Send) (it replaces the stopped one)
+    /// or attaching to the one playing with [`ProgramSource::Installed`](super::ProgramSource::Installed). ur_rtde's
     /// `reconnect` and `reuploadScript` in one call.
     ///
     /// ```
