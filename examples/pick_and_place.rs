@@ -98,7 +98,11 @@ fn run() -> Result<bool, Box<dyn Error>> {
             )
         }
         None => {
+            // A CB3's clock (125 Hz): the command program's watchdog is 50 cycles, 400 ms
+            // there, 100 ms at an e-Series' 500 Hz, which a debug build on a busy machine
+            // can stall past (CI once did, and the robot stopped, as it should).
             sim = Sim::builder()
+                .controller_version("3.15.8")
                 .dashboard()
                 .script_ports()
                 .deterministic()

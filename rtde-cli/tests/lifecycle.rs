@@ -24,12 +24,12 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use common::{Spawned, rtde};
-use rtde_core::{Client, ConnectOptions, DynamicRecipe, Recipe, RobotMode, RuntimeState, Value};
+use rtde_core::{Client, ConnectOptions, DynamicRecipe, Recipe, RuntimeState};
 use rtde_robot::dashboard::{Dashboard, DashboardOptions};
 use rtde_robot::motion::{JointMove, LinearMove, MotionError, MotionOptions, ProgramSource};
 use rtde_robot::primary::{Decoded, PrimaryClient};
 use rtde_robot::script::{Ports, ScriptSender};
-use rtde_testkit::robots::{Driver, Handle, OnTokio};
+use rtde_testkit::robots::{Driver, Handle, OnTokio, observe, observed, run_robot};
 
 /// How many sessions in a row.
 const SESSIONS: usize = 20;
@@ -122,25 +122,7 @@ impl Controller {
 
     /// Powers on and releases the brakes.
     fn run_robot(&self) {
-        let mut d = self.dashboard();
-        d.power_on().unwrap();
-        d.wait_for_robot_mode(RobotMode::Idle, Duration::from_secs(10))
-            .unwrap();
-        d.brake_release().unwrap();
-        d.wait_for_robot_mode(RobotMode::Running, Duration::from_secs(10))
-            .unwrap();
-    }
-
-    /// What an RTDE observer reads now: `actual_q`, `actual_qd`, `runtime_state`.
-    fn observe(&self) -> ([f64; 6], [f64; 6], u32) {
-        let mut client = Client::connect(self.rtde, ConnectOptions::new()).unwrap();
-        let mut outputs =
-            DynamicRecipe::outputs(["actual_q", "actual_qd", "runtime_state"]).unwrap();
-        client.setup_outputs(outputs.spec(), 125.0).unwrap();
-        client.start().unwrap();
-        client.recv_into(&mut outputs).unwrap();
-        client.close().unwrap();
-        observed(&outputs)
+        run_robot(&mut self.dashboard());
     }
 
     /// Whether the primary interface says a program runs.
@@ -169,17 +151,6 @@ impl Controller {
         .into_iter()
         .map(|(k, v)| (k.to_owned(), v.to_string()))
         .collect()
-    }
-}
-
-fn observed(outputs: &DynamicRecipe) -> ([f64; 6], [f64; 6], u32) {
-    match outputs.values() {
-        [
-            Value::Vector6d(q),
-            Value::Vector6d(qd),
-            Value::Uint32(state),
-        ] => (*q, *qd, *state),
-        other => panic!("{other:?}"),
     }
 }
 
@@ -404,7 +375,7 @@ fn a_killed_client_stops_the_arm(entry: Entry) {
     client.child.kill().unwrap();
     drop(client);
     std::thread::sleep(Duration::from_secs(2));
-    let (q0, qd, state) = controller.observe();
+    let (q0, qd, state) = observe(controller.rtde);
     assert_eq!(qd, [0.0; 6], "{entry:?}: moving 2 s after the kill");
     assert_eq!(state, RuntimeState::Stopped.code(), "{entry:?}: RTDE");
     let mut dashboard = controller.dashboard();
@@ -419,7 +390,11 @@ fn a_killed_client_stops_the_arm(entry: Entry) {
         "{entry:?}: the primary interface"
     );
     std::thread::sleep(Duration::from_millis(200));
-    assert_eq!(controller.observe().0, q0, "{entry:?}: the arm moved on");
+    assert_eq!(
+        observe(controller.rtde).0,
+        q0,
+        "{entry:?}: the arm moved on"
+    );
 
     let client = ClientProcess::start(entry, &controller, "sessions:1", &[]);
     let (_, q) = client.reached(Duration::from_secs(30));

@@ -30,20 +30,7 @@ fn sending(sim: &Sim) -> MotionOptions {
 
 /// What an observer reads over RTDE: `actual_q`, `actual_qd`, `runtime_state`.
 fn observe(sim: &Sim) -> ([f64; 6], [f64; 6], u32) {
-    let mut client = Client::connect(sim.addr(), ConnectOptions::new()).unwrap();
-    let mut outputs = DynamicRecipe::outputs(["actual_q", "actual_qd", "runtime_state"]).unwrap();
-    client.setup_outputs(outputs.spec(), 125.0).unwrap();
-    client.start().unwrap();
-    client.recv_into(&mut outputs).unwrap();
-    client.close().unwrap();
-    match outputs.values() {
-        [
-            Value::Vector6d(q),
-            Value::Vector6d(qd),
-            Value::Uint32(state),
-        ] => (*q, *qd, *state),
-        other => panic!("{other:?}"),
-    }
+    rtde_testkit::robots::observe(sim.addr())
 }
 
 fn the_arm_stands_still_unless_a_program_moves_it<R: Driver>() {

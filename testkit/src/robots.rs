@@ -6,11 +6,62 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use rtde_core::{Client, ConnectOptions, DynamicRecipe, Recipe, RobotMode, Value};
+use rtde_robot::dashboard::Dashboard;
 use rtde_robot::motion::{
     AsyncMoveHandle, AsyncRobot, ForceMode, JointMove, Kinematics, LinearMove, MotionError,
     MotionOptions, MoveHandle, Reached, Robot, RobotState,
 };
 use tokio::runtime::Runtime;
+
+/// Powers the robot on and releases its brakes over its Dashboard server, waiting for
+/// each: a robot ready for a program.
+///
+/// # Panics
+/// When the Dashboard refuses, or the robot does not get there within 10 s.
+pub fn run_robot(dashboard: &mut Dashboard) {
+    let wait = std::time::Duration::from_secs(10);
+    dashboard.power_on().unwrap();
+    dashboard
+        .wait_for_robot_mode(RobotMode::Idle, wait)
+        .unwrap();
+    dashboard.brake_release().unwrap();
+    dashboard
+        .wait_for_robot_mode(RobotMode::Running, wait)
+        .unwrap();
+}
+
+/// The motion a newly connected RTDE observer reads: `actual_q`, `actual_qd` and
+/// `runtime_state` from its first package.
+///
+/// # Panics
+/// When the controller at `addr` does not stream them.
+#[must_use]
+pub fn observe(addr: SocketAddr) -> ([f64; 6], [f64; 6], u32) {
+    let mut client = Client::connect(addr, ConnectOptions::new()).unwrap();
+    let mut outputs = DynamicRecipe::outputs(["actual_q", "actual_qd", "runtime_state"]).unwrap();
+    client.setup_outputs(outputs.spec(), 125.0).unwrap();
+    client.start().unwrap();
+    client.recv_into(&mut outputs).unwrap();
+    client.close().unwrap();
+    observed(&outputs)
+}
+
+/// `actual_q`, `actual_qd` and `runtime_state` from a recipe of those three.
+///
+/// # Panics
+/// When `outputs` holds other values.
+#[must_use]
+pub fn observed(outputs: &DynamicRecipe) -> ([f64; 6], [f64; 6], u32) {
+    match outputs.values() {
+        [
+            Value::Vector6d(q),
+            Value::Vector6d(qd),
+            Value::Uint32(state),
+        ] => (*q, *qd, *state),
+        other => panic!("not actual_q, actual_qd, runtime_state: {other:?}"),
+    }
+}
 
 /// A command under way, whichever driver started it.
 pub trait Handle {

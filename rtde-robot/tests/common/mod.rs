@@ -3,7 +3,6 @@
 
 use std::time::Duration;
 
-use rtde_core::RobotMode;
 use rtde_robot::dashboard::{Dashboard, DashboardOptions};
 use rtde_robot::motion::{CommandLayout, MotionOptions, ProgramSource};
 use rtde_robot::script::ScriptSender;
@@ -16,12 +15,7 @@ pub(crate) fn waiting_for_a_program(
 ) -> (Sim, Dashboard) {
     let sim = configure(powered_off()).start().unwrap();
     let mut d = Dashboard::connect(sim.dashboard_addr().unwrap(), DashboardOptions::new()).unwrap();
-    d.power_on().unwrap();
-    d.wait_for_robot_mode(RobotMode::Idle, Duration::from_secs(10))
-        .unwrap();
-    d.brake_release().unwrap();
-    d.wait_for_robot_mode(RobotMode::Running, Duration::from_secs(10))
-        .unwrap();
+    rtde_testkit::robots::run_robot(&mut d);
     (sim, d)
 }
 
