@@ -120,7 +120,7 @@ impl Link {
 }
 
 /// A robot running the command program, driven by typed commands; see the
-/// [module](crate::motion) documentation. [`AsyncRobot`](super::AsyncRobot) is the same
+/// [module](crate::motion) documentation. `AsyncRobot` (feature `tokio`) is the same
 /// on tokio.
 #[derive(Debug)]
 pub struct Robot {

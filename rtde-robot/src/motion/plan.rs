@@ -31,6 +31,16 @@ pub(crate) enum Kind {
 }
 
 impl Kind {
+    /// A command that is done when the program takes it: a setting leaves the motion
+    /// under way running, anything else replaces it.
+    fn taken(command: Command) -> Kind {
+        if command.is_setting() {
+            Kind::Taken
+        } else {
+            Kind::Replace
+        }
+    }
+
     /// Whether its handle waits for the arm to rest too (moves and stops), not only for
     /// the program to finish the command.
     pub(crate) fn waits_until_still(self) -> bool {
@@ -55,12 +65,7 @@ impl Order {
 
     /// A command that is done when the program takes it.
     fn taken(command: Command, doubles: &[f64]) -> Order {
-        let kind = if command.is_setting() {
-            Kind::Taken
-        } else {
-            Kind::Replace
-        };
-        Order::one(command::registers(command, doubles), kind)
+        Order::one(command::registers(command, doubles), Kind::taken(command))
     }
 
     fn stop(command: Command, decel: f64) -> Order {
@@ -242,7 +247,10 @@ impl Plan {
 
     pub(crate) fn force_mode(mode: &ForceMode) -> Result<Order, MotionError> {
         mode.check()?;
-        Ok(Order::one(mode.registers(), Kind::Taken))
+        Ok(Order::one(
+            mode.registers(),
+            Kind::taken(Command::ForceMode),
+        ))
     }
 
     pub(crate) fn end_force_mode() -> Order {
