@@ -171,7 +171,9 @@ fn a_trailing_comma_after_the_last_name_is_tolerated() {
         let mut c = Raw::connect_v(sim.addr(), protocol);
         let (texts, _, types) = c.setup_outputs(500.0, "timestamp,actual_q,");
         assert_eq!((texts.len(), types.as_str()), (0, "DOUBLE,VECTOR6D"));
-        let (texts, id, types) = c.setup_inputs("input_int_register_24,");
+        // A register per connection: the one before may hold its own until the simulator
+        // has seen it close.
+        let (texts, id, types) = c.setup_inputs(&format!("input_int_register_{},", 23 + protocol));
         assert_eq!((texts.len(), id, types.as_str()), (0, 1, "INT32"));
     }
 }
@@ -610,21 +612,23 @@ fn back_to_back_inputs_from_a_client_without_nodelay_take_effect_at_once() {
     let sim = sim("5.21.0");
     let lags: Vec<Duration> = (0..3)
         .map(|round| {
+            // A register of its own each round: the last round's connection may still hold
+            // its register until the simulator has seen it close, and then answers IN_USE.
+            let register = format!("input_int_register_{}", 24 + round);
             let mut c = Raw::connect_v(sim.addr(), 2);
             c.stream.set_nodelay(false).unwrap();
-            let (_, id, _) = c.setup_inputs("input_int_register_24");
-            let mut inputs = DynamicRecipe::inputs(["input_int_register_24"]).unwrap();
+            let (texts, id, types) = c.setup_inputs(&register);
+            assert_eq!(types, "INT32", "{register} was refused: {texts:?}");
+            let mut inputs = DynamicRecipe::inputs([register.as_str()]).unwrap();
             let mut write = |v: i32| {
-                inputs
-                    .set("input_int_register_24", Value::Int32(v))
-                    .unwrap();
+                inputs.set(&register, Value::Int32(v)).unwrap();
                 c.send_inputs(id, &inputs);
             };
             let (first, second) = (100 * round + 1, 100 * round + 2);
             write(first);
             let sent = Instant::now();
             write(second);
-            while sim.io().input("input_int_register_24") != Some(&Value::Int32(second)) {
+            while sim.io().input(&register) != Some(&Value::Int32(second)) {
                 assert!(sent.elapsed() < WAIT, "the second input never took effect");
                 std::thread::sleep(Duration::from_micros(200));
             }
