@@ -11,7 +11,10 @@
 use std::f64::consts::{PI, TAU};
 use std::fmt;
 
-use crate::{Arm, Transform, matrix_of, mul3, mul3v, rotation_vector, transpose3};
+use rtde_core::Pose;
+use rtde_core::rotation::rotation_vector_of_matrix;
+
+use crate::{Arm, Transform, matrix_of, mul3, mul3v, transpose3};
 
 /// Arguments of `acos`/`asin` this far beyond ±1 are rounding, not a pose out of reach.
 const ROUNDING: f64 = 1e-10;
@@ -73,7 +76,12 @@ impl Arm {
     /// let solutions = arm.inverse(&arm.tcp_pose(&q), &q).unwrap();
     /// assert!(solutions.iter().any(|s| s.iter().zip(&q).all(|(a, b)| (a - b).abs() < 1e-9)));
     /// ```
-    pub fn inverse(&self, pose: &[f64; 6], reference: &[f64; 6]) -> Result<Solutions, Unreachable> {
+    pub fn inverse(
+        &self,
+        pose: impl Into<Pose>,
+        reference: &[f64; 6],
+    ) -> Result<Solutions, Unreachable> {
+        let pose = &pose.into().to_array();
         if self.is_nominal_geometry() {
             return self.closed_form(pose, reference);
         }
@@ -126,7 +134,7 @@ impl Arm {
                 p_target[1] - flange.p[1],
                 p_target[2] - flange.p[2],
             ];
-            let dw = rotation_vector(&mul3(&r_target, &transpose3(&flange.r)));
+            let dw = rotation_vector_of_matrix(&mul3(&r_target, &transpose3(&flange.r)));
             let error = dp.iter().chain(&dw).map(|x| x.abs()).fold(0.0, f64::max);
             if error < CONVERGED {
                 return Some(q);
@@ -284,9 +292,10 @@ impl Arm {
     /// ```
     pub fn inverse_nearest(
         &self,
-        pose: &[f64; 6],
+        pose: impl Into<Pose>,
         near: &[f64; 6],
     ) -> Result<[f64; 6], Unreachable> {
+        let pose = pose.into();
         let solutions = self.inverse(pose, near)?;
         let moved =
             |s: &[f64; 6]| -> [f64; 6] { std::array::from_fn(|j| near[j] + wrap(s[j] - near[j])) };
@@ -301,14 +310,14 @@ impl Arm {
             .map(moved)
             .min_by(|a, b| cost(a).total_cmp(&cost(b)))
             .ok_or(Unreachable {
-                pose: *pose,
+                pose: pose.to_array(),
                 reason: "no solution",
             })
     }
 
     /// Whether the flange pose `pose` is within the arm's reach.
     #[must_use]
-    pub fn reaches(&self, pose: &[f64; 6]) -> bool {
+    pub fn reaches(&self, pose: impl Into<Pose>) -> bool {
         self.inverse(pose, &[0.0; 6]).is_ok()
     }
 }
@@ -389,11 +398,11 @@ mod tests {
             for _ in 0..POSES {
                 let q = random.joints();
                 let pose = arm.tcp_pose(&q);
-                let solutions = arm.inverse(&pose, &q).unwrap();
+                let solutions = arm.inverse(pose, &q).unwrap();
                 for s in &solutions {
                     worst = worst.max(distance(&arm, s, &pose));
                 }
-                let nearest = arm.inverse_nearest(&pose, &q).unwrap();
+                let nearest = arm.inverse_nearest(pose, &q).unwrap();
                 if nearest.iter().zip(&q).all(|(a, b)| (a - b).abs() < 1e-6) {
                     found += 1;
                 }
@@ -408,7 +417,7 @@ mod tests {
     #[test]
     fn a_generic_pose_has_eight_distinct_solutions() {
         let q = [0.3, -1.2, 1.4, -1.7, -1.5, 0.2];
-        let solutions = Arm::UR5E.inverse(&Arm::UR5E.tcp_pose(&q), &q).unwrap();
+        let solutions = Arm::UR5E.inverse(Arm::UR5E.tcp_pose(&q), &q).unwrap();
         assert_eq!(solutions.len(), 8);
         for (i, a) in solutions.iter().enumerate() {
             for b in &solutions[i + 1..] {
@@ -419,19 +428,19 @@ mod tests {
 
     #[test]
     fn poses_out_of_reach_are_refused_with_the_reason() {
-        let far = Arm::UR5E.inverse(&[2.0, 0.0, 0.3, 0.0, PI, 0.0], &[0.0; 6]);
+        let far = Arm::UR5E.inverse([2.0, 0.0, 0.3, 0.0, PI, 0.0], &[0.0; 6]);
         assert!(far.unwrap_err().reason.contains("farther"));
         // The wrist on the base axis: the shoulder offset cannot be met.
-        let axis = Arm::UR5E.inverse(&[0.0, 0.0, 0.5, 0.0, 0.0, 0.0], &[0.0; 6]);
+        let axis = Arm::UR5E.inverse([0.0, 0.0, 0.5, 0.0, 0.0, 0.0], &[0.0; 6]);
         assert!(axis.unwrap_err().reason.contains("closer"));
-        assert!(!Arm::UR5E.reaches(&[f64::NAN; 6]));
+        assert!(!Arm::UR5E.reaches([f64::NAN; 6]));
     }
 
     #[test]
     fn the_nearest_solution_keeps_whole_turns() {
         let q = [0.3 + TAU, -1.2, 1.4, -1.7, -1.5, 0.2 - TAU];
         let pose = Arm::UR5E.tcp_pose(&q);
-        let s = Arm::UR5E.inverse_nearest(&pose, &q).unwrap();
+        let s = Arm::UR5E.inverse_nearest(pose, &q).unwrap();
         for j in 0..6 {
             assert!((s[j] - q[j]).abs() < 1e-9, "{s:?}");
         }
@@ -462,7 +471,7 @@ mod calibrated_tests {
                     0.2,
                 ];
                 let pose = calibrated.tcp_pose(&q);
-                let solutions = calibrated.inverse(&pose, &q).unwrap();
+                let solutions = calibrated.inverse(pose, &q).unwrap();
                 let back = solutions
                     .iter()
                     .map(|s| {

@@ -1,12 +1,14 @@
 //! Kinematics of Universal Robots arms from their public Denavit–Hartenberg parameters.
 //!
-//! A crate of its own, without dependencies, because three audiences need the same arm:
-//! the simulator moves it, the motion layer checks targets against its reach, and the
-//! viewers draw it.
+//! A crate of its own (it needs only rtde-core's rotations) because three audiences need
+//! the same arm: the simulator moves it, the motion layer checks targets against its
+//! reach, and the viewers draw it.
 
 #![forbid(unsafe_code)]
 
 use std::f64::consts::FRAC_PI_2;
+
+use rtde_core::rotation::rotation_vector_of_matrix;
 
 mod calibration;
 mod frames;
@@ -14,7 +16,7 @@ mod inverse;
 mod pose;
 
 pub use calibration::{Calibration, TOLERANCE};
-pub use frames::{BASE_FRAME, LINK_FRAMES, LinkFrame, quaternion, rotation_matrix};
+pub use frames::{BASE_FRAME, LINK_FRAMES, LinkFrame};
 pub use inverse::{Solutions, Unreachable};
 pub use pose::{compose, invert, matrix_of, pose_of};
 
@@ -242,7 +244,7 @@ impl Arm {
     #[must_use]
     pub fn tcp_pose(&self, q: &[f64; 6]) -> [f64; 6] {
         let t = self.chain(q, 6);
-        let r = rotation_vector(&t.r);
+        let r = rotation_vector_of_matrix(&t.r);
         [t.p[0], t.p[1], t.p[2], r[0], r[1], r[2]]
     }
 
@@ -262,7 +264,7 @@ impl Arm {
         let v = scale3(sub3(&b.p, &a.p), 1.0 / (2.0 * FD_STEP));
         // The rotation taking `a` to `b`, in the base frame: b.r · a.rᵀ.
         let w = scale3(
-            rotation_vector(&mul3(&b.r, &transpose3(&a.r))),
+            rotation_vector_of_matrix(&mul3(&b.r, &transpose3(&a.r))),
             1.0 / (2.0 * FD_STEP),
         );
         [v[0], v[1], v[2], w[0], w[1], w[2]]
@@ -400,42 +402,6 @@ fn scale3(a: [f64; 3], s: f64) -> [f64; 3] {
     a.map(|x| x * s)
 }
 
-/// The rotation vector (axis times angle, angle in `[0, π]`) of a rotation matrix.
-#[must_use]
-pub fn rotation_vector(r: &[[f64; 3]; 3]) -> [f64; 3] {
-    // 2·sin(angle)·axis, from the skew-symmetric part.
-    let v = [r[2][1] - r[1][2], r[0][2] - r[2][0], r[1][0] - r[0][1]];
-    let sin = 0.5 * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-    let cos = 0.5 * (r[0][0] + r[1][1] + r[2][2] - 1.0);
-    let angle = sin.atan2(cos);
-    if sin > 1e-6 {
-        return scale3(v, angle / (2.0 * sin));
-    }
-    if cos > 0.0 {
-        // Near the identity: angle ≈ sin, so the vector is v / 2 to first order.
-        return scale3(v, 0.5);
-    }
-    // Near a half turn the skew part vanishes; the axis comes from the symmetric part,
-    // R + I = 2·axis·axisᵀ, read from its largest diagonal entry.
-    let i = (0..3)
-        .max_by(|&a, &b| r[a][a].total_cmp(&r[b][b]))
-        .unwrap_or(0);
-    let ai = ((r[i][i] + 1.0) / 2.0).max(0.0).sqrt();
-    let mut axis = [0.0; 3];
-    for (j, a) in axis.iter_mut().enumerate() {
-        *a = if j == i {
-            ai
-        } else {
-            (r[i][j] + r[j][i]) / (4.0 * ai)
-        };
-    }
-    // Keep the sign the skew part suggests, when it suggests one.
-    if axis[0] * v[0] + axis[1] * v[1] + axis[2] * v[2] < 0.0 {
-        axis = axis.map(|x| -x);
-    }
-    scale3(axis, angle)
-}
-
 /// An arm by its model name, in any case, as [`Arm::named`] finds it; the error names the
 /// arms there are, for command lines.
 ///
@@ -475,28 +441,6 @@ mod tests {
     }
 
     use super::*;
-    use std::f64::consts::PI;
-
-    fn rot_from_vector(v: [f64; 3]) -> [[f64; 3]; 3] {
-        matrix_of(&[0.0, 0.0, 0.0, v[0], v[1], v[2]]).0
-    }
-
-    #[test]
-    fn rotation_vectors_round_trip() {
-        for v in [
-            [0.0, 0.0, 0.0],
-            [1e-9, 0.0, 0.0],
-            [0.3, -0.2, 0.1],
-            [PI / 2.0, 0.0, 0.0],
-            [0.0, 0.0, PI - 1e-9],
-            [PI / 3f64.sqrt(), PI / 3f64.sqrt(), PI / 3f64.sqrt()],
-        ] {
-            let back = rotation_vector(&rot_from_vector(v));
-            for i in 0..3 {
-                assert!((back[i] - v[i]).abs() < 1e-7, "{v:?} -> {back:?}");
-            }
-        }
-    }
 
     #[test]
     fn speed_matches_pose_difference() {

@@ -2,7 +2,9 @@
 //! composed and inverted as rigid transforms: a tool offset is applied to a flange pose
 //! this way, as URScript's `pose_trans` and `pose_inv` do.
 
-use crate::{mul3, mul3v, rotation_vector, transpose3};
+use rtde_core::rotation::{matrix_of_rotation_vector, rotation_vector_of_matrix};
+
+use crate::{mul3, mul3v, transpose3};
 
 /// The rotation matrix and position of a pose `[x, y, z, rx, ry, rz]`.
 ///
@@ -13,39 +15,16 @@ use crate::{mul3, mul3v, rotation_vector, transpose3};
 /// ```
 #[must_use]
 pub fn matrix_of(pose: &[f64; 6]) -> ([[f64; 3]; 3], [f64; 3]) {
-    let v = [pose[3], pose[4], pose[5]];
-    let angle = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-    let p = [pose[0], pose[1], pose[2]];
-    if angle == 0.0 {
-        return ([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], p);
-    }
-    let k = v.map(|x| x / angle);
-    let (s, c) = angle.sin_cos();
-    let t = 1.0 - c;
-    let r = [
-        [
-            c + k[0] * k[0] * t,
-            k[0] * k[1] * t - k[2] * s,
-            k[0] * k[2] * t + k[1] * s,
-        ],
-        [
-            k[1] * k[0] * t + k[2] * s,
-            c + k[1] * k[1] * t,
-            k[1] * k[2] * t - k[0] * s,
-        ],
-        [
-            k[2] * k[0] * t - k[1] * s,
-            k[2] * k[1] * t + k[0] * s,
-            c + k[2] * k[2] * t,
-        ],
-    ];
-    (r, p)
+    (
+        matrix_of_rotation_vector([pose[3], pose[4], pose[5]]),
+        [pose[0], pose[1], pose[2]],
+    )
 }
 
 /// The pose `[x, y, z, rx, ry, rz]` of a rotation matrix and a position.
 #[must_use]
 pub fn pose_of(r: &[[f64; 3]; 3], p: &[f64; 3]) -> [f64; 6] {
-    let v = rotation_vector(r);
+    let v = rotation_vector_of_matrix(r);
     [p[0], p[1], p[2], v[0], v[1], v[2]]
 }
 

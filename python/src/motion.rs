@@ -516,7 +516,7 @@ impl Robot {
     ) -> PyResult<Vec<f64>> {
         let pose = pose.0;
         let near = near.map(|v| v.0);
-        self.with(py, move |r| r.inverse_kinematics(&pose, near))
+        self.with(py, move |r| r.inverse_kinematics(pose, near))
             .map(|q| q.to_vec())
     }
 

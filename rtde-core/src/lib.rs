@@ -73,6 +73,7 @@ pub mod error;
 pub mod realtime;
 mod recipe;
 mod recipe_error;
+pub mod rotation;
 pub mod session;
 mod tcp;
 #[cfg(feature = "tokio")]

@@ -3,6 +3,7 @@
 use rtde_core::Value;
 use rtde_core::fields::Field;
 use rtde_core::protocol::timing;
+use rtde_core::rotation::Quaternion;
 use rtde_json::{write_integer, write_number, write_value};
 use rtde_kinematics::{Arm, BASE_FRAME, LINK_FRAMES};
 use rtde_record::capture::Header;
@@ -299,7 +300,7 @@ impl Derived {
             out.push_str("\",\"translation\":");
             xyz(out, &["x", "y", "z"], &frame.translation);
             out.push_str(",\"rotation\":");
-            xyz(out, &["x", "y", "z", "w"], &frame.rotation);
+            xyz(out, &["x", "y", "z", "w"], &frame.rotation.to_xyzw());
             out.push('}');
             parent = name;
         }
@@ -323,7 +324,7 @@ impl Derived {
         xyz(
             out,
             &["x", "y", "z", "w"],
-            &quaternion_of_rotation_vector([p[3], p[4], p[5]]),
+            &Quaternion::from_rotation_vector([p[3], p[4], p[5]]).to_xyzw(),
         );
         out.push_str("}}");
         true
@@ -365,40 +366,9 @@ pub(crate) fn mode_name(field: &str, code: i32) -> String {
         .map_or_else(|| format!("UNKNOWN({code})"), |(_, n)| (*n).to_owned())
 }
 
-/// The quaternion `[x, y, z, w]` of a rotation vector (axis times angle), as RTDE poses
-/// carry their orientation.
-pub(crate) fn quaternion_of_rotation_vector(v: [f64; 3]) -> [f64; 4] {
-    let angle = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-    if angle < 1e-12 {
-        return [0.0, 0.0, 0.0, 1.0];
-    }
-    let (s, c) = (angle / 2.0).sin_cos();
-    let k = s / angle;
-    quaternion_sign([v[0] * k, v[1] * k, v[2] * k, c])
-}
-
-/// The quaternion with `w >= 0`, as [`quaternion`] gives them.
-fn quaternion_sign(q: [f64; 4]) -> [f64; 4] {
-    if q[3] < 0.0 { q.map(|x| -x) } else { q }
-}
-
-// `quaternion` is the matrix route to the same numbers; the tests compare the two.
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rtde_kinematics::quaternion;
-
-    #[test]
-    fn a_rotation_vector_and_its_matrix_give_one_quaternion() {
-        let arm = Arm::UR5E;
-        let q = [0.1, -1.2, 1.1, -1.5, -1.6, 0.3];
-        let pose = arm.tcp_pose(&q);
-        let a = quaternion_of_rotation_vector([pose[3], pose[4], pose[5]]);
-        let b = quaternion(&arm.tcp_rotation(&q));
-        for i in 0..4 {
-            assert!((a[i] - b[i]).abs() < 1e-9, "{a:?} {b:?}");
-        }
-    }
 
     #[test]
     fn modes_are_named() {

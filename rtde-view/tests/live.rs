@@ -12,8 +12,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rtde_core::fields::{ControllerVersion, Direction, lookup};
 use rtde_core::protocol::ProtocolVersion;
+use rtde_core::rotation::{self, Quaternion};
 use rtde_core::{Client, ConnectOptions, DynamicRecipe, Recipe};
-use rtde_kinematics::{Arm, rotation_matrix};
+use rtde_kinematics::Arm;
 use rtde_record::capture::Header;
 use rtde_sim::{Motion, Sim};
 use rtde_testkit::foxglove;
@@ -160,16 +161,16 @@ fn a_viewer_sees_the_simulator_move_by_its_motion_law_and_kinematics() {
         let transforms = p[TF_TOPIC]["transforms"].as_array().unwrap();
         let frames = arm.link_frames(&q);
         assert_eq!(transforms.len(), 6);
-        let (mut r, mut at) = (rotation_matrix(&[0.0, 0.0, 0.0, 1.0]), [0.0; 3]);
+        let (mut r, mut at) = (rotation::IDENTITY, [0.0; 3]);
         let mut parent = "base";
         for (tf, frame) in transforms.iter().zip(&frames) {
             assert_eq!(tf["parent_frame_id"], parent);
             parent = tf["child_frame_id"].as_str().unwrap();
             assert_eq!(xyz(&tf["translation"]), frame.translation);
-            assert_eq!(xyzw(&tf["rotation"]), frame.rotation);
+            assert_eq!(xyzw(&tf["rotation"]), frame.rotation.to_xyzw());
             let moved = rtde_kinematics::mul3v(&r, &frame.translation);
             at = std::array::from_fn(|i| at[i] + moved[i]);
-            r = mul(&r, &rotation_matrix(&frame.rotation));
+            r = mul(&r, &frame.rotation.to_matrix());
         }
         assert_eq!(parent, "flange");
         let pose = arm.tcp_pose(&q);
@@ -189,7 +190,7 @@ fn a_viewer_sees_the_simulator_move_by_its_motion_law_and_kinematics() {
         let tcp = &p[TCP_POSE_TOPIC];
         assert_eq!(tcp["frame_id"], "base");
         assert_eq!(xyz(&tcp["pose"]["position"]).to_vec(), sent[..3].to_vec());
-        let want = rtde_kinematics::quaternion(&arm.tcp_rotation(&q));
+        let want = Quaternion::from_matrix(&arm.tcp_rotation(&q)).to_xyzw();
         let got = xyzw(&tcp["pose"]["orientation"]);
         for i in 0..4 {
             assert!((got[i] - want[i]).abs() < 1e-9, "{got:?} vs {want:?}");

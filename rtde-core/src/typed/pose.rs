@@ -1,6 +1,7 @@
 //! A Cartesian pose: position and rotation vector, as UR controllers report TCP poses.
 
 use super::TypedValue;
+use crate::rotation::{self, Quaternion};
 use crate::wire;
 
 /// A pose `(x, y, z, rx, ry, rz)`: position in metres and orientation as a rotation vector
@@ -11,8 +12,8 @@ use crate::wire;
 /// use rtde_core::Pose;
 ///
 /// let p = Pose::new(0.1, 0.2, 0.3, 0.0, 0.0, std::f64::consts::FRAC_PI_2);
-/// let [w, x, y, z] = p.to_quaternion();
-/// assert!((w - z).abs() < 1e-12 && x == 0.0 && y == 0.0);
+/// let q = p.to_quaternion();
+/// assert!((q.w - q.z).abs() < 1e-12 && q.x == 0.0 && q.y == 0.0);
 /// let m = p.to_rotation_matrix();
 /// assert!((m[0][1] + 1.0).abs() < 1e-12); // x axis turned onto y
 /// ```
@@ -77,40 +78,17 @@ impl Pose {
         (self.rx * self.rx + self.ry * self.ry + self.rz * self.rz).sqrt()
     }
 
-    /// The orientation as a unit quaternion `[w, x, y, z]`.
+    /// The orientation as a unit quaternion (with `w >= 0`); its components are named,
+    /// and [`Quaternion::to_xyzw`] gives ROS' and Foxglove's order.
     #[must_use]
-    pub fn to_quaternion(self) -> [f64; 4] {
-        let angle = self.angle();
-        // sin(angle / 2) / angle, with its series near zero so small rotations stay exact.
-        let s = if angle > 1e-6 {
-            (angle / 2.0).sin() / angle
-        } else {
-            0.5 - angle * angle / 48.0
-        };
-        [(angle / 2.0).cos(), self.rx * s, self.ry * s, self.rz * s]
+    pub fn to_quaternion(self) -> Quaternion {
+        Quaternion::from_rotation_vector(self.rotation_vector())
     }
 
     /// The orientation as a rotation matrix, rows first: `m[row][column]`.
     #[must_use]
     pub fn to_rotation_matrix(self) -> [[f64; 3]; 3] {
-        let [w, x, y, z] = self.to_quaternion();
-        [
-            [
-                1.0 - 2.0 * (y * y + z * z),
-                2.0 * (x * y - w * z),
-                2.0 * (x * z + w * y),
-            ],
-            [
-                2.0 * (x * y + w * z),
-                1.0 - 2.0 * (x * x + z * z),
-                2.0 * (y * z - w * x),
-            ],
-            [
-                2.0 * (x * z - w * y),
-                2.0 * (y * z + w * x),
-                1.0 - 2.0 * (x * x + y * y),
-            ],
-        ]
+        rotation::matrix_of_rotation_vector(self.rotation_vector())
     }
 }
 
@@ -182,6 +160,14 @@ impl From<[f64; 6]> for Pose {
     }
 }
 
+/// So that a function taking `impl Into<Pose>` keeps taking `&[f64; 6]`, as it took before
+/// it took a `Pose`.
+impl From<&[f64; 6]> for Pose {
+    fn from(v: &[f64; 6]) -> Self {
+        Pose::from_array(*v)
+    }
+}
+
 impl From<Pose> for [f64; 6] {
     fn from(p: Pose) -> Self {
         p.to_array()
@@ -210,14 +196,14 @@ mod tests {
 
     #[test]
     fn identity_and_half_turns() {
-        assert_eq!(Pose::default().to_quaternion(), [1.0, 0.0, 0.0, 0.0]);
+        assert_eq!(Pose::default().to_quaternion(), Quaternion::IDENTITY);
         assert_eq!(
             Pose::default().to_rotation_matrix(),
             [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
         );
         let half_x = Pose::new(0.0, 0.0, 0.0, std::f64::consts::PI, 0.0, 0.0);
         let q = half_x.to_quaternion();
-        assert!(close(q[0], 0.0) && close(q[1], 1.0));
+        assert!(close(q.w, 0.0) && close(q.x, 1.0));
         let m = half_x.to_rotation_matrix();
         assert!(close(m[1][1], -1.0) && close(m[2][2], -1.0) && close(m[0][0], 1.0));
     }
@@ -332,7 +318,7 @@ mod tests {
         for v in [[0.3, -1.2, 2.0], [1e-9, 0.0, -1e-9], [0.0, 3.0, 0.1]] {
             let p = Pose::new(1.0, 2.0, 3.0, v[0], v[1], v[2]);
             let q = p.to_quaternion();
-            assert!(close(q.iter().map(|c| c * c).sum::<f64>(), 1.0));
+            assert!(close(q.to_xyzw().iter().map(|c| c * c).sum::<f64>(), 1.0));
             let m = p.to_rotation_matrix();
             for i in 0..3 {
                 for j in 0..3 {

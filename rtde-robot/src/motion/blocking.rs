@@ -9,9 +9,9 @@ use std::task::Poll;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use rtde_core::Client;
 use rtde_core::background::{Background, Receiver, Sender, SpawnOptions};
 use rtde_core::session::InputHandle;
+use rtde_core::{Client, Pose};
 use rtde_robot_proto::programs::command::CommandLayout;
 
 use crate::motion::command::{ForceMode, JointMove, LinearMove};
@@ -353,11 +353,11 @@ impl Robot {
     /// [`MotionError::OutOfReach`].
     pub fn inverse_kinematics(
         &self,
-        pose: &[f64; 6],
+        pose: impl Into<Pose>,
         near: Option<[f64; 6]>,
     ) -> Result<[f64; 6], MotionError> {
         let near = near.unwrap_or_else(|| self.state().q);
-        self.plan.inverse_kinematics(pose, &near)
+        self.plan.inverse_kinematics(&pose.into().to_array(), &near)
     }
 
     /// Moves to joint positions, blocking until the arm is there.
@@ -530,8 +530,8 @@ impl Robot {
     ///
     /// # Errors
     /// A refusal of a component beyond ±2 m (or ±2π rad); the robot's verdicts.
-    pub fn set_tcp(&self, offset: [f64; 6]) -> Result<(), MotionError> {
-        self.run(Plan::set_tcp(offset)?)
+    pub fn set_tcp(&self, offset: impl Into<Pose>) -> Result<(), MotionError> {
+        self.run(Plan::set_tcp(offset.into().to_array())?)
     }
 
     /// Sets the payload: mass (kg) and centre of gravity (m, in the flange frame).

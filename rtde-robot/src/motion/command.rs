@@ -1,5 +1,6 @@
 //! The commands as typed values, their checks, and their register values.
 
+use rtde_core::Pose;
 use rtde_robot_proto::programs::command::{Command, int_in};
 
 use crate::motion::defaults;
@@ -79,9 +80,13 @@ impl JointMove {
 /// [`defaults`]' (ur_rtde's): 0.25 m/s, 1.2 m/s², no blend.
 ///
 /// ```
+/// use rtde_core::Pose;
 /// use rtde_robot::motion::LinearMove;
 /// let m = LinearMove::to([0.4, -0.2, 0.3, 0.0, 3.14, 0.0]).blend(0.02);
 /// assert_eq!(m.speed, 0.25);
+/// // The pose read from `actual_TCP_pose`, typed, is a target as it is.
+/// let here = Pose::new(0.4, -0.2, 0.3, 0.0, 3.14, 0.0);
+/// assert_eq!(LinearMove::to(here).pose, m.pose);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LinearMove {
@@ -96,11 +101,12 @@ pub struct LinearMove {
 }
 
 impl LinearMove {
-    /// A move to `pose` at the default speed and acceleration.
+    /// A move to `pose` (a [`Pose`] or `[x, y, z, rx, ry, rz]`) at the default speed and
+    /// acceleration.
     #[must_use]
-    pub fn to(pose: [f64; 6]) -> Self {
+    pub fn to(pose: impl Into<Pose>) -> Self {
         LinearMove {
-            pose,
+            pose: pose.into().to_array(),
             speed: defaults::TOOL_SPEED,
             accel: defaults::TOOL_ACCELERATION,
             blend: 0.0,

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::Poll;
 use std::time::Duration;
 
+use rtde_core::Pose;
 use rtde_core::session::InputHandle;
 use rtde_core::tokio::{AsyncClient, Packages};
 use rtde_robot_proto::programs::command::CommandLayout;
@@ -330,11 +331,11 @@ impl AsyncRobot {
     /// [`MotionError::OutOfReach`].
     pub fn inverse_kinematics(
         &self,
-        pose: &[f64; 6],
+        pose: impl Into<Pose>,
         near: Option<[f64; 6]>,
     ) -> Result<[f64; 6], MotionError> {
         let near = near.unwrap_or_else(|| self.state().q);
-        self.plan.inverse_kinematics(pose, &near)
+        self.plan.inverse_kinematics(&pose.into().to_array(), &near)
     }
 
     /// As [`Robot::move_j`](super::Robot::move_j).
@@ -505,8 +506,8 @@ impl AsyncRobot {
     ///
     /// # Errors
     /// As [`Robot::set_tcp`](super::Robot::set_tcp).
-    pub async fn set_tcp(&self, offset: [f64; 6]) -> Result<(), MotionError> {
-        self.run(Plan::set_tcp(offset)?).await
+    pub async fn set_tcp(&self, offset: impl Into<Pose>) -> Result<(), MotionError> {
+        self.run(Plan::set_tcp(offset.into().to_array())?).await
     }
 
     /// As [`Robot::set_payload`](super::Robot::set_payload).

@@ -119,7 +119,7 @@ impl Plan {
         near: &[f64; 6],
     ) -> Result<[f64; 6], MotionError> {
         let flange = compose(pose, &invert(&self.tcp()));
-        Ok(self.kinematics.arm().inverse_nearest(&flange, near)?)
+        Ok(self.kinematics.arm().inverse_nearest(flange, near)?)
     }
 
     pub(crate) fn move_j(target: &JointMove) -> Result<Order, MotionError> {
