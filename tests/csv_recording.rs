@@ -41,12 +41,29 @@ impl OutputSource for Exactly {
     }
 }
 
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> Scratch {
     let dir =
         std::env::temp_dir().join(format!("rtde-csv-recording-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    Scratch(dir)
+}
+
+/// A test's own folder, removed when the test ends, passed or not: each run used to leave
+/// its folders in the temporary directory.
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = PathBuf;
+    fn deref(&self) -> &PathBuf {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// A background driver streaming `recipe` at 500 Hz from `sim`.
@@ -82,7 +99,8 @@ fn a_stopped_recording_holds_every_package_that_had_arrived() {
         );
         std::thread::sleep(Duration::from_millis(5));
     }
-    let path = scratch("every").join("run.csv");
+    let dir = scratch("every");
+    let path = dir.join("run.csv");
     let recording = CsvRecording::start(receiver, &recipe, &path).unwrap();
     let summary = recording.stop().unwrap();
     assert_eq!((summary.rows, summary.missed), (N, 0));
@@ -109,7 +127,8 @@ fn a_recording_runs_until_stopped_while_the_program_reads_the_latest() {
     let sim = Sim::builder().start().unwrap();
     let recipe = recipe();
     let background = spawn(&sim, &recipe);
-    let path = scratch("running").join("run.csv");
+    let dir = scratch("running");
+    let path = dir.join("run.csv");
     let recording = CsvRecording::start(background.receiver(), &recipe, &path).unwrap();
     let mut latest = background.receiver();
     let deadline = Instant::now() + WAIT;
@@ -139,7 +158,8 @@ fn a_lost_link_ends_the_recording_with_its_rows_kept() {
     let sim = Sim::builder().start().unwrap();
     let recipe = recipe();
     let background = spawn(&sim, &recipe);
-    let path = scratch("lost").join("run.csv");
+    let dir = scratch("lost");
+    let path = dir.join("run.csv");
     let recording = CsvRecording::start(background.receiver(), &recipe, &path).unwrap();
     let deadline = Instant::now() + WAIT;
     while recording.rows() < 10 {
@@ -170,7 +190,8 @@ fn an_unwritable_path_or_an_input_recipe_is_a_typed_error() {
     let sim = Sim::builder().start().unwrap();
     let recipe = recipe();
     let background = spawn(&sim, &recipe);
-    let path = scratch("unwritable").join("missing").join("run.csv");
+    let dir = scratch("unwritable");
+    let path = dir.join("missing").join("run.csv");
     let err = CsvRecording::start(background.receiver(), &recipe, &path).unwrap_err();
     let CsvError::Create { path: at, source } = &err else {
         panic!("{err:?}")
@@ -179,7 +200,8 @@ fn an_unwritable_path_or_an_input_recipe_is_a_typed_error() {
     assert!(err.to_string().starts_with("cannot create `"), "{err}");
 
     let inputs = DynamicRecipe::inputs(["speed_slider_mask", "speed_slider_fraction"]).unwrap();
-    let path = scratch("inputs").join("run.csv");
+    let dir = scratch("inputs");
+    let path = dir.join("run.csv");
     let err = CsvRecording::start(background.receiver(), &inputs, &path).unwrap_err();
     assert!(matches!(err, CsvError::NotOutputs), "{err:?}");
     assert!(!path.exists());
