@@ -21,7 +21,8 @@ use rtde_kinematics::Arm;
 use rtde_record::capture::Header;
 use tungstenite::handshake::server::{ErrorResponse, Request, Response};
 use tungstenite::http::{HeaderValue, StatusCode};
-use tungstenite::protocol::WebSocketConfig;
+use tungstenite::protocol::frame::coding::CloseCode;
+use tungstenite::protocol::{CloseFrame, WebSocketConfig};
 use tungstenite::{Message, WebSocket};
 
 use crate::encode::{Derived, Layout, Timeline};
@@ -36,6 +37,9 @@ pub const SUBPROTOCOLS: [&str; 2] = ["foxglove.sdk.v1", "foxglove.websocket.v1"]
 const MESSAGE_DATA: u8 = 0x01;
 /// How long the server thread waits for a package before it looks at its clients again.
 const POLL: Duration = Duration::from_millis(10);
+/// The longest the server waits on a closing client: to take the server's Close, and at
+/// shutdown to answer it.
+const CLOSE_WAIT: Duration = Duration::from_millis(500);
 /// How long a client has to finish its WebSocket handshake.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
 /// Bytes of frames gathered before a write to a client's socket (a package's frames are
@@ -477,10 +481,36 @@ impl Server {
                 Err(RecvTimeoutError::Disconnected) => std::thread::sleep(POLL),
             }
         }
-        for mut client in self.clients.drain(..) {
-            let _ = client.socket.close(None);
-            let _ = client.socket.flush();
+        self.close_all();
+    }
+
+    /// Says goodbye to every client (1001, going away) and waits, [`CLOSE_WAIT`] at most
+    /// in all, for each one's Close, so that each sees a clean close rather than a reset.
+    fn close_all(&mut self) {
+        let going_away = CloseFrame {
+            code: CloseCode::Away,
+            reason: "the view is shutting down".into(),
+        };
+        for client in &mut self.clients {
+            let _ = client.socket.close(Some(going_away.clone()));
+            flush_blocking(&mut client.socket);
         }
+        let deadline = Instant::now() + CLOSE_WAIT;
+        for mut client in self.clients.drain(..) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero()
+                || client
+                    .socket
+                    .get_mut()
+                    .set_read_timeout(Some(left))
+                    .is_err()
+            {
+                continue;
+            }
+            // Until its Close comes (then tungstenite says ConnectionClosed) or time is up.
+            while client.socket.read().is_ok() {}
+        }
+        self.shared.clients.store(0, Ordering::Relaxed);
     }
 
     /// Takes new connections to their handshake, and the handshaken ones in.
@@ -615,9 +645,13 @@ impl Server {
                 match client.socket.read() {
                     Ok(Message::Text(text)) => request(client, text.as_str(), &self.channels),
                     Ok(Message::Close(_)) => {
+                        // tungstenite has queued the answering Close; RFC 6455 §5.5.1 wants
+                        // it sent before the connection ends, or the viewer sees 1006.
+                        flush_blocking(&mut client.socket);
                         gone.push(i);
                         break;
                     }
+                    // A ping's pong is queued; the next read or package sends it.
                     Ok(_) => {}
                     Err(e) if would_block(&e) => break,
                     Err(_) => {
@@ -637,6 +671,15 @@ impl Server {
         self.shared
             .clients
             .store(self.clients.len(), Ordering::Relaxed);
+    }
+}
+
+/// Sends what tungstenite has queued (a Close) before the socket is dropped, waiting at
+/// most [`CLOSE_WAIT`]: a client that reads nothing cannot hold the server longer.
+fn flush_blocking(socket: &mut WebSocket<TcpStream>) {
+    let stream = socket.get_mut();
+    if stream.set_nonblocking(false).is_ok() && stream.set_write_timeout(Some(CLOSE_WAIT)).is_ok() {
+        let _ = socket.flush();
     }
 }
 

@@ -249,6 +249,39 @@ fn a_client_without_the_subprotocol_is_refused() {
 }
 
 #[test]
+fn clients_are_closed_as_the_websocket_rfc_says() {
+    let view = ViewServer::start(
+        &synthetic_header(&["actual_q"]),
+        ViewOptions::new().addr(LOOPBACK),
+    )
+    .unwrap();
+    // A viewer that closes gets the server's Close back (RFC 6455 §5.5.1), and a ping
+    // its pong, over and over: nothing is left behind by the ones before.
+    for round in 0..20u8 {
+        let mut viewer = foxglove::Client::connect(view.addr(), &[SUBPROTOCOLS[0]]).unwrap();
+        viewer.ping(&[round]).unwrap();
+        assert_eq!(viewer.close(), Ok(Some(1000)), "round {round}");
+    }
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while view.stats().clients > 0 {
+        assert!(Instant::now() < deadline, "{:?}", view.stats());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // A server that shuts down says so to each viewer (1001, going away) before it hangs up.
+    let mut viewers: Vec<_> = (0..3)
+        .map(|_| foxglove::Client::connect(view.addr(), &[SUBPROTOCOLS[0]]).unwrap())
+        .collect();
+    while view.stats().clients < 3 {
+        assert!(Instant::now() < deadline, "{:?}", view.stats());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    view.shutdown();
+    for viewer in &mut viewers {
+        assert_eq!(viewer.closed_by_server(), Ok(Some(1001)));
+    }
+}
+
+#[test]
 fn a_slow_client_loses_frames_counted_and_holds_up_no_one() {
     const PACKAGES: u64 = 20_000;
     // Twelve vectors: 1.5 kB a message, 30 MB in all, more than loopback sockets buffer.

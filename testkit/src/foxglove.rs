@@ -146,6 +146,53 @@ impl Client {
             .map_err(|e| e.to_string())
     }
 
+    /// Sends a ping and waits for its pong, skipping message data.
+    ///
+    /// # Errors
+    /// A failed write, a broken connection, or no pong within the read timeout (5 s).
+    pub fn ping(&mut self, payload: &[u8]) -> Result<(), String> {
+        self.socket
+            .send(Message::Ping(payload.to_vec().into()))
+            .map_err(|e| e.to_string())?;
+        loop {
+            match self.socket.read().map_err(|e| e.to_string())? {
+                Message::Pong(p) if p.as_ref() == payload => return Ok(()),
+                Message::Close(frame) => return Err(format!("closed instead: {frame:?}")),
+                _ => {}
+            }
+        }
+    }
+
+    /// Closes as a viewer does (code 1000) and waits for the server's Close: the code it
+    /// answered with (`None` for a Close without one, 1005 to the client).
+    ///
+    /// # Errors
+    /// The connection ended without the server's Close (a browser's 1006, "abnormal
+    /// closure"), or no answer within the read timeout (5 s).
+    pub fn close(mut self) -> Result<Option<u16>, String> {
+        self.socket
+            .close(Some(tungstenite::protocol::CloseFrame {
+                code: tungstenite::protocol::frame::coding::CloseCode::Normal,
+                reason: "done".into(),
+            }))
+            .map_err(|e| e.to_string())?;
+        self.closed_by_server()
+    }
+
+    /// Reads until the server's Close frame, skipping message data: the code it carried.
+    ///
+    /// # Errors
+    /// The connection ended without a Close frame, or the read timeout (5 s) passed.
+    pub fn closed_by_server(&mut self) -> Result<Option<u16>, String> {
+        loop {
+            match self.socket.read() {
+                Ok(Message::Close(frame)) => return Ok(frame.map(|f| u16::from(f.code))),
+                Ok(_) => {}
+                Err(e) => return Err(format!("no Close frame from the server: {e}")),
+            }
+        }
+    }
+
     /// The next message on a subscribed channel, decoded and checked against its schema.
     ///
     /// # Errors
