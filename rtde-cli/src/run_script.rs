@@ -1,12 +1,12 @@
 //! `rtde run-script FILE`: send a URScript program and report its fate.
 
-use std::net::IpAddr;
+use std::net::{IpAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use rtde_robot::dashboard::{Dashboard, DashboardOptions};
-use rtde_robot::script::{Program, ScriptPort, ScriptSender, Step};
+use rtde_robot::script::{Ports, Program, ScriptPort, ScriptSender, Step};
 use rtde_sim::Sim;
 
 /// Send a URScript program to a robot's script port and report what became of it.
@@ -32,9 +32,10 @@ A program moves a real robot: with --robot, nothing is sent without \
 pub(crate) struct RunScriptArgs {
     /// The URScript file.
     file: PathBuf,
-    /// The robot's IP address. Without it, a built-in simulator.
-    #[arg(long, value_name = "HOST")]
-    robot: Option<IpAddr>,
+    /// The robot: HOST or HOST:PORT, the port being the script port's (--port's number
+    /// unless given; IPv6 in brackets). Without it, a built-in simulator.
+    #[arg(long, value_name = "HOST[:PORT]")]
+    robot: Option<String>,
     /// Confirms that the robot's workspace is clear: the program may move the arm.
     #[arg(long)]
     i_have_checked_the_workspace: bool,
@@ -62,8 +63,9 @@ pub(crate) fn run(args: &RunScriptArgs) -> Result<ExitCode, String> {
     let source = std::fs::read_to_string(&args.file)
         .map_err(|e| format!("cannot read {}: {e}", args.file.display()))?;
     let program = Program::new(&source).map_err(|e| format!("{}: {e}", args.file.display()))?;
-    let (_sim, sender) = match args.robot {
-        Some(host) => {
+    let (_sim, sender) = match &args.robot {
+        Some(robot) => {
+            let (host, number) = crate::args::robot_on(robot, args.port.default_port())?;
             if !args.i_have_checked_the_workspace {
                 return Err(format!(
                     "{} may move the robot at {host}: check that its workspace is clear, then add \
@@ -71,7 +73,11 @@ pub(crate) fn run(args: &RunScriptArgs) -> Result<ExitCode, String> {
                     args.file.display()
                 ));
             }
-            (None, ScriptSender::new(host))
+            let ports = Ports::default().with_script(args.port, number);
+            (
+                None,
+                ScriptSender::new(resolve(&host, number)?).ports(ports),
+            )
         }
         None => {
             let sim = Sim::builder()
@@ -108,6 +114,17 @@ pub(crate) fn run(args: &RunScriptArgs) -> Result<ExitCode, String> {
         started.after.as_millis()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The address of `host`, a name or an IP address: the script sender reaches several of
+/// the controller's ports at one address.
+fn resolve(host: &str, port: u16) -> Result<IpAddr, String> {
+    (host, port)
+        .to_socket_addrs()
+        .map_err(|e| format!("cannot resolve `{host}`: {e}"))?
+        .next()
+        .map(|addr| addr.ip())
+        .ok_or_else(|| format!("`{host}` has no address"))
 }
 
 fn describe(step: &Step) -> String {

@@ -77,3 +77,35 @@ fn run_script_on_a_robot_needs_the_workspace_flag() {
     assert!(line.contains("--i-have-checked-the-workspace"), "{line}");
     assert!(line.contains("nothing was sent"), "{line}");
 }
+
+#[test]
+fn run_script_takes_a_robot_as_host_and_port_as_the_other_commands_do() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../rtde-robot-proto/src/programs/servo/rtde_servo.script"
+    );
+    // Nothing listens at the Dashboard server's standard port here: the sender, having
+    // taken the address, stops at its first check, before it sends anything.
+    let sim = Sim::builder().script_ports().start().unwrap();
+    let secondary = sim
+        .script_addr(rtde_robot::script::ScriptPort::Secondary)
+        .unwrap();
+    let robot = secondary.to_string();
+    let out = run(&[
+        "run-script",
+        file,
+        "--robot",
+        &robot,
+        "--i-have-checked-the-workspace",
+    ]);
+    let line = out.one_line_error();
+    assert!(
+        line.contains("cannot reach the Dashboard server at 127.0.0.1:29999"),
+        "{line}"
+    );
+    let out = run(&["run-script", file, "--robot", "127.0.0.1:thirty"]);
+    assert_eq!(
+        out.one_line_error(),
+        "error: `127.0.0.1:thirty`: `thirty` is no port number"
+    );
+}

@@ -126,4 +126,23 @@ impl Ports {
             ScriptPort::RealTime => self.realtime,
         }
     }
+
+    /// These ports with `port` at `number`: a robot given as `HOST:PORT` for its script port.
+    ///
+    /// ```
+    /// use rtde_robot_proto::ports::{Ports, ScriptPort};
+    ///
+    /// let ports = Ports::default().with_script(ScriptPort::RealTime, 40003);
+    /// assert_eq!(ports.script(ScriptPort::RealTime), 40003);
+    /// assert_eq!(ports.dashboard, 29999);
+    /// ```
+    #[must_use]
+    pub fn with_script(mut self, port: ScriptPort, number: u16) -> Self {
+        *match port {
+            ScriptPort::Primary => &mut self.primary,
+            ScriptPort::Secondary => &mut self.secondary,
+            ScriptPort::RealTime => &mut self.realtime,
+        } = number;
+        self
+    }
 }
