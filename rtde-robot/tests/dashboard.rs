@@ -6,15 +6,17 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpListener};
 use std::sync::{Arc, Mutex};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rtde_core::fields::ControllerVersion;
 use rtde_core::{
     Client, ConnectOptions, DynamicRecipe, Recipe, RobotMode, RuntimeState, SafetyStatus, Value,
 };
 use rtde_robot::dashboard::{
-    COMMANDS, Command, Dashboard, DashboardError, DashboardOptions, OperationalMode, Reply,
+    AsyncDashboard, COMMANDS, Command, Dashboard, DashboardError, DashboardOptions,
+    OperationalMode, Reply, Stranger,
 };
+use rtde_robot::script::ScriptPort;
 use rtde_sim::{Fault, Sim};
 
 fn sim() -> Sim {
@@ -525,6 +527,59 @@ fn something_else_on_the_port_is_not_a_dashboard() {
         matches!(&err, DashboardError::NotADashboard { greeting } if greeting.starts_with("SSH")),
         "{err}"
     );
+}
+
+#[test]
+fn another_port_of_the_controller_is_named_without_waiting_out_the_timeout() {
+    let sim = Sim::builder().script_ports().start().unwrap();
+    // A port that accepts and never speaks: each connection is held open, unanswered.
+    let silent = TcpListener::bind("127.0.0.1:0").unwrap();
+    let silent_addr = silent.local_addr().unwrap();
+    thread::spawn(move || {
+        let held: Vec<_> = silent.incoming().take(4).collect();
+        thread::sleep(Duration::from_secs(10));
+        drop(held);
+    });
+    let cases = [
+        (sim.addr(), Stranger::Rtde),
+        (
+            sim.script_addr(ScriptPort::Primary).unwrap(),
+            Stranger::RobotInterface,
+        ),
+        (
+            sim.script_addr(ScriptPort::RealTime).unwrap(),
+            Stranger::RobotInterface,
+        ),
+        (silent_addr, Stranger::Silent),
+    ];
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    for (addr, want) in cases {
+        for driver in ["blocking", "tokio"] {
+            let started = Instant::now();
+            let options = DashboardOptions::new();
+            let err = if driver == "blocking" {
+                Dashboard::connect(addr, options).unwrap_err()
+            } else {
+                runtime
+                    .block_on(AsyncDashboard::connect(addr, options))
+                    .unwrap_err()
+            };
+            assert!(
+                matches!(&err, DashboardError::NotADashboardServer { found, .. } if *found == want),
+                "{driver} at {addr}: {err}"
+            );
+            assert!(err.to_string().contains(&want.to_string()), "{err}");
+            // The connect timeout is 5 s; the greeting and the question take one.
+            assert!(
+                started.elapsed() < Duration::from_millis(2500),
+                "{driver} at {addr}: {:?}",
+                started.elapsed()
+            );
+        }
+    }
 }
 
 #[test]

@@ -5,6 +5,8 @@ use std::time::Duration;
 
 use rtde_core::fields::ControllerVersion;
 
+use super::stranger::Stranger;
+
 /// Why a Dashboard command did not succeed.
 ///
 /// One vocabulary for the codec here and both of rtde-robot's drivers, so that a
@@ -40,6 +42,15 @@ pub enum DashboardError {
     NotADashboard {
         /// The first line it sent.
         greeting: String,
+    },
+    /// What answered on the port sent no greeting: another of the controller's ports, or
+    /// something else.
+    #[error("{addr} is not a Dashboard server: {found}")]
+    NotADashboardServer {
+        /// The address connected to.
+        addr: String,
+        /// What answered there.
+        found: Stranger,
     },
     /// The connected controller's version lacks the command; nothing was sent.
     #[error("{}", unsupported(command, *since, *version))]

@@ -32,6 +32,13 @@ impl LineBuffer {
     /// The next whole line without its line ending (`\n` or `\r\n`), `Ok(None)` if none has
     /// arrived yet.
     pub fn next_line(&mut self) -> Result<Option<String>, DashboardError> {
+        // Said at once, not at the next line break: the controller's binary ports send
+        // packages that may hold none for a while.
+        if self.holds_binary() {
+            return Err(DashboardError::BadLine {
+                why: "binary, not text",
+            });
+        }
         let Some(end) = self.bytes.iter().position(|&b| b == b'\n') else {
             if self.bytes.len() > MAX_LINE {
                 return Err(DashboardError::BadLine {
@@ -47,10 +54,22 @@ impl LineBuffer {
         Ok(Some(text.trim_end_matches(['\n', '\r']).to_owned()))
     }
 
+    /// Whether the bytes waiting hold one no Dashboard line has: what
+    /// [`LineBuffer::next_line`] refuses as `binary, not text`.
+    #[must_use]
+    pub fn holds_binary(&self) -> bool {
+        self.bytes.iter().any(|&b| is_binary(b))
+    }
+
     /// Forgets everything: a new connection starts clean.
     pub fn clear(&mut self) {
         self.bytes.clear();
     }
+}
+
+/// A byte no Dashboard line holds: a control character other than tab, CR and LF.
+fn is_binary(byte: u8) -> bool {
+    (byte < 0x20 && !matches!(byte, b'\t' | b'\r' | b'\n')) || byte == 0x7f
 }
 
 #[cfg(test)]
@@ -81,5 +100,13 @@ mod tests {
         let mut b = LineBuffer::default();
         b.extend(&[0xff, 0xfe, b'\n']);
         assert!(b.next_line().is_err());
+        // A primary interface's first package, before any line break.
+        let mut b = LineBuffer::default();
+        b.extend(&[0, 0, 0, 55, 20]);
+        assert!(b.next_line().is_err());
+        // Non-ASCII text is text.
+        let mut b = LineBuffer::default();
+        b.extend("Loading program: /programs/grüße.urp\n".as_bytes());
+        assert!(b.next_line().unwrap().is_some());
     }
 }

@@ -14,6 +14,7 @@ mod line;
 mod modes;
 mod reply;
 mod rules;
+mod stranger;
 
 pub use command::{COMMANDS, Command, CommandSpec, ParseCommandError};
 pub use error::DashboardError;
@@ -21,3 +22,4 @@ pub use line::{LineBuffer, MAX_LINE};
 pub use modes::{OperationalMode, UserRole};
 pub use reply::{GREETING, ProgramState, Reply, parse as parse_reply};
 pub use rules::{after_greeting, answer, check_greeting, request, version_from_reply, version_of};
+pub use stranger::{GREETING_WAIT, PROBE_WAIT, RTDE_PROBE, Stranger};

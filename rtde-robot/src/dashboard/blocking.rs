@@ -171,13 +171,13 @@ impl Dashboard {
         for addr in &self.addrs {
             match TcpStream::connect_timeout(addr, self.options.connect_timeout) {
                 Ok(s) => {
-                    stream = Some(s);
+                    stream = Some((s, *addr));
                     break;
                 }
                 Err(e) => last = Some(options::explain_refusal(*addr, e, &self.options)),
             }
         }
-        let Some(stream) = stream else {
+        let Some((stream, addr)) = stream else {
             return Err(last.unwrap_or(DashboardError::Connect {
                 addr: String::new(),
                 source: ErrorKind::AddrNotAvailable.into(),
@@ -186,7 +186,8 @@ impl Dashboard {
         stream.set_nodelay(true)?;
         self.stream = Some(stream);
         let greeted = self
-            .read_line("connect", self.options.connect_timeout)
+            .read_line("connect", options::greeting_wait(&self.options))
+            .map_err(|e| options::without_greeting(addr, e, self.lines.holds_binary()))
             .and_then(|greeting| self.greeted(&greeting));
         if greeted.is_err() {
             self.disconnect();

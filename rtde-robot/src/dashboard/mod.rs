@@ -32,6 +32,6 @@ pub use nonblocking::AsyncDashboard;
 pub use options::DashboardOptions;
 pub use rtde_robot_proto::dashboard::{
     COMMANDS, Command, CommandSpec, DashboardError, GREETING, OperationalMode, ParseCommandError,
-    ProgramState, Reply, UserRole, parse_reply,
+    ProgramState, Reply, Stranger, UserRole, parse_reply,
 };
 pub use rtde_robot_proto::ports::DASHBOARD_PORT;

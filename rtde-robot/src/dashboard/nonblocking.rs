@@ -182,7 +182,7 @@ impl AsyncDashboard {
             match tokio::time::timeout(self.options.connect_timeout, TcpStream::connect(addr)).await
             {
                 Ok(Ok(s)) => {
-                    stream = Some(s);
+                    stream = Some((s, *addr));
                     break;
                 }
                 Ok(Err(e)) => {
@@ -202,7 +202,7 @@ impl AsyncDashboard {
                 }
             }
         }
-        let Some(stream) = stream else {
+        let Some((stream, addr)) = stream else {
             return Err(last.unwrap_or(DashboardError::Connect {
                 addr: String::new(),
                 source: std::io::ErrorKind::AddrNotAvailable.into(),
@@ -211,9 +211,23 @@ impl AsyncDashboard {
         stream.set_nodelay(true)?;
         self.stream = Some(stream);
         let result = async {
-            let greeting = self
-                .read_line("connect", self.options.connect_timeout)
-                .await?;
+            let greeting = match self
+                .read_line("connect", options::greeting_wait(&self.options))
+                .await
+            {
+                Ok(greeting) => greeting,
+                Err(e) => {
+                    let binary = self.lines.holds_binary();
+                    // Naming a silent port asks it on a socket of its own, which blocks.
+                    let named = tokio::task::spawn_blocking(move || {
+                        options::without_greeting(addr, e, binary)
+                    })
+                    .await;
+                    return Err(named.unwrap_or(DashboardError::Closed {
+                        command: Some("connect"),
+                    }));
+                }
+            };
             let known = self.options.version.is_some() || self.version.major != 0;
             if let Some(question) = rules::after_greeting(&greeting, known)? {
                 let reply = self.exchange(question.name(), &question.line()?).await?;

@@ -4,6 +4,8 @@ use std::time::Duration;
 
 use rtde_core::fields::ControllerVersion;
 
+use rtde_robot_proto::dashboard::{GREETING_WAIT, PROBE_WAIT, RTDE_PROBE, Stranger};
+
 use super::DashboardError;
 
 /// Options of [`Dashboard::connect`](super::Dashboard::connect) and its async twin.
@@ -48,7 +50,9 @@ impl DashboardOptions {
         DashboardOptions::default()
     }
 
-    /// How long to wait for the connection and the server's greeting.
+    /// How long to wait for the connection. The server's greeting is waited for 750 ms at
+    /// most (less if this is shorter): a Dashboard server greets as it accepts, and a port
+    /// that does not is named for what it is (`DashboardError::NotADashboardServer`).
     #[must_use]
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
         self.connect_timeout = timeout;
@@ -88,6 +92,53 @@ impl DashboardOptions {
         self.rtde_port = port;
         self
     }
+}
+
+/// How long to wait for the greeting: [`GREETING_WAIT`], or the connect timeout if shorter.
+pub(crate) fn greeting_wait(options: &DashboardOptions) -> Duration {
+    GREETING_WAIT.min(options.connect_timeout)
+}
+
+/// The error for a greeting that did not come: what answered instead, named. Binary bytes
+/// are one of the controller's binary interfaces; silence is asked whether it is RTDE, on a
+/// connection of its own (blocking, [`PROBE_WAIT`] at most).
+pub(crate) fn without_greeting(
+    addr: std::net::SocketAddr,
+    error: DashboardError,
+    binary: bool,
+) -> DashboardError {
+    let found = match error {
+        DashboardError::BadLine { .. } if binary => Stranger::RobotInterface,
+        DashboardError::Timeout { .. } => probe_rtde(addr),
+        other => return other,
+    };
+    DashboardError::NotADashboardServer {
+        addr: addr.to_string(),
+        found,
+    }
+}
+
+fn probe_rtde(addr: std::net::SocketAddr) -> Stranger {
+    use std::io::{Read, Write};
+    let deadline = std::time::Instant::now() + PROBE_WAIT;
+    let Ok(mut stream) = std::net::TcpStream::connect_timeout(&addr, PROBE_WAIT) else {
+        return Stranger::Silent;
+    };
+    if stream.write_all(&RTDE_PROBE).is_err() {
+        return Stranger::Silent;
+    }
+    let (mut reply, mut got) = ([0u8; 64], 0);
+    while got < 3 {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() || stream.set_read_timeout(Some(left)).is_err() {
+            break;
+        }
+        match stream.read(&mut reply[got..]) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => got += n,
+        }
+    }
+    Stranger::of_probe_reply(&reply[..got])
 }
 
 /// The error for a refused connection: PolyScope X by name when its RTDE port says so.
