@@ -127,84 +127,64 @@ fn acts(command: &Command) -> bool {
 }
 
 fn reply(command: &Command, request: &str, robot: &mut RobotState, shared: &Shared) -> String {
-    let done = |r: Result<(), String>, ok: String| r.map_or_else(|refusal| refusal, |()| ok);
-    let program_name = || {
+    if matches!(command, Command::Quit) {
+        return "Disconnected".into();
+    }
+    program_reply(command, robot)
+        .or_else(|| power_and_safety_reply(command, robot))
+        .or_else(|| role_and_mode_reply(command, request, robot))
+        .or_else(|| message_reply(command, robot))
+        .or_else(|| about_reply(command, robot, shared))
+        // A command added to the client's table that the simulator does not know yet.
+        .unwrap_or_else(|| format!("could not understand: '{command}'"))
+}
+
+/// The robot program: loading, playing, stopping, and what is loaded and running.
+fn program_reply(command: &Command, robot: &mut RobotState) -> Option<String> {
+    let program_name = |robot: &RobotState| {
         robot
             .loaded_program()
             .map(|p| p.rsplit('/').next().unwrap_or(p).to_owned())
     };
-    match command {
+    Some(match command {
         Command::Load(path) => done(robot.load(path), format!("Loading program: {path}")),
         Command::Play => done(robot.play(), "Starting program".into()),
         Command::Stop => done(robot.stop(), "Stopped".into()),
         Command::Pause => done(robot.pause(), "Pausing program".into()),
-        Command::Quit => "Disconnected".into(),
-        Command::Shutdown => {
-            robot.power_off();
-            "Shutting down".into()
-        }
         Command::Running => format!(
             "Program running: {}",
             robot.program_state() == rtde_core::RuntimeState::Playing
-        ),
-        Command::RobotMode => format!(
-            "Robotmode: {}",
-            strip(robot.robot_mode().ur_name(), "ROBOT_MODE_")
         ),
         Command::GetLoadedProgram => match robot.loaded_program() {
             Some(p) => format!("Loaded program: {p}"),
             None => "No program loaded".into(),
         },
-        Command::Popup(text) => {
-            robot.set_popup(Some(text.clone()));
-            "showing popup".into()
-        }
-        Command::ClosePopup => {
-            robot.set_popup(None);
-            "closing popup".into()
-        }
-        Command::AddToLog(text) => {
-            robot.add_to_log(text);
-            "Added log message".into()
-        }
-        Command::IsProgramSaved => match program_name() {
+        Command::IsProgramSaved => match program_name(robot) {
             Some(name) => format!("true {name}"),
             None => "false".into(),
         },
         Command::ProgramState => {
             let state = robot.program_state().ur_name();
-            match program_name() {
+            match program_name(robot) {
                 Some(name) => format!("{state} {name}"),
                 None => state.to_owned(),
             }
         }
-        Command::PolyscopeVersion => {
-            format!("URSoftware {} (Jan 01 2026)", full(shared.config.version))
+        _ => return None,
+    })
+}
+
+/// Power, brakes and safety: the robot's mode and the stops.
+fn power_and_safety_reply(command: &Command, robot: &mut RobotState) -> Option<String> {
+    Some(match command {
+        Command::Shutdown => {
+            robot.power_off();
+            "Shutting down".into()
         }
-        Command::Version => full(shared.config.version),
-        Command::SetUserRole(role) => {
-            robot.set_user_role(*role);
-            // Echoed as sent (`OPERATOR` stays upper case), as controllers do.
-            let sent = request
-                .strip_prefix(command.name())
-                .map_or(role.as_str(), str::trim);
-            format!("Setting user role: {sent}")
-        }
-        Command::GetUserRole => robot.user_role().as_str().to_ascii_uppercase(),
-        Command::SetOperationalMode(mode) => {
-            robot.set_operational_mode(Some(mode.as_str()));
-            format!("Operational mode '{}' is set", mode.as_str())
-        }
-        Command::GetOperationalMode => robot
-            .operational_mode()
-            .map_or("NONE".into(), str::to_ascii_uppercase),
-        Command::ClearOperationalMode => {
-            let mode = robot.operational_mode().unwrap_or("automatic");
-            robot.set_operational_mode(None);
-            format!(
-                "No longer controlling the operational mode. Current operational mode: '{mode}'."
-            )
-        }
+        Command::RobotMode => format!(
+            "Robotmode: {}",
+            strip(robot.robot_mode().ur_name(), "ROBOT_MODE_")
+        ),
         Command::PowerOn => {
             robot.power_on();
             "Powering on".into()
@@ -229,18 +209,80 @@ fn reply(command: &Command, request: &str, robot: &mut RobotState, shared: &Shar
             robot.unlock_protective_stop(),
             "Protective stop releasing".into(),
         ),
-        Command::CloseSafetyPopup => "closing safety popup".into(),
-        Command::LoadInstallation(path) => done(
-            robot.load_installation(path),
-            format!("Loading installation: {path}"),
-        ),
         Command::RestartSafety => {
             robot.restart_safety();
             "Restarting safety".into()
         }
+        _ => return None,
+    })
+}
+
+/// Who operates the robot: the user role, the operational mode, remote control.
+fn role_and_mode_reply(command: &Command, request: &str, robot: &mut RobotState) -> Option<String> {
+    Some(match command {
+        Command::SetUserRole(role) => {
+            robot.set_user_role(*role);
+            // Echoed as sent (`OPERATOR` stays upper case), as controllers do.
+            let sent = request
+                .strip_prefix(command.name())
+                .map_or(role.as_str(), str::trim);
+            format!("Setting user role: {sent}")
+        }
+        Command::GetUserRole => robot.user_role().as_str().to_ascii_uppercase(),
+        Command::SetOperationalMode(mode) => {
+            robot.set_operational_mode(Some(mode.as_str()));
+            format!("Operational mode '{}' is set", mode.as_str())
+        }
+        Command::GetOperationalMode => robot
+            .operational_mode()
+            .map_or("NONE".into(), str::to_ascii_uppercase),
+        Command::ClearOperationalMode => {
+            let mode = robot.operational_mode().unwrap_or("automatic");
+            robot.set_operational_mode(None);
+            format!(
+                "No longer controlling the operational mode. Current operational mode: '{mode}'."
+            )
+        }
         Command::IsInRemoteControl => robot.is_in_remote_control().to_string(),
+        _ => return None,
+    })
+}
+
+/// What the operator sees: popups and the log.
+fn message_reply(command: &Command, robot: &mut RobotState) -> Option<String> {
+    Some(match command {
+        Command::Popup(text) => {
+            robot.set_popup(Some(text.clone()));
+            "showing popup".into()
+        }
+        Command::ClosePopup => {
+            robot.set_popup(None);
+            "closing popup".into()
+        }
+        Command::CloseSafetyPopup => "closing safety popup".into(),
+        Command::AddToLog(text) => {
+            robot.add_to_log(text);
+            "Added log message".into()
+        }
+        Command::SaveLog => "Log saved to disk".into(),
+        _ => return None,
+    })
+}
+
+/// The controller itself: its software, serial number and model, its installation, and
+/// the reports it generates.
+fn about_reply(command: &Command, robot: &mut RobotState, shared: &Shared) -> Option<String> {
+    Some(match command {
+        Command::PolyscopeVersion => {
+            format!("URSoftware {} (Jan 01 2026)", full(shared.config.version))
+        }
+        Command::Version => full(shared.config.version),
         Command::GetSerialNumber => SERIAL_NUMBER.into(),
         Command::GetRobotModel => shared.config.robot_model.into(),
+        Command::LoadInstallation(path) => done(
+            robot.load_installation(path),
+            format!("Loading installation: {path}"),
+        ),
         Command::GenerateFlightReport(_) => {
             let id = robot.generate_flight_report();
             format!("Flight Report generated with id: {id}")
@@ -248,10 +290,13 @@ fn reply(command: &Command, request: &str, robot: &mut RobotState, shared: &Shar
         Command::GenerateSupportFile(dir) => {
             format!("Completed successfully: {dir}/ur_support_file.zip")
         }
-        Command::SaveLog => "Log saved to disk".into(),
-        // A command added to the client's table that the simulator does not know yet.
-        _ => format!("could not understand: '{command}'"),
-    }
+        _ => return None,
+    })
+}
+
+/// The reply to a command that acts: `ok` when it did, else the robot's refusal.
+fn done(r: Result<(), String>, ok: String) -> String {
+    r.map_or_else(|refusal| refusal, |()| ok)
 }
 
 fn strip<'a>(name: &'a str, prefix: &str) -> &'a str {

@@ -145,6 +145,7 @@ mod calibration_spec;
 pub mod cli;
 mod clock;
 mod command_program;
+mod connection;
 mod control_loop;
 mod controller;
 mod dashboard;

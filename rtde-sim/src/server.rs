@@ -17,7 +17,8 @@ use rtde_core::protocol::{
 
 use crate::acknowledge::acknowledge_now;
 use crate::clock::Clock;
-use crate::controller::{Outgoing, Session, Shared, TEXT_SOURCE, encode, encode_text};
+use crate::connection::{Outgoing, RtdeConnection, TEXT_SOURCE, encode, encode_text};
+use crate::controller::Shared;
 use crate::fault::FaultPlan;
 use crate::source::{Sample, Tick};
 use crate::ticker::{Ticked, Ticker};
@@ -270,7 +271,7 @@ fn read_loop(mut stream: TcpStream, tx: &SyncSender<Inbound>) {
 struct Connection {
     stream: TcpStream,
     shared: Arc<Shared>,
-    session: Session,
+    rtde: RtdeConnection,
     faults: FaultPlan,
     clock: Clock,
     /// Bytes waiting to be written.
@@ -306,7 +307,7 @@ impl Connection {
             stream,
             faults: FaultPlan::new(&shared.config.faults),
             shared,
-            session: Session::new(id),
+            rtde: RtdeConnection::new(id),
             clock,
             out: Vec::with_capacity(UNPACED_BATCH * 2),
             next_tick: Some(0),
@@ -323,7 +324,7 @@ impl Connection {
     }
 
     fn streaming(&self) -> bool {
-        self.session.is_running() && self.session.output().is_some()
+        self.rtde.is_running() && self.rtde.output().is_some()
     }
 
     /// The next tick to stream, while streaming, not held, and some tick is still due. A
@@ -394,12 +395,9 @@ impl Connection {
             Inbound::Closed => return Ok(ControlFlow::Break(())),
             Inbound::Garbage(why) => {
                 let why = format!("closing the connection: {why}");
-                if let Some(bytes) = encode_text(
-                    MessageLevel::Error,
-                    &why,
-                    TEXT_SOURCE,
-                    self.session.version(),
-                ) {
+                if let Some(bytes) =
+                    encode_text(MessageLevel::Error, &why, TEXT_SOURCE, self.rtde.version())
+                {
                     self.out.extend_from_slice(&bytes);
                 }
                 self.flush()?;
@@ -414,10 +412,10 @@ impl Connection {
         let was_streaming = self.streaming();
         // Texts sent before the reply to a version request are in the version the
         // client still speaks until it reads that reply.
-        let version_before = self.session.version();
-        let recipe_before = self.session.output().map(|r| r.id);
+        let version_before = self.rtde.version();
+        let recipe_before = self.rtde.output().map(|r| r.id);
         let mut outgoing: Vec<Outgoing> = Vec::new();
-        self.session
+        self.rtde
             .handle(Frame { kind, payload }, &self.shared, &mut outgoing);
         if outgoing.iter().any(|o| o.reply_to.is_some()) {
             let booting = self
@@ -425,7 +423,7 @@ impl Connection {
                 .boot_delay(self.shared.config.booted_at.elapsed());
             self.delay(self.faults.reply_delay().saturating_add(booting));
         }
-        let recipe_after = self.session.output().map(|r| r.id);
+        let recipe_after = self.rtde.output().map(|r| r.id);
         let starts = self.streaming() && (!was_streaming || recipe_before != recipe_after);
         if starts {
             self.schedule_first_package();
@@ -443,7 +441,7 @@ impl Connection {
             let text_version = if reply_to == Some(package_type::REQUEST_PROTOCOL_VERSION) {
                 version_before
             } else {
-                self.session.version()
+                self.rtde.version()
             };
             self.send(&mut bytes, reply_to, None, text_version)?;
         }
@@ -468,7 +466,7 @@ impl Connection {
         let Some(tick) = due else {
             return Ok(());
         };
-        let every = self.session.output().map_or(1, |r| r.every);
+        let every = self.rtde.output().map_or(1, |r| r.every);
         self.emit(tick)?;
         self.next_tick = tick.checked_add(every);
         self.unpaced_tick = self.next_tick;
@@ -491,7 +489,7 @@ impl Connection {
     /// on the shared clock (paced), the connection's own paced clock (started at tick 0 on
     /// the first START), or the connection's own tick count (unpaced).
     fn schedule_first_package(&mut self) {
-        let every = self.session.output().map_or(1, |r| r.every);
+        let every = self.rtde.output().map_or(1, |r| r.every);
         let config = &self.shared.config;
         let from = if !config.paced {
             self.unpaced_tick
@@ -515,7 +513,7 @@ impl Connection {
         if now < self.clock.instant_of(next_tick) {
             return Ok(());
         }
-        let every = self.session.output().map_or(1, |r| r.every);
+        let every = self.rtde.output().map_or(1, |r| r.every);
         let latest = (self.clock.tick_at(now) / every * every).max(next_tick);
         let window = self.clock.ticks_in(CATCH_UP);
         let mut tick = if latest - next_tick <= window {
@@ -537,7 +535,7 @@ impl Connection {
     /// Sends the next package at once; writes in batches, and at once when it is the
     /// last one the connection's clock can count.
     fn stream_unpaced(&mut self, tick: u64) -> Result<(), End> {
-        let every = self.session.output().map_or(1, |r| r.every);
+        let every = self.rtde.output().map_or(1, |r| r.every);
         self.next_tick = tick.checked_add(every);
         self.unpaced_tick = self.next_tick;
         self.emit(tick)?;
@@ -549,9 +547,9 @@ impl Connection {
 
     /// Samples and sends the output package of `tick`, unless a fault or the source skips it.
     fn emit(&mut self, tick: u64) -> Result<(), End> {
-        let version = self.session.version();
+        let version = self.rtde.version();
         let shared = Arc::clone(&self.shared);
-        let Some(recipe) = self.session.output_mut() else {
+        let Some(recipe) = self.rtde.output_mut() else {
             return Ok(());
         };
         if self.faults.skips(tick, recipe.every) {

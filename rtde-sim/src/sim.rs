@@ -971,34 +971,7 @@ impl SimBuilder {
         let generation = version
             .generation()
             .ok_or(Error::UnknownGeneration(version))?;
-        let source: Arc<dyn OutputSource> = match &self.source {
-            Some(source) => Arc::clone(source),
-            None => {
-                let mut robot = SimulatedRobot::new(arm, self.motion)
-                    .with_seed(seed)
-                    .with_noise(self.noise);
-                for (name, value) in &self.fixed {
-                    let field = lookup(Direction::Output, name).ok_or_else(|| {
-                        Error::InvalidOutputValue {
-                            field: name.clone(),
-                            why: "no output field has this name".into(),
-                        }
-                    })?;
-                    if value.wire_type() != field.wire_type() {
-                        return Err(Error::InvalidOutputValue {
-                            field: name.clone(),
-                            why: format!(
-                                "the field is {} on the wire; the value is {}",
-                                field.wire_type(),
-                                value.wire_type()
-                            ),
-                        });
-                    }
-                    robot = robot.with_fixed(field.name(), *value);
-                }
-                Arc::new(robot)
-            }
-        };
+        let source = self.output_source(arm, seed)?;
         let (clock, ticker) = match fleet {
             Some((clock, ticker)) => (clock, Some(ticker)),
             None => (Clock::new(loop_rate, speed_ppm), None),
@@ -1027,6 +1000,74 @@ impl SimBuilder {
         let addr = listener
             .local_addr()
             .map_err(|source| Error::Bind { addr: bind, source })?;
+        let controller = self.starting_controller(arm);
+        let shared = Arc::new(Shared::new(config, controller));
+        let connections = Arc::new(Mutex::new(Vec::new()));
+        let (alive_tx, alive_rx) = mpsc::channel();
+        let services_alive = alive_tx.clone();
+        let acceptor = {
+            let (shared, connections) = (Arc::clone(&shared), Arc::clone(&connections));
+            thread::Builder::new()
+                .name("rtde-sim-accept".into())
+                .spawn(move || {
+                    accept_loop(&listener, &shared, clock, &connections, &alive_tx);
+                    drop(alive_tx);
+                })
+                .map_err(Error::Spawn)?
+        };
+        let mut sim = Sim {
+            addr,
+            seed,
+            shared,
+            acceptor: Some(acceptor),
+            connections,
+            dashboard: None,
+            script: None,
+            read_only: None,
+            services: Vec::new(),
+            control_loop: None,
+            alive: Mutex::new(Some(alive_rx)),
+        };
+        self.serve(&mut sim, clock, services_alive)?;
+        Ok(sim)
+    }
+
+    /// Where the outputs come from: the source given, or a simulated robot with the
+    /// outputs fixed on it.
+    fn output_source(&self, arm: Arm, seed: u64) -> Result<Arc<dyn OutputSource>, Error> {
+        Ok(match &self.source {
+            Some(source) => Arc::clone(source),
+            None => {
+                let mut robot = SimulatedRobot::new(arm, self.motion)
+                    .with_seed(seed)
+                    .with_noise(self.noise);
+                for (name, value) in &self.fixed {
+                    let field = lookup(Direction::Output, name).ok_or_else(|| {
+                        Error::InvalidOutputValue {
+                            field: name.clone(),
+                            why: "no output field has this name".into(),
+                        }
+                    })?;
+                    if value.wire_type() != field.wire_type() {
+                        return Err(Error::InvalidOutputValue {
+                            field: name.clone(),
+                            why: format!(
+                                "the field is {} on the wire; the value is {}",
+                                field.wire_type(),
+                                value.wire_type()
+                            ),
+                        });
+                    }
+                    robot = robot.with_fixed(field.name(), *value);
+                }
+                Arc::new(robot)
+            }
+        })
+    }
+
+    /// The controller the simulator starts with: its fieldbus, the program it runs (and
+    /// starts script ports' programs with), and the robot's state machine.
+    fn starting_controller(&self, arm: Arm) -> Controller {
         let mut controller = Controller::with_fieldbus(self.fieldbus);
         let start = self.motion.position(0.0);
         if let Some(layout) = self.command_program {
@@ -1063,33 +1104,17 @@ impl SimBuilder {
                 _ => None,
             });
         }
-        let shared = Arc::new(Shared::new(config, controller));
-        let connections = Arc::new(Mutex::new(Vec::new()));
-        let (alive_tx, alive_rx) = mpsc::channel();
-        let services_alive = alive_tx.clone();
-        let acceptor = {
-            let (shared, connections) = (Arc::clone(&shared), Arc::clone(&connections));
-            thread::Builder::new()
-                .name("rtde-sim-accept".into())
-                .spawn(move || {
-                    accept_loop(&listener, &shared, clock, &connections, &alive_tx);
-                    drop(alive_tx);
-                })
-                .map_err(Error::Spawn)?
-        };
-        let mut sim = Sim {
-            addr,
-            seed,
-            shared,
-            acceptor: Some(acceptor),
-            connections,
-            dashboard: None,
-            script: None,
-            read_only: None,
-            services: Vec::new(),
-            control_loop: None,
-            alive: Mutex::new(Some(alive_rx)),
-        };
+        controller
+    }
+
+    /// Starts the threads besides the RTDE acceptor: the control loop and the other
+    /// interfaces; each holds a clone of `services_alive`.
+    fn serve(
+        &self,
+        sim: &mut Sim,
+        clock: Clock,
+        services_alive: mpsc::Sender<()>,
+    ) -> Result<(), Error> {
         // Unpaced, there is no wall clock to run on: each connection's ticks run the
         // program, as before.
         let runs_a_program = self.command_program.is_some() || self.servo_program;
@@ -1133,8 +1158,7 @@ impl SimBuilder {
             ];
             sim.read_only = Some(sim.serve_each(copies, handlers, &services_alive)?);
         }
-        drop(services_alive);
-        Ok(sim)
+        Ok(())
     }
 }
 

@@ -163,11 +163,54 @@ impl Report {
 
     /// The robot state message: every sub-package, each from the sample.
     pub(crate) fn robot_state(&self) -> RobotState {
+        let mut state = RobotState::default();
+        state.robot_mode = Some(self.robot_mode());
+        state.joints = Some(self.joints());
+        state.cartesian = Some(CartesianInfo {
+            tcp_pose: self.vector6("actual_TCP_pose"),
+            tcp_offset: [0.0; 6],
+        });
+        state.kinematics = Some(KinematicsInfo {
+            // URSim sends every checksum as all ones, and status 0.
+            checksum: [u32::MAX; 6],
+            // The table the controller computes with: the arm's calibration applied.
+            dh_theta: self.arm.theta,
+            dh_a: self.arm.a,
+            dh_d: self.arm.d,
+            dh_alpha: self.arm.alpha,
+            calibration_status: 0,
+        });
+        state.calibration = Some(CalibrationData::default());
+        state.masterboard = Some(self.masterboard());
+        state.tool = Some(self.tool());
+        state.configuration = Some(self.configuration());
+        state.force_mode = Some(ForceModeData::default());
+        state.additional = Some(AdditionalInfo {
+            button_state: 0,
+            freedrive_button_enabled: true,
+            io_enabled_freedrive: false,
+        });
+        state.tool_communication = Some(ToolCommunicationInfo {
+            enabled: false,
+            baud_rate: 115_200,
+            parity: 0,
+            stop_bits: 1,
+            rx_idle_chars: 1.5,
+            tx_idle_chars: 3.5,
+        });
+        state.tool_mode = Some(ToolModeInfo {
+            output_mode: 0,
+            digital_output_mode: [1, 1],
+        });
+        state
+    }
+
+    /// Robot mode data: power, stops and the program, from the modes in the sample.
+    fn robot_mode(&self) -> RobotModeData {
         let robot_mode = i8::try_from(self.int("robot_mode")).unwrap_or(-1);
         let safety_mode = self.int("safety_mode");
         let runtime = self.bits("runtime_state");
-        let mut state = RobotState::default();
-        state.robot_mode = Some(RobotModeData {
+        RobotModeData {
             timestamp: self.millis(),
             // The simulated controller stands in for one with an arm connected.
             real_robot_connected: true,
@@ -183,7 +226,11 @@ impl Report {
             target_speed_fraction: self.f64("target_speed_fraction"),
             speed_scaling: self.f64("speed_scaling"),
             target_speed_fraction_limit: 1.0,
-        });
+        }
+    }
+
+    /// Joint data: each joint's position, speed, current, voltage, temperature and mode.
+    fn joints(&self) -> JointData {
         let (q, q_target, qd) = (
             self.vector6("actual_q"),
             self.vector6("target_q"),
@@ -206,26 +253,16 @@ impl Report {
             t_micro: temperature[j] as f32,
             mode: u8::try_from(modes[j] as i64).unwrap_or(u8::MAX),
         };
-        state.joints = Some(JointData {
+        JointData {
             joints: std::array::from_fn(joint),
-        });
-        state.cartesian = Some(CartesianInfo {
-            tcp_pose: self.vector6("actual_TCP_pose"),
-            tcp_offset: [0.0; 6],
-        });
-        state.kinematics = Some(KinematicsInfo {
-            // URSim sends every checksum as all ones, and status 0.
-            checksum: [u32::MAX; 6],
-            // The table the controller computes with: the arm's calibration applied.
-            dh_theta: self.arm.theta,
-            dh_a: self.arm.a,
-            dh_d: self.arm.d,
-            dh_alpha: self.arm.alpha,
-            calibration_status: 0,
-        });
-        state.calibration = Some(CalibrationData::default());
-        #[allow(clippy::cast_possible_truncation)] // f32 on the wire
-        let masterboard = MasterboardData {
+        }
+    }
+
+    /// Masterboard data: the controller's I/O, power and safety mode.
+    #[allow(clippy::cast_possible_truncation)] // f32 on the wire
+    fn masterboard(&self) -> MasterboardData {
+        let safety_mode = self.int("safety_mode");
+        MasterboardData {
             digital_input_bits: self.bits("actual_digital_input_bits"),
             digital_output_bits: self.bits("actual_digital_output_bits"),
             analog_input_range: [0, 0],
@@ -247,10 +284,14 @@ impl Report {
             euromap67: None,
             operational_mode_selector_input: 0,
             three_position_enabling_device_input: 0,
-        };
-        state.masterboard = Some(masterboard);
-        #[allow(clippy::cast_possible_truncation)] // f32 on the wire
-        let tool = ToolData {
+        }
+    }
+
+    /// Tool data: the tool's temperature and mode; the rest as a tool with nothing
+    /// plugged in reports it.
+    #[allow(clippy::cast_possible_truncation)] // f32 on the wire
+    fn tool(&self) -> ToolData {
+        ToolData {
             analog_input_range: [0, 0],
             analog_input: [0.0, 0.0],
             voltage_48v: 24.0,
@@ -258,28 +299,7 @@ impl Report {
             current: 0.0,
             temperature: self.f64("tool_temperature") as f32,
             tool_mode: self.byte("tool_mode"),
-        };
-        state.tool = Some(tool);
-        state.configuration = Some(self.configuration());
-        state.force_mode = Some(ForceModeData::default());
-        state.additional = Some(AdditionalInfo {
-            button_state: 0,
-            freedrive_button_enabled: true,
-            io_enabled_freedrive: false,
-        });
-        state.tool_communication = Some(ToolCommunicationInfo {
-            enabled: false,
-            baud_rate: 115_200,
-            parity: 0,
-            stop_bits: 1,
-            rx_idle_chars: 1.5,
-            tx_idle_chars: 3.5,
-        });
-        state.tool_mode = Some(ToolModeInfo {
-            output_mode: 0,
-            digital_output_mode: [1, 1],
-        });
-        state
+        }
     }
 
     /// Configuration data: the arm's nominal table, its limits and PolyScope's defaults.

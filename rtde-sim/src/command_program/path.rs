@@ -1,0 +1,188 @@
+//! Paths of moves: the trapezoidal profile each move runs on, and where it takes the arm in
+//! joint or Cartesian space.
+
+use rtde_kinematics::{matrix_of, mul3, pose_of};
+
+/// Joint or Cartesian space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Space {
+    Joint,
+    Linear,
+}
+
+/// A trapezoidal (or triangular) profile over a distance.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Trapezoid {
+    length: f64,
+    accel_time: f64,
+    cruise_time: f64,
+    peak: f64,
+    accel: f64,
+}
+
+impl Trapezoid {
+    pub(super) fn new(length: f64, speed: f64, accel: f64) -> Trapezoid {
+        if length <= 0.0 {
+            return Trapezoid {
+                length: 0.0,
+                accel_time: 0.0,
+                cruise_time: 0.0,
+                peak: 0.0,
+                accel,
+            };
+        }
+        if length < speed * speed / accel {
+            let accel_time = (length / accel).sqrt();
+            Trapezoid {
+                length,
+                accel_time,
+                cruise_time: 0.0,
+                peak: accel * accel_time,
+                accel,
+            }
+        } else {
+            Trapezoid {
+                length,
+                accel_time: speed / accel,
+                cruise_time: (length - speed * speed / accel) / speed,
+                peak: speed,
+                accel,
+            }
+        }
+    }
+
+    pub(super) fn duration(&self) -> f64 {
+        2.0 * self.accel_time + self.cruise_time
+    }
+
+    /// The fraction of the length covered at `t`.
+    pub(super) fn fraction(&self, t: f64) -> f64 {
+        if self.length <= 0.0 || t >= self.duration() {
+            return 1.0;
+        }
+        let (ta, tc, a, v) = (self.accel_time, self.cruise_time, self.accel, self.peak);
+        let s = if t < ta {
+            0.5 * a * t * t
+        } else if t < ta + tc {
+            0.5 * a * ta * ta + v * (t - ta)
+        } else {
+            let td = self.duration() - t;
+            self.length - 0.5 * a * td * td
+        };
+        (s / self.length).clamp(0.0, 1.0)
+    }
+}
+
+/// One move of a path.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Segment {
+    pub(super) seq: i32,
+    /// Joint displacement, or `[dx, dy, dz, wx, wy, wz]` (position, then the rotation
+    /// vector of the turn in the base frame).
+    pub(super) delta: [f64; 6],
+    pub(super) profile: Trapezoid,
+    /// Profile time run, already scaled by the slider.
+    pub(super) t: f64,
+    pub(super) blend: f64,
+    /// The TCP position the segment ends at, for the blend zone.
+    pub(super) end_tcp: [f64; 3],
+}
+
+impl Segment {
+    pub(super) fn fraction(&self) -> f64 {
+        self.profile.fraction(self.t)
+    }
+
+    pub(super) fn finished(&self) -> bool {
+        self.t >= self.profile.duration()
+    }
+}
+
+/// A path of moves of one space, their profiles added.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Path {
+    pub(super) space: Space,
+    /// Joints (joint space) or the TCP pose (linear) where the first segment starts.
+    pub(super) base: [f64; 6],
+    pub(super) segments: Vec<Segment>,
+}
+
+impl Path {
+    /// The end of the last segment, in the path's space.
+    pub(super) fn end(&self) -> [f64; 6] {
+        self.segments
+            .iter()
+            .fold(self.base, |at, s| apply(self.space, &at, &s.delta, 1.0))
+    }
+
+    /// Where the path is now, in its space.
+    pub(super) fn now(&self) -> [f64; 6] {
+        self.segments.iter().fold(self.base, |at, s| {
+            apply(self.space, &at, &s.delta, s.fraction())
+        })
+    }
+}
+
+/// `at` moved by `fraction` of `delta`.
+pub(super) fn apply(space: Space, at: &[f64; 6], delta: &[f64; 6], fraction: f64) -> [f64; 6] {
+    match space {
+        Space::Joint => std::array::from_fn(|j| at[j] + delta[j] * fraction),
+        Space::Linear => {
+            let (r, p) = matrix_of(at);
+            let (turn, _) = matrix_of(&[
+                0.0,
+                0.0,
+                0.0,
+                delta[3] * fraction,
+                delta[4] * fraction,
+                delta[5] * fraction,
+            ]);
+            pose_of(
+                &mul3(&turn, &r),
+                &std::array::from_fn(|i| p[i] + delta[i] * fraction),
+            )
+        }
+    }
+}
+
+/// A move from `from` to `target` in `space`: its delta (as [`Segment::delta`]), the length
+/// its profile runs over (the leading joint's travel, or the line's length, or the turn's
+/// angle when the TCP only turns), and, on a line, the TCP position it ends at.
+pub(super) fn displacement(
+    space: Space,
+    from: &[f64; 6],
+    target: &[f64; 6],
+) -> ([f64; 6], f64, [f64; 3]) {
+    match space {
+        Space::Joint => {
+            let delta: [f64; 6] = std::array::from_fn(|j| target[j] - from[j]);
+            let length = delta.iter().map(|d| d.abs()).fold(0.0, f64::max);
+            (delta, length, [0.0; 3])
+        }
+        Space::Linear => {
+            let (r0, p0) = matrix_of(from);
+            let (r1, p1) = matrix_of(target);
+            // The turn in the base frame: r1 · r0ᵀ.
+            let turn = pose_of(&mul3(&r1, &rtde_kinematics::transpose3(&r0)), &[0.0; 3]);
+            let delta = [
+                p1[0] - p0[0],
+                p1[1] - p0[1],
+                p1[2] - p0[2],
+                turn[3],
+                turn[4],
+                turn[5],
+            ];
+            let dp = distance3(&p0, &p1);
+            let angle = (turn[3] * turn[3] + turn[4] * turn[4] + turn[5] * turn[5]).sqrt();
+            (
+                delta,
+                if dp > 1e-9 { dp } else { angle },
+                [p1[0], p1[1], p1[2]],
+            )
+        }
+    }
+}
+
+pub(super) fn distance3(a: &[f64; 3], b: &[f64; 3]) -> f64 {
+    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
+}
