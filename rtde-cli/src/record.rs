@@ -144,7 +144,8 @@ pub(crate) struct LimitArgs {
 pub(crate) enum Format {
     /// One row per package (`rtde_record::csv`).
     Csv,
-    /// MCAP: JSON messages with a schema per channel, zstd chunks (`rtde_view`).
+    /// MCAP: the recipe's values as protobuf messages with their schema (the gaps as
+    /// JSON), zstd chunks (`rtde_view`).
     Mcap,
 }
 

@@ -408,11 +408,11 @@ fn a_protective_stop_mid_move_is_reported_as_a_controller_reports_it() {
 fn a_line_through_the_base_axis_stops_the_program_as_unreachable() {
     // Tool pointing down; the wrist passes within d4 of the base axis mid-line.
     let start = [0.4, -0.05, 0.3, 0.0, std::f64::consts::PI, 0.0];
-    let q = Arm::UR5E.inverse_nearest(&start, &HOME).unwrap();
+    let q = Arm::UR5E.inverse_nearest(start, &HOME).unwrap();
     let mut b = Bench::at(q);
     let mut end = start;
     end[0] = -0.4;
-    assert!(Arm::UR5E.reaches(&end));
+    assert!(Arm::UR5E.reaches(end));
     b.move_l(end, 0.25, 1.2, 0.0);
     for _ in 0..2000 {
         b.tick();
