@@ -44,8 +44,8 @@ use rtde_core::background::{Background, Receiver, Sender, SpawnOptions};
 use rtde_core::fields::ControllerVersion;
 use rtde_core::protocol::ProtocolVersion;
 use rtde_core::{
-    Client, ConnectOptions, ControllerText, DynamicRecipe, Error, Event, InputHandle, Recipe,
-    State, Stats,
+    Client, ConnectOptions, ControllerText, DynamicRecipe, Error, Event, FromPayload, InputHandle,
+    InputRecipe, Recipe, State, Stats,
 };
 
 /// What a scenario needs of a driver.
@@ -70,7 +70,15 @@ pub(crate) trait Driver: Sized {
     fn set_wait(&mut self, wait: Duration);
     /// The packages refused since the last call.
     fn rejected(&mut self) -> Vec<Error>;
-    fn send(&mut self, input: &InputHandle, recipe: &DynamicRecipe) -> Result<(), Error>;
+    /// The next output package, in order, decoded as `T` (each driver's `recv_as`).
+    fn recv_as<T: FromPayload>(&mut self) -> Result<T, Error>;
+    /// The next output package's payload, in order, as it came.
+    fn recv_payload(&mut self) -> Result<Vec<u8>, Error>;
+    fn send<R: InputRecipe + ?Sized>(
+        &mut self,
+        input: &InputHandle,
+        recipe: &R,
+    ) -> Result<(), Error>;
     /// Pauses streaming (only when [`Driver::PAUSES`]).
     fn pause(&mut self) -> Result<(), Error>;
     /// Starts streaming again (only when [`Driver::PAUSES`]).
@@ -158,7 +166,19 @@ impl Driver for Blocking {
         std::mem::take(&mut self.rejected)
     }
 
-    fn send(&mut self, input: &InputHandle, recipe: &DynamicRecipe) -> Result<(), Error> {
+    fn recv_as<T: FromPayload>(&mut self) -> Result<T, Error> {
+        self.client.recv_as()
+    }
+
+    fn recv_payload(&mut self) -> Result<Vec<u8>, Error> {
+        self.client.recv().map(<[u8]>::to_vec)
+    }
+
+    fn send<R: InputRecipe + ?Sized>(
+        &mut self,
+        input: &InputHandle,
+        recipe: &R,
+    ) -> Result<(), Error> {
         self.client.send(input, recipe)
     }
 
@@ -307,7 +327,19 @@ impl Driver for Threaded {
         std::mem::take(&mut self.rejected)
     }
 
-    fn send(&mut self, input: &InputHandle, recipe: &DynamicRecipe) -> Result<(), Error> {
+    fn recv_as<T: FromPayload>(&mut self) -> Result<T, Error> {
+        self.receiver.recv_as(Some(self.wait))
+    }
+
+    fn recv_payload(&mut self) -> Result<Vec<u8>, Error> {
+        self.receiver.recv(Some(self.wait)).map(<[u8]>::to_vec)
+    }
+
+    fn send<R: InputRecipe + ?Sized>(
+        &mut self,
+        input: &InputHandle,
+        recipe: &R,
+    ) -> Result<(), Error> {
         self.sender.send(input, recipe)
     }
 
@@ -461,6 +493,15 @@ impl Asynchronous {
         self.runtime.shutdown_timeout(WAIT);
     }
 
+    /// What a receive that waited past the wait is, as the other drivers report it.
+    fn timed_out(&self) -> Error {
+        Error::Timeout {
+            after: self.wait,
+            waiting_for: rtde_core::protocol::package_type::DATA_PACKAGE,
+            mid_frame: self.client.with_session(rtde_core::Session::mid_frame),
+        }
+    }
+
     /// The next entry of the in-order queue within the wait: a package's values, or the
     /// error in its place.
     fn next(&mut self) -> Result<Result<(), Error>, tokio::time::error::Elapsed> {
@@ -487,13 +528,7 @@ impl Driver for Asynchronous {
                 .runtime
                 .block_on(async { tokio::time::timeout(wait, packages.recv_into(recipe)).await });
             match received {
-                Err(_) => {
-                    return Err(Error::Timeout {
-                        after: self.wait,
-                        waiting_for: rtde_core::protocol::package_type::DATA_PACKAGE,
-                        mid_frame: self.client.with_session(rtde_core::Session::mid_frame),
-                    });
-                }
+                Err(_) => return Err(self.timed_out()),
                 Ok(Err(e @ (Error::WrongRecipeId { .. } | Error::WrongLength { .. }))) => {
                     self.rejected.push(e);
                 }
@@ -514,7 +549,28 @@ impl Driver for Asynchronous {
         std::mem::take(&mut self.rejected)
     }
 
-    fn send(&mut self, input: &InputHandle, recipe: &DynamicRecipe) -> Result<(), Error> {
+    fn recv_as<T: FromPayload>(&mut self) -> Result<T, Error> {
+        let (wait, packages) = (self.wait, &mut self.packages);
+        self.runtime
+            .block_on(async { tokio::time::timeout(wait, packages.recv_as()).await })
+            .map_err(|_| self.timed_out())?
+    }
+
+    fn recv_payload(&mut self) -> Result<Vec<u8>, Error> {
+        let (wait, packages) = (self.wait, &mut self.packages);
+        self.runtime
+            .block_on(async {
+                tokio::time::timeout(wait, async { packages.recv().await.map(<[u8]>::to_vec) })
+                    .await
+            })
+            .map_err(|_| self.timed_out())?
+    }
+
+    fn send<R: InputRecipe + ?Sized>(
+        &mut self,
+        input: &InputHandle,
+        recipe: &R,
+    ) -> Result<(), Error> {
         self.runtime.block_on(self.client.send(input, recipe))
     }
 
@@ -696,7 +752,10 @@ every_driver_on_its_own!(
 );
 
 every_driver!(
-    // against the simulator
+    // against the simulator: its values and inputs
+    sim::derived_recipes_read_the_motion_law_and_write_inputs_that_take_effect,
+    sim::inputs_sent_while_paused_take_effect,
+    // against the simulator's faults
     sim::every_package_in_order_until_the_link_closes_with_skips_counted,
     sim::closed_mid_frame_reconnects_replays_inputs_and_counts_the_loss_exactly,
     sim::a_malformed_frame_loses_the_link_and_automatic_reconnection_recovers,
@@ -759,6 +818,7 @@ every_way_in!(
     start_refused_then_an_unexpected_reply_puts_the_link_out_of_step,
     in_use_on_one_of_five_inputs_names_it_and_the_connection_stays,
     start_without_outputs_is_refused_with_the_controllers_text,
+    a_build_number_in_the_version_reply_is_kept_and_changes_no_check,
 );
 
 /// Every way in checks the options before it opens anything: the blocking client's

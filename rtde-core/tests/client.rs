@@ -146,6 +146,19 @@ fn a_version_too_old_is_refused_before_any_setup_is_sent() {
     let err = client.setup_inputs(inputs.spec()).unwrap_err();
     assert!(matches!(err, Error::Unavailable(_)), "{err}");
 
+    // A derived recipe's spec is checked the same way.
+    #[derive(rtde_core::RtdeRecipe)]
+    struct Wrench {
+        timestamp: f64,
+        ft_raw_wrench: [f64; 6],
+    }
+    let err = client
+        .setup_outputs(<Wrench as rtde_core::StaticRecipe>::SPEC, 125.0)
+        .unwrap_err();
+    assert!(matches!(err, Error::Unavailable(_)), "{err}");
+    assert!(err.to_string().contains("`ft_raw_wrench`"), "{err}");
+    assert!(err.to_string().contains("5.9.0"), "{err}");
+
     // CB3 streams at 125 Hz at most; checked before sending too.
     let err = client.setup_outputs(outputs().spec(), 500.0).unwrap_err();
     assert!(

@@ -305,6 +305,19 @@ pub(crate) fn a_controller_that_refuses_v2_is_spoken_to_in_v1<H: Handshaker>() {
     peer.finish();
 }
 
+pub(crate) fn a_build_number_in_the_version_reply_is_kept_and_changes_no_check<H: Handshaker>() {
+    let sim = Sim::builder()
+        .controller_version("5.9.0")
+        .fault(Fault::BuildNumber(108_318))
+        .start()
+        .unwrap();
+    let mut client = H::connect(sim.addr(), options()).unwrap();
+    assert_eq!(client.controller_version().to_string(), "5.9.0.108318");
+    // `ft_raw_wrench` needs 5.9.0: the build number does not make it older.
+    let recipe = DynamicRecipe::outputs(["ft_raw_wrench"]).unwrap();
+    client.setup_outputs(&recipe, 10.0).unwrap();
+}
+
 // ---- packages out of turn ----
 
 pub(crate) fn text_messages_and_a_stray_data_package_during_the_handshake<H: Handshaker>() {
