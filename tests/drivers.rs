@@ -777,6 +777,7 @@ every_driver!(
     scripted::the_latest_is_the_newest_and_the_packages_before_it_are_accounted_for,
     scripted::skipped_packages_are_counted_exactly_from_timestamps,
     scripted::a_v1_only_controller_streams_without_recipe_ids,
+    scripted::unknown_package_types_are_skipped_and_counted_not_a_lost_link,
     // reconnection
     scripted::automatic_reconnect_after_the_peer_drops_replays_everything_byte_exactly,
     scripted::a_paused_client_reconnects_paused,
@@ -819,6 +820,8 @@ every_way_in!(
     in_use_on_one_of_five_inputs_names_it_and_the_connection_stays,
     start_without_outputs_is_refused_with_the_controllers_text,
     a_build_number_in_the_version_reply_is_kept_and_changes_no_check,
+    a_tolerant_setup_drops_what_the_controller_lacks_and_sets_up_the_rest,
+    a_tolerant_setup_with_nothing_left_is_the_refusal_and_in_use_is_no_drop,
 );
 
 /// Every way in checks the options before it opens anything: the blocking client's

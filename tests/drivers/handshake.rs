@@ -13,14 +13,14 @@ use rtde_core::protocol::{
     package_type,
 };
 use rtde_core::{
-    Client, ConnectOptions, ControllerText, DynamicRecipe, Error, ErrorKind, InputHandle, Recipe,
-    State, Stats,
+    Client, ConnectOptions, ControllerText, DropReason, DroppedField, DynamicRecipe, Error,
+    ErrorKind, InputHandle, Recipe, State, Stats, Value,
 };
 use rtde_sim::{Fault, Sim, Trigger};
 
 use crate::common::{WAIT, options};
 use crate::outputs;
-use crate::support::{FakePeer, Script, data_v2, encode};
+use crate::support::{FakePeer, Script, data_v2, encode, timestamp_and_q};
 
 const V2: ProtocolVersion = ProtocolVersion::V2;
 
@@ -37,6 +37,21 @@ pub(crate) trait Handshaker: Sized {
     fn protocol_version(&self) -> ProtocolVersion;
     fn controller_version(&self) -> ControllerVersion;
     fn text_messages(&mut self) -> Vec<ControllerText>;
+    /// A setup that drops the fields the controller lacks, and says which.
+    fn setup_outputs_dropping_unavailable(
+        &mut self,
+        recipe: &mut DynamicRecipe,
+        frequency: f64,
+    ) -> Result<Vec<DroppedField>, Error>;
+    fn setup_inputs_dropping_unavailable(
+        &mut self,
+        recipe: &mut DynamicRecipe,
+    ) -> Result<Vec<DroppedField>, Error>;
+    /// Starts, receives the first package into `recipe`, pauses and closes; the test fails
+    /// on any error.
+    fn start_recv_close(self, recipe: &mut DynamicRecipe);
+    /// Closes the connection, having started nothing; the test fails on any error.
+    fn close_unstarted(self);
 }
 
 impl Handshaker for Client {
@@ -75,6 +90,32 @@ impl Handshaker for Client {
     fn text_messages(&mut self) -> Vec<ControllerText> {
         Client::text_messages(self).collect()
     }
+
+    fn setup_outputs_dropping_unavailable(
+        &mut self,
+        recipe: &mut DynamicRecipe,
+        frequency: f64,
+    ) -> Result<Vec<DroppedField>, Error> {
+        Client::setup_outputs_dropping_unavailable(self, recipe, frequency)
+    }
+
+    fn setup_inputs_dropping_unavailable(
+        &mut self,
+        recipe: &mut DynamicRecipe,
+    ) -> Result<Vec<DroppedField>, Error> {
+        Client::setup_inputs_dropping_unavailable(self, recipe).map(|(_, dropped)| dropped)
+    }
+
+    fn start_recv_close(mut self, recipe: &mut DynamicRecipe) {
+        Client::start(&mut self).unwrap();
+        self.recv_into(recipe).unwrap();
+        Client::close(self).unwrap();
+    }
+
+    fn close_unstarted(self) {
+        assert_eq!(Client::state(&self), State::Connected);
+        drop(self);
+    }
 }
 
 /// The async driver, come in through `connect` (`ATTACH = false`) or through `attach`
@@ -83,6 +124,8 @@ impl Handshaker for Client {
 pub(crate) struct Async<const ATTACH: bool> {
     runtime: tokio::runtime::Runtime,
     client: Option<rtde_core::tokio::AsyncClient>,
+    /// The connection task.
+    connection: Option<tokio::task::JoinHandle<Result<(), Error>>>,
 }
 
 pub(crate) type AsyncConnect = Async<false>;
@@ -97,6 +140,20 @@ impl<const ATTACH: bool> Async<ATTACH> {
         self.runtime
             .block_on(async { tokio::time::timeout(WAIT, f).await })
             .unwrap_or_else(|_| panic!("the async call waited past {WAIT:?}"))
+    }
+
+    /// Closes through the handle, and expects the connection task to end without error.
+    fn close_and_end(mut self) {
+        let client = self.client.take().expect("the handle, until dropped");
+        self.call(client.close()).unwrap();
+        drop(client);
+        let connection = self.connection.take().expect("the connection task");
+        self.call(async {
+            connection
+                .await
+                .expect("the connection task ran to its end")
+        })
+        .unwrap();
     }
 }
 
@@ -114,17 +171,15 @@ impl<const ATTACH: bool> Handshaker for Async<ATTACH> {
             .enable_all()
             .build()
             .unwrap();
-        let client = runtime.block_on(async {
+        let (client, connection) = runtime.block_on(async {
             let negotiated = async {
                 if ATTACH {
                     let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
                     let (client, connection) = rtde_core::tokio::attach(stream, options).await?;
-                    tokio::spawn(connection);
-                    Ok::<_, Error>(client)
+                    Ok::<_, Error>((client, tokio::spawn(connection)))
                 } else {
                     let (client, connection) = rtde_core::tokio::connect(addr, options).await?;
-                    tokio::spawn(connection);
-                    Ok(client)
+                    Ok((client, tokio::spawn(connection)))
                 }
             };
             tokio::time::timeout(WAIT, negotiated)
@@ -134,6 +189,7 @@ impl<const ATTACH: bool> Handshaker for Async<ATTACH> {
         Ok(Async {
             runtime,
             client: Some(client),
+            connection: Some(connection),
         })
     }
 
@@ -167,6 +223,38 @@ impl<const ATTACH: bool> Handshaker for Async<ATTACH> {
 
     fn text_messages(&mut self) -> Vec<ControllerText> {
         self.client().text_messages()
+    }
+
+    fn setup_outputs_dropping_unavailable(
+        &mut self,
+        recipe: &mut DynamicRecipe,
+        frequency: f64,
+    ) -> Result<Vec<DroppedField>, Error> {
+        self.call(
+            self.client()
+                .setup_outputs_dropping_unavailable(recipe, frequency),
+        )
+    }
+
+    fn setup_inputs_dropping_unavailable(
+        &mut self,
+        recipe: &mut DynamicRecipe,
+    ) -> Result<Vec<DroppedField>, Error> {
+        self.call(self.client().setup_inputs_dropping_unavailable(recipe))
+            .map(|(_, dropped)| dropped)
+    }
+
+    fn start_recv_close(self, recipe: &mut DynamicRecipe) {
+        let mut packages = self.client().packages(16).unwrap();
+        self.call(self.client().start()).unwrap();
+        self.call(packages.recv_into(recipe)).unwrap();
+        drop(packages);
+        self.close_and_end();
+    }
+
+    fn close_unstarted(self) {
+        assert_eq!(self.state(), State::Connected);
+        self.close_and_end();
     }
 }
 
@@ -480,4 +568,96 @@ pub(crate) fn start_without_outputs_is_refused_with_the_controllers_text<H: Hand
     let outputs = DynamicRecipe::outputs(["timestamp"]).unwrap();
     client.setup_outputs(&outputs, 10.0).unwrap();
     client.start().unwrap();
+}
+
+// ---- setups that drop what the controller lacks ----
+
+// `ft_raw_wrench` needs 5.9: never sent to 5.4. `target_q` is answered NOT_FOUND (the
+// controller's own word), so the rest is set up again without it.
+pub(crate) fn a_tolerant_setup_drops_what_the_controller_lacks_and_sets_up_the_rest<
+    H: Handshaker,
+>() {
+    let peer = FakePeer::start(
+        Script::new()
+            .handshake_v2("5.4.0")
+            .setup_outputs(
+                500.0,
+                "timestamp,actual_q,target_q",
+                0,
+                "DOUBLE,VECTOR6D,NOT_FOUND",
+            )
+            .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
+            .start()
+            .raw(&data_v2(1, &timestamp_and_q(1.0, 0.5)))
+            .pause()
+            .expect_eof(),
+    );
+    let mut client = H::connect(peer.addr, options()).unwrap();
+    let mut recipe =
+        DynamicRecipe::outputs(["timestamp", "actual_q", "ft_raw_wrench", "target_q"]).unwrap();
+    let dropped = client
+        .setup_outputs_dropping_unavailable(&mut recipe, 500.0)
+        .unwrap();
+    assert_eq!(
+        dropped,
+        [
+            DroppedField {
+                name: "ft_raw_wrench",
+                reason: DropReason::NotOnThisVersion(Some("5.9.0".parse().unwrap())),
+            },
+            DroppedField {
+                name: "target_q",
+                reason: DropReason::NotFound,
+            },
+        ]
+    );
+    assert_eq!(recipe.names(), ["timestamp", "actual_q"]);
+    client.start_recv_close(&mut recipe);
+    assert_eq!(recipe.get("timestamp"), Some(&Value::Double(1.0)));
+    peer.finish();
+}
+
+pub(crate) fn a_tolerant_setup_with_nothing_left_is_the_refusal_and_in_use_is_no_drop<
+    H: Handshaker,
+>() {
+    let peer = FakePeer::start(
+        Script::new()
+            .handshake_v2("5.4.0")
+            .setup_outputs(500.0, "target_q", 0, "NOT_FOUND")
+            .setup_inputs(
+                "input_int_register_30,input_int_register_31",
+                0,
+                "IN_USE,NOT_FOUND",
+            )
+            .expect_eof(),
+    );
+    let mut client = H::connect(peer.addr, options()).unwrap();
+    // Every field missing on this version: the refusal, nothing sent.
+    let mut only_new = DynamicRecipe::outputs(["ft_raw_wrench"]).unwrap();
+    let err = client
+        .setup_outputs_dropping_unavailable(&mut only_new, 500.0)
+        .unwrap_err();
+    assert!(matches!(err, Error::Unavailable(_)), "{err}");
+    assert_eq!(only_new.names(), ["ft_raw_wrench"], "left as it was");
+    // Every field NOT_FOUND: the controller's refusal.
+    let mut recipe = DynamicRecipe::outputs(["target_q"]).unwrap();
+    let err = client
+        .setup_outputs_dropping_unavailable(&mut recipe, 500.0)
+        .unwrap_err();
+    let Error::SetupRefused(refused) = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(refused.not_found(), ["target_q"]);
+    // IN_USE means someone else writes the field: an error, not a field to drop.
+    let mut inputs =
+        DynamicRecipe::inputs(["input_int_register_30", "input_int_register_31"]).unwrap();
+    let err = client
+        .setup_inputs_dropping_unavailable(&mut inputs)
+        .unwrap_err();
+    let Error::SetupRefused(refused) = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(refused.in_use(), ["input_int_register_30"]);
+    client.close_unstarted();
+    peer.finish();
 }
