@@ -822,6 +822,10 @@ every_way_in!(
     a_build_number_in_the_version_reply_is_kept_and_changes_no_check,
     a_tolerant_setup_drops_what_the_controller_lacks_and_sets_up_the_rest,
     a_tolerant_setup_with_nothing_left_is_the_refusal_and_in_use_is_no_drop,
+    a_setup_refused_as_a_whole_carries_the_controllers_text,
+    a_version_too_old_is_refused_before_any_setup_is_sent,
+    invalid_recipes_are_refused_before_sending,
+    a_name_list_over_2048_bytes_is_refused_before_sending,
 );
 
 /// Every way in checks the options before it opens anything: the blocking client's

@@ -14,7 +14,7 @@ use rtde_core::protocol::{
 };
 use rtde_core::{
     Client, ConnectOptions, ControllerText, DropReason, DroppedField, DynamicRecipe, Error,
-    ErrorKind, InputHandle, Recipe, State, Stats, Value,
+    ErrorKind, InputHandle, Recipe, RecipeSpec, State, Stats, Value,
 };
 use rtde_sim::{Fault, Sim, Trigger};
 
@@ -31,6 +31,10 @@ pub(crate) trait Handshaker: Sized {
     fn connect(addr: SocketAddr, options: ConnectOptions) -> Result<Self, Error>;
     fn setup_outputs(&mut self, recipe: &DynamicRecipe, frequency: f64) -> Result<(), Error>;
     fn setup_inputs(&mut self, recipe: &DynamicRecipe) -> Result<InputHandle, Error>;
+    /// As [`Handshaker::setup_outputs`], from a spec (one made by hand, or a derived
+    /// recipe's).
+    fn setup_outputs_spec(&mut self, spec: RecipeSpec<'_>, frequency: f64) -> Result<(), Error>;
+    fn setup_inputs_spec(&mut self, spec: RecipeSpec<'_>) -> Result<InputHandle, Error>;
     fn start(&mut self) -> Result<(), Error>;
     fn state(&self) -> State;
     fn stats(&self) -> Stats;
@@ -65,6 +69,14 @@ impl Handshaker for Client {
 
     fn setup_inputs(&mut self, recipe: &DynamicRecipe) -> Result<InputHandle, Error> {
         Client::setup_inputs(self, recipe.spec())
+    }
+
+    fn setup_outputs_spec(&mut self, spec: RecipeSpec<'_>, frequency: f64) -> Result<(), Error> {
+        Client::setup_outputs(self, spec, frequency)
+    }
+
+    fn setup_inputs_spec(&mut self, spec: RecipeSpec<'_>) -> Result<InputHandle, Error> {
+        Client::setup_inputs(self, spec)
     }
 
     fn start(&mut self) -> Result<(), Error> {
@@ -199,6 +211,14 @@ impl<const ATTACH: bool> Handshaker for Async<ATTACH> {
 
     fn setup_inputs(&mut self, recipe: &DynamicRecipe) -> Result<InputHandle, Error> {
         self.call(self.client().setup_inputs(recipe.spec()))
+    }
+
+    fn setup_outputs_spec(&mut self, spec: RecipeSpec<'_>, frequency: f64) -> Result<(), Error> {
+        self.call(self.client().setup_outputs(spec, frequency))
+    }
+
+    fn setup_inputs_spec(&mut self, spec: RecipeSpec<'_>) -> Result<InputHandle, Error> {
+        self.call(self.client().setup_inputs(spec))
     }
 
     fn start(&mut self) -> Result<(), Error> {
@@ -659,5 +679,178 @@ pub(crate) fn a_tolerant_setup_with_nothing_left_is_the_refusal_and_in_use_is_no
     };
     assert_eq!(refused.in_use(), ["input_int_register_30"]);
     client.close_unstarted();
+    peer.finish();
+}
+
+// ---- the checks before a setup, and a setup refused whole ----
+
+pub(crate) fn a_setup_refused_as_a_whole_carries_the_controllers_text<H: Handshaker>() {
+    let peer = FakePeer::start(
+        Script::new()
+            .handshake_v2("5.21.0")
+            .expect(ClientMessage::SetupOutputs {
+                frequency: Some(500.0),
+                names: "timestamp,actual_q",
+            })
+            // No type for any field: the request was refused whole, and the text says why.
+            .text("the capture was recorded at 125 Hz")
+            .reply(ControllerMessage::SetupOutputsReply {
+                recipe_id: Some(0),
+                types: "",
+            })
+            .expect(ClientMessage::SetupOutputs {
+                frequency: Some(500.0),
+                names: "timestamp,actual_q",
+            })
+            .reply(ControllerMessage::SetupOutputsReply {
+                recipe_id: Some(0),
+                types: "",
+            })
+            .expect_eof(),
+    );
+    let mut client = H::connect(peer.addr, options()).unwrap();
+    let err = client
+        .setup_outputs_spec(outputs().spec(), 500.0)
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Refused);
+    let Error::SetupRefused(refused) = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(refused.reason(), Some("the capture was recorded at 125 Hz"));
+    assert_eq!(
+        err.to_string(),
+        "the controller refused the output recipe as a whole: \"the capture was recorded at 125 Hz\""
+    );
+    // Without a text message during this request, no earlier text is taken for the reason.
+    let err = client
+        .setup_outputs_spec(outputs().spec(), 500.0)
+        .unwrap_err();
+    let Error::SetupRefused(refused) = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(refused.reason(), None);
+    assert!(
+        err.to_string()
+            .ends_with("without naming a field; `Client::text_messages` may say why"),
+        "{err}"
+    );
+    drop(client);
+    peer.finish();
+}
+
+pub(crate) fn a_version_too_old_is_refused_before_any_setup_is_sent<H: Handshaker>() {
+    // The peer fails the test if a SETUP_OUTPUTS or SETUP_INPUTS arrives.
+    let peer = FakePeer::start(Script::new().handshake_v2("3.8.0").expect_eof());
+    let mut client = H::connect(peer.addr, options()).unwrap();
+    let recipe =
+        DynamicRecipe::outputs(["timestamp", "ft_raw_wrench", "input_int_register_30"]).unwrap();
+    let err = client.setup_outputs_spec(recipe.spec(), 125.0).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Unsupported);
+    assert_eq!(
+        err.to_string(),
+        "the controller cannot provide 2 of the requested output fields: `ft_raw_wrench` \
+         requires e-Series 5.9.0 (controller is CB3 3.8.0); `input_int_register_30` requires CB3 \
+         3.9.0 (controller is CB3 3.8.0); remove them from the recipe or update the controller"
+    );
+    let Error::Unavailable(missing) = &err else {
+        panic!()
+    };
+    let needs: Vec<_> = missing
+        .fields()
+        .iter()
+        .map(|f| (f.name(), f.needs().unwrap().to_string()))
+        .collect();
+    assert_eq!(
+        needs,
+        [
+            ("ft_raw_wrench", "5.9.0".to_string()),
+            ("input_int_register_30", "3.9.0".to_string())
+        ]
+    );
+
+    let inputs = DynamicRecipe::inputs(["input_int_register_24"]).unwrap();
+    let err = client.setup_inputs_spec(inputs.spec()).unwrap_err();
+    assert!(matches!(err, Error::Unavailable(_)), "{err}");
+
+    // A derived recipe's spec is checked the same way.
+    #[derive(rtde_core::RtdeRecipe)]
+    struct Wrench {
+        timestamp: f64,
+        ft_raw_wrench: [f64; 6],
+    }
+    let err = client
+        .setup_outputs_spec(<Wrench as rtde_core::StaticRecipe>::SPEC, 125.0)
+        .unwrap_err();
+    assert!(matches!(err, Error::Unavailable(_)), "{err}");
+    assert!(err.to_string().contains("`ft_raw_wrench`"), "{err}");
+    assert!(err.to_string().contains("5.9.0"), "{err}");
+
+    // CB3 streams at 125 Hz at most; checked before sending too.
+    let err = client
+        .setup_outputs_spec(outputs().spec(), 500.0)
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::FrequencyTooHigh { max, .. } if max == 125.0),
+        "{err}"
+    );
+    let err = client
+        .setup_outputs_spec(outputs().spec(), f64::NAN)
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Usage);
+    drop(client);
+    peer.finish();
+}
+
+pub(crate) fn invalid_recipes_are_refused_before_sending<H: Handshaker>() {
+    let peer = FakePeer::start(Script::new().handshake_v2("5.21.0").expect_eof());
+    let mut client = H::connect(peer.addr, options()).unwrap();
+    // An input spec for outputs, and a hand-made spec the registry disagrees with.
+    let inputs = DynamicRecipe::inputs(["input_int_register_24"]).unwrap();
+    assert!(matches!(
+        client.setup_outputs_spec(inputs.spec(), 500.0),
+        Err(Error::Misuse(_))
+    ));
+    let spec = RecipeSpec::new(
+        rtde_core::fields::Direction::Output,
+        &["timestamp", "actual_tcp_pose"],
+        &[
+            rtde_core::fields::WireType::Double,
+            rtde_core::fields::WireType::Vector6d,
+        ],
+    );
+    let err = client.setup_outputs_spec(spec, 500.0).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Usage);
+    assert!(
+        err.to_string()
+            .contains("unknown output field `actual_tcp_pose` (did you mean `actual_TCP_pose`?)"),
+        "{err}"
+    );
+    drop(client);
+    peer.finish();
+}
+
+pub(crate) fn a_name_list_over_2048_bytes_is_refused_before_sending<H: Handshaker>() {
+    let peer = FakePeer::start(Script::new().handshake_v2("5.21.0").expect_eof());
+    let mut client = H::connect(peer.addr, options()).unwrap();
+    let all = rtde_core::fields::fields(rtde_core::fields::Direction::Output);
+    let names: Vec<&'static str> = all.iter().map(|f| f.name()).collect();
+    let types: Vec<_> = all.iter().map(|f| f.wire_type()).collect();
+    let spec = RecipeSpec::new(rtde_core::fields::Direction::Output, &names, &types);
+    assert!(
+        spec.name_list_len() > 2048,
+        "the registry's outputs no longer fill 2 KiB"
+    );
+    let err = client.setup_outputs_spec(spec, 500.0).unwrap_err();
+    let Error::Recipe(recipe) = &err else {
+        panic!("{err}")
+    };
+    assert!(
+        recipe.problems().iter().any(|p| matches!(
+            p,
+            rtde_core::RecipeProblem::NameListTooLong { len } if *len == spec.name_list_len()
+        )),
+        "{err}"
+    );
+    drop(client);
     peer.finish();
 }
