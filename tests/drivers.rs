@@ -1,15 +1,17 @@
-//! One fault suite, every driver: each scenario is written once, against [`Driver`], and
+//! One suite, every driver: each scenario is written once, against [`Driver`], and
 //! run by `every_driver!` for the blocking [`Client`], the background driver
 //! ([`Client::spawn`]) and the async driver (`rtde_core::tokio::from_client`, its
 //! connection task on a tokio runtime of its own). The behaviour is the session's, so the
 //! scenarios are the same; only who waits differs.
 //!
-//! The scenarios are what happens to a connection after the handshake: against rtde-sim's
-//! faults (`drivers/sim.rs`) and against the scripted peer of `rtde_testkit::scripted`
-//! (`drivers/scripted.rs`, shared, not copied). The handshake and the setups, faulted,
-//! are `drivers/handshake.rs`, run by `every_way_in!` against each way a connection
-//! starts: the blocking `Client::connect` (which the background driver starts from), and
-//! the async driver's own `connect` and `attach`.
+//! The scenarios are what happens to a connection after the handshake: against rtde-sim
+//! (the values it streams, derived recipes read and written, inputs taken while paused,
+//! and its faults: `drivers/sim.rs`) and against the scripted peer of
+//! `rtde_testkit::scripted` (`drivers/scripted.rs`, shared, not copied). The handshake and
+//! the setups (faulted, checked before they are sent, refused whole, or dropping what the
+//! controller lacks) are `drivers/handshake.rs`, run by `every_way_in!` against each way a
+//! connection starts: the blocking `Client::connect` (which the background driver starts
+//! from), and the async driver's own `connect` and `attach`.
 //!
 //! Where the drivers differ by design, the scenario asserts each one's documented
 //! behaviour, keyed on [`Driver::BY_HAND`] and [`Driver::PAUSES`]:
