@@ -1,124 +1,86 @@
-//! End to end: derived output and input recipes over one connection to the simulator, in
-//! deterministic mode, where every value is known in advance.
+//! The blocking client's own ground against the simulator, where only the blocking API can
+//! meet it: an unpaced simulator streams every tick to it, as fast as it reads (the other
+//! drivers' readers take what arrives into bounded queues, which pass over the oldest);
+//! a client that stops reading (the other drivers' readers drain the socket) is dropped by
+//! the controller, and the client ends in a documented recovery, never a hang or a panic;
+//! every wait is bounded. (Its API against a scripted controller is
+//! `rtde-core/tests/client.rs`, whose tests cannot start the simulator.) The handshake's
+//! faults, and what every driver must do with the simulator's values, inputs and faults,
+//! are the shared suite in `drivers.rs`.
 
+mod common;
+
+use std::f64::consts::TAU;
 use std::time::Duration;
 
-use rtde_core::{
-    Client, ConnectOptions, DigitalBits, FromPayload, Pose, RecipeView, RobotMode, RtdeRecipe,
-    StaticRecipe,
-};
-use rtde_sim::{Arm, Motion, Sim};
+use common::{options, reconnecting, timestamp};
+use rtde_core::fields::ControllerVersion;
+use rtde_core::protocol::ProtocolVersion;
+use rtde_core::{Client, ConnectOptions, DynamicRecipe, Error, Event, Recipe, State, Value};
+use rtde_sim::{Motion, Sim};
 
-#[derive(RtdeRecipe, Debug)]
-struct State {
-    timestamp: f64,
-    actual_q: [f64; 6],
-    actual_tcp_pose: Pose,
-    robot_mode: RobotMode,
-    actual_digital_output_bits: DigitalBits,
-    input_int_register_24: i32,
-    input_double_register_25: f64,
-}
-
-#[derive(RtdeRecipe)]
-#[rtde(input)]
-struct Command {
-    standard_digital_output_mask: u8,
-    standard_digital_output: u8,
-    input_int_register_24: i32,
-    input_double_register_25: f64,
-}
-
-fn connect(sim: &Sim) -> Client {
-    Client::connect(
-        sim.addr(),
-        ConnectOptions::new().read_timeout(Some(Duration::from_secs(5))),
-    )
-    .unwrap()
+fn started(sim: &Sim, options: ConnectOptions, frequency: f64) -> (Client, DynamicRecipe) {
+    let mut client = Client::connect(sim.addr(), options).unwrap();
+    let recipe = DynamicRecipe::outputs(["timestamp", "actual_q"]).unwrap();
+    client.setup_outputs(recipe.spec(), frequency).unwrap();
+    client.start().unwrap();
+    let _ = client.events().count();
+    (client, recipe)
 }
 
 #[test]
-fn derived_recipes_read_the_motion_law_and_write_inputs_that_take_effect() {
-    let sim = Sim::builder().deterministic().start().unwrap();
-    let mut client = connect(&sim);
-    client.setup_outputs(State::SPEC, 125.0).unwrap();
-    let inputs = client.setup_inputs(Command::SPEC).unwrap();
-    client.start().unwrap();
-
-    // Outputs follow the documented motion law bit for bit: q(t) at t = timestamp.
-    let mut previous: Option<f64> = None;
-    for _ in 0..50 {
-        let s: State = client.recv_as().unwrap();
-        assert_eq!(
-            s.actual_q,
-            Motion::DEFAULT.position(s.timestamp),
-            "t = {}",
-            s.timestamp
-        );
-        assert_eq!(
-            s.actual_tcp_pose.to_array(),
-            Arm::UR5E.tcp_pose(&s.actual_q)
-        );
-        assert_eq!(s.robot_mode, RobotMode::Running);
-        if let Some(p) = previous {
-            // 125 Hz on a 500 Hz loop: every 4th tick, 8 ms apart.
-            assert!(
-                (s.timestamp - p - 0.008).abs() < 1e-9,
-                "{p} -> {}",
-                s.timestamp
-            );
-        }
-        previous = Some(s.timestamp);
-    }
-    assert_eq!(client.stats().skipped, 0);
-
-    // Inputs written through the derived input recipe read back through the output recipe.
-    let command = Command {
-        standard_digital_output_mask: 0b0000_1001,
-        standard_digital_output: 0b1111_1111,
-        input_int_register_24: -7,
-        input_double_register_25: 0.25,
-    };
-    client.send(&inputs, &command).unwrap();
-    let mut seen = None;
-    for _ in 0..500 {
-        let payload = client.recv().unwrap();
-        // The zero-copy view agrees with the decoded struct on every package.
-        let view = State::view(payload).unwrap();
-        let decoded = State::from_payload(payload).unwrap();
-        assert_eq!(view.timestamp(), decoded.timestamp);
-        assert_eq!(view.actual_q(), decoded.actual_q);
-        if decoded.input_int_register_24 == -7 {
-            seen = Some(decoded);
-            break;
-        }
-    }
-    let s = seen.expect("the input took effect within 500 packages");
-    assert_eq!(s.input_double_register_25, 0.25);
-    assert!(s.actual_digital_output_bits.standard(0));
-    assert!(s.actual_digital_output_bits.standard(3));
-    assert!(
-        !s.actual_digital_output_bits.standard(1),
-        "outside the mask"
+fn streams_exact_deterministic_values_over_v2() {
+    let sim = Sim::builder().deterministic().unpaced().start().unwrap();
+    let (mut client, mut out) = started(&sim, options(), 125.0);
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2);
+    assert_eq!(
+        client.controller_version(),
+        ControllerVersion::new(5, 21, 0, 0)
     );
-    assert_eq!(s.actual_digital_output_bits.bits() & 0xff, 0b0000_1001);
+    for k in 0..100u32 {
+        client.recv_into(&mut out).unwrap();
+        let t = timestamp(&out);
+        assert_eq!(t, f64::from(4 * k) / 500.0);
+        let m = Motion::DEFAULT;
+        let q: [f64; 6] =
+            std::array::from_fn(|j| m.center[j] + m.amplitude[j] * (TAU / m.period[j] * t).sin());
+        assert_eq!(out.get("actual_q"), Some(&Value::Vector6d(q)));
+    }
+    assert_eq!(client.stats().received, 100);
+    assert_eq!(client.stats().skipped, 0);
+    client.pause().unwrap();
     client.close().unwrap();
 }
 
 #[test]
-fn a_derived_recipe_too_new_for_the_controller_is_refused_before_setup() {
-    #[derive(RtdeRecipe)]
-    struct Wrench {
-        timestamp: f64,
-        ft_raw_wrench: [f64; 6],
-    }
+fn a_client_that_stops_reading_is_dropped_and_reconnects() {
     let sim = Sim::builder()
-        .controller_version("5.8.2")
-        .deterministic()
+        .unpaced()
+        .stall_timeout(Duration::from_millis(200))
         .start()
         .unwrap();
-    let mut client = connect(&sim);
-    let err = client.setup_outputs(Wrench::SPEC, 125.0).unwrap_err();
-    assert!(err.to_string().contains("ft_raw_wrench"), "{err}");
-    assert!(err.to_string().contains("5.9.0"), "{err}");
+    let (mut client, _) = started(&sim, reconnecting(), 500.0);
+    client.recv().unwrap();
+    // Stop reading: the simulator fills the socket buffers, waits out the stall timeout,
+    // and drops the connection.
+    assert!(sim.wait_for_connections(0, Duration::from_secs(30)));
+    assert_eq!(sim.stats().stalled_clients_dropped, 1);
+    // What was buffered is still delivered, then the call reconnects. Each call drains up
+    // to some megabytes, so a few calls reach the end.
+    for _ in 0..1000 {
+        client.recv_latest().unwrap();
+        if client.stats().reconnects == 1 {
+            break;
+        }
+    }
+    assert_eq!(client.stats().reconnects, 1);
+    assert_eq!(client.state(), State::Running);
+    let events: Vec<Event> = client.events().collect();
+    assert!(
+        matches!(
+            events[0],
+            Event::LinkLost(Error::Closed { .. } | Error::Io { .. })
+        ),
+        "{events:?}"
+    );
 }

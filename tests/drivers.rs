@@ -1,15 +1,17 @@
-//! One fault suite, every driver: each scenario is written once, against [`Driver`], and
+//! One suite, every driver: each scenario is written once, against [`Driver`], and
 //! run by `every_driver!` for the blocking [`Client`], the background driver
 //! ([`Client::spawn`]) and the async driver (`rtde_core::tokio::from_client`, its
 //! connection task on a tokio runtime of its own). The behaviour is the session's, so the
 //! scenarios are the same; only who waits differs.
 //!
-//! The scenarios are what happens to a connection after the handshake: against rtde-sim's
-//! faults (`drivers/sim.rs`) and against the scripted peer of `rtde_testkit::scripted`
-//! (`drivers/scripted.rs`, shared, not copied). The handshake and the setups, faulted,
-//! are `drivers/handshake.rs`, run by `every_way_in!` against each way a connection
-//! starts: the blocking `Client::connect` (which the background driver starts from), and
-//! the async driver's own `connect` and `attach`.
+//! The scenarios are what happens to a connection after the handshake: against rtde-sim
+//! (the values it streams, derived recipes read and written, inputs taken while paused,
+//! and its faults: `drivers/sim.rs`) and against the scripted peer of
+//! `rtde_testkit::scripted` (`drivers/scripted.rs`, shared, not copied). The handshake and
+//! the setups (faulted, checked before they are sent, refused whole, or dropping what the
+//! controller lacks) are `drivers/handshake.rs`, run by `every_way_in!` against each way a
+//! connection starts: the blocking `Client::connect` (which the background driver starts
+//! from), and the async driver's own `connect` and `attach`.
 //!
 //! Where the drivers differ by design, the scenario asserts each one's documented
 //! behaviour, keyed on [`Driver::BY_HAND`] and [`Driver::PAUSES`]:
@@ -44,8 +46,8 @@ use rtde_core::background::{Background, Receiver, Sender, SpawnOptions};
 use rtde_core::fields::ControllerVersion;
 use rtde_core::protocol::ProtocolVersion;
 use rtde_core::{
-    Client, ConnectOptions, ControllerText, DynamicRecipe, Error, Event, InputHandle, Recipe,
-    State, Stats,
+    Client, ConnectOptions, ControllerText, DynamicRecipe, Error, Event, FromPayload, InputHandle,
+    InputRecipe, Recipe, State, Stats,
 };
 
 /// What a scenario needs of a driver.
@@ -70,7 +72,15 @@ pub(crate) trait Driver: Sized {
     fn set_wait(&mut self, wait: Duration);
     /// The packages refused since the last call.
     fn rejected(&mut self) -> Vec<Error>;
-    fn send(&mut self, input: &InputHandle, recipe: &DynamicRecipe) -> Result<(), Error>;
+    /// The next output package, in order, decoded as `T` (each driver's `recv_as`).
+    fn recv_as<T: FromPayload>(&mut self) -> Result<T, Error>;
+    /// The next output package's payload, in order, as it came.
+    fn recv_payload(&mut self) -> Result<Vec<u8>, Error>;
+    fn send<R: InputRecipe + ?Sized>(
+        &mut self,
+        input: &InputHandle,
+        recipe: &R,
+    ) -> Result<(), Error>;
     /// Pauses streaming (only when [`Driver::PAUSES`]).
     fn pause(&mut self) -> Result<(), Error>;
     /// Starts streaming again (only when [`Driver::PAUSES`]).
@@ -158,7 +168,19 @@ impl Driver for Blocking {
         std::mem::take(&mut self.rejected)
     }
 
-    fn send(&mut self, input: &InputHandle, recipe: &DynamicRecipe) -> Result<(), Error> {
+    fn recv_as<T: FromPayload>(&mut self) -> Result<T, Error> {
+        self.client.recv_as()
+    }
+
+    fn recv_payload(&mut self) -> Result<Vec<u8>, Error> {
+        self.client.recv().map(<[u8]>::to_vec)
+    }
+
+    fn send<R: InputRecipe + ?Sized>(
+        &mut self,
+        input: &InputHandle,
+        recipe: &R,
+    ) -> Result<(), Error> {
         self.client.send(input, recipe)
     }
 
@@ -307,7 +329,19 @@ impl Driver for Threaded {
         std::mem::take(&mut self.rejected)
     }
 
-    fn send(&mut self, input: &InputHandle, recipe: &DynamicRecipe) -> Result<(), Error> {
+    fn recv_as<T: FromPayload>(&mut self) -> Result<T, Error> {
+        self.receiver.recv_as(Some(self.wait))
+    }
+
+    fn recv_payload(&mut self) -> Result<Vec<u8>, Error> {
+        self.receiver.recv(Some(self.wait)).map(<[u8]>::to_vec)
+    }
+
+    fn send<R: InputRecipe + ?Sized>(
+        &mut self,
+        input: &InputHandle,
+        recipe: &R,
+    ) -> Result<(), Error> {
         self.sender.send(input, recipe)
     }
 
@@ -461,6 +495,15 @@ impl Asynchronous {
         self.runtime.shutdown_timeout(WAIT);
     }
 
+    /// What a receive that waited past the wait is, as the other drivers report it.
+    fn timed_out(&self) -> Error {
+        Error::Timeout {
+            after: self.wait,
+            waiting_for: rtde_core::protocol::package_type::DATA_PACKAGE,
+            mid_frame: self.client.with_session(rtde_core::Session::mid_frame),
+        }
+    }
+
     /// The next entry of the in-order queue within the wait: a package's values, or the
     /// error in its place.
     fn next(&mut self) -> Result<Result<(), Error>, tokio::time::error::Elapsed> {
@@ -487,13 +530,7 @@ impl Driver for Asynchronous {
                 .runtime
                 .block_on(async { tokio::time::timeout(wait, packages.recv_into(recipe)).await });
             match received {
-                Err(_) => {
-                    return Err(Error::Timeout {
-                        after: self.wait,
-                        waiting_for: rtde_core::protocol::package_type::DATA_PACKAGE,
-                        mid_frame: self.client.with_session(rtde_core::Session::mid_frame),
-                    });
-                }
+                Err(_) => return Err(self.timed_out()),
                 Ok(Err(e @ (Error::WrongRecipeId { .. } | Error::WrongLength { .. }))) => {
                     self.rejected.push(e);
                 }
@@ -514,7 +551,28 @@ impl Driver for Asynchronous {
         std::mem::take(&mut self.rejected)
     }
 
-    fn send(&mut self, input: &InputHandle, recipe: &DynamicRecipe) -> Result<(), Error> {
+    fn recv_as<T: FromPayload>(&mut self) -> Result<T, Error> {
+        let (wait, packages) = (self.wait, &mut self.packages);
+        self.runtime
+            .block_on(async { tokio::time::timeout(wait, packages.recv_as()).await })
+            .map_err(|_| self.timed_out())?
+    }
+
+    fn recv_payload(&mut self) -> Result<Vec<u8>, Error> {
+        let (wait, packages) = (self.wait, &mut self.packages);
+        self.runtime
+            .block_on(async {
+                tokio::time::timeout(wait, async { packages.recv().await.map(<[u8]>::to_vec) })
+                    .await
+            })
+            .map_err(|_| self.timed_out())?
+    }
+
+    fn send<R: InputRecipe + ?Sized>(
+        &mut self,
+        input: &InputHandle,
+        recipe: &R,
+    ) -> Result<(), Error> {
         self.runtime.block_on(self.client.send(input, recipe))
     }
 
@@ -696,7 +754,10 @@ every_driver_on_its_own!(
 );
 
 every_driver!(
-    // against the simulator
+    // against the simulator: its values and inputs
+    sim::derived_recipes_read_the_motion_law_and_write_inputs_that_take_effect,
+    sim::inputs_sent_while_paused_take_effect,
+    // against the simulator's faults
     sim::every_package_in_order_until_the_link_closes_with_skips_counted,
     sim::closed_mid_frame_reconnects_replays_inputs_and_counts_the_loss_exactly,
     sim::a_malformed_frame_loses_the_link_and_automatic_reconnection_recovers,
@@ -718,6 +779,7 @@ every_driver!(
     scripted::the_latest_is_the_newest_and_the_packages_before_it_are_accounted_for,
     scripted::skipped_packages_are_counted_exactly_from_timestamps,
     scripted::a_v1_only_controller_streams_without_recipe_ids,
+    scripted::unknown_package_types_are_skipped_and_counted_not_a_lost_link,
     // reconnection
     scripted::automatic_reconnect_after_the_peer_drops_replays_everything_byte_exactly,
     scripted::a_paused_client_reconnects_paused,
@@ -759,6 +821,13 @@ every_way_in!(
     start_refused_then_an_unexpected_reply_puts_the_link_out_of_step,
     in_use_on_one_of_five_inputs_names_it_and_the_connection_stays,
     start_without_outputs_is_refused_with_the_controllers_text,
+    a_build_number_in_the_version_reply_is_kept_and_changes_no_check,
+    a_tolerant_setup_drops_what_the_controller_lacks_and_sets_up_the_rest,
+    a_tolerant_setup_with_nothing_left_is_the_refusal_and_in_use_is_no_drop,
+    a_setup_refused_as_a_whole_carries_the_controllers_text,
+    a_version_too_old_is_refused_before_any_setup_is_sent,
+    invalid_recipes_are_refused_before_sending,
+    a_name_list_over_2048_bytes_is_refused_before_sending,
 );
 
 /// Every way in checks the options before it opens anything: the blocking client's

@@ -1,4 +1,6 @@
-//! Every injectable fault, seen from the wire, and the stalled-client disconnect.
+//! Every injectable fault, seen from the wire, and the stalled-client disconnect. The
+//! faults real controllers show (data before the START and PAUSE replies, a slow boot) are
+//! seen through rtde-core's blocking client, which says what arrived when.
 
 mod common;
 
@@ -6,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use common::{Msg, Raw, double, outputs, tick_of};
 use rtde_core::protocol::{ClientMessage, MessageLevel, package_type};
+use rtde_core::{Client, ConnectOptions, DynamicRecipe, Recipe};
 use rtde_sim::{Fault, Malformation, Sim, SimBuilder, Trigger};
 
 fn builder() -> SimBuilder {
@@ -307,4 +310,62 @@ fn delays_that_add_up_past_a_duration_do_not_panic() {
     let waited = std::io::Read::read(&mut c.stream, &mut byte);
     assert!(waited.is_err(), "{waited:?}");
     sim.shutdown().unwrap();
+}
+
+// ---- what real controllers do, through the client ----
+
+fn client_options() -> ConnectOptions {
+    ConnectOptions::new().read_timeout(Some(Duration::from_secs(5)))
+}
+
+#[test]
+fn a_package_before_the_start_reply_is_delivered_and_the_stream_follows() {
+    let sim = Sim::builder()
+        .fault(Fault::DataBeforeStartReply)
+        .start()
+        .unwrap();
+    let mut client = Client::connect(sim.addr(), client_options()).unwrap();
+    let mut recipe = DynamicRecipe::outputs(["timestamp"]).unwrap();
+    client.setup_outputs(recipe.spec(), 50.0).unwrap();
+    client.start().unwrap();
+    // The early package is the stream's first: delivered, not dropped.
+    client.recv_into(&mut recipe).unwrap();
+    let first = double(&recipe, "timestamp");
+    client.recv_into(&mut recipe).unwrap();
+    assert!((double(&recipe, "timestamp") - first - 0.02).abs() < 1e-9);
+    let stats = client.stats();
+    assert_eq!((stats.received, stats.discarded, stats.skipped), (2, 0, 0));
+}
+
+#[test]
+fn a_package_between_pause_and_its_reply_is_counted() {
+    let sim = Sim::builder()
+        .fault(Fault::DataBeforePauseReply)
+        .start()
+        .unwrap();
+    let mut client = Client::connect(sim.addr(), client_options()).unwrap();
+    let recipe = DynamicRecipe::outputs(["timestamp"]).unwrap();
+    // 2 Hz: nothing else is due while the pause is answered.
+    client.setup_outputs(recipe.spec(), 2.0).unwrap();
+    client.start().unwrap();
+    client.recv().unwrap();
+    client.pause().unwrap();
+    assert_eq!(client.stats().discarded, 1);
+}
+
+#[test]
+fn a_booting_controller_answers_slowly_then_normally() {
+    let sim = Sim::builder()
+        .fault(Fault::SlowBoot {
+            window: Duration::from_secs(60),
+            delay: Duration::from_millis(400),
+        })
+        .start()
+        .unwrap();
+    // A read timeout shorter than the boot delay: the handshake times out.
+    let impatient = ConnectOptions::new().read_timeout(Some(Duration::from_millis(100)));
+    let err = Client::connect(sim.addr(), impatient).unwrap_err();
+    assert!(err.is_timeout(), "{err}");
+    // A patient client gets through.
+    Client::connect(sim.addr(), client_options()).unwrap();
 }

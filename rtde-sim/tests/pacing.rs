@@ -1,15 +1,17 @@
 //! What a replayed recording needs from the simulator: a clock per connection, a clock
-//! faster or slower than real time, and a source that limits the output frequency and
-//! names itself in refusals.
+//! faster or slower than real time, and another output source: one that limits the output
+//! frequency and names itself in refusals, serves only what it provides and ends, and sees
+//! the robot program each tick has run. (The source's ends and refusals are seen through
+//! rtde-core's blocking client, which names them.)
 
 mod common;
 
 use std::time::{Duration, Instant};
 
 use common::{Msg, Raw, double, outputs};
-use rtde_core::Value;
 use rtde_core::fields::Field;
-use rtde_sim::{Error, IoState, OutputSource, Sample, Sim, Tick};
+use rtde_core::{Client, ConnectOptions, DynamicRecipe, Recipe, Value};
+use rtde_sim::{Error, IoState, OutputSource, Program, Sample, Sim, Tick};
 
 /// Streams `timestamp` as the tick's time and nothing else; has data at 125 Hz at most.
 #[derive(Debug)]
@@ -148,4 +150,120 @@ fn speeds_out_of_range_are_refused() {
         assert!(matches!(err, Error::InvalidSpeed(_)), "{speed}: {err}");
     }
     assert!(Sim::builder().speed(1000.0).start().is_ok());
+}
+
+fn connect(sim: &Sim) -> Client {
+    Client::connect(
+        sim.addr(),
+        ConnectOptions::new().read_timeout(Some(Duration::from_secs(5))),
+    )
+    .unwrap()
+}
+
+/// A source that provides only `timestamp`, as a recording of it would.
+#[derive(Debug)]
+struct TimestampOnly;
+
+impl OutputSource for TimestampOnly {
+    fn provides(&self, field: &'static Field) -> bool {
+        field.name() == "timestamp"
+    }
+    fn sample(&self, tick: Tick, _: &[&'static Field], _: &IoState, out: &mut [Value]) -> Sample {
+        if tick.index() >= 8 {
+            return Sample::End;
+        }
+        out[0] = Value::Double(tick.seconds() + 1000.0);
+        Sample::Send
+    }
+}
+
+#[test]
+fn another_output_source_serves_what_it_provides_and_ends() {
+    let sim = Sim::builder()
+        .source(TimestampOnly)
+        .unpaced()
+        .start()
+        .unwrap();
+    let mut client = connect(&sim);
+    let both = DynamicRecipe::outputs(["timestamp", "actual_q"]).unwrap();
+    let Err(rtde_core::Error::SetupRefused(refused)) = client.setup_outputs(both.spec(), 500.0)
+    else {
+        panic!("actual_q is not in the source")
+    };
+    assert_eq!(refused.not_found(), ["actual_q"]);
+    let mut out = DynamicRecipe::outputs(["timestamp"]).unwrap();
+    client.setup_outputs(out.spec(), 250.0).unwrap();
+    client.start().unwrap();
+    for k in 0..4u32 {
+        client.recv_into(&mut out).unwrap();
+        assert_eq!(double(&out, "timestamp"), f64::from(2 * k) / 500.0 + 1000.0);
+    }
+    // The source ran out: the simulator says so, then closes the connection cleanly.
+    let err = client.recv_into(&mut out).unwrap_err();
+    assert!(
+        matches!(err, rtde_core::Error::Closed { mid_frame: false }),
+        "{err}"
+    );
+    let last = client.text_messages().last().unwrap();
+    assert!(last.is_end_of_stream(), "{last}");
+}
+
+/// A source that streams, as `timestamp`, how many ticks the robot program has run, and
+/// -1 when it runs none.
+#[derive(Debug)]
+struct ProgramTicks;
+
+impl OutputSource for ProgramTicks {
+    fn sample(&self, _: Tick, _: &[&'static Field], _: &IoState, out: &mut [Value]) -> Sample {
+        out[0] = Value::Double(-1.0);
+        Sample::Send
+    }
+    fn sample_with_program(
+        &self,
+        _: Tick,
+        _: &[&'static Field],
+        _: &IoState,
+        program: &Program,
+        out: &mut [Value],
+    ) -> Sample {
+        #[allow(clippy::cast_precision_loss)] // a few ticks
+        let ticks = program.ticks() as f64;
+        out[0] = Value::Double(ticks);
+        Sample::Send
+    }
+}
+
+#[test]
+fn a_source_sees_the_robot_program_once_each_tick_has_run_it() {
+    for with_program in [true, false] {
+        let mut builder = Sim::builder().source(ProgramTicks);
+        if with_program {
+            builder = builder.servo_program();
+        }
+        let sim = builder.start().unwrap();
+        let mut client = connect(&sim);
+        let mut out = DynamicRecipe::outputs(["timestamp"]).unwrap();
+        client.setup_outputs(out.spec(), 500.0).unwrap();
+        client.start().unwrap();
+        let mut seen = Vec::new();
+        for _ in 0..5 {
+            client.recv_into(&mut out).unwrap();
+            seen.push(double(&out, "timestamp"));
+        }
+        client.close().unwrap();
+        if with_program {
+            // The program ran each streamed tick once, before the source sampled it.
+            assert!(seen[0] >= 1.0, "{seen:?}");
+            let steps: Vec<f64> = seen.windows(2).map(|w| w[1] - w[0]).collect();
+            assert_eq!(steps, [1.0; 4], "{seen:?}");
+            let program = sim.program().unwrap();
+            #[allow(clippy::cast_precision_loss)] // a few ticks
+            let ran = program.ticks() as f64;
+            assert!(ran >= seen[4], "{ran} < {seen:?}");
+        } else {
+            assert_eq!(seen, [-1.0; 5]);
+            assert!(sim.program().is_none());
+        }
+        sim.shutdown().unwrap();
+    }
 }

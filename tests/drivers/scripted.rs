@@ -525,6 +525,59 @@ pub(crate) fn a_v1_only_controller_streams_without_recipe_ids<D: Driver>() {
     peer.finish();
 }
 
+/// A package of type `X`, which the RTDE guide does not define.
+fn unknown_package() -> Vec<u8> {
+    vec![0x00, 0x06, b'X', 1, 2, 3]
+}
+
+pub(crate) fn unknown_package_types_are_skipped_and_counted_not_a_lost_link<D: Driver>() {
+    let at = |t: f64| data_v2(1, &timestamp_and_q(t, 0.0));
+    let mut stream = at(1.000);
+    stream.extend(unknown_package());
+    stream.extend(at(1.002));
+    let peer = FakePeer::start(
+        Script::new()
+            .version(ProtocolVersion::V1)
+            .expect(ClientMessage::RequestProtocolVersion { version: 2 })
+            // Before the reply to a request, too.
+            .raw(&unknown_package())
+            .reply(ControllerMessage::ProtocolVersionReply { accepted: true })
+            .version(V2)
+            .expect(ClientMessage::GetUrcontrolVersion)
+            .reply(ControllerMessage::UrcontrolVersion(
+                "5.21.0".parse().unwrap(),
+            ))
+            .setup_outputs(500.0, "timestamp,actual_q", 1, "DOUBLE,VECTOR6D")
+            .start()
+            .raw(&stream)
+            .raw(&unknown_package())
+            .raw(&at(1.004))
+            .pause()
+            .expect_eof(),
+    );
+    let mut client = Client::connect(peer.addr, options()).unwrap();
+    assert_eq!(client.stats().unknown_packages, 1);
+    client.setup_outputs(outputs().spec(), 500.0).unwrap();
+    client.start().unwrap();
+    let mut driver = D::take(client);
+    let mut recipe = outputs();
+    driver.recv_into(&mut recipe).unwrap();
+    driver.recv_into(&mut recipe).unwrap();
+    if D::LATEST_SUPERSEDES {
+        // Taking the latest passes over one too.
+        assert!(driver.latest_into(&mut recipe).unwrap());
+    } else {
+        driver.recv_into(&mut recipe).unwrap();
+    }
+    assert_eq!(timestamp(&recipe), 1.004);
+    let stats = driver.stats();
+    assert_eq!((stats.received, stats.unknown_packages), (3, 3));
+    assert_eq!(stats.skipped, 0);
+    assert_eq!(driver.state(), State::Running);
+    driver.close().unwrap();
+    peer.finish();
+}
+
 // ---- reconnection ----
 
 /// Two input recipes and the outputs, for the replay tests.
