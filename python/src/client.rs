@@ -65,6 +65,108 @@ struct InputSlot {
     handle: InputHandle,
 }
 
+impl InputSlot {
+    fn new((recipe, handle): (DynamicRecipe, InputHandle)) -> Self {
+        let fields: Vec<_> = recipe
+            .fields()
+            .iter()
+            .map(|f| (f.name(), f.wire_type()))
+            .collect();
+        let mut sorted: Vec<_> = fields.iter().map(|(n, _)| *n).collect();
+        sorted.sort_unstable();
+        InputSlot {
+            fields,
+            sorted,
+            recipe: Mutex::new(recipe),
+            handle,
+        }
+    }
+}
+
+/// The output recipe of `fields`, checked against the `controller` version if one is given.
+fn output_recipe(
+    py: Python<'_>,
+    fields: &[String],
+    controller: Option<String>,
+) -> PyResult<DynamicRecipe> {
+    let outputs = DynamicRecipe::outputs(fields).map_err(|e| errors::recipe(py, &e))?;
+    if let Some(version) = controller {
+        let version: ControllerVersion = version
+            .parse()
+            .map_err(|e| errors::bad(py, format!("controller version `{version}`: {e}")))?;
+        outputs
+            .check_available_on(version)
+            .map_err(|e| errors::rtde(py, e))?;
+    }
+    Ok(outputs)
+}
+
+/// One input recipe per group of names.
+fn input_recipes(py: Python<'_>, inputs: Vec<InputNames>) -> PyResult<Vec<DynamicRecipe>> {
+    let mut input_recipes = Vec::with_capacity(inputs.len());
+    for names in inputs {
+        let names = names.into_names();
+        input_recipes.push(DynamicRecipe::inputs(&names).map_err(|e| errors::recipe(py, &e))?);
+    }
+    Ok(input_recipes)
+}
+
+/// The standard I/O (if `io`) and the registers asked for, as ranges.
+fn io_config(
+    py: Python<'_>,
+    io: bool,
+    int_registers: Option<(i64, i64)>,
+    double_registers: Option<(i64, i64)>,
+    bit_registers: Option<(i64, i64)>,
+) -> PyResult<IoConfig> {
+    let mut config = if io {
+        IoConfig::standard()
+    } else {
+        IoConfig::new()
+    };
+    if let Some(r) = args::registers(py, "int_registers", int_registers)? {
+        config = config.int_registers(r);
+    }
+    if let Some(r) = args::registers(py, "double_registers", double_registers)? {
+        config = config.double_registers(r);
+    }
+    if let Some(r) = args::registers(py, "bit_registers", bit_registers)? {
+        config = config.bit_registers(r);
+    }
+    Ok(config)
+}
+
+/// The reader thread's options.
+fn spawn_options(
+    py: Python<'_>,
+    queue: usize,
+    reconnect: Option<ReconnectPolicy>,
+    staleness: Option<f64>,
+    staleness_grace: f64,
+    realtime_priority: Option<u8>,
+    cpu: Option<usize>,
+) -> PyResult<SpawnOptions> {
+    let mut spawn = SpawnOptions::new()
+        .name("rtde_rs-reader")
+        .queue_capacity(queue);
+    if let Some(policy) = reconnect {
+        spawn = spawn.reconnect(policy);
+    }
+    if let Some(limit) = args::maybe_seconds(py, "staleness", staleness)? {
+        spawn = spawn.staleness(
+            limit,
+            args::seconds(py, "staleness_grace", staleness_grace)?,
+        );
+    }
+    if let Some(priority) = realtime_priority {
+        spawn = spawn.realtime_priority(priority);
+    }
+    if let Some(cpu) = cpu {
+        spawn = spawn.cpu_affinity(cpu);
+    }
+    Ok(spawn)
+}
+
 /// What connecting asks for, all checked before the connection is made.
 struct Plan {
     addr: (String, u16),
@@ -204,61 +306,28 @@ impl Client {
         realtime_priority: Option<u8>,
         cpu: Option<usize>,
     ) -> PyResult<Self> {
-        let outputs = DynamicRecipe::outputs(&fields).map_err(|e| errors::recipe(py, &e))?;
-        if let Some(version) = controller {
-            let version: ControllerVersion = version
-                .parse()
-                .map_err(|e| errors::bad(py, format!("controller version `{version}`: {e}")))?;
-            outputs
-                .check_available_on(version)
-                .map_err(|e| errors::rtde(py, e))?;
-        }
+        let outputs = output_recipe(py, &fields, controller)?;
         if let Some(f) = frequency {
             args::finite(py, "the frequency", f)?;
         }
-        let inputs = inputs.unwrap_or_default();
-        let mut input_recipes = Vec::with_capacity(inputs.len());
-        for names in inputs {
-            let names = names.into_names();
-            input_recipes.push(DynamicRecipe::inputs(&names).map_err(|e| errors::recipe(py, &e))?);
-        }
-        let mut config = if io {
-            IoConfig::standard()
-        } else {
-            IoConfig::new()
-        };
-        if let Some(r) = args::registers(py, "int_registers", int_registers)? {
-            config = config.int_registers(r);
-        }
-        if let Some(r) = args::registers(py, "double_registers", double_registers)? {
-            config = config.double_registers(r);
-        }
-        if let Some(r) = args::registers(py, "bit_registers", bit_registers)? {
-            config = config.bit_registers(r);
-        }
+        let input_recipes = input_recipes(py, inputs.unwrap_or_default())?;
+        let config = io_config(py, io, int_registers, double_registers, bit_registers)?;
+        let policy = reconnect.map(|attempts| ReconnectPolicy::new().attempts(attempts));
         let mut connect = ConnectOptions::new()
             .connect_timeout(args::seconds(py, "connect_timeout", connect_timeout)?)
             .read_timeout(Some(args::seconds(py, "read_timeout", read_timeout)?));
-        let mut spawn = SpawnOptions::new()
-            .name("rtde_rs-reader")
-            .queue_capacity(queue);
-        if let Some(attempts) = reconnect {
-            let policy = ReconnectPolicy::new().attempts(attempts);
+        if let Some(policy) = policy {
             connect = connect.reconnect(policy);
-            spawn = spawn.reconnect(policy);
         }
-        if let Some(limit) = args::maybe_seconds(py, "staleness", staleness)? {
-            spawn = spawn.staleness(
-                limit,
-                args::seconds(py, "staleness_grace", staleness_grace)?,
-            );
-        }
-        if let Some(priority) = realtime_priority {
-            spawn = spawn.realtime_priority(priority);
-        }
-        if let Some(cpu) = cpu {
-            spawn = spawn.cpu_affinity(cpu);
-        }
+        let spawn = spawn_options(
+            py,
+            queue,
+            policy,
+            staleness,
+            staleness_grace,
+            realtime_priority,
+            cpu,
+        )?;
         let plan = Plan {
             addr: (host, port),
             outputs,
@@ -279,25 +348,7 @@ impl Client {
             controller: background.controller_version(),
             background: Mutex::new(Some(background)),
             writer: connected.writer,
-            inputs: connected
-                .inputs
-                .into_iter()
-                .map(|(recipe, handle)| {
-                    let fields: Vec<_> = recipe
-                        .fields()
-                        .iter()
-                        .map(|f| (f.name(), f.wire_type()))
-                        .collect();
-                    let mut sorted: Vec<_> = fields.iter().map(|(n, _)| *n).collect();
-                    sorted.sort_unstable();
-                    InputSlot {
-                        fields,
-                        sorted,
-                        recipe: Mutex::new(recipe),
-                        handle,
-                    }
-                })
-                .collect(),
+            inputs: connected.inputs.into_iter().map(InputSlot::new).collect(),
             layout,
             frequency: connected.frequency,
             dropped: connected.dropped,

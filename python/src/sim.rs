@@ -1,11 +1,11 @@
 //! `rtde_rs.Sim`: rtde-sim's simulator in-process, with the options of `rtde sim`.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Mutex;
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use rtde_sim::{Fault, Fleet, Motion, Sim as RustSim};
+use rtde_sim::{Fault, Fleet, Motion, Sim as RustSim, SimBuilder};
 
 use crate::lifecycle::lock;
 use crate::{args, errors, lifecycle, values};
@@ -25,6 +25,85 @@ impl Running {
             Running::Fleet(fleet) => fleet.robot(0),
         }
     }
+}
+
+/// The arm's factory calibration from `spec` ("random:SEED" or a calibration file).
+fn with_calibration(
+    py: Python<'_>,
+    builder: SimBuilder,
+    spec: Option<&str>,
+) -> PyResult<SimBuilder> {
+    let Some(spec) = spec else {
+        return Ok(builder);
+    };
+    let calibration =
+        rtde_sim::calibration_of(spec).map_err(|e| errors::bad(py, format!("calibration: {e}")))?;
+    Ok(builder.calibration(calibration))
+}
+
+/// The `--fault` specs.
+fn with_faults(py: Python<'_>, mut builder: SimBuilder, specs: &[String]) -> PyResult<SimBuilder> {
+    for spec in specs {
+        let fault: Fault = spec
+            .parse()
+            .map_err(|e| errors::bad(py, format!("fault `{spec}`: {e}")))?;
+        builder = builder.fault(fault);
+    }
+    Ok(builder)
+}
+
+/// The arm held `still` at these joints, and the clock's `speed`.
+fn with_motion(
+    py: Python<'_>,
+    mut builder: SimBuilder,
+    still: Option<[f64; 6]>,
+    speed: Option<f64>,
+) -> PyResult<SimBuilder> {
+    if let Some(q) = still {
+        for x in q {
+            args::finite(py, "a joint position", x)?;
+        }
+        builder = builder.motion(Motion::still(q));
+    }
+    if let Some(factor) = speed {
+        builder = builder.speed(args::finite(py, "the clock's speed", factor)?);
+    }
+    Ok(builder)
+}
+
+/// The robot program to run, `servo` or `command` (on the register `layout`).
+fn with_program(
+    py: Python<'_>,
+    builder: SimBuilder,
+    program: Option<&str>,
+    layout: &str,
+) -> PyResult<SimBuilder> {
+    match program {
+        None => Ok(builder),
+        Some("servo") => Ok(builder.servo_program()),
+        Some("command") => Ok(builder.command_program_on(args::layout(py, layout)?)),
+        Some(other) => Err(errors::bad(
+            py,
+            format!("program `{other}`: the simulator runs `servo` or `command`"),
+        )),
+    }
+}
+
+/// The Dashboard Server's port and the first script port, on `ip`.
+fn with_ports(
+    py: Python<'_>,
+    mut builder: SimBuilder,
+    ip: IpAddr,
+    dashboard: Option<&Bound<'_, PyAny>>,
+    script_ports: Option<&Bound<'_, PyAny>>,
+) -> PyResult<SimBuilder> {
+    if let Some(port) = args::port_choice(py, "dashboard", dashboard)? {
+        builder = builder.dashboard_on(SocketAddr::new(ip, port));
+    }
+    if let Some(first) = args::port_choice(py, "script_ports", script_ports)? {
+        builder = builder.script_ports_from(SocketAddr::new(ip, first));
+    }
+    Ok(builder)
 }
 
 /// A simulated Universal Robots controller in this process, serving RTDE on
@@ -90,7 +169,7 @@ impl Sim {
         unlock_delay: Option<f64>,
         calibration: Option<&str>,
     ) -> PyResult<Self> {
-        let ip: std::net::IpAddr = host
+        let ip: IpAddr = host
             .parse()
             .map_err(|e| errors::bad(py, format!("host `{host}`: {e} (give an IP address)")))?;
         let arm = args::arm(py, arm)?;
@@ -98,11 +177,7 @@ impl Sim {
             .controller_version(version)
             .bind(SocketAddr::new(ip, port))
             .arm(arm);
-        if let Some(spec) = calibration {
-            let calibration = rtde_sim::calibration_of(spec)
-                .map_err(|e| errors::bad(py, format!("calibration: {e}")))?;
-            builder = builder.calibration(calibration);
-        }
+        builder = with_calibration(py, builder, calibration)?;
         if deterministic {
             builder = builder.deterministic();
         }
@@ -121,38 +196,10 @@ impl Sim {
         if refuse_unrecorded {
             builder = builder.refuse_unrecorded_fields();
         }
-        for spec in faults.iter().flatten() {
-            let fault: Fault = spec
-                .parse()
-                .map_err(|e| errors::bad(py, format!("fault `{spec}`: {e}")))?;
-            builder = builder.fault(fault);
-        }
-        if let Some(q) = still {
-            for x in q {
-                args::finite(py, "a joint position", x)?;
-            }
-            builder = builder.motion(Motion::still(q));
-        }
-        if let Some(factor) = speed {
-            builder = builder.speed(args::finite(py, "the clock's speed", factor)?);
-        }
-        match program {
-            None => {}
-            Some("servo") => builder = builder.servo_program(),
-            Some("command") => builder = builder.command_program_on(args::layout(py, layout)?),
-            Some(other) => {
-                return Err(errors::bad(
-                    py,
-                    format!("program `{other}`: the simulator runs `servo` or `command`"),
-                ));
-            }
-        }
-        if let Some(port) = args::port_choice(py, "dashboard", dashboard)? {
-            builder = builder.dashboard_on(SocketAddr::new(ip, port));
-        }
-        if let Some(first) = args::port_choice(py, "script_ports", script_ports)? {
-            builder = builder.script_ports_from(SocketAddr::new(ip, first));
-        }
+        builder = with_faults(py, builder, faults.as_deref().unwrap_or_default())?;
+        builder = with_motion(py, builder, still, speed)?;
+        builder = with_program(py, builder, program, layout)?;
+        builder = with_ports(py, builder, ip, dashboard, script_ports)?;
         if local_control {
             builder = builder.local_control();
         }

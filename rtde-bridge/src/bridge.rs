@@ -10,7 +10,7 @@ use tokio::runtime::Runtime;
 
 use crate::backoff::{self, Backoff};
 use crate::broker::{self, BrokerState, Polled};
-use crate::config::{Config, Format};
+use crate::config::{Config, Format, Robot};
 use crate::error::{BrokerError, Error};
 use crate::payload::{self, Batch};
 use crate::queue::{Out, RobotCounts, RobotQueue};
@@ -139,100 +139,35 @@ impl Bridge {
     /// # Errors
     /// [`Error::BrokerUnreachable`]; [`Error::Start`].
     pub fn start(config: Config, options: StartOptions) -> Result<Bridge, Error> {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            // One worker: the publishers and the MQTT event loop hand requests to each
-            // other without waking a second thread.
-            .worker_threads(1)
-            .thread_name("rtde-bridge-mqtt")
-            .enable_all()
-            .build()
-            .map_err(Error::Start)?;
+        let runtime = mqtt_runtime()?;
         let session = u64::try_from(unix_us()).unwrap_or(0);
         let b = &config.broker;
         let bridge_topic = config.topics.bridge_of(&b.client_id);
         let broker = Arc::new(BrokerState::default());
-        let url = format!(
-            "{}://{}:{}",
-            if b.tls { "mqtts" } else { "mqtt" },
-            b.host,
-            b.port
-        );
-        let (client, driver, node) = if let Some(sp) = &config.sparkplug {
-            let node = Node::connect(
-                &runtime,
-                &config,
-                sp,
-                session,
-                Arc::clone(&broker),
-                &url,
-                options.broker_timeout,
-            )?;
-            (None, None, Some(node))
-        } else {
-            let (client, driver) = connect(
-                &runtime,
-                &config,
-                session,
-                &broker,
-                &url,
-                options.broker_timeout,
-            )?;
-            (Some(client), Some(driver), None)
-        };
-        let qos = if b.qos1 {
-            QoS::AtLeastOnce
-        } else {
-            QoS::AtMostOnce
-        };
+        let (client, driver, node) =
+            connect_broker(&runtime, &config, session, &broker, options.broker_timeout)?;
         let stop = Arc::new(AtomicBool::new(false));
         let mut queues = Vec::new();
         let mut readers = Vec::new();
         let (stop_readers, stop_rx) = tokio::sync::watch::channel(false);
         let mut publishers = Vec::new();
         if let Some(client) = client.clone() {
-            let topic = bridge_topic.clone();
             let birth = payload::bridge_status(&b.client_id, session, true);
-            runtime
-                .block_on(client.publish(topic.clone(), QoS::AtLeastOnce, true, birth.clone()))
-                .ok();
-            runtime.spawn(announce_again(
+            announce(
+                &runtime,
                 client,
-                topic,
+                bridge_topic.clone(),
                 birth,
-                Arc::clone(&broker),
-                Arc::clone(&stop),
-            ));
+                &broker,
+                &stop,
+            );
         }
         for robot in &config.robots {
-            let queue = Arc::new(RobotQueue::new(
-                robot.name.clone(),
-                session,
-                config.payload.batch_packages,
-                config.payload.batch_time,
-                config.payload.queue_packages,
-                Duration::from_secs_f64(1.0 / robot.frequency),
-            ));
+            let queue = robot_queue(&config, robot, session);
             if let Some(client) = &client {
-                broker
-                    .data_topics
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .insert(config.topics.data_of(&robot.name), Arc::clone(&queue));
-                publishers.push(
-                    runtime.spawn(
-                        Publisher {
-                            queue: Arc::clone(&queue),
-                            client: client.clone(),
-                            data_topic: config.topics.data_of(&robot.name),
-                            status_topic: config.topics.status_of(&robot.name),
-                            bridge: b.client_id.clone(),
-                            binary: config.payload.format == Format::Binary,
-                            qos,
-                            broker: Arc::clone(&broker),
-                        }
-                        .run(),
-                    ),
-                );
+                publishers.push(spawn_publisher(
+                    &runtime, &config, robot, &queue, client, &broker,
+                ));
             }
             {
                 let _inside = runtime.enter();
@@ -363,6 +298,128 @@ impl Bridge {
             lost_with_session: broker.lost_with_session.load(Ordering::Relaxed),
         }
     }
+}
+
+/// The runtime the bridge's tasks run on.
+fn mqtt_runtime() -> Result<Runtime, Error> {
+    tokio::runtime::Builder::new_multi_thread()
+        // One worker: the publishers and the MQTT event loop hand requests to each
+        // other without waking a second thread.
+        .worker_threads(1)
+        .thread_name("rtde-bridge-mqtt")
+        .enable_all()
+        .build()
+        .map_err(Error::Start)
+}
+
+/// The broker connection for the configured format: the JSON and binary formats' client
+/// and its event loop's task, or the Sparkplug B node.
+type BrokerLink = (
+    Option<AsyncClient>,
+    Option<tokio::task::JoinHandle<()>>,
+    Option<Node>,
+);
+
+/// Connects to the broker, waiting at most `timeout` for it.
+fn connect_broker(
+    runtime: &Runtime,
+    config: &Config,
+    session: u64,
+    broker: &Arc<BrokerState>,
+    timeout: Duration,
+) -> Result<BrokerLink, Error> {
+    let b = &config.broker;
+    let url = format!(
+        "{}://{}:{}",
+        if b.tls { "mqtts" } else { "mqtt" },
+        b.host,
+        b.port
+    );
+    if let Some(sp) = &config.sparkplug {
+        let node = Node::connect(
+            runtime,
+            config,
+            sp,
+            session,
+            Arc::clone(broker),
+            &url,
+            timeout,
+        )?;
+        Ok((None, None, Some(node)))
+    } else {
+        let (client, driver) = connect(runtime, config, session, broker, &url, timeout)?;
+        Ok((Some(client), Some(driver), None))
+    }
+}
+
+/// Publishes the bridge's retained `birth` on `topic` now, and again whenever a broker
+/// comes back without our session.
+fn announce(
+    runtime: &Runtime,
+    client: AsyncClient,
+    topic: String,
+    birth: Vec<u8>,
+    broker: &Arc<BrokerState>,
+    stop: &Arc<AtomicBool>,
+) {
+    runtime
+        .block_on(client.publish(topic.clone(), QoS::AtLeastOnce, true, birth.clone()))
+        .ok();
+    runtime.spawn(announce_again(
+        client,
+        topic,
+        birth,
+        Arc::clone(broker),
+        Arc::clone(stop),
+    ));
+}
+
+/// The queue between `robot`'s reader and its publisher.
+fn robot_queue(config: &Config, robot: &Robot, session: u64) -> Arc<RobotQueue> {
+    Arc::new(RobotQueue::new(
+        robot.name.clone(),
+        session,
+        config.payload.batch_packages,
+        config.payload.batch_time,
+        config.payload.queue_packages,
+        Duration::from_secs_f64(1.0 / robot.frequency),
+    ))
+}
+
+/// Starts publishing `queue` in the JSON or binary format, with its data topic known to
+/// the event loop.
+fn spawn_publisher(
+    runtime: &Runtime,
+    config: &Config,
+    robot: &Robot,
+    queue: &Arc<RobotQueue>,
+    client: &AsyncClient,
+    broker: &Arc<BrokerState>,
+) -> tokio::task::JoinHandle<()> {
+    let b = &config.broker;
+    let qos = if b.qos1 {
+        QoS::AtLeastOnce
+    } else {
+        QoS::AtMostOnce
+    };
+    broker
+        .data_topics
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(config.topics.data_of(&robot.name), Arc::clone(queue));
+    runtime.spawn(
+        Publisher {
+            queue: Arc::clone(queue),
+            client: client.clone(),
+            data_topic: config.topics.data_of(&robot.name),
+            status_topic: config.topics.status_of(&robot.name),
+            bridge: b.client_id.clone(),
+            binary: config.payload.format == Format::Binary,
+            qos,
+            broker: Arc::clone(broker),
+        }
+        .run(),
+    )
 }
 
 /// Connects the JSON and binary formats' MQTT client (persistent session, the bridge's

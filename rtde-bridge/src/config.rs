@@ -740,7 +740,7 @@ impl Config {
     }
 
     fn robot(src: &Source<'_>, i: usize, r: &Spanned<RawRobot>) -> Result<Robot, ConfigError> {
-        let key = |k: &str| format!("robots[{i}].{k}");
+        let key = |k: &str| robot_key(i, k);
         let raw = r.get_ref();
         let name = raw.name.get_ref();
         if name.is_empty()
@@ -772,52 +772,8 @@ impl Config {
                     "no fields: give fields = [...] or a preset",
                 ));
             }
-            (None, Some(p)) => {
-                let preset = PRESETS
-                    .iter()
-                    .find(|(n, _)| n == p.get_ref())
-                    .ok_or_else(|| {
-                        let known: Vec<&str> = PRESETS.iter().map(|(n, _)| *n).collect();
-                        src.error(
-                            &p.span(),
-                            &key("preset"),
-                            format!(
-                                "unknown preset `{}`: use one of {}",
-                                p.get_ref(),
-                                known.join(", ")
-                            ),
-                        )
-                    })?;
-                preset.1.iter().map(|&s| s.to_owned()).collect()
-            }
-            (Some(list), None) => {
-                let mut names = Vec::new();
-                for f in list.get_ref() {
-                    let n = f.get_ref();
-                    if lookup(Direction::Output, n).is_none() {
-                        let hint = suggest(Direction::Output, n)
-                            .map(|s| format!("; did you mean `{}`?", s.name()))
-                            .unwrap_or_default();
-                        return Err(src.error(
-                            &f.span(),
-                            &key("fields"),
-                            format!("unknown RTDE output field `{n}`{hint}"),
-                        ));
-                    }
-                    if names.contains(n) {
-                        return Err(src.error(
-                            &f.span(),
-                            &key("fields"),
-                            format!("`{n}` is listed twice"),
-                        ));
-                    }
-                    names.push(n.clone());
-                }
-                if names.is_empty() {
-                    return Err(src.error(&list.span(), &key("fields"), "no fields"));
-                }
-                names
-            }
+            (None, Some(p)) => Self::preset_fields(src, i, p)?,
+            (Some(list), None) => Self::listed_fields(src, i, list)?,
         };
         // Every package carries its controller time: the time mapping and the gap count need it.
         if let Some(at) = fields.iter().position(|f| f == "timestamp") {
@@ -841,4 +797,64 @@ impl Config {
             frequency,
         })
     }
+
+    /// The fields of the preset robot `i` names.
+    fn preset_fields(
+        src: &Source<'_>,
+        i: usize,
+        p: &Spanned<String>,
+    ) -> Result<Vec<String>, ConfigError> {
+        let preset = PRESETS
+            .iter()
+            .find(|(n, _)| n == p.get_ref())
+            .ok_or_else(|| {
+                let known: Vec<&str> = PRESETS.iter().map(|(n, _)| *n).collect();
+                src.error(
+                    &p.span(),
+                    &robot_key(i, "preset"),
+                    format!(
+                        "unknown preset `{}`: use one of {}",
+                        p.get_ref(),
+                        known.join(", ")
+                    ),
+                )
+            })?;
+        Ok(preset.1.iter().map(|&s| s.to_owned()).collect())
+    }
+
+    /// The fields robot `i` lists: known output fields, each once, at least one.
+    fn listed_fields(
+        src: &Source<'_>,
+        i: usize,
+        list: &Spanned<Vec<Spanned<String>>>,
+    ) -> Result<Vec<String>, ConfigError> {
+        let key = robot_key(i, "fields");
+        let mut names = Vec::new();
+        for f in list.get_ref() {
+            let n = f.get_ref();
+            if lookup(Direction::Output, n).is_none() {
+                let hint = suggest(Direction::Output, n)
+                    .map(|s| format!("; did you mean `{}`?", s.name()))
+                    .unwrap_or_default();
+                return Err(src.error(
+                    &f.span(),
+                    &key,
+                    format!("unknown RTDE output field `{n}`{hint}"),
+                ));
+            }
+            if names.contains(n) {
+                return Err(src.error(&f.span(), &key, format!("`{n}` is listed twice")));
+            }
+            names.push(n.clone());
+        }
+        if names.is_empty() {
+            return Err(src.error(&list.span(), &key, "no fields"));
+        }
+        Ok(names)
+    }
+}
+
+/// The name of robot `i`'s key `k` in error messages.
+fn robot_key(i: usize, k: &str) -> String {
+    format!("robots[{i}].{k}")
 }

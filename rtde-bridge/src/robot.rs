@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rtde_core::fields::{Direction, lookup};
+use rtde_core::tokio::{AsyncClient, Packages};
 use rtde_core::{ConnectOptions, DynamicRecipe, Recipe, ReconnectPolicy};
 use rtde_record::capture::Header;
 
@@ -85,32 +86,10 @@ async fn read(
         }
     };
     let mut backoff = Backoff::new(policy);
-    let (mut skipped_before, mut lost_before) = (0u64, 0u64);
+    // What the rounds before this one skipped and lost: each round's client counts from 0.
+    let mut before = Losses::default();
     while !*stop.borrow() {
-        let started = async {
-            let addr = robot
-                .socket_addr()
-                .map_err(|e| format!("cannot resolve `{}`: {e}", robot.address))?;
-            let (client, connection) = rtde_core::tokio::connect(addr, options.clone())
-                .await
-                .map_err(|e| e.to_string())?;
-            let task = tokio::spawn(connection);
-            let ready = async {
-                client.setup_outputs(recipe.spec(), robot.frequency).await?;
-                let packages = client.packages(read_queue_capacity(robot.frequency))?;
-                client.start().await?;
-                Ok::<_, rtde_core::Error>(packages)
-            }
-            .await;
-            match ready {
-                Ok(packages) => Ok((client, packages, task)),
-                Err(e) => {
-                    task.abort();
-                    Err(e.to_string())
-                }
-            }
-        };
-        let (client, mut packages, task) = match started.await {
+        let (client, mut packages, task) = match start_stream(robot, &recipe, &options).await {
             Ok(c) => c,
             Err(why) => {
                 queue.offline(why);
@@ -121,84 +100,148 @@ async fn read(
             }
         };
         backoff.succeeded();
-        let stream = |client: &rtde_core::tokio::AsyncClient| Header {
-            protocol: client.protocol_version(),
-            controller: client.controller_version(),
-            frequency: robot.frequency,
-            recipe_id: client.with_session(rtde_core::Session::output_recipe_id),
-            started_unix_micros: unix_us(),
-            fields: robot
-                .fields
-                .iter()
-                .filter_map(|n| lookup(Direction::Output, n))
-                .collect(),
-        };
-        queue.online(stream(&client));
-        let mut last_reconnects = 0;
-        let mut pace = Pace::default();
-        let lost = {
-            let stop_now = stopped(&mut stop);
-            tokio::pin!(stop_now);
-            loop {
-                let first = tokio::select! {
-                    received = packages.recv() => received,
-                    () = &mut stop_now => {
-                        let _ = client.close().await;
-                        let _ = task.await;
-                        return;
-                    }
-                };
-                // Everything that came with it goes into the queue at once: one wake-up,
-                // one look at the counters, for the whole read.
-                let stats = client.stats();
-                if stats.reconnects != last_reconnects {
-                    // The driver reconnected: a new stream and time map.
-                    last_reconnects = stats.reconnects;
-                    queue.online(stream(&client));
-                    pace = Pace::default();
-                }
-                let now = unix_us();
-                let skipped = skipped_before + stats.skipped;
-                let lost = lost_before + stats.lost + stats.overflowed;
-                let mut newest = None;
-                let mut ended = false;
-                let mut next = Some(first);
-                while let Some(received) = next.take() {
-                    match received {
-                        Ok(payload) => {
-                            queue.push(payload, now, skipped, lost);
-                            newest = Some(timestamp_of(payload));
-                        }
-                        Err(rtde_core::Error::ConnectionLost) => {
-                            ended = true;
-                            break;
-                        }
-                        // A package that does not fit the recipe: the session counts it
-                        // as skipped; the connection goes on.
-                        Err(_) => {}
-                    }
-                    next = packages.try_recv();
-                }
-                if ended {
-                    break true;
-                }
-                if let Some(newest) = newest
-                    && let Some(until) =
-                        pace.next_read(newest, now, queue.due(newest), queue.period())
-                {
-                    client.defer_reads(until);
-                }
+        queue.online(stream_header(robot, &client));
+        match relay(robot, queue, &client, &mut packages, &mut stop, before).await {
+            Ended::Stopped => {
+                let _ = client.close().await;
+                let _ = task.await;
+                return;
             }
+            Ended::LinkLost => {
+                let why = match task.await {
+                    Ok(Err(e)) => format!("link lost: {e}"),
+                    _ => "link lost".to_owned(),
+                };
+                queue.offline(why);
+                before = before.plus(&client.stats());
+            }
+        }
+    }
+}
+
+/// The driver's task for one connection, which ends with the reason the link went.
+type ConnectionTask = tokio::task::JoinHandle<Result<(), rtde_core::Error>>;
+
+/// Connects to `robot`, sets up `recipe` and starts its stream; the error is what the
+/// robot's queue is told when it goes offline.
+async fn start_stream(
+    robot: &Robot,
+    recipe: &DynamicRecipe,
+    options: &ConnectOptions,
+) -> Result<(AsyncClient, Packages, ConnectionTask), String> {
+    let addr = robot
+        .socket_addr()
+        .map_err(|e| format!("cannot resolve `{}`: {e}", robot.address))?;
+    let (client, connection) = rtde_core::tokio::connect(addr, options.clone())
+        .await
+        .map_err(|e| e.to_string())?;
+    let task = tokio::spawn(connection);
+    let ready = async {
+        client.setup_outputs(recipe.spec(), robot.frequency).await?;
+        let packages = client.packages(read_queue_capacity(robot.frequency))?;
+        client.start().await?;
+        Ok::<_, rtde_core::Error>(packages)
+    }
+    .await;
+    match ready {
+        Ok(packages) => Ok((client, packages, task)),
+        Err(e) => {
+            task.abort();
+            Err(e.to_string())
+        }
+    }
+}
+
+/// The header of the stream `client` is reading from `robot` now.
+fn stream_header(robot: &Robot, client: &AsyncClient) -> Header {
+    Header {
+        protocol: client.protocol_version(),
+        controller: client.controller_version(),
+        frequency: robot.frequency,
+        recipe_id: client.with_session(rtde_core::Session::output_recipe_id),
+        started_unix_micros: unix_us(),
+        fields: robot
+            .fields
+            .iter()
+            .filter_map(|n| lookup(Direction::Output, n))
+            .collect(),
+    }
+}
+
+/// Packages skipped and lost, summed over a robot's connections.
+#[derive(Debug, Default, Clone, Copy)]
+struct Losses {
+    skipped: u64,
+    lost: u64,
+}
+
+impl Losses {
+    /// These and what a connection with `stats` added.
+    fn plus(self, stats: &rtde_core::Stats) -> Self {
+        Self {
+            skipped: self.skipped + stats.skipped,
+            lost: self.lost + stats.lost + stats.overflowed,
+        }
+    }
+}
+
+/// Why [`relay`] returned.
+enum Ended {
+    /// `stop` turned true.
+    Stopped,
+    /// The driver gave up on the link.
+    LinkLost,
+}
+
+/// Moves what `packages` receives into `queue` until `stop` or the link is lost; `before`
+/// is what earlier connections skipped and lost.
+async fn relay(
+    robot: &Robot,
+    queue: &RobotQueue,
+    client: &AsyncClient,
+    packages: &mut Packages,
+    stop: &mut tokio::sync::watch::Receiver<bool>,
+    before: Losses,
+) -> Ended {
+    let mut last_reconnects = 0;
+    let mut pace = Pace::default();
+    let stop_now = stopped(stop);
+    tokio::pin!(stop_now);
+    loop {
+        let first = tokio::select! {
+            received = packages.recv() => received,
+            () = &mut stop_now => return Ended::Stopped,
         };
-        if lost {
-            let why = match task.await {
-                Ok(Err(e)) => format!("link lost: {e}"),
-                _ => "link lost".to_owned(),
-            };
-            queue.offline(why);
-            let stats = client.stats();
-            skipped_before += stats.skipped;
-            lost_before += stats.lost + stats.overflowed;
+        // Everything that came with it goes into the queue at once: one wake-up,
+        // one look at the counters, for the whole read.
+        let stats = client.stats();
+        if stats.reconnects != last_reconnects {
+            // The driver reconnected: a new stream and time map.
+            last_reconnects = stats.reconnects;
+            queue.online(stream_header(robot, client));
+            pace = Pace::default();
+        }
+        let now = unix_us();
+        let Losses { skipped, lost } = before.plus(&stats);
+        let mut newest = None;
+        let mut next = Some(first);
+        while let Some(received) = next.take() {
+            match received {
+                Ok(payload) => {
+                    queue.push(payload, now, skipped, lost);
+                    newest = Some(timestamp_of(payload));
+                }
+                Err(rtde_core::Error::ConnectionLost) => return Ended::LinkLost,
+                // A package that does not fit the recipe: the session counts it
+                // as skipped; the connection goes on.
+                Err(_) => {}
+            }
+            next = packages.try_recv();
+        }
+        if let Some(newest) = newest
+            && let Some(until) = pace.next_read(newest, now, queue.due(newest), queue.period())
+        {
+            client.defer_reads(until);
         }
     }
 }

@@ -3,13 +3,14 @@
 //! into the same batches and statuses ([`crate::sparkplug::Reader`]).
 
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use rumqttc::{Client, Event, MqttOptions, Packet, QoS};
+use rumqttc::{Client, Connection, ConnectionError, Event, MqttOptions, Packet, QoS};
 
 use crate::error::BrokerError;
 use crate::payload::{self, Batch};
@@ -87,116 +88,37 @@ impl Subscriber {
             .set_keep_alive(Duration::from_secs(5))
             .set_max_packet_size(64 * 1024 * 1024, 64 * 1024 * 1024)
             .set_inflight(1000);
-        let (client, mut connection) = Client::new(options, 1024);
+        let (client, connection) = Client::new(options, 1024);
         let (tx, rx) = mpsc::channel();
         let (ready_tx, ready_rx) = mpsc::channel::<Result<(), String>>();
         let stop = Arc::new(AtomicBool::new(false));
         let seq_gaps = Arc::new(AtomicU64::new(0));
         let thread = {
-            let (client, filters, stop) = (client.clone(), filters.to_vec(), Arc::clone(&stop));
-            let seq_gaps = Arc::clone(&seq_gaps);
-            let address = (host.to_owned(), port);
+            let listener = Listener {
+                client: client.clone(),
+                filters: filters.to_vec(),
+                address: (host.to_owned(), port),
+                tx,
+                ready: Some(ready_tx),
+                sparkplug: sparkplug::Reader::default(),
+                seq_gaps: Arc::clone(&seq_gaps),
+                connections: 0,
+                connected: false,
+            };
+            let stop = Arc::clone(&stop);
             thread::Builder::new()
                 .name("rtde-subscriber".into())
-                .spawn(move || {
-                    let mut ready = Some(ready_tx);
-                    // Sparkplug B data is read through the births seen before it.
-                    let mut reader = sparkplug::Reader::default();
-                    // Outages are said once each: at the first error after a connection.
-                    let (mut connections, mut connected) = (0u64, false);
-                    for event in connection.iter() {
-                        if stop.load(Ordering::Relaxed) {
-                            return;
-                        }
-                        match event {
-                            Ok(Event::Incoming(Packet::ConnAck(ack))) => {
-                                // Again after every reconnection: a broker that lost the
-                                // session has lost the subscriptions too.
-                                for f in &filters {
-                                    let _ = client.try_subscribe(f.clone(), QoS::AtLeastOnce);
-                                }
-                                connections += 1;
-                                connected = true;
-                                if connections > 1 {
-                                    let back = Message::BrokerBack {
-                                        session_kept: ack.session_present,
-                                    };
-                                    if tx.send(back).is_err() {
-                                        return;
-                                    }
-                                }
-                            }
-                            Ok(Event::Incoming(Packet::SubAck(_))) => {
-                                if let Some(r) = ready.take() {
-                                    let _ = r.send(Ok(()));
-                                }
-                            }
-                            Ok(Event::Incoming(Packet::Publish(p)))
-                                if p.topic.split('/').next() == Some(sparkplug::NAMESPACE) =>
-                            {
-                                let read = reader.read(&p.topic, &p.payload);
-                                seq_gaps.store(reader.seq_gaps(), Ordering::Relaxed);
-                                let message = match read {
-                                    sparkplug::Read::Message(m) => m,
-                                    sparkplug::Read::AskRebirth { topic, payload } => {
-                                        let _ = client.try_publish(
-                                            topic,
-                                            QoS::AtMostOnce,
-                                            false,
-                                            payload,
-                                        );
-                                        continue;
-                                    }
-                                    _ => continue,
-                                };
-                                if tx.send(message).is_err() {
-                                    return;
-                                }
-                            }
-                            Ok(Event::Incoming(Packet::Publish(p))) => {
-                                let topic = p.topic.clone();
-                                if tx.send(read(topic, &p.payload, p.retain)).is_err() {
-                                    return;
-                                }
-                            }
-                            Ok(_) => {}
-                            Err(e) => {
-                                let why = BrokerError::of(&e, (&address.0, address.1));
-                                if connected && ready.is_none() {
-                                    let lost = Message::BrokerLost {
-                                        why: why.to_string(),
-                                    };
-                                    if tx.send(lost).is_err() {
-                                        return;
-                                    }
-                                } else if let Some(r) = &ready {
-                                    let _ = r.send(Err(why.at_start()));
-                                }
-                                connected = false;
-                                thread::sleep(Duration::from_millis(50));
-                            }
-                        }
-                    }
-                })
+                .spawn(move || listener.run(connection, &stop))
                 .map_err(SubscriberError::Start)?
         };
-        let deadline = Instant::now() + timeout;
-        let mut why = format!("no answer within {timeout:?}");
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match ready_rx.recv_timeout(left) {
-                Ok(Ok(())) => break,
-                Ok(Err(e)) => why = e,
-                Err(_) => {
-                    stop.store(true, Ordering::Relaxed);
-                    let _ = client.try_disconnect();
-                    return Err(SubscriberError::Unreachable {
-                        host: host.to_owned(),
-                        port,
-                        why,
-                    });
-                }
-            }
+        if let Err(why) = wait_until_ready(&ready_rx, timeout) {
+            stop.store(true, Ordering::Relaxed);
+            let _ = client.try_disconnect();
+            return Err(SubscriberError::Unreachable {
+                host: host.to_owned(),
+                port,
+                why,
+            });
         }
         Ok(Subscriber {
             client,
@@ -226,6 +148,130 @@ impl Subscriber {
         let _ = self.client.try_disconnect();
         if let Some(t) = self.thread.take() {
             let _ = t.join();
+        }
+    }
+}
+
+/// Waits at most `timeout` for the reading thread to say the subscription is in place;
+/// the error is the last reason it gave, or that none came.
+fn wait_until_ready(ready: &Receiver<Result<(), String>>, timeout: Duration) -> Result<(), String> {
+    let deadline = Instant::now() + timeout;
+    let mut why = format!("no answer within {timeout:?}");
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match ready.recv_timeout(left) {
+            Ok(Ok(())) => return Ok(()),
+            Ok(Err(e)) => why = e,
+            Err(_) => return Err(why),
+        }
+    }
+}
+
+/// The subscriber's reading thread: turns the broker's events into [`Message`]s.
+struct Listener {
+    client: Client,
+    filters: Vec<String>,
+    address: (String, u16),
+    tx: mpsc::Sender<Message>,
+    /// Told once, when the first subscription is confirmed (or why not yet).
+    ready: Option<mpsc::Sender<Result<(), String>>>,
+    /// Sparkplug B data is read through the births seen before it.
+    sparkplug: sparkplug::Reader,
+    seq_gaps: Arc<AtomicU64>,
+    connections: u64,
+    /// Outages are said once each: at the first error after a connection.
+    connected: bool,
+}
+
+impl Listener {
+    /// Reads `connection` until `stop` or until the [`Subscriber`] is gone.
+    fn run(mut self, mut connection: Connection, stop: &AtomicBool) {
+        for event in connection.iter() {
+            if stop.load(Ordering::Relaxed) {
+                return;
+            }
+            if self.handle(event).is_break() {
+                return;
+            }
+        }
+    }
+
+    /// Breaks once no one reads the messages any more.
+    fn handle(&mut self, event: Result<Event, ConnectionError>) -> ControlFlow<()> {
+        match event {
+            Ok(Event::Incoming(Packet::ConnAck(ack))) => self.connected(ack.session_present),
+            Ok(Event::Incoming(Packet::SubAck(_))) => {
+                if let Some(r) = self.ready.take() {
+                    let _ = r.send(Ok(()));
+                }
+                ControlFlow::Continue(())
+            }
+            Ok(Event::Incoming(Packet::Publish(p)))
+                if p.topic.split('/').next() == Some(sparkplug::NAMESPACE) =>
+            {
+                self.sparkplug(&p.topic, &p.payload)
+            }
+            Ok(Event::Incoming(Packet::Publish(p))) => {
+                let topic = p.topic.clone();
+                self.send(read(topic, &p.payload, p.retain))
+            }
+            Ok(_) => ControlFlow::Continue(()),
+            Err(e) => self.lost(&e),
+        }
+    }
+
+    fn connected(&mut self, session_kept: bool) -> ControlFlow<()> {
+        // Again after every reconnection: a broker that lost the session has lost the
+        // subscriptions too.
+        for f in &self.filters {
+            let _ = self.client.try_subscribe(f.clone(), QoS::AtLeastOnce);
+        }
+        self.connections += 1;
+        self.connected = true;
+        if self.connections > 1 {
+            return self.send(Message::BrokerBack { session_kept });
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn sparkplug(&mut self, topic: &str, payload: &[u8]) -> ControlFlow<()> {
+        let read = self.sparkplug.read(topic, payload);
+        self.seq_gaps
+            .store(self.sparkplug.seq_gaps(), Ordering::Relaxed);
+        match read {
+            sparkplug::Read::Message(m) => self.send(m),
+            sparkplug::Read::AskRebirth { topic, payload } => {
+                let _ = self
+                    .client
+                    .try_publish(topic, QoS::AtMostOnce, false, payload);
+                ControlFlow::Continue(())
+            }
+            _ => ControlFlow::Continue(()),
+        }
+    }
+
+    fn lost(&mut self, e: &ConnectionError) -> ControlFlow<()> {
+        let why = BrokerError::of(e, (&self.address.0, self.address.1));
+        if self.connected && self.ready.is_none() {
+            let lost = Message::BrokerLost {
+                why: why.to_string(),
+            };
+            if self.send(lost).is_break() {
+                return ControlFlow::Break(());
+            }
+        } else if let Some(r) = &self.ready {
+            let _ = r.send(Err(why.at_start()));
+        }
+        self.connected = false;
+        thread::sleep(Duration::from_millis(50));
+        ControlFlow::Continue(())
+    }
+
+    fn send(&self, message: Message) -> ControlFlow<()> {
+        if self.tx.send(message).is_err() {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
         }
     }
 }

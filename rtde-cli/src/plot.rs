@@ -368,151 +368,233 @@ impl Plot {
         root: &DrawingArea<DB, Shift>,
         k: u32,
     ) -> Result<(), String> {
-        let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
         let px = |n: u32| n * k;
-        let font = |size: u32| (FONT, f64::from(px(size))).into_font().color(&INK);
-        root.fill(&WHITE).map_err(err)?;
+        root.fill(&WHITE).map_err(drawing_error)?;
         let title = (FONT, f64::from(px(20)), FontStyle::Bold)
             .into_font()
             .color(&INK);
         let body = root
             .margin(px(10), px(4), px(4), px(4))
             .titled(&self.title, title)
-            .map_err(err)?;
+            .map_err(drawing_error)?;
         let areas = body.split_evenly((self.panels.len(), 1));
-        let x_max = x_span(&self.x);
         let (width, _) = body.dim_in_pixel();
-        let text_width = |text: &str, size: u32| {
-            root.estimate_text_size(text, &font(size))
-                .map_or(0, |(w, _)| w)
+        let named: Vec<Option<Vec<(f64, String)>>> =
+            self.panels.iter().map(Panel::named_codes).collect();
+        let layout = Layout {
+            k,
+            width,
+            x_max: x_span(&self.x),
+            legend_width: self.legend_width(root, k, width),
+            y_label_width: y_label_width(root, &named, k, width),
         };
-        // The legend fits its longest label, up to two fifths of the picture; a longer
-        // label wraps. A tenth more than measured: an SVG viewer may draw `sans-serif` in a
-        // wider font than DejaVu Sans.
+        for (i, (panel, area)) in self.panels.iter().zip(&areas).enumerate() {
+            let last = i + 1 == self.panels.len();
+            self.draw_panel(root, &layout, panel, named[i].as_deref(), area, last)?;
+        }
+        Ok(())
+    }
+
+    /// The legend's width: it fits its longest label, up to two fifths of the picture; a
+    /// longer label wraps.
+    fn legend_width<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        k: u32,
+        width: u32,
+    ) -> u32 {
+        // A tenth more than measured: an SVG viewer may draw `sans-serif` in a wider font
+        // than DejaVu Sans.
         let longest_label = self
             .panels
             .iter()
             .flat_map(|p| &p.lines)
-            .map(|(label, _)| text_width(label, 14) * 11 / 10)
+            .map(|(label, _)| text_width(root, label, 14, k) * 11 / 10)
             .max()
             .unwrap_or(0);
-        let legend_width = (px(LEGEND_TEXT_X + 12) + longest_label)
-            .max(px(LEGEND_WIDTH))
-            .min(width * 2 / 5);
-        let named: Vec<Option<Vec<(f64, String)>>> =
-            self.panels.iter().map(Panel::named_codes).collect();
-        // One width for every panel, so that their time axes line up; at most a third of
-        // the picture, so that a small one keeps room for the lines.
-        let y_label_width = named
+        (k * (LEGEND_TEXT_X + 12) + longest_label)
+            .max(k * LEGEND_WIDTH)
+            .min(width * 2 / 5)
+    }
+
+    /// Draws one panel: its chart in `area`, left of its legend; `codes` are its codes'
+    /// names, if it has them; the `last` panel has the time axis's description.
+    fn draw_panel<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        layout: &Layout,
+        panel: &Panel,
+        codes: Option<&[(f64, String)]>,
+        area: &DrawingArea<DB, Shift>,
+        last: bool,
+    ) -> Result<(), String> {
+        let Layout { k, x_max, .. } = *layout;
+        let px = |n: u32| n * k;
+        let (chart_area, legend_area) =
+            area.split_horizontally(layout.width.saturating_sub(layout.legend_width));
+        let (lo, hi) = y_range(&panel.lines);
+        // The codes' names at the codes, or plotters' own numbers.
+        let y_keys = match codes {
+            Some(codes) => codes.iter().map(|(v, _)| *v).collect(),
+            None => RangedCoordf64::from(lo..hi).key_points(6),
+        };
+        let y_axis = YAxis {
+            range: (lo..hi).into(),
+            ticks: y_keys,
+        };
+        let mut chart = ChartBuilder::on(&chart_area)
+            .caption(&panel.title, font(16, k))
+            .margin_left(px(10))
+            .margin_right(px(10))
+            .margin_top(px(6))
+            .x_label_area_size(px(if last { 50 } else { 30 }))
+            .y_label_area_size(layout.y_label_width)
+            .build_cartesian_2d(0.0..x_max, y_axis)
+            .map_err(drawing_error)?;
+        let x_ticks = |v: &f64| tick(*v, x_max);
+        let y_ticks = |v: &f64| match codes {
+            Some(codes) => codes
+                .iter()
+                .find(|(code, _)| code == v)
+                .map_or_else(|| tick(*v, hi - lo), |(_, name)| name.clone()),
+            None => tick(*v, hi - lo),
+        };
+        let mut mesh = chart.configure_mesh();
+        mesh.light_line_style(TRANSPARENT)
+            .x_label_formatter(&x_ticks)
+            .y_label_formatter(&y_ticks)
+            .bold_line_style(RGBColor(0xe4, 0xe4, 0xe4).stroke_width(px(1)))
+            .axis_style(RGBColor(0x88, 0x88, 0x88).stroke_width(px(1)))
+            .set_all_tick_mark_size(px(4))
+            .label_style(font(13, k))
+            .axis_desc_style(font(14, k))
+            .y_desc(&panel.y_label)
+            .y_labels(6)
+            .x_labels(12);
+        if last {
+            mesh.x_desc(&self.x_label);
+        }
+        mesh.draw().map_err(drawing_error)?;
+        // The controller's gaps, under the lines.
+        chart
+            .draw_series(self.gaps.iter().map(|&g| {
+                Rectangle::new(
+                    [(self.x[g], lo), (self.x[g + 1], hi)],
+                    GAP.mix(0.18).filled(),
+                )
+            }))
+            .map_err(drawing_error)?;
+        self.draw_lines(&mut chart, panel, (lo, hi), layout)?;
+        let fits = layout.legend_width.saturating_sub(px(LEGEND_TEXT_X + 6));
+        let labels: Vec<Vec<String>> = panel
+            .lines
             .iter()
-            .flatten()
-            .flatten()
-            .map(|(_, name)| text_width(name, 13) + px(14))
-            .max()
-            .unwrap_or(0)
-            .clamp(px(Y_LABEL_WIDTH), (width / 3).max(px(Y_LABEL_WIDTH)));
-        for (i, (panel, area)) in self.panels.iter().zip(&areas).enumerate() {
-            let last = i + 1 == self.panels.len();
-            let (chart_area, legend_area) =
-                area.split_horizontally(width.saturating_sub(legend_width));
-            let (lo, hi) = y_range(&panel.lines);
-            let codes = &named[i];
-            // The codes' names at the codes, or plotters' own numbers.
-            let y_keys = match codes {
-                Some(codes) => codes.iter().map(|(v, _)| *v).collect(),
-                None => RangedCoordf64::from(lo..hi).key_points(6),
-            };
-            let y_axis = YAxis {
-                range: (lo..hi).into(),
-                ticks: y_keys,
-            };
-            let mut chart = ChartBuilder::on(&chart_area)
-                .caption(&panel.title, font(16))
-                .margin_left(px(10))
-                .margin_right(px(10))
-                .margin_top(px(6))
-                .x_label_area_size(px(if last { 50 } else { 30 }))
-                .y_label_area_size(y_label_width)
-                .build_cartesian_2d(0.0..x_max, y_axis)
-                .map_err(err)?;
-            let x_ticks = |v: &f64| tick(*v, x_max);
-            let y_ticks = |v: &f64| match codes {
-                Some(codes) => codes
-                    .iter()
-                    .find(|(code, _)| code == v)
-                    .map_or_else(|| tick(*v, hi - lo), |(_, name)| name.clone()),
-                None => tick(*v, hi - lo),
-            };
-            let mut mesh = chart.configure_mesh();
-            mesh.light_line_style(TRANSPARENT)
-                .x_label_formatter(&x_ticks)
-                .y_label_formatter(&y_ticks)
-                .bold_line_style(RGBColor(0xe4, 0xe4, 0xe4).stroke_width(px(1)))
-                .axis_style(RGBColor(0x88, 0x88, 0x88).stroke_width(px(1)))
-                .set_all_tick_mark_size(px(4))
-                .label_style(font(13))
-                .axis_desc_style(font(14))
-                .y_desc(&panel.y_label)
-                .y_labels(6)
-                .x_labels(12);
-            if last {
-                mesh.x_desc(&self.x_label);
-            }
-            mesh.draw().map_err(err)?;
-            // The controller's gaps, under the lines.
-            chart
-                .draw_series(self.gaps.iter().map(|&g| {
-                    Rectangle::new(
-                        [(self.x[g], lo), (self.x[g + 1], hi)],
-                        GAP.mix(0.18).filled(),
-                    )
-                }))
-                .map_err(err)?;
-            let (plot_w, plot_h) = chart.plotting_area().dim_in_pixel();
-            // One data unit per pixel, in x and y.
-            let per_px = (
-                x_max / f64::from(plot_w.max(1)),
-                (hi - lo) / f64::from(plot_h.max(1)),
-            );
-            for (j, (_, values)) in panel.lines.iter().enumerate() {
-                let color = PALETTE[j % PALETTE.len()];
-                for segment in segments(&self.x, values, &self.gaps, plot_w.max(1) as usize) {
-                    let segment = if panel.codes.is_some() {
-                        steps(&segment)
-                    } else {
-                        segment
-                    };
-                    if k == 1 {
-                        // Vector output: the viewer draws wide lines, and joins them well.
-                        chart
-                            .draw_series(LineSeries::new(segment, color.stroke_width(2)))
-                            .map_err(err)?;
-                        continue;
-                    }
-                    // The bitmap backend draws wide lines as polygons whose corners spike
-                    // where a line turns back on itself; a square brush of one-pixel lines
-                    // has no corners to spike.
-                    let t = px(2);
-                    for (dx, dy) in (0..t).flat_map(|dx| (0..t).map(move |dy| (dx, dy))) {
-                        let shift = |d: u32| f64::from(d) - f64::from(t - 1) / 2.0;
-                        let (sx, sy) = (shift(dx) * per_px.0, shift(dy) * per_px.1);
-                        let moved = segment.iter().map(|&(x, y)| (x + sx, y + sy));
-                        chart
-                            .draw_series(LineSeries::new(moved, color))
-                            .map_err(err)?;
-                    }
+            .map(|(label, _)| {
+                wrap(label, |text| {
+                    text_width(root, text, 14, k) * 11 / 10 <= fits
+                })
+            })
+            .collect();
+        draw_legend(&legend_area, &labels, k).map_err(drawing_error)
+    }
+
+    /// Draws `panel`'s lines on `chart`, whose y axis spans `(lo, hi)`: broken at the
+    /// gaps, as steps if the panel's values are codes.
+    fn draw_lines<DB: DrawingBackend>(
+        &self,
+        chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, YAxis>>,
+        panel: &Panel,
+        (lo, hi): (f64, f64),
+        layout: &Layout,
+    ) -> Result<(), String> {
+        let k = layout.k;
+        let (plot_w, plot_h) = chart.plotting_area().dim_in_pixel();
+        // One data unit per pixel, in x and y.
+        let per_px = (
+            layout.x_max / f64::from(plot_w.max(1)),
+            (hi - lo) / f64::from(plot_h.max(1)),
+        );
+        for (j, (_, values)) in panel.lines.iter().enumerate() {
+            let color = PALETTE[j % PALETTE.len()];
+            for segment in segments(&self.x, values, &self.gaps, plot_w.max(1) as usize) {
+                let segment = if panel.codes.is_some() {
+                    steps(&segment)
+                } else {
+                    segment
+                };
+                if k == 1 {
+                    // Vector output: the viewer draws wide lines, and joins them well.
+                    chart
+                        .draw_series(LineSeries::new(segment, color.stroke_width(2)))
+                        .map_err(drawing_error)?;
+                    continue;
+                }
+                // The bitmap backend draws wide lines as polygons whose corners spike
+                // where a line turns back on itself; a square brush of one-pixel lines
+                // has no corners to spike.
+                let t = k * 2;
+                for (dx, dy) in (0..t).flat_map(|dx| (0..t).map(move |dy| (dx, dy))) {
+                    let shift = |d: u32| f64::from(d) - f64::from(t - 1) / 2.0;
+                    let (sx, sy) = (shift(dx) * per_px.0, shift(dy) * per_px.1);
+                    let moved = segment.iter().map(|&(x, y)| (x + sx, y + sy));
+                    chart
+                        .draw_series(LineSeries::new(moved, color))
+                        .map_err(drawing_error)?;
                 }
             }
-            let fits = legend_width.saturating_sub(px(LEGEND_TEXT_X + 6));
-            let labels: Vec<Vec<String>> = panel
-                .lines
-                .iter()
-                .map(|(label, _)| wrap(label, |text| text_width(text, 14) * 11 / 10 <= fits))
-                .collect();
-            draw_legend(&legend_area, &labels, k).map_err(err)?;
         }
         Ok(())
     }
+}
+
+/// Sizes every panel shares, in pixels of the (supersampled) picture.
+struct Layout {
+    /// The supersampling factor.
+    k: u32,
+    width: u32,
+    /// The time axis's end, in seconds.
+    x_max: f64,
+    legend_width: u32,
+    y_label_width: u32,
+}
+
+/// The y axis labels' width: one for every panel, so that their time axes line up; at most
+/// a third of the picture, so that a small one keeps room for the lines.
+fn y_label_width<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    named: &[Option<Vec<(f64, String)>>],
+    k: u32,
+    width: u32,
+) -> u32 {
+    named
+        .iter()
+        .flatten()
+        .flatten()
+        .map(|(_, name)| text_width(root, name, 13, k) + k * 14)
+        .max()
+        .unwrap_or(0)
+        .clamp(k * Y_LABEL_WIDTH, (width / 3).max(k * Y_LABEL_WIDTH))
+}
+
+/// The text style of `size`, scaled by `k`.
+fn font(size: u32, k: u32) -> TextStyle<'static> {
+    (FONT, f64::from(size * k)).into_font().color(&INK)
+}
+
+/// How wide `text` is drawn at `size`, scaled by `k`.
+fn text_width<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    text: &str,
+    size: u32,
+    k: u32,
+) -> u32 {
+    root.estimate_text_size(text, &font(size, k))
+        .map_or(0, |(w, _)| w)
+}
+
+/// A drawing error, as the message `rtde plot` reports.
+fn drawing_error<E: std::error::Error + Send + Sync>(e: DrawingAreaErrorKind<E>) -> String {
+    e.to_string()
 }
 
 /// A linear y axis with the ticks it is given: a panel's codes, or plotters' own numbers.

@@ -81,6 +81,32 @@ struct Recording {
 
 /// Runs `rtde subscribe`.
 pub(crate) fn run(args: &SubscribeArgs) -> Result<(), String> {
+    let sub = subscribe(args)?;
+    let mut received = Received::default();
+    let result = receive(args, &sub, &mut received);
+    let seq_gaps = sub.sparkplug_seq_gaps();
+    sub.close();
+    let mut outputs = Vec::new();
+    let mut failure = result.err();
+    for (name, rec) in std::mem::take(&mut received.files) {
+        match finish(rec) {
+            Ok(mut names) => outputs.append(&mut names),
+            Err(e) => {
+                failure.get_or_insert(format!("{name}: {e}"));
+            }
+        }
+    }
+    if !args.quiet {
+        summarize(&received.check, seq_gaps, &outputs);
+    }
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    verdict(&received)
+}
+
+/// Creates the output directory, takes Ctrl-C and subscribes.
+fn subscribe(args: &SubscribeArgs) -> Result<Subscriber, String> {
     let (host, port) = broker(&args.broker)?;
     std::fs::create_dir_all(&args.out)
         .map_err(|e| format!("cannot create `{}`: {e}", args.out.display()))?;
@@ -104,27 +130,36 @@ pub(crate) fn run(args: &SubscribeArgs) -> Result<(), String> {
         args.topic.join(", "),
         args.broker
     );
-    let mut check = SequenceCheck::default();
-    let mut files: BTreeMap<String, Recording> = BTreeMap::new();
-    let mut unreadable = 0u64;
-    let mut sessions_lost = 0u64;
+    Ok(sub)
+}
+
+/// What the subscription brought: the robots' files and what was checked and counted.
+#[derive(Default)]
+struct Received {
+    check: SequenceCheck,
+    files: BTreeMap<String, Recording>,
+    unreadable: u64,
+    sessions_lost: u64,
+}
+
+/// Writes what `sub` receives into `received` until Ctrl-C, `--duration` or (with
+/// `--until-offline`) a bridge's death; the error is a file that could not be written.
+fn receive(args: &SubscribeArgs, sub: &Subscriber, received: &mut Received) -> Result<(), String> {
     let started = Instant::now();
-    let result = loop {
+    loop {
         if STOP.load(Ordering::SeqCst) {
-            break Ok(());
+            return Ok(());
         }
         if args.duration.is_some_and(|d| started.elapsed() >= d) {
-            break Ok(());
+            return Ok(());
         }
         let Some(message) = sub.recv_timeout(Duration::from_millis(100)) else {
             continue;
         };
         match message {
             Message::Batch { batch, .. } => {
-                if let Verdict::New { .. } = check.check(&batch)
-                    && let Err(e) = write(args, &mut files, &batch)
-                {
-                    break Err(e);
+                if let Verdict::New { .. } = received.check.check(&batch) {
+                    write(args, &mut received.files, &batch)?;
                 }
             }
             Message::Status {
@@ -132,9 +167,9 @@ pub(crate) fn run(args: &SubscribeArgs) -> Result<(), String> {
                 online: false,
                 retained: false,
                 ..
-            } if args.until_offline => break Ok(()),
+            } if args.until_offline => return Ok(()),
             Message::Unreadable { topic, why } => {
-                unreadable += 1;
+                received.unreadable += 1;
                 if !args.quiet {
                     eprintln!("rtde subscribe: left out a message on `{topic}`: {why}");
                 }
@@ -143,7 +178,7 @@ pub(crate) fn run(args: &SubscribeArgs) -> Result<(), String> {
                 eprintln!("rtde subscribe: {why}; reconnecting");
             }
             Message::BrokerBack { session_kept } => {
-                sessions_lost += u64::from(!session_kept);
+                received.sessions_lost += u64::from(!session_kept);
                 if !args.quiet {
                     eprintln!(
                         "rtde subscribe: broker back; {}",
@@ -158,48 +193,45 @@ pub(crate) fn run(args: &SubscribeArgs) -> Result<(), String> {
             }
             _ => {}
         }
-    };
-    let seq_gaps = sub.sparkplug_seq_gaps();
-    sub.close();
-    let mut outputs = Vec::new();
-    let mut failure = result.err();
-    for (name, rec) in files {
-        match finish(rec) {
-            Ok(mut names) => outputs.append(&mut names),
-            Err(e) => {
-                failure.get_or_insert(format!("{name}: {e}"));
-            }
-        }
     }
-    if !args.quiet {
-        for robot in check.robots() {
-            eprintln!(
-                "rtde subscribe: {robot}: {} packages, {} missing, {} duplicate batches left out",
-                check.packages(robot),
-                check.gaps(robot),
-                check.duplicates(robot)
-            );
-        }
-        if seq_gaps > 0 {
-            eprintln!(
-                "rtde subscribe: {seq_gaps} Sparkplug B message{} out of sequence (`seq` did \
-                 not follow the edge node's previous message): messages were lost on the way",
-                if seq_gaps == 1 { "" } else { "s" }
-            );
-        }
-        if !outputs.is_empty() {
-            eprintln!("rtde subscribe: wrote {}", outputs.join(", "));
-        }
+}
+
+/// Says on stderr what each robot brought, what Sparkplug B lost and what was written.
+fn summarize(check: &SequenceCheck, seq_gaps: u64, outputs: &[String]) {
+    for robot in check.robots() {
+        eprintln!(
+            "rtde subscribe: {robot}: {} packages, {} missing, {} duplicate batches left out",
+            check.packages(robot),
+            check.gaps(robot),
+            check.duplicates(robot)
+        );
     }
-    if let Some(e) = failure {
-        return Err(e);
+    if seq_gaps > 0 {
+        eprintln!(
+            "rtde subscribe: {seq_gaps} Sparkplug B message{} out of sequence (`seq` did \
+             not follow the edge node's previous message): messages were lost on the way",
+            if seq_gaps == 1 { "" } else { "s" }
+        );
     }
+    if !outputs.is_empty() {
+        eprintln!("rtde subscribe: wrote {}", outputs.join(", "));
+    }
+}
+
+/// Fails for packages missing that the bridge did not count, then for unreadable messages.
+fn verdict(received: &Received) -> Result<(), String> {
+    let Received {
+        check,
+        unreadable,
+        sessions_lost,
+        ..
+    } = received;
     if check.unexplained() > 0 {
-        let why = if sessions_lost > 0 {
+        let why = if *sessions_lost > 0 {
             format!(
                 "; the broker lost this subscriber's session {sessions_lost} time{} and the \
                  messages it held for it",
-                if sessions_lost == 1 { "" } else { "s" }
+                if *sessions_lost == 1 { "" } else { "s" }
             )
         } else {
             String::new()
@@ -209,7 +241,7 @@ pub(crate) fn run(args: &SubscribeArgs) -> Result<(), String> {
             check.unexplained()
         ));
     }
-    if unreadable > 0 {
+    if *unreadable > 0 {
         return Err(format!(
             "{unreadable} messages were no batch or status this rtde reads"
         ));

@@ -267,8 +267,91 @@ pub fn read_file(path: &Path) -> Result<Capture, String> {
 
 /// Parses a whole capture.
 pub fn parse(bytes: &[u8]) -> Result<Capture, CorruptCapture> {
+    let start = parse_header(bytes)?;
+    let Packages {
+        payloads,
+        read,
+        truncated_tail,
+    } = parse_packages(bytes, &start)?;
+    if let Some(c) = start.counts
+        && c.packages != read
+    {
+        return Err(CorruptCapture {
+            offset: bytes.len(),
+            why: format!(
+                "the header says {} packages, the file holds {read}",
+                c.packages
+            ),
+        });
+    }
+    Ok(Capture {
+        header: start.header,
+        counts: start.counts,
+        payloads,
+        truncated_tail,
+    })
+}
+
+/// What a capture's header says.
+struct Start {
+    header: Header,
+    /// Where the packages start.
+    header_len: usize,
+    /// `None` while the capture is unfinished.
+    counts: Option<Counts>,
+    /// The package count as written, [`UNFINISHED`] included.
+    packages: u64,
+}
+
+/// Reads the header of the capture in `bytes`.
+fn parse_header(bytes: &[u8]) -> Result<Start, CorruptCapture> {
     let mut r = Reader { bytes, at: 0 };
-    if bytes.len() < MAGIC.len() || bytes[..MAGIC.len()] != MAGIC {
+    check_format(&mut r)?;
+    let header_len = r.u32("the header length")? as usize;
+    let (protocol, controller, frequency) = parse_stream(&mut r)?;
+    let recipe_id = match (protocol, r.take::<1>("the recipe id")?[0]) {
+        (ProtocolVersion::V1, _) => None,
+        (ProtocolVersion::V2, id) => Some(id),
+    };
+    let started_unix_micros = i64::from_be_bytes(r.take::<8>("the start time")?);
+    let packages = u64::from_be_bytes(r.take::<8>("the package count")?);
+    let skipped = u64::from_be_bytes(r.take::<8>("the skipped count")?);
+    let counts = (packages != UNFINISHED).then_some(Counts { packages, skipped });
+    let names_at = r.at + 2;
+    let names = r.text("the field names")?;
+    let types = r.text("the wire types")?;
+    if header_len < r.at || header_len > bytes.len() {
+        return Err(CorruptCapture {
+            offset: 10,
+            why: format!(
+                "the header length {header_len} is not between {} and the file's {} bytes",
+                r.at,
+                bytes.len()
+            ),
+        });
+    }
+    let fields = recipe(names, types).map_err(|why| CorruptCapture {
+        offset: names_at,
+        why,
+    })?;
+    Ok(Start {
+        header: Header {
+            protocol,
+            controller,
+            frequency,
+            recipe_id,
+            started_unix_micros,
+            fields,
+        },
+        header_len,
+        counts,
+        packages,
+    })
+}
+
+/// Checks the magic bytes and the format version, leaving `r` after them.
+fn check_format(r: &mut Reader<'_>) -> Result<(), CorruptCapture> {
+    if r.bytes.len() < MAGIC.len() || r.bytes[..MAGIC.len()] != MAGIC {
         return Err(r.corrupt(
             "it does not start with the capture magic bytes (was it written by `rtde record --raw`?)",
         ));
@@ -281,7 +364,14 @@ pub fn parse(bytes: &[u8]) -> Result<Capture, CorruptCapture> {
             why: format!("format version {version}; this rtde reads version {FORMAT_VERSION}"),
         });
     }
-    let header_len = r.u32("the header length")? as usize;
+    Ok(())
+}
+
+/// Reads the stream's protocol and controller versions and its frequency, which must be
+/// one the controller can send.
+fn parse_stream(
+    r: &mut Reader<'_>,
+) -> Result<(ProtocolVersion, ControllerVersion, f64), CorruptCapture> {
     let protocol_at = r.at;
     let protocol =
         ProtocolVersion::from_number(r.u16("the protocol version")?).ok_or_else(|| {
@@ -311,47 +401,29 @@ pub fn parse(bytes: &[u8]) -> Result<Capture, CorruptCapture> {
             ),
         });
     }
-    let recipe_id = match (protocol, r.take::<1>("the recipe id")?[0]) {
-        (ProtocolVersion::V1, _) => None,
-        (ProtocolVersion::V2, id) => Some(id),
-    };
-    let started_unix_micros = i64::from_be_bytes(r.take::<8>("the start time")?);
-    let packages = u64::from_be_bytes(r.take::<8>("the package count")?);
-    let skipped = u64::from_be_bytes(r.take::<8>("the skipped count")?);
-    let counts = (packages != UNFINISHED).then_some(Counts { packages, skipped });
-    let names_at = r.at + 2;
-    let names = r.text("the field names")?;
-    let types = r.text("the wire types")?;
-    if header_len < r.at || header_len > bytes.len() {
-        return Err(CorruptCapture {
-            offset: 10,
-            why: format!(
-                "the header length {header_len} is not between {} and the file's {} bytes",
-                r.at,
-                bytes.len()
-            ),
-        });
-    }
-    let fields = recipe(names, types).map_err(|why| CorruptCapture {
-        offset: names_at,
-        why,
-    })?;
-    let header = Header {
-        protocol,
-        controller,
-        frequency,
-        recipe_id,
-        started_unix_micros,
-        fields,
-    };
-    let payload_size = header.payload_size();
+    Ok((protocol, controller, frequency))
+}
+
+/// The packages of a capture, read after its header.
+struct Packages {
+    /// Their payloads, one after the other.
+    payloads: Vec<u8>,
+    /// How many.
+    read: u64,
+    /// The bytes of a package an unfinished capture ends inside.
+    truncated_tail: usize,
+}
+
+/// Reads the packages after the header `start` describes.
+fn parse_packages(bytes: &[u8], start: &Start) -> Result<Packages, CorruptCapture> {
+    let payload_size = start.header.payload_size();
     let mut payloads = Vec::with_capacity(
-        usize::try_from(packages)
+        usize::try_from(start.packages)
             .unwrap_or(0)
             .min(bytes.len() / payload_size.max(1))
             * payload_size,
     );
-    let mut at = header_len;
+    let mut at = start.header_len;
     let mut read = 0u64;
     let mut truncated_tail = 0;
     while at < bytes.len() {
@@ -362,7 +434,7 @@ pub fn parse(bytes: &[u8]) -> Result<Capture, CorruptCapture> {
                 at += used;
                 f
             }
-            Ok(None) if counts.is_none() => {
+            Ok(None) if start.counts.is_none() => {
                 // The writer was killed in the middle of a package.
                 truncated_tail = bytes.len() - at;
                 break;
@@ -380,57 +452,50 @@ pub fn parse(bytes: &[u8]) -> Result<Capture, CorruptCapture> {
             continue;
         }
         let frame_at = at - HEADER_LEN - frame.payload.len();
-        let (id, payload) = match ControllerMessage::decode(frame, protocol) {
-            Ok(ControllerMessage::DataPackage { recipe_id, payload }) => (recipe_id, payload),
-            Ok(_) => unreachable!("a `U` package decodes as a data package"),
-            Err(e) => {
-                return Err(CorruptCapture {
+        let payload =
+            data_payload(frame, &start.header, payload_size, read + 1).map_err(|why| {
+                CorruptCapture {
                     offset: frame_at,
-                    why: format!("package {}: {e}", read + 1),
-                });
-            }
-        };
-        if id != recipe_id {
-            return Err(CorruptCapture {
-                offset: frame_at,
-                why: format!(
-                    "package {} carries recipe id {}, the header says {}",
-                    read + 1,
-                    id.unwrap_or(0),
-                    recipe_id.unwrap_or(0)
-                ),
-            });
-        }
-        if payload.len() != payload_size {
-            return Err(CorruptCapture {
-                offset: frame_at,
-                why: format!(
-                    "package {} holds {} bytes of values; the recipe's are {payload_size}",
-                    read + 1,
-                    payload.len()
-                ),
-            });
-        }
+                    why,
+                }
+            })?;
         payloads.extend_from_slice(payload);
         read += 1;
     }
-    if let Some(c) = counts
-        && c.packages != read
-    {
-        return Err(CorruptCapture {
-            offset: bytes.len(),
-            why: format!(
-                "the header says {} packages, the file holds {read}",
-                c.packages
-            ),
-        });
-    }
-    Ok(Capture {
-        header,
-        counts,
+    Ok(Packages {
         payloads,
+        read,
         truncated_tail,
     })
+}
+
+/// The values of data package number `n`, which must be of the recipe `header` describes
+/// (`payload_size` bytes).
+fn data_payload<'a>(
+    frame: Frame<'a>,
+    header: &Header,
+    payload_size: usize,
+    n: u64,
+) -> Result<&'a [u8], String> {
+    let (id, payload) = match ControllerMessage::decode(frame, header.protocol) {
+        Ok(ControllerMessage::DataPackage { recipe_id, payload }) => (recipe_id, payload),
+        Ok(_) => unreachable!("a `U` package decodes as a data package"),
+        Err(e) => return Err(format!("package {n}: {e}")),
+    };
+    if id != header.recipe_id {
+        return Err(format!(
+            "package {n} carries recipe id {}, the header says {}",
+            id.unwrap_or(0),
+            header.recipe_id.unwrap_or(0)
+        ));
+    }
+    if payload.len() != payload_size {
+        return Err(format!(
+            "package {n} holds {} bytes of values; the recipe's are {payload_size}",
+            payload.len()
+        ));
+    }
+    Ok(payload)
 }
 
 /// The size a package's header declares, from its first two bytes (0 if not there).

@@ -175,12 +175,6 @@ impl Reader {
             return Read::Nothing;
         };
         let node = (group.to_owned(), edge.to_owned());
-        let unreadable = |why: String| {
-            Read::Message(Message::Unreadable {
-                topic: topic.to_owned(),
-                why,
-            })
-        };
         if !matches!(kind, "NBIRTH" | "NDEATH" | "DBIRTH" | "DDATA" | "DDEATH") {
             return Read::Nothing;
         }
@@ -190,99 +184,137 @@ impl Reader {
                 .births
                 .contains_key(&(node.0.clone(), node.1.clone(), d.to_owned()))
         {
-            // Asked at most once a second per node: the births take a moment.
-            let now = std::time::Instant::now();
-            let recent = self
-                .asked
-                .get(&node)
-                .is_some_and(|t| now.duration_since(*t).as_secs() < 1);
-            if recent {
-                return Read::Nothing;
-            }
-            self.asked.insert(node.clone(), now);
-            let ms = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(0));
-            return Read::AskRebirth {
-                topic: self::topic(group, "NCMD", edge, None),
-                payload: Payload {
-                    timestamp: Some(ms),
-                    metrics: vec![proto::Metric::new(
-                        device::REBIRTH,
-                        proto::datatype::BOOLEAN,
-                        ms,
-                        proto::Value::Boolean(true),
-                    )],
-                    seq: None,
-                }
-                .encode(),
-            };
+            return self.ask_rebirth(group, edge, node);
         }
         let p = match Payload::decode(bytes) {
             Ok(p) => p,
-            Err(e) => return unreadable(e.to_string()),
+            Err(e) => return unreadable(topic, e.to_string()),
         };
         if kind != "NDEATH" {
-            let seq = p.seq.unwrap_or(0);
-            if kind == "NBIRTH" {
-                self.next_seq.insert(node.clone(), (seq + 1) % 256);
-            } else {
-                let expected = self.next_seq.insert(node.clone(), (seq + 1) % 256);
-                if expected.is_some_and(|e| e != seq) {
-                    self.seq_gaps += 1;
-                }
+            self.check_seq(kind, &node, p.seq.unwrap_or(0));
+        }
+        self.take(topic, kind, device, node, &p)
+    }
+
+    /// Data from a device whose birth this reader has not seen: the edge node is asked
+    /// for its births, at most once a second (the births take a moment).
+    fn ask_rebirth(&mut self, group: &str, edge: &str, node: (String, String)) -> Read {
+        let now = std::time::Instant::now();
+        let recent = self
+            .asked
+            .get(&node)
+            .is_some_and(|t| now.duration_since(*t).as_secs() < 1);
+        if recent {
+            return Read::Nothing;
+        }
+        self.asked.insert(node, now);
+        let ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(0));
+        Read::AskRebirth {
+            topic: topic(group, "NCMD", edge, None),
+            payload: Payload {
+                timestamp: Some(ms),
+                metrics: vec![proto::Metric::new(
+                    device::REBIRTH,
+                    proto::datatype::BOOLEAN,
+                    ms,
+                    proto::Value::Boolean(true),
+                )],
+                seq: None,
+            }
+            .encode(),
+        }
+    }
+
+    /// Counts a gap if `seq` is not the one after `node`'s previous message; a birth
+    /// starts the count again.
+    fn check_seq(&mut self, kind: &str, node: &(String, String), seq: u64) {
+        if kind == "NBIRTH" {
+            self.next_seq.insert(node.clone(), (seq + 1) % 256);
+        } else {
+            let expected = self.next_seq.insert(node.clone(), (seq + 1) % 256);
+            if expected.is_some_and(|e| e != seq) {
+                self.seq_gaps += 1;
             }
         }
-        let status = |robot: Option<&str>, online: bool, reason: Option<String>| {
-            Read::Message(Message::Status {
-                topic: topic.to_owned(),
-                robot: robot.map(str::to_owned),
-                online,
-                reason,
-                retained: false,
-            })
-        };
+    }
+
+    /// What a decoded message of `kind` from `node` (and `device`) says, with the births
+    /// it brings or ends kept.
+    fn take(
+        &mut self,
+        topic: &str,
+        kind: &str,
+        device: Option<&str>,
+        node: (String, String),
+        p: &Payload,
+    ) -> Read {
         match (kind, device) {
             ("NBIRTH", None) => {
                 // Its devices are born again after it, maybe with other streams.
                 self.births
                     .retain(|(g, e, _), _| (g, e) != (&node.0, &node.1));
-                status(None, true, None)
+                status(topic, None, true, None)
             }
             ("NDEATH", None) => {
                 // The node's devices died with it.
                 self.births
                     .retain(|(g, e, _), _| (g, e) != (&node.0, &node.1));
                 let bd_seq =
-                    device::bd_seq_of(&p).map_or_else(String::new, |b| format!(" (bdSeq {b})"));
-                status(None, false, Some(format!("the edge node died{bd_seq}")))
+                    device::bd_seq_of(p).map_or_else(String::new, |b| format!(" (bdSeq {b})"));
+                status(
+                    topic,
+                    None,
+                    false,
+                    Some(format!("the edge node died{bd_seq}")),
+                )
             }
-            ("DBIRTH", Some(d)) => match Birth::read(&p) {
+            ("DBIRTH", Some(d)) => match Birth::read(p) {
                 Ok(birth) => {
                     self.births.insert((node.0, node.1, d.to_owned()), birth);
-                    status(Some(d), true, None)
+                    status(topic, Some(d), true, None)
                 }
-                Err(why) => unreadable(why),
+                Err(why) => unreadable(topic, why),
             },
             ("DDEATH", Some(d)) => {
                 self.births.remove(&(node.0, node.1, d.to_owned()));
-                status(Some(d), false, None)
+                status(topic, Some(d), false, None)
             }
             ("DDATA", Some(d)) => {
                 let Some(birth) = self.births.get(&(node.0, node.1, d.to_owned())) else {
                     return Read::Nothing;
                 };
-                match birth.batch(d, &p) {
+                match birth.batch(d, p) {
                     Ok(batch) => Read::Message(Message::Batch {
                         topic: topic.to_owned(),
                         batch,
                     }),
-                    Err(why) => unreadable(why),
+                    Err(why) => unreadable(topic, why),
                 }
             }
-            _ => unreadable(format!("a {kind} on a topic of the wrong shape")),
+            _ => unreadable(topic, format!("a {kind} on a topic of the wrong shape")),
         }
     }
+}
+
+/// A message on `topic` that could not be read, and why.
+fn unreadable(topic: &str, why: String) -> Read {
+    Read::Message(Message::Unreadable {
+        topic: topic.to_owned(),
+        why,
+    })
+}
+
+/// A node's (`robot` is `None`) or a device's birth or death, read from `topic`.
+fn status(topic: &str, robot: Option<&str>, online: bool, reason: Option<String>) -> Read {
+    Read::Message(Message::Status {
+        topic: topic.to_owned(),
+        robot: robot.map(str::to_owned),
+        online,
+        reason,
+        retained: false,
+    })
 }
 
 /// A small deterministic generator for the decoders' mutation tests: the same bytes on

@@ -4,10 +4,10 @@
 use std::ops::Range;
 use std::time::Instant;
 
-use rtde_fields::Direction;
+use rtde_fields::{ControllerVersion, Direction};
 
 use super::replay::Replay;
-use super::setup;
+use super::setup::{self, SetUp};
 use super::{
     ControllerText, Conversation, Done, Error, GapCounter, InputHandle, Inputs, Outputs, Pending,
     Purpose, Ready, Request, Session, State,
@@ -25,6 +25,14 @@ enum Next {
     /// A data package proved a START whose reply is still to come: the START is done, and
     /// the package goes back to the front, to be delivered by the next poll.
     PutBack,
+}
+
+/// What a reply does to the chain of requests it answers.
+enum Step {
+    /// The chain goes on: the next request of a negotiation or of a replay.
+    Next(Next),
+    /// The chain ends with this.
+    Finish(Result<Done, Error>),
 }
 
 impl Session {
@@ -381,32 +389,12 @@ impl Conversation {
 
     fn on_reply(&mut self, pending: Pending, msg: ControllerMessage<'_>) -> Next {
         let purpose = pending.purpose;
-        let result = match (pending.request, msg) {
+        let step = match (pending.request, msg) {
             (Request::Negotiate(version), ControllerMessage::ProtocolVersionReply { accepted }) => {
-                if accepted {
-                    // Everything the controller sends from here on is in this version.
-                    self.protocol = version;
-                    self.negotiated = true;
-                    self.request(Request::QueryVersion, purpose);
-                    return Next::Continue;
-                }
-                if version == ProtocolVersion::V2 {
-                    self.request(Request::Negotiate(ProtocolVersion::V1), purpose);
-                    return Next::Continue;
-                }
-                Err(Error::ProtocolRefused)
+                self.on_negotiated(version, accepted, purpose)
             }
             (Request::QueryVersion, ControllerMessage::UrcontrolVersion(version)) => {
-                self.controller = version;
-                if purpose == Purpose::Reconnect {
-                    return match self.begin_replay() {
-                        Ok(()) => self.next_replay_step(),
-                        Err(e) => self.finish(purpose, Err(e)),
-                    };
-                }
-                self.connected_once = true;
-                self.set_state(State::Connected);
-                Ok(Done::Connected)
+                self.on_controller_version(version, purpose)
             }
             (
                 Request::SetupOutputs {
@@ -416,26 +404,7 @@ impl Conversation {
                     texts_before,
                 },
                 ControllerMessage::SetupOutputsReply { recipe_id, types },
-            ) => {
-                let spec = recipe.spec(Direction::Output);
-                match setup::check_reply(&spec, recipe_id, types) {
-                    Err(e) => Err(self.with_refusal_reason(e, texts_before)),
-                    Ok(()) => {
-                        // The loop rate may have changed on a reconnection; the last
-                        // timestamp before the gap is in `resume`.
-                        self.gaps = GapCounter::new(&spec, frequency, self.max_frequency());
-                        if replay {
-                            if let Some(o) = &mut self.outputs {
-                                o.reassigned(recipe_id, self.protocol);
-                            }
-                            return self.next_replay_step();
-                        }
-                        self.outputs =
-                            Some(Outputs::new(recipe_id, recipe, frequency, self.protocol));
-                        Ok(Done::OutputsSetUp)
-                    }
-                }
-            }
+            ) => self.on_outputs_reply(recipe, frequency, replay, texts_before, recipe_id, types),
             (
                 Request::SetupInputs {
                     recipe,
@@ -443,51 +412,127 @@ impl Conversation {
                     texts_before,
                 },
                 ControllerMessage::SetupInputsReply { recipe_id, types },
-            ) => {
-                let spec = recipe.spec(Direction::Input);
-                match setup::check_reply(&spec, Some(recipe_id), types) {
-                    Err(e) => Err(self.with_refusal_reason(e, texts_before)),
-                    Ok(()) => {
-                        if let Some(index) = replay {
-                            if let Some(set_up) = self.inputs.get_mut(index) {
-                                set_up.recipe_id = recipe_id;
-                            }
-                            return self.next_replay_step();
-                        }
-                        self.inputs.push(Inputs { recipe_id, recipe });
-                        Ok(Done::InputsSetUp(InputHandle {
-                            session: self.serial,
-                            index: self.inputs.len() - 1,
-                        }))
-                    }
-                }
-            }
+            ) => self.on_inputs_reply(recipe, replay, texts_before, recipe_id, types),
             (Request::Start, ControllerMessage::StartReply { accepted }) => {
-                if accepted {
+                Step::Finish(if accepted {
                     self.started(purpose)
                 } else {
                     Err(Error::StartRefused)
-                }
+                })
             }
             (Request::Pause, ControllerMessage::PauseReply { accepted }) => {
-                if accepted {
-                    self.running = false;
-                    self.resume = None;
-                    self.set_state(State::Paused);
-                    Ok(Done::Paused)
-                } else {
-                    Err(Error::PauseRefused)
-                }
+                Step::Finish(self.on_pause_reply(accepted))
             }
             (request, other) => {
                 self.lost = true;
-                Err(Error::Unexpected {
+                Step::Finish(Err(Error::Unexpected {
                     package_type: other.package_type(),
                     waiting_for: request.reply_kind(),
-                })
+                }))
             }
         };
-        self.finish(purpose, result)
+        match step {
+            Step::Next(next) => next,
+            Step::Finish(result) => self.finish(purpose, result),
+        }
+    }
+
+    /// The controller took or refused protocol `version`: V2 refused, V1 is asked next.
+    fn on_negotiated(
+        &mut self,
+        version: ProtocolVersion,
+        accepted: bool,
+        purpose: Purpose,
+    ) -> Step {
+        if accepted {
+            // Everything the controller sends from here on is in this version.
+            self.protocol = version;
+            self.negotiated = true;
+            self.request(Request::QueryVersion, purpose);
+            return Step::Next(Next::Continue);
+        }
+        if version == ProtocolVersion::V2 {
+            self.request(Request::Negotiate(ProtocolVersion::V1), purpose);
+            return Step::Next(Next::Continue);
+        }
+        Step::Finish(Err(Error::ProtocolRefused))
+    }
+
+    /// The handshake's last reply; on a reconnection, the replay of the setup begins.
+    fn on_controller_version(&mut self, version: ControllerVersion, purpose: Purpose) -> Step {
+        self.controller = version;
+        if purpose == Purpose::Reconnect {
+            return match self.begin_replay() {
+                Ok(()) => Step::Next(self.next_replay_step()),
+                Err(e) => Step::Finish(Err(e)),
+            };
+        }
+        self.connected_once = true;
+        self.set_state(State::Connected);
+        Step::Finish(Ok(Done::Connected))
+    }
+
+    /// The output recipe is set up, or refused; a replayed one keeps its place.
+    fn on_outputs_reply(
+        &mut self,
+        recipe: SetUp,
+        frequency: f64,
+        replay: bool,
+        texts_before: u64,
+        recipe_id: Option<u8>,
+        types: &str,
+    ) -> Step {
+        let spec = recipe.spec(Direction::Output);
+        if let Err(e) = setup::check_reply(&spec, recipe_id, types) {
+            return Step::Finish(Err(self.with_refusal_reason(e, texts_before)));
+        }
+        // The loop rate may have changed on a reconnection; the last
+        // timestamp before the gap is in `resume`.
+        self.gaps = GapCounter::new(&spec, frequency, self.max_frequency());
+        if replay {
+            if let Some(o) = &mut self.outputs {
+                o.reassigned(recipe_id, self.protocol);
+            }
+            return Step::Next(self.next_replay_step());
+        }
+        self.outputs = Some(Outputs::new(recipe_id, recipe, frequency, self.protocol));
+        Step::Finish(Ok(Done::OutputsSetUp))
+    }
+
+    /// An input recipe is set up, or refused; a replayed one keeps its handle.
+    fn on_inputs_reply(
+        &mut self,
+        recipe: SetUp,
+        replay: Option<usize>,
+        texts_before: u64,
+        recipe_id: u8,
+        types: &str,
+    ) -> Step {
+        let spec = recipe.spec(Direction::Input);
+        if let Err(e) = setup::check_reply(&spec, Some(recipe_id), types) {
+            return Step::Finish(Err(self.with_refusal_reason(e, texts_before)));
+        }
+        if let Some(index) = replay {
+            if let Some(set_up) = self.inputs.get_mut(index) {
+                set_up.recipe_id = recipe_id;
+            }
+            return Step::Next(self.next_replay_step());
+        }
+        self.inputs.push(Inputs { recipe_id, recipe });
+        Step::Finish(Ok(Done::InputsSetUp(InputHandle {
+            session: self.serial,
+            index: self.inputs.len() - 1,
+        })))
+    }
+
+    fn on_pause_reply(&mut self, accepted: bool) -> Result<Done, Error> {
+        if !accepted {
+            return Err(Error::PauseRefused);
+        }
+        self.running = false;
+        self.resume = None;
+        self.set_state(State::Paused);
+        Ok(Done::Paused)
     }
 
     /// A chain of requests ended. A handshake or a replay that failed leaves the link to be

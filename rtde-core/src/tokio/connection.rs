@@ -13,7 +13,7 @@ use ::tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use super::alarm::Alarm;
 use super::shared::{Inner, Shared};
 use crate::error::Error;
-use crate::session::{Done, Ready};
+use crate::session::{Done, Ready, Session};
 
 /// How many reads one pass of the task makes before it yields to the runtime, so an
 /// unpaced controller cannot starve the tasks that consume its packages.
@@ -170,26 +170,9 @@ impl<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static> Connection<IO> {
             let mut read_pending = self.deferral.holds(&mut inner, cx);
             let mut lost = None;
             if !read_pending {
-                let session = &mut inner.session;
-                let mid_frame = session.mid_frame();
-                let spare = session.receive_buffer();
-                // Empty only when whole packages fill the buffer: poll them first.
-                if !spare.is_empty() {
-                    let mut buf = ReadBuf::new(spare);
-                    match Pin::new(&mut *io).poll_read(cx, &mut buf) {
-                        Poll::Ready(Ok(())) => {
-                            let n = buf.filled().len();
-                            if n == 0 {
-                                lost = Some(Error::Closed { mid_frame });
-                            } else {
-                                session.handle_received(n, Instant::now());
-                            }
-                        }
-                        Poll::Ready(Err(source)) => {
-                            lost = Some(Error::Io { source, mid_frame });
-                        }
-                        Poll::Pending => read_pending = true,
-                    }
+                match read(&mut inner.session, io, cx) {
+                    Ok(pending) => read_pending = pending,
+                    Err(e) => lost = Some(e),
                 }
             }
             // poll
@@ -197,9 +180,8 @@ impl<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static> Connection<IO> {
             let broken = deliver(&shared, &mut inner, until_done, &mut done);
             if let Some(result) = done {
                 // What the reply queued (nothing, at the end of a chain) goes out first.
-                match write(&shared, &mut inner, io, cx) {
-                    Ok(wrote) => stall(&mut self.write_stalled, &inner, wrote),
-                    Err(e) => return Poll::Ready(Stop::Lost(write_failed(&mut inner, e))),
+                if let Err(e) = flush(&shared, &mut inner, io, cx, &mut self.write_stalled) {
+                    return Poll::Ready(Stop::Lost(e));
                 }
                 return Poll::Ready(Stop::Done(result));
             }
@@ -212,9 +194,8 @@ impl<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static> Connection<IO> {
                 return Poll::Ready(Stop::Lost(Error::ConnectionLost));
             }
             // write
-            match write(&shared, &mut inner, io, cx) {
-                Ok(wrote) => stall(&mut self.write_stalled, &inner, wrote),
-                Err(e) => return Poll::Ready(Stop::Lost(write_failed(&mut inner, e))),
+            if let Err(e) = flush(&shared, &mut inner, io, cx, &mut self.write_stalled) {
+                return Poll::Ready(Stop::Lost(e));
             }
             if inner.closing && !inner.session.is_busy() {
                 match Pin::new(&mut *io).poll_shutdown(cx) {
@@ -227,11 +208,8 @@ impl<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static> Connection<IO> {
                 .write_stalled
                 .zip(self.write_timeout)
                 .and_then(|(since, limit)| since.checked_add(limit));
-            let deadline = match (inner.session.poll_timeout(), write_deadline) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
-            self.timer.set(deadline);
+            self.timer
+                .set(earliest(inner.session.poll_timeout(), write_deadline));
             if self.timer.poll(cx).is_ready() {
                 let now = Instant::now();
                 if write_deadline.is_some_and(|d| now >= d) {
@@ -463,6 +441,59 @@ fn deliver(
         }
     }
     None
+}
+
+/// Reads what the transport has into `session`: `Ok(true)` when it has nothing yet, an
+/// error when the link is gone.
+fn read<IO: AsyncRead + Unpin>(
+    session: &mut Session,
+    io: &mut IO,
+    cx: &mut Context<'_>,
+) -> Result<bool, Error> {
+    let mid_frame = session.mid_frame();
+    let spare = session.receive_buffer();
+    // Empty only when whole packages fill the buffer: poll them first.
+    if spare.is_empty() {
+        return Ok(false);
+    }
+    let mut buf = ReadBuf::new(spare);
+    match Pin::new(&mut *io).poll_read(cx, &mut buf) {
+        Poll::Ready(Ok(())) => {
+            let n = buf.filled().len();
+            if n == 0 {
+                return Err(Error::Closed { mid_frame });
+            }
+            session.handle_received(n, Instant::now());
+            Ok(false)
+        }
+        Poll::Ready(Err(source)) => Err(Error::Io { source, mid_frame }),
+        Poll::Pending => Ok(true),
+    }
+}
+
+/// [`write`], keeping `write_stalled`; the error is the one that ends the link.
+fn flush<IO: AsyncWrite + Unpin>(
+    shared: &Shared,
+    inner: &mut Inner,
+    io: &mut IO,
+    cx: &mut Context<'_>,
+    write_stalled: &mut Option<Instant>,
+) -> Result<(), Error> {
+    match write(shared, inner, io, cx) {
+        Ok(wrote) => {
+            stall(write_stalled, inner, wrote);
+            Ok(())
+        }
+        Err(e) => Err(write_failed(inner, e)),
+    }
+}
+
+/// The earlier of two deadlines, either of which may be unset.
+fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
 }
 
 /// Writes what the session has to transmit, until the transport would block; whether any
