@@ -8,6 +8,7 @@ use syn::Type;
 use syn::spanned::Spanned;
 
 use crate::ast::{Field, Recipe};
+use crate::attr;
 
 /// One RTDE variable's place in the payload: a field, or one register of a field's run.
 struct Layout<'a> {
@@ -218,7 +219,7 @@ fn from_payload(
     n_lit: &TokenStream,
 ) -> TokenStream {
     let ident = recipe.ident;
-    let payload = Ident::new("__rtde_payload", Span::mixed_site());
+    let payload = payload_local();
     if !decodes_out_of_line(layouts) {
         return quote! {
             #[automatically_derived]
@@ -280,7 +281,7 @@ fn decode_into(
     decodes: &[TokenStream],
 ) -> TokenStream {
     let ident = recipe.ident;
-    let payload = Ident::new("__rtde_payload", Span::mixed_site());
+    let payload = payload_local();
     if !decodes_out_of_line(layouts) {
         return quote! {
             #[automatically_derived]
@@ -295,7 +296,7 @@ fn decode_into(
         };
     }
     let assign = Ident::new("__rtde_assign", Span::mixed_site());
-    let out = Ident::new("__rtde_out", Span::mixed_site());
+    let out = out_local();
     quote! {
         #[inline(never)]
         fn #assign(#out: &mut #ident, #payload: &[u8; #n_lit]) {
@@ -380,175 +381,58 @@ pub(crate) fn allows() -> TokenStream {
     }
 }
 
+/// A field's place in the payload: the layouts of its variables, or, flattened, its part.
+type Placed<'f> = (&'f Field<'f>, Vec<Layout<'f>>, Option<PartLayout<'f>>);
+
+/// The name of the payload a generated function reads. Locals get names no user constant is
+/// likely to have: a constant in scope would turn a binding of the same name into a pattern,
+/// whatever the span's hygiene.
+fn payload_local() -> Ident {
+    Ident::new("__rtde_payload", Span::mixed_site())
+}
+
+/// The name of the buffer a generated function writes, for the reason [`payload_local`] gives.
+fn out_local() -> Ident {
+    Ident::new("__rtde_out", Span::mixed_site())
+}
+
 /// The code of a recipe that passed every check; `per_field` are its fields' registry
 /// entries (one each, or one per register of a run).
 pub(crate) fn expand(recipe: &Recipe<'_>, per_field: &[Vec<&'static Entry>]) -> TokenStream {
     let p = private(recipe);
     let ident = recipe.ident;
-    let vis = recipe.vis;
-    let view = view_ident(recipe);
-
-    type Placed<'f> = (&'f Field<'f>, Vec<Layout<'f>>, Option<PartLayout<'f>>);
-    let mut fields: Vec<Placed<'_>> = Vec::with_capacity(per_field.len());
-    let mut offset = Size::default();
-    for (field, field_entries) in recipe.fields.iter().zip(per_field) {
-        if field.attrs.flatten {
-            fields.push((
-                field,
-                Vec::new(),
-                Some(PartLayout {
-                    field,
-                    offset: offset.clone(),
-                }),
-            ));
-            offset.parts.push(part_size(&p, field.ty));
-            continue;
-        }
-        let run = field.attrs.registers.as_ref().and(field.array());
-        let mut layouts = Vec::with_capacity(field_entries.len());
-        for (i, &entry) in field_entries.iter().enumerate() {
-            let size = entry.wire_type().size();
-            layouts.push(Layout {
-                field,
-                checked_as: field_entries[0],
-                ty: checked_type(field).unwrap_or(field.ty),
-                index: run.map(|_| i),
-                entry,
-                offset: offset.clone(),
-                size,
-            });
-            offset.bytes += size;
-        }
-        fields.push((field, layouts, None));
-    }
+    let (fields, size) = place_fields(recipe, &p, per_field);
+    let n = &size.tokens();
     let entries: Vec<&'static Entry> = per_field.iter().flatten().copied().collect();
     let layouts: Vec<&Layout<'_>> = fields.iter().flat_map(|(_, ls, _)| ls).collect();
-    let parts: Vec<&PartLayout<'_>> = fields.iter().filter_map(|(_, _, pl)| pl.as_ref()).collect();
-    let n_lit = offset.tokens();
-    let n = &n_lit;
-
-    // Locals get names no user constant is likely to have: a constant in scope would turn a
-    // binding of the same name into a pattern, whatever the span's hygiene.
-    let payload = Ident::new("__rtde_payload", Span::mixed_site());
-    let out = Ident::new("__rtde_out", Span::mixed_site());
-    let payload_expr = quote!(#payload);
-    let view_bytes = quote!(self.bytes);
 
     let mins = min_controller(&entries).map(|v| version_tokens(&p, v));
     let members: Vec<&Ident> = fields.iter().map(|(f, _, _)| f.member).collect();
+    let payload = payload_local();
+    let payload_expr = quote!(#payload);
     let decodes: Vec<TokenStream> = fields
         .iter()
         .map(|(_, ls, pl)| decode_field(&p, (ls, pl.as_ref()), n, &payload_expr))
         .collect();
-    let encodes: Vec<TokenStream> = fields
-        .iter()
-        .flat_map(|(f, ls, pl)| {
-            let part = pl.as_ref().map(|pl| {
-                let (ty, member) = (f.ty, f.member);
-                let (size, offset) = (part_size(&p, ty), pl.offset.tokens());
-                quote_spanned! {ty.span()=>
-                    #p::put_part::<#offset, { #size }, #n, #ty>(#out, &self.#member)
-                }
-            });
-            ls.iter().map(|l| encode(&p, l, n, &out)).chain(part)
-        })
-        .collect();
-    let static_consts = static_consts(recipe, &p, &fields, &entries, mins, n);
+    let encodes = encodes(&p, &fields, n);
 
-    let from_payload = from_payload(recipe, &p, &layouts, n);
-
-    let direction_impl = match recipe.attrs.direction {
-        Direction::Output => decode_into(recipe, &p, &layouts, n, &members, &decodes),
-        Direction::Input => quote! {
-            #[automatically_derived]
-            impl #p::InputRecipe for #ident {
-                #[inline]
-                fn encode_into(&self, #out: &mut [u8]) -> #p::Result<usize, #p::PayloadError> {
-                    #p::write_payload::<#n_lit>(#out, &<Self as #p::ToPayload>::to_payload(self))
-                }
-            }
-        },
-    };
-
-    let accessors = fields.iter().filter_map(|(field, ls, pl)| {
-        if let Some(pl) = pl {
-            let (member, ty, field_vis) = (field.member, field.ty, &field.original.vis);
-            let size = part_size(&p, ty);
-            let offset = pl.offset.tokens();
-            let doc = format!(
-                "The flattened `{}` part, as its own view.",
-                quote::ToTokens::to_token_stream(ty)
-            );
-            let view_ty = quote_spanned!(ty.span()=> <#ty as #p::RecipeView>::View<'a>);
-            return Some(quote! {
-                #[doc = #doc]
-                #[inline]
-                #[must_use]
-                #field_vis fn #member(&self) -> #view_ty {
-                    <#ty as #p::Part<{ #size }>>::view_part(
-                        #p::part_bytes::<#offset, { #size }, #n>(self.bytes),
-                    )
-                }
-            });
-        }
-        let (first, last) = (ls.first()?, ls.last()?);
-        let member = field.member;
-        let field_vis = &field.original.vis;
-        let ty = field.ty;
-        let name = match &field.attrs.registers {
-            Some(_) => format!("{}`..=`{}", first.entry.name(), last.entry.name()),
-            None => first.entry.name().to_owned(),
-        };
-        let doc = if first.offset.parts.is_empty() {
-            format!(
-                "`{name}` ({}, payload bytes {}..{}), decoded on each call.",
-                first.entry.wire_type(),
-                first.offset.bytes,
-                last.offset.bytes + last.size
-            )
-        } else {
-            format!(
-                "`{name}` ({}), decoded on each call.",
-                first.entry.wire_type()
-            )
-        };
-        let body = decode_field(&p, (ls, None), n, &view_bytes);
-        Some(quote! {
-            #[doc = #doc]
-            #[inline]
-            #[must_use]
-            #field_vis fn #member(&self) -> #ty {
-                #body
-            }
-        })
-    });
-
-    let view_doc = if parts.is_empty() {
-        format!(
-            "A borrowed view of a [`{ident}`] data package: {} bytes of payload, each field \
-             decoded when its accessor is called. Made by `RecipeView::view`.",
-            offset.bytes
-        )
-    } else {
-        format!(
-            "A borrowed view of a [`{ident}`] data package: each field decoded when its \
-             accessor is called. Made by `RecipeView::view`."
-        )
-    };
-    let view_name = view.to_string();
-    let formatter = Ident::new("__rtde_f", Span::mixed_site());
+    let view_struct = view_struct(recipe, n, &size);
     let allows = allows();
     let type_checks = fields.iter().filter_map(|(_, ls, _)| {
         let first = ls.first()?;
         Some(type_check(&p, first.ty, first.checked_as))
     });
+    let static_consts = static_consts(recipe, &p, &fields, &entries, mins, n);
+    let from_payload = from_payload(recipe, &p, &layouts, n);
+    let payload_impls = payload_impls(recipe, &p, n, (&members, &decodes), &encodes);
+    let direction_impl = match recipe.attrs.direction {
+        Direction::Output => decode_into(recipe, &p, &layouts, n, &members, &decodes),
+        Direction::Input => encode_into(recipe, &p, n),
+    };
+    let view_impls = view_impls(recipe, &p, n, &accessors(&p, &fields, n));
 
     quote! {
-        #[doc = #view_doc]
-        #allows
-        #vis struct #view<'a> {
-            bytes: &'a [u8; #n_lit],
-        }
+        #view_struct
 
         #allows
         const _: () = {
@@ -570,79 +454,295 @@ pub(crate) fn expand(recipe: &Recipe<'_>, per_field: &[Vec<&'static Entry>]) -> 
 
             #from_payload
 
-            #[automatically_derived]
-            impl #p::ToPayload for #ident {
-                type Payload = [u8; #n_lit];
-                #[inline]
-                fn to_payload(&self) -> [u8; #n_lit] {
-                    let mut #out = [0u8; #n_lit];
-                    <Self as #p::Part<#n_lit>>::encode_part(self, &mut #out);
-                    #out
-                }
-            }
-
-            #[automatically_derived]
-            impl #p::Part<#n_lit> for #ident {
-                #[inline(always)]
-                fn decode_part(#payload: &[u8; #n_lit]) -> Self {
-                    Self {
-                        #(#members: #decodes,)*
-                    }
-                }
-                #[inline]
-                fn encode_part(&self, #out: &mut [u8; #n_lit]) {
-                    #(#encodes;)*
-                }
-                #[inline]
-                fn view_part(#payload: &[u8; #n_lit]) -> #view<'_> {
-                    #view { bytes: #payload }
-                }
-            }
+            #payload_impls
 
             #direction_impl
 
-            #[automatically_derived]
-            impl #p::RecipeView for #ident {
-                type View<'a> = #view<'a>;
-                #[inline]
-                fn view(#payload: &[u8]) -> #p::Result<#view<'_>, #p::PayloadError> {
-                    #p::Ok(#view {
-                        bytes: #p::payload::<#n_lit>(#payload)?,
-                    })
-                }
-            }
-
-            impl<'a> #view<'a> {
-                #(#accessors)*
-            }
-
-            #[automatically_derived]
-            impl #p::Clone for #view<'_> {
-                #[inline]
-                fn clone(&self) -> Self {
-                    *self
-                }
-            }
-
-            #[automatically_derived]
-            impl #p::Copy for #view<'_> {}
-
-            #[automatically_derived]
-            impl #p::AsRef<[u8]> for #view<'_> {
-                #[inline]
-                fn as_ref(&self) -> &[u8] {
-                    self.bytes
-                }
-            }
-
-            #[automatically_derived]
-            impl #p::fmt::Debug for #view<'_> {
-                fn fmt(&self, #formatter: &mut #p::fmt::Formatter<'_>) -> #p::fmt::Result {
-                    #formatter.debug_struct(#view_name).finish_non_exhaustive()
-                }
-            }
+            #view_impls
         };
     }
+}
+
+/// Each field's place in the payload, in field order, and the payload's size: a field's
+/// variables follow one another, and a flattened part takes its recipe's size, which only
+/// the compiler knows.
+fn place_fields<'r>(
+    recipe: &'r Recipe<'_>,
+    p: &TokenStream,
+    per_field: &[Vec<&'static Entry>],
+) -> (Vec<Placed<'r>>, Size) {
+    let mut fields: Vec<Placed<'_>> = Vec::with_capacity(per_field.len());
+    let mut offset = Size::default();
+    for (field, field_entries) in recipe.fields.iter().zip(per_field) {
+        if field.attrs.flatten {
+            fields.push((
+                field,
+                Vec::new(),
+                Some(PartLayout {
+                    field,
+                    offset: offset.clone(),
+                }),
+            ));
+            offset.parts.push(part_size(p, field.ty));
+            continue;
+        }
+        let run = field.attrs.registers.as_ref().and(field.array());
+        let mut layouts = Vec::with_capacity(field_entries.len());
+        for (i, &entry) in field_entries.iter().enumerate() {
+            let size = entry.wire_type().size();
+            layouts.push(Layout {
+                field,
+                checked_as: field_entries[0],
+                ty: checked_type(field).unwrap_or(field.ty),
+                index: run.map(|_| i),
+                entry,
+                offset: offset.clone(),
+                size,
+            });
+            offset.bytes += size;
+        }
+        fields.push((field, layouts, None));
+    }
+    (fields, offset)
+}
+
+/// The statements that write each field into the payload, a part through its own recipe.
+fn encodes(p: &TokenStream, fields: &[Placed<'_>], n: &TokenStream) -> Vec<TokenStream> {
+    let out = out_local();
+    fields
+        .iter()
+        .flat_map(|(f, ls, pl)| {
+            let part = pl.as_ref().map(|pl| {
+                let (ty, member) = (f.ty, f.member);
+                let (size, offset) = (part_size(p, ty), pl.offset.tokens());
+                quote_spanned! {ty.span()=>
+                    #p::put_part::<#offset, { #size }, #n, #ty>(#out, &self.#member)
+                }
+            });
+            ls.iter().map(|l| encode(p, l, n, &out)).chain(part)
+        })
+        .collect()
+}
+
+/// `ToPayload` and `Part`: the encode into a fixed-size array, and the decode and encode
+/// that a recipe flattening this one calls on its bytes.
+fn payload_impls(
+    recipe: &Recipe<'_>,
+    p: &TokenStream,
+    n: &TokenStream,
+    (members, decodes): (&[&Ident], &[TokenStream]),
+    encodes: &[TokenStream],
+) -> TokenStream {
+    let ident = recipe.ident;
+    let view = view_ident(recipe);
+    let (payload, out) = (payload_local(), out_local());
+    quote! {
+        #[automatically_derived]
+        impl #p::ToPayload for #ident {
+            type Payload = [u8; #n];
+            #[inline]
+            fn to_payload(&self) -> [u8; #n] {
+                let mut #out = [0u8; #n];
+                <Self as #p::Part<#n>>::encode_part(self, &mut #out);
+                #out
+            }
+        }
+
+        #[automatically_derived]
+        impl #p::Part<#n> for #ident {
+            #[inline(always)]
+            fn decode_part(#payload: &[u8; #n]) -> Self {
+                Self {
+                    #(#members: #decodes,)*
+                }
+            }
+            #[inline]
+            fn encode_part(&self, #out: &mut [u8; #n]) {
+                #(#encodes;)*
+            }
+            #[inline]
+            fn view_part(#payload: &[u8; #n]) -> #view<'_> {
+                #view { bytes: #payload }
+            }
+        }
+    }
+}
+
+/// `InputRecipe::encode_into`: the payload, written into the caller's buffer.
+fn encode_into(recipe: &Recipe<'_>, p: &TokenStream, n: &TokenStream) -> TokenStream {
+    let ident = recipe.ident;
+    let out = out_local();
+    quote! {
+        #[automatically_derived]
+        impl #p::InputRecipe for #ident {
+            #[inline]
+            fn encode_into(&self, #out: &mut [u8]) -> #p::Result<usize, #p::PayloadError> {
+                #p::write_payload::<#n>(#out, &<Self as #p::ToPayload>::to_payload(self))
+            }
+        }
+    }
+}
+
+/// The view type's declaration, outside the `const _` block so that users can name it.
+fn view_struct(recipe: &Recipe<'_>, n: &TokenStream, size: &Size) -> TokenStream {
+    let (ident, vis) = (recipe.ident, recipe.vis);
+    let view = view_ident(recipe);
+    // With flattened parts, the size is the compiler's to add up, so the doc cannot say it.
+    let view_doc = if size.parts.is_empty() {
+        format!(
+            "A borrowed view of a [`{ident}`] data package: {} bytes of payload, each field \
+             decoded when its accessor is called. Made by `RecipeView::view`.",
+            size.bytes
+        )
+    } else {
+        format!(
+            "A borrowed view of a [`{ident}`] data package: each field decoded when its \
+             accessor is called. Made by `RecipeView::view`."
+        )
+    };
+    let allows = allows();
+    quote! {
+        #[doc = #view_doc]
+        #allows
+        #vis struct #view<'a> {
+            bytes: &'a [u8; #n],
+        }
+    }
+}
+
+/// `RecipeView`, the view's accessors, and the traits a borrowed view has.
+fn view_impls(
+    recipe: &Recipe<'_>,
+    p: &TokenStream,
+    n: &TokenStream,
+    accessors: &[TokenStream],
+) -> TokenStream {
+    let ident = recipe.ident;
+    let view = view_ident(recipe);
+    let view_name = view.to_string();
+    let payload = payload_local();
+    let formatter = Ident::new("__rtde_f", Span::mixed_site());
+    quote! {
+        #[automatically_derived]
+        impl #p::RecipeView for #ident {
+            type View<'a> = #view<'a>;
+            #[inline]
+            fn view(#payload: &[u8]) -> #p::Result<#view<'_>, #p::PayloadError> {
+                #p::Ok(#view {
+                    bytes: #p::payload::<#n>(#payload)?,
+                })
+            }
+        }
+
+        impl<'a> #view<'a> {
+            #(#accessors)*
+        }
+
+        #[automatically_derived]
+        impl #p::Clone for #view<'_> {
+            #[inline]
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+
+        #[automatically_derived]
+        impl #p::Copy for #view<'_> {}
+
+        #[automatically_derived]
+        impl #p::AsRef<[u8]> for #view<'_> {
+            #[inline]
+            fn as_ref(&self) -> &[u8] {
+                self.bytes
+            }
+        }
+
+        #[automatically_derived]
+        impl #p::fmt::Debug for #view<'_> {
+            fn fmt(&self, #formatter: &mut #p::fmt::Formatter<'_>) -> #p::fmt::Result {
+                #formatter.debug_struct(#view_name).finish_non_exhaustive()
+            }
+        }
+    }
+}
+
+/// The view's accessors, one per field, in field order.
+fn accessors(p: &TokenStream, fields: &[Placed<'_>], n: &TokenStream) -> Vec<TokenStream> {
+    fields
+        .iter()
+        .filter_map(|(field, ls, pl)| match pl {
+            Some(pl) => Some(part_accessor(p, field, pl, n)),
+            None => field_accessor(p, field, ls, n),
+        })
+        .collect()
+}
+
+/// A flattened part's accessor: the part's own view of its bytes.
+fn part_accessor(
+    p: &TokenStream,
+    field: &Field<'_>,
+    pl: &PartLayout<'_>,
+    n: &TokenStream,
+) -> TokenStream {
+    let (member, ty, field_vis) = (field.member, field.ty, &field.original.vis);
+    let size = part_size(p, ty);
+    let offset = pl.offset.tokens();
+    let doc = format!(
+        "The flattened `{}` part, as its own view.",
+        quote::ToTokens::to_token_stream(ty)
+    );
+    let view_ty = quote_spanned!(ty.span()=> <#ty as #p::RecipeView>::View<'a>);
+    quote! {
+        #[doc = #doc]
+        #[inline]
+        #[must_use]
+        #field_vis fn #member(&self) -> #view_ty {
+            <#ty as #p::Part<{ #size }>>::view_part(
+                #p::part_bytes::<#offset, { #size }, #n>(self.bytes),
+            )
+        }
+    }
+}
+
+/// A field's accessor: its value, decoded from the view's bytes on each call. `None` for a
+/// field of no variables, which has nothing to read.
+fn field_accessor(
+    p: &TokenStream,
+    field: &Field<'_>,
+    ls: &[Layout<'_>],
+    n: &TokenStream,
+) -> Option<TokenStream> {
+    let (first, last) = (ls.first()?, ls.last()?);
+    let member = field.member;
+    let field_vis = &field.original.vis;
+    let ty = field.ty;
+    let name = match &field.attrs.registers {
+        Some(_) => format!("{}`..=`{}", first.entry.name(), last.entry.name()),
+        None => first.entry.name().to_owned(),
+    };
+    // After a flattened part, the offsets are the compiler's to add up.
+    let doc = if first.offset.parts.is_empty() {
+        format!(
+            "`{name}` ({}, payload bytes {}..{}), decoded on each call.",
+            first.entry.wire_type(),
+            first.offset.bytes,
+            last.offset.bytes + last.size
+        )
+    } else {
+        format!(
+            "`{name}` ({}), decoded on each call.",
+            first.entry.wire_type()
+        )
+    };
+    let body = decode_field(p, (ls, None), n, &quote!(self.bytes));
+    Some(quote! {
+        #[doc = #doc]
+        #[inline]
+        #[must_use]
+        #field_vis fn #member(&self) -> #ty {
+            #body
+        }
+    })
 }
 
 /// `impl StaticRecipe`: the names, types and versions as literals, or, with flattened parts,
@@ -651,7 +751,7 @@ pub(crate) fn expand(recipe: &Recipe<'_>, per_field: &[Vec<&'static Entry>]) -> 
 fn static_consts(
     recipe: &Recipe<'_>,
     p: &TokenStream,
-    fields: &[(&Field<'_>, Vec<Layout<'_>>, Option<PartLayout<'_>>)],
+    fields: &[Placed<'_>],
     entries: &[&'static Entry],
     mins: [TokenStream; 3],
     n: &TokenStream,
@@ -664,142 +764,15 @@ fn static_consts(
         .map(|(f, _, _)| *f)
         .collect();
     if parts.is_empty() {
-        let names = entries.iter().map(|e| e.name());
-        let variants = entries.iter().map(|e| wire_variant(e.wire_type()));
-        return quote! {
-            #[automatically_derived]
-            impl #p::StaticRecipe for #ident {
-                const SPEC: #p::RecipeSpec<'static> = #p::RecipeSpec::new(
-                    #p::Direction::#direction,
-                    &[#(#names),*],
-                    &[#(#p::WireType::#variants),*],
-                );
-                const PAYLOAD_SIZE: usize = #n;
-                const MIN_CONTROLLER: [#p::Option<#p::ControllerVersion>; 3] = [#(#mins),*];
-            }
-        };
+        return literal_static_consts(recipe, p, entries, mins, n);
     }
 
-    // The lists in field order: a run of own fields, then a part, and so on.
-    let mut name_parts = Vec::new();
-    let mut type_parts = Vec::new();
-    let (mut names, mut types) = (Vec::new(), Vec::new());
-    for (f, ls, pl) in fields {
-        if pl.is_some() {
-            let ty = f.ty;
-            name_parts.push(quote!(&[#(#names),*]));
-            type_parts.push(quote!(&[#(#types),*]));
-            (names, types) = (Vec::new(), Vec::new());
-            name_parts.push(quote_spanned!(ty.span()=> <#ty as #p::StaticRecipe>::SPEC.names()));
-            type_parts.push(quote_spanned!(ty.span()=> <#ty as #p::StaticRecipe>::SPEC.types()));
-        } else {
-            for l in ls {
-                names.push(l.entry.name().to_owned());
-                let v = wire_variant(l.entry.wire_type());
-                types.push(quote!(#p::WireType::#v));
-            }
-        }
-    }
-    name_parts.push(quote!(&[#(#names),*]));
-    type_parts.push(quote!(&[#(#types),*]));
-
+    let (name_parts, type_parts) = spec_lists(p, fields);
     let mut checks = Vec::new();
     for (i, part) in parts.iter().enumerate() {
-        let (ty, member) = (part.ty, part.member);
-        let span = member.span();
-        // The failed assertion is reported where its path is: at the field.
-        let p = &respan(p, span);
-        let ty_name = quote::ToTokens::to_token_stream(ty).to_string();
-        // Rule: a part has the recipe's direction (it is set up in the same SETUP_*).
-        let message = format!(
-            "`{member}` flattens `{ty_name}`, a recipe of the other direction; `{ident}` is an {} \
-             recipe, and can include only {} recipes",
-            recipe.attrs.direction, recipe.attrs.direction
-        );
-        checks.push(quote_spanned! {span=>
-            const _: () = #p::assert!(
-                #p::is_direction(<#ty as #p::StaticRecipe>::SPEC.direction(), #p::Direction::#direction),
-                #message
-            );
-        });
-        // Rule: no RTDE field is listed twice across the struct's own fields and its parts.
-        for e in entries {
-            let name = e.name();
-            let message = format!(
-                "`{member}` flattens `{ty_name}`, which lists the RTDE field `{name}` that \
-                 `{ident}` lists too; a recipe lists each field once"
-            );
-            checks.push(quote_spanned! {span=>
-                const _: () = #p::assert!(
-                    !#p::has_name(<#ty as #p::StaticRecipe>::SPEC.names(), #name),
-                    #message
-                );
-            });
-        }
-        for other in &parts[..i] {
-            let (oty, omember) = (other.ty, other.member);
-            let message = format!(
-                "`{omember}` and `{member}` flatten recipes that share an RTDE field; a recipe \
-                 lists each field once"
-            );
-            checks.push(quote_spanned! {span=>
-                const _: () = #p::assert!(
-                    !#p::share_a_name(
-                        <#oty as #p::StaticRecipe>::SPEC.names(),
-                        <#ty as #p::StaticRecipe>::SPEC.names(),
-                    ),
-                    #message
-                );
-            });
-        }
-        // Rule: every part's fields exist on each declared min_controller.
-        for declared in &recipe.attrs.min_controller {
-            let g = declared.generation.index();
-            let v = declared.version;
-            let (a, b, c, d) = (v.major, v.minor, v.bugfix, v.build);
-            let message = format!(
-                "`{member}` flattens `{ty_name}`, which has a field that controller {v} lacks; \
-                 the recipe declares min_controller = \"{}\"",
-                declared.lit.value()
-            );
-            checks.push(quote_spanned! {span=>
-                const _: () = #p::assert!(
-                    #p::supports(
-                        <#ty as #p::StaticRecipe>::MIN_CONTROLLER,
-                        #g,
-                        #p::ControllerVersion::new(#a, #b, #c, #d),
-                    ),
-                    #message
-                );
-            });
-        }
+        checks.extend(part_checks(recipe, p, part, &parts[..i], entries));
     }
-    let id_span = ident.span();
-    let p = &respan(p, id_span);
-    if recipe.attrs.min_controller.is_empty() {
-        // Rule: some controller generation has every field, the parts' included.
-        let message = format!(
-            "no controller has every field of `{ident}` and the recipes it flattens: each \
-             generation lacks one of them"
-        );
-        checks.push(quote_spanned! {id_span=>
-            const _: () = #p::assert!(
-                #p::some_generation(<#ident as #p::StaticRecipe>::MIN_CONTROLLER),
-                #message
-            );
-        });
-    }
-    // Rule: the comma-separated names, the parts' included, fit in one setup request.
-    let message = format!(
-        "the field names of `{ident}` and the recipes it flattens take more than the 2048 bytes \
-         the controller accepts in one setup request: split it into two recipes"
-    );
-    checks.push(quote_spanned! {id_span=>
-        const _: () = #p::assert!(
-            #p::name_list_len(&__RTDE_NAMES) <= #p::MAX_NAME_LIST_BYTES,
-            #message
-        );
-    });
+    checks.extend(recipe_checks(recipe, p));
     let part_types = parts.iter().map(|f| {
         let ty = f.ty;
         quote_spanned!(ty.span()=> <#ty as #p::StaticRecipe>::MIN_CONTROLLER)
@@ -825,6 +798,220 @@ fn static_consts(
 
         #(#checks)*
     }
+}
+
+/// `impl StaticRecipe` of a recipe without flattened parts: every list a literal.
+fn literal_static_consts(
+    recipe: &Recipe<'_>,
+    p: &TokenStream,
+    entries: &[&'static Entry],
+    mins: [TokenStream; 3],
+    n: &TokenStream,
+) -> TokenStream {
+    let ident = recipe.ident;
+    let direction = direction_variant(recipe.attrs.direction);
+    let names = entries.iter().map(|e| e.name());
+    let variants = entries.iter().map(|e| wire_variant(e.wire_type()));
+    quote! {
+        #[automatically_derived]
+        impl #p::StaticRecipe for #ident {
+            const SPEC: #p::RecipeSpec<'static> = #p::RecipeSpec::new(
+                #p::Direction::#direction,
+                &[#(#names),*],
+                &[#(#p::WireType::#variants),*],
+            );
+            const PAYLOAD_SIZE: usize = #n;
+            const MIN_CONTROLLER: [#p::Option<#p::ControllerVersion>; 3] = [#(#mins),*];
+        }
+    }
+}
+
+/// The slices whose concatenation is the recipe's names, and its types, in field order: a
+/// run of own fields as a literal, then a part's from its spec, and so on.
+fn spec_lists(p: &TokenStream, fields: &[Placed<'_>]) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    let mut name_parts = Vec::new();
+    let mut type_parts = Vec::new();
+    let (mut names, mut types) = (Vec::new(), Vec::new());
+    for (f, ls, pl) in fields {
+        if pl.is_some() {
+            let ty = f.ty;
+            name_parts.push(quote!(&[#(#names),*]));
+            type_parts.push(quote!(&[#(#types),*]));
+            (names, types) = (Vec::new(), Vec::new());
+            name_parts.push(quote_spanned!(ty.span()=> <#ty as #p::StaticRecipe>::SPEC.names()));
+            type_parts.push(quote_spanned!(ty.span()=> <#ty as #p::StaticRecipe>::SPEC.types()));
+        } else {
+            for l in ls {
+                names.push(l.entry.name().to_owned());
+                let v = wire_variant(l.entry.wire_type());
+                types.push(quote!(#p::WireType::#v));
+            }
+        }
+    }
+    name_parts.push(quote!(&[#(#names),*]));
+    type_parts.push(quote!(&[#(#types),*]));
+    (name_parts, type_parts)
+}
+
+/// The compile-time checks of one flattened part against the recipe, its own fields and
+/// the parts `before` it.
+fn part_checks(
+    recipe: &Recipe<'_>,
+    p: &TokenStream,
+    part: &Field<'_>,
+    before: &[&Field<'_>],
+    entries: &[&'static Entry],
+) -> Vec<TokenStream> {
+    // The failed assertion is reported where its path is: at the field.
+    let p = &respan(p, part.member.span());
+    let mut checks = vec![part_direction_check(recipe, p, part)];
+    checks.extend(
+        entries
+            .iter()
+            .map(|e| part_lists_own_field_check(recipe, p, part, e)),
+    );
+    checks.extend(
+        before
+            .iter()
+            .map(|other| parts_share_a_field_check(p, other, part)),
+    );
+    checks.extend(
+        recipe
+            .attrs
+            .min_controller
+            .iter()
+            .map(|declared| part_min_controller_check(p, part, declared)),
+    );
+    checks
+}
+
+/// The type a part flattens, as the user wrote it, for the checks' messages.
+fn type_name(ty: &Type) -> String {
+    quote::ToTokens::to_token_stream(ty).to_string()
+}
+
+/// Rule: a part has the recipe's direction (it is set up in the same SETUP_*).
+fn part_direction_check(recipe: &Recipe<'_>, p: &TokenStream, part: &Field<'_>) -> TokenStream {
+    let (ty, member, ident) = (part.ty, part.member, recipe.ident);
+    let direction = direction_variant(recipe.attrs.direction);
+    let message = format!(
+        "`{member}` flattens `{}`, a recipe of the other direction; `{ident}` is an {} \
+         recipe, and can include only {} recipes",
+        type_name(ty),
+        recipe.attrs.direction,
+        recipe.attrs.direction
+    );
+    quote_spanned! {member.span()=>
+        const _: () = #p::assert!(
+            #p::is_direction(<#ty as #p::StaticRecipe>::SPEC.direction(), #p::Direction::#direction),
+            #message
+        );
+    }
+}
+
+/// Rule: no RTDE field is listed twice across the struct's own fields and its parts; this
+/// one checks the part against one own field.
+fn part_lists_own_field_check(
+    recipe: &Recipe<'_>,
+    p: &TokenStream,
+    part: &Field<'_>,
+    entry: &Entry,
+) -> TokenStream {
+    let (ty, member, ident) = (part.ty, part.member, recipe.ident);
+    let name = entry.name();
+    let message = format!(
+        "`{member}` flattens `{}`, which lists the RTDE field `{name}` that \
+         `{ident}` lists too; a recipe lists each field once",
+        type_name(ty)
+    );
+    quote_spanned! {member.span()=>
+        const _: () = #p::assert!(
+            !#p::has_name(<#ty as #p::StaticRecipe>::SPEC.names(), #name),
+            #message
+        );
+    }
+}
+
+/// The same rule across two parts: `other`, flattened before `part`, shares no field with it.
+fn parts_share_a_field_check(p: &TokenStream, other: &Field<'_>, part: &Field<'_>) -> TokenStream {
+    let (ty, member) = (part.ty, part.member);
+    let (oty, omember) = (other.ty, other.member);
+    let message = format!(
+        "`{omember}` and `{member}` flatten recipes that share an RTDE field; a recipe \
+         lists each field once"
+    );
+    quote_spanned! {member.span()=>
+        const _: () = #p::assert!(
+            !#p::share_a_name(
+                <#oty as #p::StaticRecipe>::SPEC.names(),
+                <#ty as #p::StaticRecipe>::SPEC.names(),
+            ),
+            #message
+        );
+    }
+}
+
+/// Rule: every part's fields exist on each declared min_controller; this one checks one
+/// part against one declaration.
+fn part_min_controller_check(
+    p: &TokenStream,
+    part: &Field<'_>,
+    declared: &attr::MinController,
+) -> TokenStream {
+    let (ty, member) = (part.ty, part.member);
+    let g = declared.generation.index();
+    let v = declared.version;
+    let (a, b, c, d) = (v.major, v.minor, v.bugfix, v.build);
+    let message = format!(
+        "`{member}` flattens `{}`, which has a field that controller {v} lacks; \
+         the recipe declares min_controller = \"{}\"",
+        type_name(ty),
+        declared.lit.value()
+    );
+    quote_spanned! {member.span()=>
+        const _: () = #p::assert!(
+            #p::supports(
+                <#ty as #p::StaticRecipe>::MIN_CONTROLLER,
+                #g,
+                #p::ControllerVersion::new(#a, #b, #c, #d),
+            ),
+            #message
+        );
+    }
+}
+
+/// The compile-time checks of a recipe with flattened parts as a whole, reported at the
+/// struct's name.
+fn recipe_checks(recipe: &Recipe<'_>, p: &TokenStream) -> Vec<TokenStream> {
+    let ident = recipe.ident;
+    let id_span = ident.span();
+    let p = &respan(p, id_span);
+    let mut checks = Vec::new();
+    if recipe.attrs.min_controller.is_empty() {
+        // Rule: some controller generation has every field, the parts' included.
+        let message = format!(
+            "no controller has every field of `{ident}` and the recipes it flattens: each \
+             generation lacks one of them"
+        );
+        checks.push(quote_spanned! {id_span=>
+            const _: () = #p::assert!(
+                #p::some_generation(<#ident as #p::StaticRecipe>::MIN_CONTROLLER),
+                #message
+            );
+        });
+    }
+    // Rule: the comma-separated names, the parts' included, fit in one setup request.
+    let message = format!(
+        "the field names of `{ident}` and the recipes it flattens take more than the 2048 bytes \
+         the controller accepts in one setup request: split it into two recipes"
+    );
+    checks.push(quote_spanned! {id_span=>
+        const _: () = #p::assert!(
+            #p::name_list_len(&__RTDE_NAMES) <= #p::MAX_NAME_LIST_BYTES,
+            #message
+        );
+    });
+    checks
 }
 
 /// `tokens` with every span set to `span`, so that a compile-time assertion that names them
