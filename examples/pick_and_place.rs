@@ -52,87 +52,25 @@ fn main() {
     }
 }
 
+/// `Ok(false)` when a pose was missed or the tool output did not read back.
 fn run() -> Result<bool, Box<dyn Error>> {
-    let mut robot_host = None;
-    let mut checked = false;
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--robot" => robot_host = Some(args.next().ok_or("--robot needs a HOST")?),
-            "--i-have-checked-the-workspace" => checked = true,
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                return Ok(true);
-            }
-            other => return Err(format!("unknown argument `{other}`\n{USAGE}").into()),
-        }
-    }
-    let sim;
-    let (addr, dashboard, sender) = match &robot_host {
-        Some(host) => {
-            if !checked {
-                eprintln!(
-                    "pick_and_place: this moves the arm at {host}: 10 cm down and up and a 10 cm \
-                     square from the home pose {HOME:?}. Check that the workspace is clear, then \
-                     pass --i-have-checked-the-workspace."
-                );
-                std::process::exit(2);
-            }
-            let name = host
-                .rsplit_once(':')
-                .map_or(host.as_str(), |(name, _)| name);
-            let ip = (name, RTDE_PORT)
-                .to_socket_addrs()?
-                .next()
-                .ok_or_else(|| format!("{name}: no address"))?
-                .ip();
-            let addr = if host.contains(':') {
-                host.clone()
-            } else {
-                format!("{host}:{RTDE_PORT}")
-            };
-            (
-                addr,
-                SocketAddr::new(ip, DASHBOARD_PORT),
-                ScriptSender::new(ip),
-            )
-        }
+    let Some(args) = parse_args()? else {
+        println!("{USAGE}");
+        return Ok(true);
+    };
+    // The simulator, when there is one, runs until the end of the example.
+    let (_sim, target) = match &args.robot_host {
+        Some(host) => (None, robot(host, args.checked)?),
         None => {
-            // A CB3's clock (125 Hz): the command program's watchdog is 50 cycles, 400 ms
-            // there, 100 ms at an e-Series' 500 Hz, which a debug build on a busy machine
-            // can stall past (CI once did, and the robot stopped, as it should).
-            sim = Sim::builder()
-                .controller_version("3.15.8")
-                .dashboard()
-                .script_ports()
-                .deterministic()
-                .motion(Motion::still(HOME))
-                .start()?;
-            println!("no --robot given: a simulator at {}", sim.addr());
-            let ports = sim.script_sender_ports().ok_or("no script ports")?;
-            (
-                sim.addr().to_string(),
-                sim.dashboard_addr().ok_or("no Dashboard server")?,
-                ScriptSender::new(sim.addr().ip()).ports(ports),
-            )
+            let (sim, target) = simulator()?;
+            (Some(sim), target)
         }
     };
-    let simulated = robot_host.is_none();
+    let simulated = args.robot_host.is_none();
 
-    // Power on and release the brakes through the Dashboard server, then send the command
-    // program through the script port: its preconditions are checked before it goes.
-    let mut d = Dashboard::connect(dashboard, DashboardOptions::new())?;
-    // A robot already running (this example run a second time) is left as it is: powering
-    // on a running robot leaves it running, and it would never turn idle.
-    if d.robot_mode()? != RobotMode::Running {
-        d.power_on()?;
-        d.wait_for_robot_mode(RobotMode::Idle, Duration::from_secs(30))?;
-        d.brake_release()?;
-        d.wait_for_robot_mode(RobotMode::Running, Duration::from_secs(30))?;
-    }
-    println!("powered on, brakes released: {}", d.robot_mode()?);
-    let options = MotionOptions::new().source(ProgramSource::Send(sender));
-    let robot = Robot::connect(addr.as_str(), options)?;
+    power_on(target.dashboard)?;
+    let options = MotionOptions::new().source(ProgramSource::Send(target.sender));
+    let robot = Robot::connect(target.addr.as_str(), options)?;
     println!("command program sent and playing");
     let mut ok = true;
     let report = |step: &str, reached: &Reached, target: Option<&[f64; 6]>| {
@@ -150,51 +88,15 @@ fn run() -> Result<bool, Box<dyn Error>> {
         Some(&pick),
     );
 
-    // The gripper: tool digital output 0, written on a connection of its own.
-    let mut io_client = Client::connect(
-        addr.as_str(),
-        ConnectOptions::new().read_timeout(Some(Duration::from_secs(2))),
-    )?;
-    io_client.setup_outputs(Outputs::SPEC, 125.0)?;
-    let io = IoWriter::setup(&mut io_client, &IoConfig::standard())?;
-    io_client.start()?;
-    io.tool_digital_output(&mut io_client, 0, true)?;
-    let mut gripped = false;
-    for _ in 0..250 {
-        let o: Outputs = io_client.recv_as()?;
-        if o.actual_digital_output_bits >> 16 & 1 == 1 {
-            gripped = true;
-            break;
-        }
-    }
-    println!(
-        "tool output 0 on       {}",
-        if gripped {
-            "read back"
-        } else {
-            "NOT READ BACK"
-        }
-    );
-    ok &= gripped;
+    let (mut io_client, io) = gripper(&target.addr)?;
+    ok &= grip(&mut io_client, &io)?;
 
     ok &= report(
         "move_l up 10 cm",
         &robot.move_l(LinearMove::to(above))?,
         Some(&above),
     );
-
-    let square: Vec<LinearMove> = [(0.1, 0.0), (0.1, 0.1), (0.0, 0.1), (0.0, 0.0)]
-        .iter()
-        .enumerate()
-        .map(|(i, (dx, dy))| {
-            let mut p = above;
-            p[0] += dx;
-            p[1] += dy;
-            let blend = if i < 3 { 0.02 } else { 0.0 };
-            LinearMove::to(p).speed(0.2).accel(1.0).blend(blend)
-        })
-        .collect();
-    let around = robot.move_l_path(&square)?;
+    let around = robot.move_l_path(&square(above))?;
     ok &= report("square with blends", &around, Some(&above));
 
     io.tool_digital_output(&mut io_client, 0, false)?;
@@ -211,6 +113,152 @@ fn run() -> Result<bool, Box<dyn Error>> {
         }
     );
     Ok(ok)
+}
+
+struct Args {
+    robot_host: Option<String>,
+    checked: bool,
+}
+
+/// `None` for `--help`.
+fn parse_args() -> Result<Option<Args>, Box<dyn Error>> {
+    let mut parsed = Args {
+        robot_host: None,
+        checked: false,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--robot" => parsed.robot_host = Some(args.next().ok_or("--robot needs a HOST")?),
+            "--i-have-checked-the-workspace" => parsed.checked = true,
+            "-h" | "--help" => return Ok(None),
+            other => return Err(format!("unknown argument `{other}`\n{USAGE}").into()),
+        }
+    }
+    Ok(Some(parsed))
+}
+
+/// Where the example connects: RTDE, the Dashboard server, and the script port.
+struct Target {
+    addr: String,
+    dashboard: SocketAddr,
+    sender: ScriptSender,
+}
+
+/// A real robot's ports at `host`. Exits with 2, before anything is sent, unless the user
+/// said the workspace is clear.
+fn robot(host: &str, checked: bool) -> Result<Target, Box<dyn Error>> {
+    if !checked {
+        eprintln!(
+            "pick_and_place: this moves the arm at {host}: 10 cm down and up and a 10 cm \
+             square from the home pose {HOME:?}. Check that the workspace is clear, then \
+             pass --i-have-checked-the-workspace."
+        );
+        std::process::exit(2);
+    }
+    let name = host.rsplit_once(':').map_or(host, |(name, _)| name);
+    let ip = (name, RTDE_PORT)
+        .to_socket_addrs()?
+        .next()
+        .ok_or_else(|| format!("{name}: no address"))?
+        .ip();
+    let addr = if host.contains(':') {
+        host.to_owned()
+    } else {
+        format!("{host}:{RTDE_PORT}")
+    };
+    Ok(Target {
+        addr,
+        dashboard: SocketAddr::new(ip, DASHBOARD_PORT),
+        sender: ScriptSender::new(ip),
+    })
+}
+
+/// A simulator with a Dashboard server and script ports, the arm at home.
+fn simulator() -> Result<(Sim, Target), Box<dyn Error>> {
+    // A CB3's clock (125 Hz): the command program's watchdog is 50 cycles, 400 ms
+    // there, 100 ms at an e-Series' 500 Hz, which a debug build on a busy machine
+    // can stall past (CI once did, and the robot stopped, as it should).
+    let sim = Sim::builder()
+        .controller_version("3.15.8")
+        .dashboard()
+        .script_ports()
+        .deterministic()
+        .motion(Motion::still(HOME))
+        .start()?;
+    println!("no --robot given: a simulator at {}", sim.addr());
+    let ports = sim.script_sender_ports().ok_or("no script ports")?;
+    let target = Target {
+        addr: sim.addr().to_string(),
+        dashboard: sim.dashboard_addr().ok_or("no Dashboard server")?,
+        sender: ScriptSender::new(sim.addr().ip()).ports(ports),
+    };
+    Ok((sim, target))
+}
+
+/// Powers on and releases the brakes through the Dashboard server, so that the command
+/// program, whose preconditions are checked before it goes, can be sent next.
+fn power_on(dashboard: SocketAddr) -> Result<(), Box<dyn Error>> {
+    let mut d = Dashboard::connect(dashboard, DashboardOptions::new())?;
+    // A robot already running (this example run a second time) is left as it is: powering
+    // on a running robot leaves it running, and it would never turn idle.
+    if d.robot_mode()? != RobotMode::Running {
+        d.power_on()?;
+        d.wait_for_robot_mode(RobotMode::Idle, Duration::from_secs(30))?;
+        d.brake_release()?;
+        d.wait_for_robot_mode(RobotMode::Running, Duration::from_secs(30))?;
+    }
+    println!("powered on, brakes released: {}", d.robot_mode()?);
+    Ok(())
+}
+
+/// The gripper: tool digital output 0, written on a connection of its own.
+fn gripper(addr: &str) -> Result<(Client, IoWriter), Box<dyn Error>> {
+    let mut io_client = Client::connect(
+        addr,
+        ConnectOptions::new().read_timeout(Some(Duration::from_secs(2))),
+    )?;
+    io_client.setup_outputs(Outputs::SPEC, 125.0)?;
+    let io = IoWriter::setup(&mut io_client, &IoConfig::standard())?;
+    io_client.start()?;
+    Ok((io_client, io))
+}
+
+/// Closes the gripper and waits (up to 250 packages) for the output to read back.
+fn grip(io_client: &mut Client, io: &IoWriter) -> Result<bool, Box<dyn Error>> {
+    io.tool_digital_output(io_client, 0, true)?;
+    let mut gripped = false;
+    for _ in 0..250 {
+        let o: Outputs = io_client.recv_as()?;
+        if o.actual_digital_output_bits >> 16 & 1 == 1 {
+            gripped = true;
+            break;
+        }
+    }
+    println!(
+        "tool output 0 on       {}",
+        if gripped {
+            "read back"
+        } else {
+            "NOT READ BACK"
+        }
+    );
+    Ok(gripped)
+}
+
+/// A 10 cm square from `corner`, blended at each corner but the last.
+fn square(corner: [f64; 6]) -> Vec<LinearMove> {
+    [(0.1, 0.0), (0.1, 0.1), (0.0, 0.1), (0.0, 0.0)]
+        .iter()
+        .enumerate()
+        .map(|(i, (dx, dy))| {
+            let mut p = corner;
+            p[0] += dx;
+            p[1] += dy;
+            let blend = if i < 3 { 0.02 } else { 0.0 };
+            LinearMove::to(p).speed(0.2).accel(1.0).blend(blend)
+        })
+        .collect()
 }
 
 /// Prints a reached pose and, given a target, whether it is within `tolerance` of it.

@@ -71,42 +71,125 @@ fn run() -> Result<bool, Box<dyn Error>> {
         );
         return Ok(true);
     };
-    let options = ConnectOptions::new().read_timeout(Some(Duration::from_secs(2)));
-    let sim;
-    let mut client = match &args.robot {
-        Some(host) if host.contains(':') => Client::connect(host.as_str(), options)?,
-        Some(host) => Client::connect((host.as_str(), RTDE_PORT), options)?,
-        None => {
-            sim = Sim::builder()
-                .servo_program()
-                .motion(Motion::still(HOME))
-                .start()?;
-            println!(
-                "no --robot given: the simulator runs the servo program at {}",
-                sim.addr()
-            );
-            Client::connect(sim.addr(), options)?
-        }
-    };
+    let (_sim, mut client) = connect(args.robot.as_deref())?;
     let frequency = client.max_frequency();
-    let io = match args.speed {
-        Some(_) => Some(IoWriter::setup(
-            &mut client,
-            &IoConfig::new().speed_slider(),
-        )?),
+    let mut control = set_up(&mut client, frequency, args.speed)?;
+
+    let mut tracking = Tracking::default();
+    let (mut status, waypoints) =
+        stream(&mut client, &mut control, &args, frequency, &mut tracking)?;
+    // After a hang, the program's verdict arrives in the packages read while hanging.
+    if args.hang_after.is_some() {
+        let payload = client.recv()?;
+        if let Some(b) = payload.get(payload.len() - 4..) {
+            status = ProgramStatus::from_register(i32::from_be_bytes(b.try_into()?));
+        }
+    }
+
+    print_deadline_misses(&mut control);
+    print_summary(&control, waypoints, &tracking);
+    print_text_messages(&mut client);
+    client.close()?;
+    if status.is_stopped() {
+        println!("the robot program stopped the arm: {status:?}");
+        return Ok(false);
+    }
+    Ok(true)
+}
+
+/// A simulator running the servo program's behaviour, the arm at home.
+fn simulator() -> Result<Sim, Box<dyn Error>> {
+    let sim = Sim::builder()
+        .servo_program()
+        .motion(Motion::still(HOME))
+        .start()?;
+    println!(
+        "no --robot given: the simulator runs the servo program at {}",
+        sim.addr()
+    );
+    Ok(sim)
+}
+
+/// Connects to the robot at `robot`, or else to a simulator started here, which the
+/// caller keeps for as long as the client.
+fn connect(robot: Option<&str>) -> Result<(Option<Sim>, Client), Box<dyn Error>> {
+    let options = ConnectOptions::new().read_timeout(Some(Duration::from_secs(2)));
+    Ok(match robot {
+        Some(host) if host.contains(':') => (None, Client::connect(host, options)?),
+        Some(host) => (None, Client::connect((host, RTDE_PORT), options)?),
+        None => {
+            let sim = simulator()?;
+            let client = Client::connect(sim.addr(), options)?;
+            (Some(sim), client)
+        }
+    })
+}
+
+/// Sets up the control loop's recipes (and the speed slider's, given a speed), starts the
+/// stream, and sets the slider.
+fn set_up(
+    client: &mut Client,
+    frequency: f64,
+    speed: Option<f64>,
+) -> Result<ControlLoop<State, Waypoint>, Box<dyn Error>> {
+    let io = match speed {
+        Some(_) => Some(IoWriter::setup(client, &IoConfig::new().speed_slider())?),
         None => None,
     };
-    let mut control = ControlLoop::<State, Waypoint>::setup(&mut client, frequency)?;
+    let control = ControlLoop::<State, Waypoint>::setup(client, frequency)?;
     client.start()?;
-    if let (Some(io), Some(speed)) = (&io, args.speed) {
-        io.speed_slider(&mut client, speed)?;
+    if let (Some(io), Some(speed)) = (&io, speed) {
+        io.speed_slider(client, speed)?;
         println!("speed slider at {:.0} %", speed * 100.0);
     }
-    let dt = 1.0 / frequency;
+    Ok(control)
+}
 
+/// The tracking error |actual_q - target_q| (its largest joint) over the cycles in which
+/// the program ran.
+#[derive(Default)]
+struct Tracking {
+    max: f64,
+    sum_sq: f64,
+    samples: u64,
+}
+
+impl Tracking {
+    fn add(&mut self, s: &State) {
+        let e = s
+            .actual_q
+            .iter()
+            .zip(&s.target_q)
+            .map(|(a, t)| (a - t).abs())
+            .fold(0.0, f64::max);
+        self.max = self.max.max(e);
+        self.sum_sq += e * e;
+        self.samples += 1;
+    }
+
+    #[allow(clippy::cast_precision_loss)] // counts far below 2^52
+    fn rms(&self) -> f64 {
+        if self.samples == 0 {
+            0.0
+        } else {
+            (self.sum_sq / self.samples as f64).sqrt()
+        }
+    }
+}
+
+/// Streams the trajectory for `--seconds`, one waypoint per acknowledgement, until the
+/// program stops the arm; after `--hang-after`, stops answering. Returns the program's last
+/// status and the number of waypoints sent.
+fn stream(
+    client: &mut Client,
+    control: &mut ControlLoop<State, Waypoint>,
+    args: &Args,
+    frequency: f64,
+    tracking: &mut Tracking,
+) -> Result<(ProgramStatus, u32), Box<dyn Error>> {
+    let dt = 1.0 / frequency;
     let started = Instant::now();
     let mut waypoint = 0u32;
-    let (mut max_error, mut sum_sq, mut samples) = (0.0f64, 0.0f64, 0u64);
     let mut status = ProgramStatus::Waiting;
     while started.elapsed().as_secs_f64() < args.seconds {
         if args
@@ -115,13 +198,11 @@ fn run() -> Result<bool, Box<dyn Error>> {
         {
             // A hung client: keep the connection, stop answering.
             let _ = client.recv()?;
-            for text in client.text_messages() {
-                println!("controller says: {}", text.message);
-            }
+            print_text_messages(client);
             continue;
         }
         let mut seen = None;
-        let report = control.cycle(&mut client, |state, handshake| {
+        let report = control.cycle(client, |state, handshake| {
             seen = Some(*state);
             if handshake.advance() {
                 waypoint += 1;
@@ -134,27 +215,17 @@ fn run() -> Result<bool, Box<dyn Error>> {
         if let Some(s) = seen
             && status == ProgramStatus::Running
         {
-            let e = s
-                .actual_q
-                .iter()
-                .zip(&s.target_q)
-                .map(|(a, t)| (a - t).abs())
-                .fold(0.0, f64::max);
-            max_error = max_error.max(e);
-            sum_sq += e * e;
-            samples += 1;
+            tracking.add(&s);
         }
         if status.is_stopped() {
             break;
         }
     }
-    // After a hang, the program's verdict arrives in the packages read while hanging.
-    if args.hang_after.is_some() {
-        let payload = client.recv()?;
-        if let Some(b) = payload.get(payload.len() - 4..) {
-            status = ProgramStatus::from_register(i32::from_be_bytes(b.try_into()?));
-        }
-    }
+    Ok((status, waypoint))
+}
+
+/// The cycles whose command went out after the next package had arrived.
+fn print_deadline_misses(control: &mut ControlLoop<State, Waypoint>) {
     for event in control.events() {
         if let LoopEvent::DeadlineMiss {
             cycle,
@@ -165,34 +236,28 @@ fn run() -> Result<bool, Box<dyn Error>> {
             println!("deadline missed in cycle {cycle}: command {response:?} after the package");
         }
     }
+}
+
+fn print_summary(control: &ControlLoop<State, Waypoint>, waypoints: u32, tracking: &Tracking) {
     let stats = control.stats();
-    #[allow(clippy::cast_precision_loss)] // counts far below 2^52
-    let rms = if samples == 0 {
-        0.0
-    } else {
-        (sum_sq / samples as f64).sqrt()
-    };
     println!(
-        "{} cycles, {waypoint} waypoints, {} acknowledged; tracking error |actual_q - target_q|: \
+        "{} cycles, {waypoints} waypoints, {} acknowledged; tracking error |actual_q - target_q|: \
          max {:.4} rad, rms {:.4} rad; deadline misses: {} ({} of them with the next package \
          already there when the cycle began); longest response {:?}",
         stats.cycles,
         control.handshake().acked(),
-        max_error,
-        rms,
+        tracking.max,
+        tracking.rms(),
         stats.misses,
         stats.misses_behind,
         stats.max_response
     );
+}
+
+fn print_text_messages(client: &mut Client) {
     for text in client.text_messages() {
         println!("controller says: {}", text.message);
     }
-    client.close()?;
-    if status.is_stopped() {
-        println!("the robot program stopped the arm: {status:?}");
-        return Ok(false);
-    }
-    Ok(true)
 }
 
 fn parse_args() -> Result<Option<Args>, Box<dyn Error>> {

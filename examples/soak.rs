@@ -15,7 +15,9 @@
 use std::error::Error;
 use std::time::{Duration, Instant};
 
-use rtde_core::{Client, ConnectOptions, DynamicRecipe, Event, Recipe, ReconnectPolicy, Value};
+use rtde_core::{
+    Client, ConnectOptions, DynamicRecipe, Event, Recipe, ReconnectPolicy, Stats, Value,
+};
 use rtde_sim::{Fault, Sim, Trigger};
 
 struct Args {
@@ -84,6 +86,46 @@ fn run() -> Result<(), Box<dyn Error>> {
         .controller_version("5.21.0")
         .fault(Fault::CloseMidFrame(Trigger::DataPackage(cut_at)))
         .start()?;
+    let (mut client, mut recipe) = connect(&sim, args.frequency)?;
+    let first = timestamp(&recipe);
+    let rss_start = rss();
+    println!(
+        "soak: {} min at {} Hz from a simulated {} on {}; cut at package {cut_at}; RSS at start {rss_start}",
+        args.minutes,
+        args.frequency,
+        client.controller_version(),
+        sim.addr(),
+    );
+
+    let began = Instant::now();
+    let gap = stream(&mut client, &mut recipe, began, duration)?;
+    let last = timestamp(&recipe);
+    let stats = client.stats();
+    let rss_end = rss();
+    client.close()?;
+    let sim_stats = sim.stats();
+    sim.shutdown()?;
+
+    let due = ((last - first) * args.frequency).round() as u64 + 1;
+    let accounted = stats.received + stats.lost + stats.skipped + stats.discarded;
+    println!("soak: done after {:?}", began.elapsed());
+    print_accounting(&stats, due, accounted, &gap);
+    println!(
+        "  simulator: {} connections, {} packages sent",
+        sim_stats.connections_accepted, sim_stats.data_packages_sent
+    );
+    println!("  RSS at start {rss_start}, at end {rss_end}");
+    if due != accounted || stats.reconnects != 1 {
+        return Err(
+            "the run did not account for every package with exactly one reconnection".into(),
+        );
+    }
+    Ok(())
+}
+
+/// A client that reconnects on its own, streaming the soak's recipe from `sim`, with the
+/// first package received.
+fn connect(sim: &Sim, frequency: f64) -> Result<(Client, DynamicRecipe), Box<dyn Error>> {
     let options = ConnectOptions::new()
         .read_timeout(Some(Duration::from_secs(1)))
         .reconnect(
@@ -100,57 +142,44 @@ fn run() -> Result<(), Box<dyn Error>> {
         "actual_TCP_pose",
         "robot_mode",
     ])?;
-    client.setup_outputs(recipe.spec(), args.frequency)?;
+    client.setup_outputs(recipe.spec(), frequency)?;
     client.start()?;
     client.recv_into(&mut recipe)?;
-    let first = timestamp(&recipe);
-    let rss_start = rss();
-    println!(
-        "soak: {} min at {} Hz from a simulated {} on {}; cut at package {cut_at}; RSS at start {rss_start}",
-        args.minutes,
-        args.frequency,
-        client.controller_version(),
-        sim.addr(),
-    );
+    Ok((client, recipe))
+}
 
-    let began = Instant::now();
+/// What the stream saw of the cut: each reconnection's duration, and the longest wait for
+/// a package.
+#[derive(Default)]
+struct Gap {
+    reconnections: Vec<Duration>,
+    longest_wait: Duration,
+}
+
+/// Receives until `duration` has passed since `began`, printing the reconnection as it
+/// happens and the counts once a minute.
+fn stream(
+    client: &mut Client,
+    recipe: &mut DynamicRecipe,
+    began: Instant,
+    duration: Duration,
+) -> Result<Gap, Box<dyn Error>> {
+    let mut gap = Gap::default();
     let mut next_report = began + Duration::from_secs(60);
     let mut last_at = Instant::now();
-    let mut longest_wait = Duration::ZERO;
-    let mut reconnections = Vec::new();
     let mut reconnects = 0;
     while began.elapsed() < duration {
-        client.recv_into(&mut recipe)?;
+        client.recv_into(recipe)?;
         let now = Instant::now();
         let waited = now - last_at;
         last_at = now;
         let stats = client.stats();
         if stats.reconnects != reconnects {
             reconnects = stats.reconnects;
-            for event in client.events() {
-                match event {
-                    Event::LinkLost(e) => println!("  link lost: {e}"),
-                    Event::AttemptFailed { attempt, error, .. } => {
-                        println!("  attempt {attempt} failed: {error}");
-                    }
-                    Event::Reconnected(r) => {
-                        println!("  reconnected in {:?} ({} attempt(s))", r.took, r.attempts);
-                        reconnections.push(r.took);
-                    }
-                    Event::PackagesLost { count, estimated } => println!(
-                        "  {count} packages lost across the gap ({})",
-                        if estimated {
-                            "estimated"
-                        } else {
-                            "from timestamps"
-                        }
-                    ),
-                    _ => {}
-                }
-            }
+            print_events(client, &mut gap.reconnections);
             // The wait for this package spans the cut, the reconnection and the replay.
             println!("  first package after the cut: {waited:?} after the last one before it");
-            longest_wait = longest_wait.max(waited);
+            gap.longest_wait = gap.longest_wait.max(waited);
         }
         if now >= next_report {
             next_report += Duration::from_secs(60);
@@ -164,16 +193,37 @@ fn run() -> Result<(), Box<dyn Error>> {
             );
         }
     }
-    let last = timestamp(&recipe);
-    let stats = client.stats();
-    let rss_end = rss();
-    client.close()?;
-    let sim_stats = sim.stats();
-    sim.shutdown()?;
+    Ok(gap)
+}
 
-    let due = ((last - first) * args.frequency).round() as u64 + 1;
-    let accounted = stats.received + stats.lost + stats.skipped + stats.discarded;
-    println!("soak: done after {:?}", began.elapsed());
+/// The client's events since the last call, and each reconnection's duration into
+/// `reconnections`.
+fn print_events(client: &mut Client, reconnections: &mut Vec<Duration>) {
+    for event in client.events() {
+        match event {
+            Event::LinkLost(e) => println!("  link lost: {e}"),
+            Event::AttemptFailed { attempt, error, .. } => {
+                println!("  attempt {attempt} failed: {error}");
+            }
+            Event::Reconnected(r) => {
+                println!("  reconnected in {:?} ({} attempt(s))", r.took, r.attempts);
+                reconnections.push(r.took);
+            }
+            Event::PackagesLost { count, estimated } => println!(
+                "  {count} packages lost across the gap ({})",
+                if estimated {
+                    "estimated"
+                } else {
+                    "from timestamps"
+                }
+            ),
+            _ => {}
+        }
+    }
+}
+
+/// Where every package due went, and what the reconnection cost.
+fn print_accounting(stats: &Stats, due: u64, accounted: u64, gap: &Gap) {
     println!(
         "  packages received {}, lost {}, skipped by the controller {}, discarded {}",
         stats.received, stats.lost, stats.skipped, stats.discarded
@@ -187,18 +237,7 @@ fn run() -> Result<(), Box<dyn Error>> {
         }
     );
     println!(
-        "  reconnections {} ({:?}); longest wait for a package {longest_wait:?}",
-        stats.reconnects, reconnections
+        "  reconnections {} ({:?}); longest wait for a package {:?}",
+        stats.reconnects, gap.reconnections, gap.longest_wait
     );
-    println!(
-        "  simulator: {} connections, {} packages sent",
-        sim_stats.connections_accepted, sim_stats.data_packages_sent
-    );
-    println!("  RSS at start {rss_start}, at end {rss_end}");
-    if due != accounted || stats.reconnects != 1 {
-        return Err(
-            "the run did not account for every package with exactly one reconnection".into(),
-        );
-    }
-    Ok(())
 }

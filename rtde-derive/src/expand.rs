@@ -9,6 +9,16 @@ use syn::spanned::Spanned;
 
 use crate::ast::{Field, Recipe};
 
+// By path, because the expansion bench compiles this file as a module of its own
+// (`#[path = "../src/expand.rs"]`), where a plain `mod` would look beside it in `src/`.
+#[path = "expand/static_recipe.rs"]
+mod static_recipe;
+#[path = "expand/view.rs"]
+mod view;
+
+use static_recipe::static_consts;
+use view::{accessors, view_impls, view_struct};
+
 /// One RTDE variable's place in the payload: a field, or one register of a field's run.
 struct Layout<'a> {
     field: &'a Field<'a>,
@@ -218,7 +228,7 @@ fn from_payload(
     n_lit: &TokenStream,
 ) -> TokenStream {
     let ident = recipe.ident;
-    let payload = Ident::new("__rtde_payload", Span::mixed_site());
+    let payload = payload_local();
     if !decodes_out_of_line(layouts) {
         return quote! {
             #[automatically_derived]
@@ -280,7 +290,7 @@ fn decode_into(
     decodes: &[TokenStream],
 ) -> TokenStream {
     let ident = recipe.ident;
-    let payload = Ident::new("__rtde_payload", Span::mixed_site());
+    let payload = payload_local();
     if !decodes_out_of_line(layouts) {
         return quote! {
             #[automatically_derived]
@@ -295,7 +305,7 @@ fn decode_into(
         };
     }
     let assign = Ident::new("__rtde_assign", Span::mixed_site());
-    let out = Ident::new("__rtde_out", Span::mixed_site());
+    let out = out_local();
     quote! {
         #[inline(never)]
         fn #assign(#out: &mut #ident, #payload: &[u8; #n_lit]) {
@@ -315,23 +325,6 @@ fn decode_into(
 
 fn lit(n: usize) -> Literal {
     Literal::usize_unsuffixed(n)
-}
-
-/// The registry's wire type as the `WireType` variant.
-fn wire_variant(t: WireType) -> Ident {
-    let name = match t {
-        WireType::Bool => "Bool",
-        WireType::Uint8 => "Uint8",
-        WireType::Uint32 => "Uint32",
-        WireType::Uint64 => "Uint64",
-        WireType::Int32 => "Int32",
-        WireType::Double => "Double",
-        WireType::Vector3d => "Vector3d",
-        WireType::Vector6d => "Vector6d",
-        WireType::Vector6Int32 => "Vector6Int32",
-        WireType::Vector6Uint32 => "Vector6Uint32",
-    };
-    Ident::new(name, Span::call_site())
 }
 
 pub(crate) fn direction_variant(d: Direction) -> Ident {
@@ -380,175 +373,58 @@ pub(crate) fn allows() -> TokenStream {
     }
 }
 
+/// A field's place in the payload: the layouts of its variables, or, flattened, its part.
+type Placed<'f> = (&'f Field<'f>, Vec<Layout<'f>>, Option<PartLayout<'f>>);
+
+/// The name of the payload a generated function reads. Locals get names no user constant is
+/// likely to have: a constant in scope would turn a binding of the same name into a pattern,
+/// whatever the span's hygiene.
+fn payload_local() -> Ident {
+    Ident::new("__rtde_payload", Span::mixed_site())
+}
+
+/// The name of the buffer a generated function writes, for the reason [`payload_local`] gives.
+fn out_local() -> Ident {
+    Ident::new("__rtde_out", Span::mixed_site())
+}
+
 /// The code of a recipe that passed every check; `per_field` are its fields' registry
 /// entries (one each, or one per register of a run).
 pub(crate) fn expand(recipe: &Recipe<'_>, per_field: &[Vec<&'static Entry>]) -> TokenStream {
     let p = private(recipe);
     let ident = recipe.ident;
-    let vis = recipe.vis;
-    let view = view_ident(recipe);
-
-    type Placed<'f> = (&'f Field<'f>, Vec<Layout<'f>>, Option<PartLayout<'f>>);
-    let mut fields: Vec<Placed<'_>> = Vec::with_capacity(per_field.len());
-    let mut offset = Size::default();
-    for (field, field_entries) in recipe.fields.iter().zip(per_field) {
-        if field.attrs.flatten {
-            fields.push((
-                field,
-                Vec::new(),
-                Some(PartLayout {
-                    field,
-                    offset: offset.clone(),
-                }),
-            ));
-            offset.parts.push(part_size(&p, field.ty));
-            continue;
-        }
-        let run = field.attrs.registers.as_ref().and(field.array());
-        let mut layouts = Vec::with_capacity(field_entries.len());
-        for (i, &entry) in field_entries.iter().enumerate() {
-            let size = entry.wire_type().size();
-            layouts.push(Layout {
-                field,
-                checked_as: field_entries[0],
-                ty: checked_type(field).unwrap_or(field.ty),
-                index: run.map(|_| i),
-                entry,
-                offset: offset.clone(),
-                size,
-            });
-            offset.bytes += size;
-        }
-        fields.push((field, layouts, None));
-    }
+    let (fields, size) = place_fields(recipe, &p, per_field);
+    let n = &size.tokens();
     let entries: Vec<&'static Entry> = per_field.iter().flatten().copied().collect();
     let layouts: Vec<&Layout<'_>> = fields.iter().flat_map(|(_, ls, _)| ls).collect();
-    let parts: Vec<&PartLayout<'_>> = fields.iter().filter_map(|(_, _, pl)| pl.as_ref()).collect();
-    let n_lit = offset.tokens();
-    let n = &n_lit;
-
-    // Locals get names no user constant is likely to have: a constant in scope would turn a
-    // binding of the same name into a pattern, whatever the span's hygiene.
-    let payload = Ident::new("__rtde_payload", Span::mixed_site());
-    let out = Ident::new("__rtde_out", Span::mixed_site());
-    let payload_expr = quote!(#payload);
-    let view_bytes = quote!(self.bytes);
 
     let mins = min_controller(&entries).map(|v| version_tokens(&p, v));
     let members: Vec<&Ident> = fields.iter().map(|(f, _, _)| f.member).collect();
+    let payload = payload_local();
+    let payload_expr = quote!(#payload);
     let decodes: Vec<TokenStream> = fields
         .iter()
         .map(|(_, ls, pl)| decode_field(&p, (ls, pl.as_ref()), n, &payload_expr))
         .collect();
-    let encodes: Vec<TokenStream> = fields
-        .iter()
-        .flat_map(|(f, ls, pl)| {
-            let part = pl.as_ref().map(|pl| {
-                let (ty, member) = (f.ty, f.member);
-                let (size, offset) = (part_size(&p, ty), pl.offset.tokens());
-                quote_spanned! {ty.span()=>
-                    #p::put_part::<#offset, { #size }, #n, #ty>(#out, &self.#member)
-                }
-            });
-            ls.iter().map(|l| encode(&p, l, n, &out)).chain(part)
-        })
-        .collect();
-    let static_consts = static_consts(recipe, &p, &fields, &entries, mins, n);
+    let encodes = encodes(&p, &fields, n);
 
-    let from_payload = from_payload(recipe, &p, &layouts, n);
-
-    let direction_impl = match recipe.attrs.direction {
-        Direction::Output => decode_into(recipe, &p, &layouts, n, &members, &decodes),
-        Direction::Input => quote! {
-            #[automatically_derived]
-            impl #p::InputRecipe for #ident {
-                #[inline]
-                fn encode_into(&self, #out: &mut [u8]) -> #p::Result<usize, #p::PayloadError> {
-                    #p::write_payload::<#n_lit>(#out, &<Self as #p::ToPayload>::to_payload(self))
-                }
-            }
-        },
-    };
-
-    let accessors = fields.iter().filter_map(|(field, ls, pl)| {
-        if let Some(pl) = pl {
-            let (member, ty, field_vis) = (field.member, field.ty, &field.original.vis);
-            let size = part_size(&p, ty);
-            let offset = pl.offset.tokens();
-            let doc = format!(
-                "The flattened `{}` part, as its own view.",
-                quote::ToTokens::to_token_stream(ty)
-            );
-            let view_ty = quote_spanned!(ty.span()=> <#ty as #p::RecipeView>::View<'a>);
-            return Some(quote! {
-                #[doc = #doc]
-                #[inline]
-                #[must_use]
-                #field_vis fn #member(&self) -> #view_ty {
-                    <#ty as #p::Part<{ #size }>>::view_part(
-                        #p::part_bytes::<#offset, { #size }, #n>(self.bytes),
-                    )
-                }
-            });
-        }
-        let (first, last) = (ls.first()?, ls.last()?);
-        let member = field.member;
-        let field_vis = &field.original.vis;
-        let ty = field.ty;
-        let name = match &field.attrs.registers {
-            Some(_) => format!("{}`..=`{}", first.entry.name(), last.entry.name()),
-            None => first.entry.name().to_owned(),
-        };
-        let doc = if first.offset.parts.is_empty() {
-            format!(
-                "`{name}` ({}, payload bytes {}..{}), decoded on each call.",
-                first.entry.wire_type(),
-                first.offset.bytes,
-                last.offset.bytes + last.size
-            )
-        } else {
-            format!(
-                "`{name}` ({}), decoded on each call.",
-                first.entry.wire_type()
-            )
-        };
-        let body = decode_field(&p, (ls, None), n, &view_bytes);
-        Some(quote! {
-            #[doc = #doc]
-            #[inline]
-            #[must_use]
-            #field_vis fn #member(&self) -> #ty {
-                #body
-            }
-        })
-    });
-
-    let view_doc = if parts.is_empty() {
-        format!(
-            "A borrowed view of a [`{ident}`] data package: {} bytes of payload, each field \
-             decoded when its accessor is called. Made by `RecipeView::view`.",
-            offset.bytes
-        )
-    } else {
-        format!(
-            "A borrowed view of a [`{ident}`] data package: each field decoded when its \
-             accessor is called. Made by `RecipeView::view`."
-        )
-    };
-    let view_name = view.to_string();
-    let formatter = Ident::new("__rtde_f", Span::mixed_site());
+    let view_struct = view_struct(recipe, n, &size);
     let allows = allows();
     let type_checks = fields.iter().filter_map(|(_, ls, _)| {
         let first = ls.first()?;
         Some(type_check(&p, first.ty, first.checked_as))
     });
+    let static_consts = static_consts(recipe, &p, &fields, &entries, mins, n);
+    let from_payload = from_payload(recipe, &p, &layouts, n);
+    let payload_impls = payload_impls(recipe, &p, n, (&members, &decodes), &encodes);
+    let direction_impl = match recipe.attrs.direction {
+        Direction::Output => decode_into(recipe, &p, &layouts, n, &members, &decodes),
+        Direction::Input => encode_into(recipe, &p, n),
+    };
+    let view_impls = view_impls(recipe, &p, n, &accessors(&p, &fields, n));
 
     quote! {
-        #[doc = #view_doc]
-        #allows
-        #vis struct #view<'a> {
-            bytes: &'a [u8; #n_lit],
-        }
+        #view_struct
 
         #allows
         const _: () = {
@@ -570,278 +446,131 @@ pub(crate) fn expand(recipe: &Recipe<'_>, per_field: &[Vec<&'static Entry>]) -> 
 
             #from_payload
 
-            #[automatically_derived]
-            impl #p::ToPayload for #ident {
-                type Payload = [u8; #n_lit];
-                #[inline]
-                fn to_payload(&self) -> [u8; #n_lit] {
-                    let mut #out = [0u8; #n_lit];
-                    <Self as #p::Part<#n_lit>>::encode_part(self, &mut #out);
-                    #out
-                }
-            }
-
-            #[automatically_derived]
-            impl #p::Part<#n_lit> for #ident {
-                #[inline(always)]
-                fn decode_part(#payload: &[u8; #n_lit]) -> Self {
-                    Self {
-                        #(#members: #decodes,)*
-                    }
-                }
-                #[inline]
-                fn encode_part(&self, #out: &mut [u8; #n_lit]) {
-                    #(#encodes;)*
-                }
-                #[inline]
-                fn view_part(#payload: &[u8; #n_lit]) -> #view<'_> {
-                    #view { bytes: #payload }
-                }
-            }
+            #payload_impls
 
             #direction_impl
 
-            #[automatically_derived]
-            impl #p::RecipeView for #ident {
-                type View<'a> = #view<'a>;
-                #[inline]
-                fn view(#payload: &[u8]) -> #p::Result<#view<'_>, #p::PayloadError> {
-                    #p::Ok(#view {
-                        bytes: #p::payload::<#n_lit>(#payload)?,
-                    })
-                }
-            }
-
-            impl<'a> #view<'a> {
-                #(#accessors)*
-            }
-
-            #[automatically_derived]
-            impl #p::Clone for #view<'_> {
-                #[inline]
-                fn clone(&self) -> Self {
-                    *self
-                }
-            }
-
-            #[automatically_derived]
-            impl #p::Copy for #view<'_> {}
-
-            #[automatically_derived]
-            impl #p::AsRef<[u8]> for #view<'_> {
-                #[inline]
-                fn as_ref(&self) -> &[u8] {
-                    self.bytes
-                }
-            }
-
-            #[automatically_derived]
-            impl #p::fmt::Debug for #view<'_> {
-                fn fmt(&self, #formatter: &mut #p::fmt::Formatter<'_>) -> #p::fmt::Result {
-                    #formatter.debug_struct(#view_name).finish_non_exhaustive()
-                }
-            }
+            #view_impls
         };
     }
 }
 
-/// `impl StaticRecipe`: the names, types and versions as literals, or, with flattened parts,
-/// concatenated at compile time with the parts' own, next to the checks across the parts
-/// that only the compiler can make (the macro cannot see a part's fields).
-fn static_consts(
-    recipe: &Recipe<'_>,
+/// Each field's place in the payload, in field order, and the payload's size: a field's
+/// variables follow one another, and a flattened part takes its recipe's size, which only
+/// the compiler knows.
+fn place_fields<'r>(
+    recipe: &'r Recipe<'_>,
     p: &TokenStream,
-    fields: &[(&Field<'_>, Vec<Layout<'_>>, Option<PartLayout<'_>>)],
-    entries: &[&'static Entry],
-    mins: [TokenStream; 3],
-    n: &TokenStream,
-) -> TokenStream {
-    let ident = recipe.ident;
-    let direction = direction_variant(recipe.attrs.direction);
-    let parts: Vec<&Field<'_>> = fields
-        .iter()
-        .filter(|(_, _, pl)| pl.is_some())
-        .map(|(f, _, _)| *f)
-        .collect();
-    if parts.is_empty() {
-        let names = entries.iter().map(|e| e.name());
-        let variants = entries.iter().map(|e| wire_variant(e.wire_type()));
-        return quote! {
-            #[automatically_derived]
-            impl #p::StaticRecipe for #ident {
-                const SPEC: #p::RecipeSpec<'static> = #p::RecipeSpec::new(
-                    #p::Direction::#direction,
-                    &[#(#names),*],
-                    &[#(#p::WireType::#variants),*],
-                );
-                const PAYLOAD_SIZE: usize = #n;
-                const MIN_CONTROLLER: [#p::Option<#p::ControllerVersion>; 3] = [#(#mins),*];
-            }
-        };
-    }
-
-    // The lists in field order: a run of own fields, then a part, and so on.
-    let mut name_parts = Vec::new();
-    let mut type_parts = Vec::new();
-    let (mut names, mut types) = (Vec::new(), Vec::new());
-    for (f, ls, pl) in fields {
-        if pl.is_some() {
-            let ty = f.ty;
-            name_parts.push(quote!(&[#(#names),*]));
-            type_parts.push(quote!(&[#(#types),*]));
-            (names, types) = (Vec::new(), Vec::new());
-            name_parts.push(quote_spanned!(ty.span()=> <#ty as #p::StaticRecipe>::SPEC.names()));
-            type_parts.push(quote_spanned!(ty.span()=> <#ty as #p::StaticRecipe>::SPEC.types()));
-        } else {
-            for l in ls {
-                names.push(l.entry.name().to_owned());
-                let v = wire_variant(l.entry.wire_type());
-                types.push(quote!(#p::WireType::#v));
-            }
+    per_field: &[Vec<&'static Entry>],
+) -> (Vec<Placed<'r>>, Size) {
+    let mut fields: Vec<Placed<'_>> = Vec::with_capacity(per_field.len());
+    let mut offset = Size::default();
+    for (field, field_entries) in recipe.fields.iter().zip(per_field) {
+        if field.attrs.flatten {
+            fields.push((
+                field,
+                Vec::new(),
+                Some(PartLayout {
+                    field,
+                    offset: offset.clone(),
+                }),
+            ));
+            offset.parts.push(part_size(p, field.ty));
+            continue;
         }
-    }
-    name_parts.push(quote!(&[#(#names),*]));
-    type_parts.push(quote!(&[#(#types),*]));
-
-    let mut checks = Vec::new();
-    for (i, part) in parts.iter().enumerate() {
-        let (ty, member) = (part.ty, part.member);
-        let span = member.span();
-        // The failed assertion is reported where its path is: at the field.
-        let p = &respan(p, span);
-        let ty_name = quote::ToTokens::to_token_stream(ty).to_string();
-        // Rule: a part has the recipe's direction (it is set up in the same SETUP_*).
-        let message = format!(
-            "`{member}` flattens `{ty_name}`, a recipe of the other direction; `{ident}` is an {} \
-             recipe, and can include only {} recipes",
-            recipe.attrs.direction, recipe.attrs.direction
-        );
-        checks.push(quote_spanned! {span=>
-            const _: () = #p::assert!(
-                #p::is_direction(<#ty as #p::StaticRecipe>::SPEC.direction(), #p::Direction::#direction),
-                #message
-            );
-        });
-        // Rule: no RTDE field is listed twice across the struct's own fields and its parts.
-        for e in entries {
-            let name = e.name();
-            let message = format!(
-                "`{member}` flattens `{ty_name}`, which lists the RTDE field `{name}` that \
-                 `{ident}` lists too; a recipe lists each field once"
-            );
-            checks.push(quote_spanned! {span=>
-                const _: () = #p::assert!(
-                    !#p::has_name(<#ty as #p::StaticRecipe>::SPEC.names(), #name),
-                    #message
-                );
+        let run = field.attrs.registers.as_ref().and(field.array());
+        let mut layouts = Vec::with_capacity(field_entries.len());
+        for (i, &entry) in field_entries.iter().enumerate() {
+            let size = entry.wire_type().size();
+            layouts.push(Layout {
+                field,
+                checked_as: field_entries[0],
+                ty: checked_type(field).unwrap_or(field.ty),
+                index: run.map(|_| i),
+                entry,
+                offset: offset.clone(),
+                size,
             });
+            offset.bytes += size;
         }
-        for other in &parts[..i] {
-            let (oty, omember) = (other.ty, other.member);
-            let message = format!(
-                "`{omember}` and `{member}` flatten recipes that share an RTDE field; a recipe \
-                 lists each field once"
-            );
-            checks.push(quote_spanned! {span=>
-                const _: () = #p::assert!(
-                    !#p::share_a_name(
-                        <#oty as #p::StaticRecipe>::SPEC.names(),
-                        <#ty as #p::StaticRecipe>::SPEC.names(),
-                    ),
-                    #message
-                );
-            });
-        }
-        // Rule: every part's fields exist on each declared min_controller.
-        for declared in &recipe.attrs.min_controller {
-            let g = declared.generation.index();
-            let v = declared.version;
-            let (a, b, c, d) = (v.major, v.minor, v.bugfix, v.build);
-            let message = format!(
-                "`{member}` flattens `{ty_name}`, which has a field that controller {v} lacks; \
-                 the recipe declares min_controller = \"{}\"",
-                declared.lit.value()
-            );
-            checks.push(quote_spanned! {span=>
-                const _: () = #p::assert!(
-                    #p::supports(
-                        <#ty as #p::StaticRecipe>::MIN_CONTROLLER,
-                        #g,
-                        #p::ControllerVersion::new(#a, #b, #c, #d),
-                    ),
-                    #message
-                );
-            });
-        }
+        fields.push((field, layouts, None));
     }
-    let id_span = ident.span();
-    let p = &respan(p, id_span);
-    if recipe.attrs.min_controller.is_empty() {
-        // Rule: some controller generation has every field, the parts' included.
-        let message = format!(
-            "no controller has every field of `{ident}` and the recipes it flattens: each \
-             generation lacks one of them"
-        );
-        checks.push(quote_spanned! {id_span=>
-            const _: () = #p::assert!(
-                #p::some_generation(<#ident as #p::StaticRecipe>::MIN_CONTROLLER),
-                #message
-            );
-        });
-    }
-    // Rule: the comma-separated names, the parts' included, fit in one setup request.
-    let message = format!(
-        "the field names of `{ident}` and the recipes it flattens take more than the 2048 bytes \
-         the controller accepts in one setup request: split it into two recipes"
-    );
-    checks.push(quote_spanned! {id_span=>
-        const _: () = #p::assert!(
-            #p::name_list_len(&__RTDE_NAMES) <= #p::MAX_NAME_LIST_BYTES,
-            #message
-        );
-    });
-    let part_types = parts.iter().map(|f| {
-        let ty = f.ty;
-        quote_spanned!(ty.span()=> <#ty as #p::StaticRecipe>::MIN_CONTROLLER)
-    });
-
-    quote! {
-        const __RTDE_FIELDS: usize = #p::total_len::<&str>(&[#(#name_parts),*]);
-        const __RTDE_NAMES: [&str; __RTDE_FIELDS] = #p::concat(&[#(#name_parts),*], "");
-        const __RTDE_TYPES: [#p::WireType; __RTDE_FIELDS] =
-            #p::concat(&[#(#type_parts),*], #p::WireType::Bool);
-
-        #[automatically_derived]
-        impl #p::StaticRecipe for #ident {
-            const SPEC: #p::RecipeSpec<'static> = #p::RecipeSpec::new(
-                #p::Direction::#direction,
-                &__RTDE_NAMES,
-                &__RTDE_TYPES,
-            );
-            const PAYLOAD_SIZE: usize = #n;
-            const MIN_CONTROLLER: [#p::Option<#p::ControllerVersion>; 3] =
-                #p::min_controller_of(&[[#(#mins),*], #(#part_types),*]);
-        }
-
-        #(#checks)*
-    }
+    (fields, offset)
 }
 
-/// `tokens` with every span set to `span`, so that a compile-time assertion that names them
-/// is reported at `span`.
-fn respan(tokens: &TokenStream, span: Span) -> TokenStream {
-    tokens
-        .clone()
-        .into_iter()
-        .map(|mut tt| {
-            if let proc_macro2::TokenTree::Group(g) = &tt {
-                let mut group = proc_macro2::Group::new(g.delimiter(), respan(&g.stream(), span));
-                group.set_span(span);
-                tt = proc_macro2::TokenTree::Group(group);
-            } else {
-                tt.set_span(span);
-            }
-            tt
+/// The statements that write each field into the payload, a part through its own recipe.
+fn encodes(p: &TokenStream, fields: &[Placed<'_>], n: &TokenStream) -> Vec<TokenStream> {
+    let out = out_local();
+    fields
+        .iter()
+        .flat_map(|(f, ls, pl)| {
+            let part = pl.as_ref().map(|pl| {
+                let (ty, member) = (f.ty, f.member);
+                let (size, offset) = (part_size(p, ty), pl.offset.tokens());
+                quote_spanned! {ty.span()=>
+                    #p::put_part::<#offset, { #size }, #n, #ty>(#out, &self.#member)
+                }
+            });
+            ls.iter().map(|l| encode(p, l, n, &out)).chain(part)
         })
         .collect()
+}
+
+/// `ToPayload` and `Part`: the encode into a fixed-size array, and the decode and encode
+/// that a recipe flattening this one calls on its bytes.
+fn payload_impls(
+    recipe: &Recipe<'_>,
+    p: &TokenStream,
+    n: &TokenStream,
+    (members, decodes): (&[&Ident], &[TokenStream]),
+    encodes: &[TokenStream],
+) -> TokenStream {
+    let ident = recipe.ident;
+    let view = view_ident(recipe);
+    let (payload, out) = (payload_local(), out_local());
+    quote! {
+        #[automatically_derived]
+        impl #p::ToPayload for #ident {
+            type Payload = [u8; #n];
+            #[inline]
+            fn to_payload(&self) -> [u8; #n] {
+                let mut #out = [0u8; #n];
+                <Self as #p::Part<#n>>::encode_part(self, &mut #out);
+                #out
+            }
+        }
+
+        #[automatically_derived]
+        impl #p::Part<#n> for #ident {
+            #[inline(always)]
+            fn decode_part(#payload: &[u8; #n]) -> Self {
+                Self {
+                    #(#members: #decodes,)*
+                }
+            }
+            #[inline]
+            fn encode_part(&self, #out: &mut [u8; #n]) {
+                #(#encodes;)*
+            }
+            #[inline]
+            fn view_part(#payload: &[u8; #n]) -> #view<'_> {
+                #view { bytes: #payload }
+            }
+        }
+    }
+}
+
+/// `InputRecipe::encode_into`: the payload, written into the caller's buffer.
+fn encode_into(recipe: &Recipe<'_>, p: &TokenStream, n: &TokenStream) -> TokenStream {
+    let ident = recipe.ident;
+    let out = out_local();
+    quote! {
+        #[automatically_derived]
+        impl #p::InputRecipe for #ident {
+            #[inline]
+            fn encode_into(&self, #out: &mut [u8]) -> #p::Result<usize, #p::PayloadError> {
+                #p::write_payload::<#n>(#out, &<Self as #p::ToPayload>::to_payload(self))
+            }
+        }
+    }
 }
