@@ -32,14 +32,6 @@ use settings::Settings;
 pub(crate) use stops::ProgramFaults;
 use stops::{DueFault, Stops};
 
-// The tests reach these through `use super::*`, as they did when they sat in this file.
-#[cfg(test)]
-use {
-    path::{Trapezoid, distance3},
-    rtde_robot_proto::programs::WATCHDOG_TIMEOUT_CYCLES,
-    rtde_robot_proto::programs::command::{Command, int_in},
-};
-
 /// `runtime_state` values.
 const PLAYING: u32 = 2;
 const STOPPED: u32 = 1;

@@ -1,5 +1,8 @@
+use super::path::{Trapezoid, distance3};
 use super::*;
 use rtde_core::fields::{Direction, lookup};
+use rtde_robot_proto::programs::WATCHDOG_TIMEOUT_CYCLES;
+use rtde_robot_proto::programs::command::{Command, int_in};
 
 const DT: f64 = 0.002;
 const HOME: [f64; 6] = [0.0, -1.57, 1.57, -1.57, -1.57, 0.0];
