@@ -22,4 +22,4 @@ pub use line::{LineBuffer, MAX_LINE};
 pub use modes::{OperationalMode, UserRole};
 pub use reply::{GREETING, ProgramState, Reply, parse as parse_reply};
 pub use rules::{after_greeting, answer, check_greeting, request, version_from_reply, version_of};
-pub use stranger::{GREETING_WAIT, PROBE_WAIT, RTDE_PROBE, Stranger};
+pub use stranger::{GREETING_WAIT, PROBE_WAIT, Stranger, rtde_probe};

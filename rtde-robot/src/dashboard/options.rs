@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use rtde_core::fields::ControllerVersion;
 
-use rtde_robot_proto::dashboard::{GREETING_WAIT, PROBE_WAIT, RTDE_PROBE, Stranger};
+use rtde_robot_proto::dashboard::{GREETING_WAIT, PROBE_WAIT, Stranger, rtde_probe};
 
 use super::DashboardError;
 
@@ -124,11 +124,11 @@ fn probe_rtde(addr: std::net::SocketAddr) -> Stranger {
     let Ok(mut stream) = std::net::TcpStream::connect_timeout(&addr, PROBE_WAIT) else {
         return Stranger::Silent;
     };
-    if stream.write_all(&RTDE_PROBE).is_err() {
+    if stream.write_all(&rtde_probe()).is_err() {
         return Stranger::Silent;
     }
     let (mut reply, mut got) = ([0u8; 64], 0);
-    while got < 3 {
+    while got < reply.len() && Stranger::of_probe_reply(&reply[..got]).is_none() {
         let left = deadline.saturating_duration_since(std::time::Instant::now());
         if left.is_zero() || stream.set_read_timeout(Some(left)).is_err() {
             break;
@@ -138,7 +138,7 @@ fn probe_rtde(addr: std::net::SocketAddr) -> Stranger {
             Ok(n) => got += n,
         }
     }
-    Stranger::of_probe_reply(&reply[..got])
+    Stranger::after_probe(&reply[..got])
 }
 
 /// The error for a refused connection: PolyScope X by name when its RTDE port says so.
