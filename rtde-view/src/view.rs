@@ -507,8 +507,9 @@ impl Server {
             {
                 continue;
             }
-            // Until its Close comes (then tungstenite says ConnectionClosed) or time is up.
-            while client.socket.read().is_ok() {}
+            // Until its Close comes (then tungstenite says ConnectionClosed) or time is up,
+            // also for a client that keeps sending: each read may return at once.
+            while Instant::now() < deadline && client.socket.read().is_ok() {}
         }
         self.shared.clients.store(0, Ordering::Relaxed);
     }
