@@ -20,7 +20,7 @@ const SECONDS: u64 = 2;
 
 fn main() {
     if let Err(e) = run() {
-        eprintln!("csv_recording: {e}");
+        eprintln!("csv_recording: {}", rtde_core::Report(&*e));
         std::process::exit(1);
     }
 }

@@ -23,7 +23,7 @@ struct Args {
 
 fn main() {
     if let Err(e) = run() {
-        eprintln!("dashboard: {e}");
+        eprintln!("dashboard: {}", rtde_core::Report(&*e));
         std::process::exit(1);
     }
 }

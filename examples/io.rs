@@ -25,7 +25,7 @@ struct Outputs {
 
 fn main() {
     if let Err(e) = run() {
-        eprintln!("io: {e}");
+        eprintln!("io: {}", rtde_core::Report(&*e));
         std::process::exit(1);
     }
 }

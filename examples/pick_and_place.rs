@@ -46,7 +46,7 @@ fn main() {
         Ok(true) => {}
         Ok(false) => std::process::exit(1),
         Err(e) => {
-            eprintln!("pick_and_place: {e}");
+            eprintln!("pick_and_place: {}", rtde_core::Report(&*e));
             std::process::exit(1);
         }
     }

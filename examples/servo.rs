@@ -57,7 +57,7 @@ fn main() {
         Ok(true) => {}
         Ok(false) => std::process::exit(2),
         Err(e) => {
-            eprintln!("servo: {e}");
+            eprintln!("servo: {}", rtde_core::Report(&*e));
             std::process::exit(1);
         }
     }

@@ -27,7 +27,7 @@ struct Args {
 
 fn main() {
     if let Err(e) = run() {
-        eprintln!("soak: {e}");
+        eprintln!("soak: {}", rtde_core::Report(&*e));
         std::process::exit(1);
     }
 }
@@ -201,9 +201,9 @@ fn stream(
 fn print_events(client: &mut Client, reconnections: &mut Vec<Duration>) {
     for event in client.events() {
         match event {
-            Event::LinkLost(e) => println!("  link lost: {e}"),
+            Event::LinkLost(e) => println!("  link lost: {}", rtde_core::Report(&e)),
             Event::AttemptFailed { attempt, error, .. } => {
-                println!("  attempt {attempt} failed: {error}");
+                println!("  attempt {attempt} failed: {}", rtde_core::Report(&error));
             }
             Event::Reconnected(r) => {
                 println!("  reconnected in {:?} ({} attempt(s))", r.took, r.attempts);

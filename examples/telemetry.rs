@@ -30,7 +30,7 @@ struct Args {
 
 fn main() {
     if let Err(e) = run() {
-        eprintln!("telemetry: {e}");
+        eprintln!("telemetry: {}", rtde_core::Report(&*e));
         std::process::exit(1);
     }
 }

@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyTuple, PyType};
 use rtde_core::writer::WriteError;
-use rtde_core::{Error, ErrorKind};
+use rtde_core::{Error, ErrorKind, Report};
 use rtde_robot::dashboard::DashboardError;
 use rtde_robot::motion::MotionError;
 use rtde_robot::script::ScriptError;
@@ -204,7 +204,7 @@ pub(crate) fn new(py: Python<'_>, class: Class, message: impl Into<String>) -> P
 
 /// The Python exception of a Rust error, with its message and details.
 pub(crate) fn rtde(py: Python<'_>, e: Error) -> PyErr {
-    let message = e.to_string();
+    let message = Report(&e).to_string();
     match &e {
         Error::Stale { .. } => new(py, Class::Stale, message),
         Error::Timeout { .. } => new(py, Class::Timeout, message),
@@ -250,14 +250,14 @@ pub(crate) fn rtde(py: Python<'_>, e: Error) -> PyErr {
 
 /// A recipe the registry refuses.
 pub(crate) fn recipe(py: Python<'_>, e: &rtde_core::RecipeError) -> PyErr {
-    new(py, Class::Recipe, e.to_string())
+    new(py, Class::Recipe, Report(e).to_string())
 }
 
 /// A write that could not be built (a bad argument: nothing was sent) or failed.
 pub(crate) fn write(py: Python<'_>, e: WriteError) -> PyErr {
     match e {
         WriteError::Client(e) => rtde(py, e),
-        other => new(py, Class::BadArgument, other.to_string()),
+        other => new(py, Class::BadArgument, Report(&other).to_string()),
     }
 }
 
@@ -268,13 +268,13 @@ pub(crate) fn bad(py: Python<'_>, message: impl Into<String>) -> PyErr {
 
 /// The simulator's error.
 pub(crate) fn sim(py: Python<'_>, e: &rtde_sim::Error) -> PyErr {
-    new(py, Class::Simulator, e.to_string())
+    new(py, Class::Simulator, Report(e).to_string())
 }
 
 /// A motion command's error: a refusal before sending is a bad argument, the robot's
 /// verdicts are their own classes, the link's errors those of the driver.
 pub(crate) fn motion(py: Python<'_>, e: MotionError) -> PyErr {
-    let message = e.to_string();
+    let message = Report(&e).to_string();
     match e {
         MotionError::Refused(_)
         | MotionError::Blend(_)
@@ -294,7 +294,7 @@ pub(crate) fn motion(py: Python<'_>, e: MotionError) -> PyErr {
 /// Sending a program failed (the Dashboard's answers to the precondition checks
 /// included: the message says that they were the checks).
 pub(crate) fn script(py: Python<'_>, e: &ScriptError) -> PyErr {
-    new(py, Class::Script, e.to_string())
+    new(py, Class::Script, Report(e).to_string())
 }
 
 /// A call on a connection this program closed (`close()`, `disconnect()`): the same class
@@ -309,7 +309,7 @@ pub(crate) fn closed(py: Python<'_>, what: &str) -> PyErr {
 
 /// A Dashboard command's error.
 pub(crate) fn dashboard(py: Python<'_>, e: DashboardError) -> PyErr {
-    let message = e.to_string();
+    let message = Report(&e).to_string();
     match e {
         DashboardError::Connect { .. } | DashboardError::Closed { .. } | DashboardError::Io(_) => {
             new(py, Class::ConnectionLost, message)

@@ -17,7 +17,7 @@ pub enum Error {
         why: String,
     },
     /// The runtime or a thread could not be started.
-    #[error("cannot start the bridge: {0}")]
+    #[error("cannot start the bridge")]
     Start(#[source] io::Error),
 }
 

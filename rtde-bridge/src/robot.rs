@@ -9,7 +9,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rtde_core::fields::{Direction, lookup};
 use rtde_core::tokio::{AsyncClient, Packages};
-use rtde_core::{ConnectOptions, DynamicRecipe, Recipe, ReconnectPolicy};
+use rtde_core::{ConnectOptions, DynamicRecipe, Recipe, ReconnectPolicy, Report};
 use rtde_record::capture::Header;
 
 use crate::backoff::Backoff;
@@ -109,7 +109,7 @@ async fn read(
             }
             Ended::LinkLost => {
                 let why = match task.await {
-                    Ok(Err(e)) => format!("link lost: {e}"),
+                    Ok(Err(e)) => format!("link lost: {}", Report(&e)),
                     _ => "link lost".to_owned(),
                 };
                 queue.offline(why);
@@ -134,7 +134,7 @@ async fn start_stream(
         .map_err(|e| format!("cannot resolve `{}`: {e}", robot.address))?;
     let (client, connection) = rtde_core::tokio::connect(addr, options.clone())
         .await
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| Report(&e).to_string())?;
     let task = tokio::spawn(connection);
     let ready = async {
         client.setup_outputs(recipe.spec(), robot.frequency).await?;
@@ -147,7 +147,7 @@ async fn start_stream(
         Ok(packages) => Ok((client, packages, task)),
         Err(e) => {
             task.abort();
-            Err(e.to_string())
+            Err(Report(&e).to_string())
         }
     }
 }

@@ -33,7 +33,7 @@ pub enum SubscriberError {
         why: String,
     },
     /// The reading thread could not be started.
-    #[error("cannot start the subscriber: {0}")]
+    #[error("cannot start the subscriber")]
     Start(#[source] std::io::Error),
 }
 

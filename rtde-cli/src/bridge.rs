@@ -1,5 +1,6 @@
 //! `rtde bridge`: a fleet's telemetry into MQTT, from a configuration file.
 
+use crate::said;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -57,7 +58,7 @@ pub(crate) struct BridgeArgs {
 
 /// Runs `rtde bridge`.
 pub(crate) fn run(args: &BridgeArgs) -> Result<(), String> {
-    let config = Config::read(&args.config).map_err(|e| e.to_string())?;
+    let config = Config::read(&args.config).map_err(said)?;
     let say = |text: &str| {
         if !args.quiet {
             eprintln!("rtde bridge: {text}");
@@ -77,8 +78,8 @@ pub(crate) fn run(args: &BridgeArgs) -> Result<(), String> {
             std::process::exit(130);
         }
     })
-    .map_err(|e| format!("cannot handle Ctrl-C: {e}"))?;
-    let bridge = Bridge::start(config, options).map_err(|e| e.to_string())?;
+    .map_err(|e| format!("cannot handle Ctrl-C: {e}", e = said(e)))?;
+    let bridge = Bridge::start(config, options).map_err(said)?;
     say(&format!(
         "{robots} robot{} to {url}, session {}; Ctrl-C stops",
         if robots == 1 { "" } else { "s" },

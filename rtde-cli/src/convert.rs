@@ -1,5 +1,6 @@
 //! `rtde convert`: raw captures into MCAP or CSV, MCAP recordings into CSV.
 
+use crate::said;
 use std::path::{Path, PathBuf};
 
 use rtde_core::{DynamicRecipe, OutputRecipe};
@@ -61,7 +62,9 @@ pub(crate) fn run(args: &ConvertArgs) -> Result<(), String> {
     }
     let mut out = PendingFile::create(&args.output)?;
     let name = out.temp_path().display().to_string();
-    let write_error = |e: &dyn std::fmt::Display| format!("cannot write `{name}`: {e}");
+    let write_error = |e: &(dyn std::error::Error + 'static)| {
+        format!("cannot write `{name}`: {}", rtde_core::Report(e))
+    };
     let (packages, note) = match (from.as_str(), to.as_str()) {
         ("rtde", "mcap") => {
             let capture = capture::read_file(&args.input)?;
@@ -77,12 +80,16 @@ pub(crate) fn run(args: &ConvertArgs) -> Result<(), String> {
         ("rtde", "csv") => {
             let capture = capture::read_file(&args.input)?;
             let names: Vec<&str> = capture.header.fields.iter().map(|f| f.name()).collect();
-            let mut recipe = DynamicRecipe::outputs(&names).map_err(|e| e.to_string())?;
+            let mut recipe = DynamicRecipe::outputs(&names).map_err(said)?;
             let mut csv = CsvWriter::new(out, recipe.fields()).map_err(|e| write_error(&e))?;
             for i in 0..capture.len() {
-                recipe
-                    .decode_into(capture.payload(i))
-                    .map_err(|e| format!("package {i} of `{}`: {e}", args.input.display()))?;
+                recipe.decode_into(capture.payload(i)).map_err(|e| {
+                    format!(
+                        "package {i} of `{}`: {e}",
+                        args.input.display(),
+                        e = said(e)
+                    )
+                })?;
                 csv.row(recipe.values()).map_err(|e| write_error(&e))?;
             }
             out = csv.into_inner();
@@ -90,9 +97,14 @@ pub(crate) fn run(args: &ConvertArgs) -> Result<(), String> {
         }
         ("mcap", "csv") => {
             let bytes = std::fs::read(&args.input)
-                .map_err(|e| format!("cannot read `{}`: {e}", args.input.display()))?;
-            let summary = rtde_view::convert::mcap_to_csv(&bytes, &mut out)
-                .map_err(|e| format!("`{}` cannot be converted: {e}", args.input.display()))?;
+                .map_err(|e| format!("cannot read `{}`: {e}", args.input.display(), e = said(e)))?;
+            let summary = rtde_view::convert::mcap_to_csv(&bytes, &mut out).map_err(|e| {
+                format!(
+                    "`{}` cannot be converted: {e}",
+                    args.input.display(),
+                    e = said(e)
+                )
+            })?;
             let note = summary.cut_short.map(|why| {
                 format!(
                     "`{}` ends before its summary ({why}): a recorder that was stopped hard; \

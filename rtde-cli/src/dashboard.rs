@@ -1,5 +1,6 @@
 //! `rtde dashboard COMMAND`: one Dashboard server command, its reply typed.
 
+use crate::said;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -70,26 +71,22 @@ pub(crate) fn run(args: &DashboardArgs) -> Result<ExitCode, String> {
     let (_sim, mut dashboard) = match &args.robot {
         Some(robot) => {
             let (host, port) = crate::args::robot_on(robot, DASHBOARD_PORT)?;
-            let d =
-                Dashboard::connect((host.as_str(), port), options).map_err(|e| e.to_string())?;
+            let d = Dashboard::connect((host.as_str(), port), options).map_err(said)?;
             (None, d)
         }
         None => {
-            let sim = Sim::builder()
-                .dashboard()
-                .start()
-                .map_err(|e| e.to_string())?;
+            let sim = Sim::builder().dashboard().start().map_err(said)?;
             let addr = sim
                 .dashboard_addr()
                 .ok_or("the simulator serves no Dashboard server")?;
             eprintln!(
                 "no --robot given: asking a built-in simulator (powered off, no program loaded)"
             );
-            let d = Dashboard::connect(addr, options).map_err(|e| e.to_string())?;
+            let d = Dashboard::connect(addr, options).map_err(said)?;
             (Some(sim), d)
         }
     };
-    let reply = dashboard.execute(&command).map_err(|e| e.to_string())?;
+    let reply = dashboard.execute(&command).map_err(said)?;
     println!("{reply}");
     Ok(ExitCode::SUCCESS)
 }

@@ -2,6 +2,7 @@
 //! dictionary (an export view; the 2015 edition has since been replaced by a 2025 one), and
 //! a recipe as its TPDO or RPDO mapping.
 
+use crate::said;
 use std::io::{self, Write};
 
 use rtde_fields::dictionary::{self, COLUMNS, Row};
@@ -121,5 +122,5 @@ pub(crate) fn print_pdo(
         }
         Ok(())
     };
-    write(out).map_err(|e| e.to_string())
+    write(out).map_err(said)
 }

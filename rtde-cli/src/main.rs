@@ -102,6 +102,11 @@ fn main() -> ExitCode {
     }
 }
 
+/// An error as the command prints it: its message, then each of its causes once.
+fn said(e: impl std::error::Error + 'static) -> String {
+    rtde_core::Report(&e).to_string()
+}
+
 /// Runs a lookup that prints to stdout; a closed pipe (`rtde fields | head`) is no error.
 fn lookup_output(
     f: impl FnOnce(&mut io::StdoutLock<'static>) -> io::Result<ExitCode>,
@@ -111,6 +116,6 @@ fn lookup_output(
     match result {
         Ok(code) => Ok(code),
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
-        Err(e) => Err(e.to_string()),
+        Err(e) => Err(said(e)),
     }
 }

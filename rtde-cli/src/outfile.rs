@@ -5,6 +5,7 @@
 //! [`PendingFile::commit`]. A run that fails part-way keeps what it wrote under the
 //! `.partial` name, and one that fails before writing anything leaves nothing.
 
+use crate::said;
 use std::ffi::OsString;
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
@@ -67,7 +68,8 @@ impl PendingFile {
     /// Flushes, syncs and renames the file to its final name, replacing any file there.
     pub(crate) fn commit(mut self) -> Result<(), String> {
         let out = self.out.take().expect("committed once");
-        let fail = |e: io::Error| format!("cannot write `{}`: {e}", self.temp.display());
+        let fail =
+            |e: io::Error| format!("cannot write `{}`: {e}", self.temp.display(), e = said(e));
         let file = out.into_inner().map_err(|e| fail(e.into_error()))?;
         file.sync_all().map_err(fail)?;
         drop(file);

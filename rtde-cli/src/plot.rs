@@ -14,6 +14,7 @@
 //! fontconfig or freetype is needed. The picture is drawn in memory and written under a
 //! temporary name, then renamed, as `rtde record` does.
 
+use crate::said;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -146,7 +147,7 @@ pub(crate) fn run(args: &PlotArgs) -> Result<(), String> {
             {
                 let root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
                 plot.draw(&root, SUPERSAMPLE)?;
-                root.present().map_err(|e| e.to_string())?;
+                root.present().map_err(said)?;
             }
             png(&downsample(&rgb, width, height), width, height)?
         }
@@ -155,14 +156,19 @@ pub(crate) fn run(args: &PlotArgs) -> Result<(), String> {
             {
                 let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
                 plot.draw(&root, 1)?;
-                root.present().map_err(|e| e.to_string())?;
+                root.present().map_err(said)?;
             }
             svg.into_bytes()
         }
     };
     let mut file = PendingFile::create(&output)?;
-    file.write_all(&bytes)
-        .map_err(|e| format!("cannot write `{}`: {e}", file.temp_path().display()))?;
+    file.write_all(&bytes).map_err(|e| {
+        format!(
+            "cannot write `{}`: {e}",
+            file.temp_path().display(),
+            e = said(e)
+        )
+    })?;
     file.commit()?;
     eprintln!(
         "rtde: plotted {} of `{}` to `{}`",
@@ -232,7 +238,7 @@ fn png(rgb: &[u8], width: u32, height: u32) -> Result<Vec<u8>, String> {
     encoder.set_depth(::png::BitDepth::Eight);
     encoder.set_compression(::png::Compression::Best);
     encoder.set_adaptive_filter(::png::AdaptiveFilterType::Adaptive);
-    let fail = |e: ::png::EncodingError| format!("cannot encode the PNG: {e}");
+    let fail = |e: ::png::EncodingError| format!("cannot encode the PNG: {e}", e = said(e));
     let mut writer = encoder.write_header().map_err(fail)?;
     writer.write_image_data(rgb).map_err(fail)?;
     writer.finish().map_err(fail)?;

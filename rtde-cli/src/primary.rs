@@ -1,5 +1,6 @@
 //! `rtde primary`: a controller's primary (or secondary) interface, printed as it comes.
 
+use crate::said;
 use std::process::ExitCode;
 
 use rtde_robot::primary::{Decoded, PrimaryClient, PrimaryMessage, RobotState};
@@ -49,10 +50,7 @@ pub(crate) fn run(args: &PrimaryArgs) -> Result<ExitCode, String> {
             (None, format!("{host}:{port}"), args.count)
         }
         None => {
-            let sim = Sim::builder()
-                .script_ports()
-                .start()
-                .map_err(|e| e.to_string())?;
+            let sim = Sim::builder().script_ports().start().map_err(said)?;
             let addr = sim
                 .script_addr(port)
                 .ok_or("the simulator serves no script ports")?;
@@ -63,7 +61,7 @@ pub(crate) fn run(args: &PrimaryArgs) -> Result<ExitCode, String> {
             (Some(sim), addr.to_string(), Some(args.count.unwrap_or(10)))
         }
     };
-    let mut client = PrimaryClient::connect(addr.as_str()).map_err(|e| e.to_string())?;
+    let mut client = PrimaryClient::connect(addr.as_str()).map_err(said)?;
     println!(
         "controller {} at {} ({} robot state layout)",
         client.version(),
@@ -92,7 +90,7 @@ pub(crate) fn run(args: &PrimaryArgs) -> Result<ExitCode, String> {
             Ok(Decoded::Message(PrimaryMessage::Other { .. })) => {}
             Ok(Decoded::Message(message)) => println!("message {message:?}"),
             Ok(_) => {}
-            Err(e) => break Err(e.to_string()),
+            Err(e) => break Err(said(e)),
         }
     };
     let stats = client.stats();

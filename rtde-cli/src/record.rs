@@ -1,6 +1,7 @@
 //! `rtde record`: every output package a controller sends, to CSV and, on request, to a
 //! raw capture ([`rtde_record::capture`]).
 
+use crate::said;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -64,7 +65,7 @@ RTDE client; the format is described in the documentation of rtde_record::captur
     after_help = "Examples:
   rtde record --fields actual_q,actual_TCP_pose --duration 10s -o run.csv
       ten seconds of the simulator at 125 Hz
-  rtde record --robot 192.168.1.10 --fields actual_q,actual_qd --frequency 500 -o run.csv --raw run.rtde
+  rtde record --robot 192.168.1.10 --fields actual_q --frequency 500 -o run.csv --raw run.rtde
       a real e-Series robot at its full 500 Hz, until Ctrl-C, with a raw capture
   rtde record --robot ur5e.local:30004 --fields timestamp,robot_mode --samples 1000 -o modes.csv
       the first 1000 packages of a robot on an explicit port
@@ -221,16 +222,14 @@ impl Output {
         arrived_unix_us: i64,
     ) -> Result<(), String> {
         match self {
-            Output::Csv(csv) => csv.row(values).map_err(|e| e.to_string()),
-            Output::Mcap(mcap) => mcap
-                .package(payload, arrived_unix_us)
-                .map_err(|e| e.to_string()),
+            Output::Csv(csv) => csv.row(values).map_err(said),
+            Output::Mcap(mcap) => mcap.package(payload, arrived_unix_us).map_err(said),
         }
     }
 
     fn flush(&mut self) -> Result<(), String> {
         match self {
-            Output::Csv(csv) => csv.flush().map_err(|e| e.to_string()),
+            Output::Csv(csv) => csv.flush().map_err(said),
             // The recorder cuts a chunk, and writes it through, every second of controller
             // time on its own.
             Output::Mcap(_) => Ok(()),
@@ -242,7 +241,7 @@ impl Output {
     fn finish(self) -> Result<PendingFile, String> {
         match self {
             Output::Csv(csv) => Ok(csv.into_inner()),
-            Output::Mcap(mcap) => mcap.finish().map_err(|e| e.to_string()),
+            Output::Mcap(mcap) => mcap.finish().map_err(said),
         }
     }
 }
@@ -274,7 +273,7 @@ pub(crate) fn run_plan(plan: Plan) -> Result<(), String> {
             std::process::exit(130);
         }
     })
-    .map_err(|e| format!("cannot handle Ctrl-C: {e}"))?;
+    .map_err(|e| format!("cannot handle Ctrl-C: {e}", e = said(e)))?;
 
     let doing = if file.is_some() {
         "recording"
@@ -310,9 +309,7 @@ pub(crate) fn run_plan(plan: Plan) -> Result<(), String> {
     }
     client.start().map_err(|e| with_texts(&e, &mut client))?;
     // Short waits from here on, so that the loop looks at the Ctrl-C flag often.
-    client
-        .set_read_timeout(Some(RECV_WAIT))
-        .map_err(|e| e.to_string())?;
+    client.set_read_timeout(Some(RECV_WAIT)).map_err(said)?;
 
     // The period packages actually come at: a frequency that does not divide the loop
     // rate streams faster than asked.
@@ -356,7 +353,7 @@ fn recipe_of(plan: &Plan) -> Result<DynamicRecipe, String> {
     if !names.iter().any(|n| n.eq_ignore_ascii_case("timestamp")) {
         names.insert(0, "timestamp");
     }
-    let recipe = DynamicRecipe::outputs(&names).map_err(|e| e.to_string())?;
+    let recipe = DynamicRecipe::outputs(&names).map_err(said)?;
     if plan
         .source
         .frequency
@@ -420,7 +417,7 @@ fn connect(plan: &Plan, doing: &str, say: impl Fn(&str)) -> Result<(Option<Sim>,
             };
             let sim = builder
                 .start()
-                .map_err(|e| format!("cannot start the simulator: {e}"))?;
+                .map_err(|e| format!("cannot start the simulator: {e}", e = said(e)))?;
             say(&format!(
                 "no --robot given: {doing} the built-in simulator (a {} on controller {}, in-process on {})",
                 arm.name,
@@ -434,7 +431,7 @@ fn connect(plan: &Plan, doing: &str, say: impl Fn(&str)) -> Result<(Option<Sim>,
     let options = ConnectOptions::new()
         .connect_timeout(Duration::from_secs(5))
         .read_timeout(Some(REPLY_WAIT));
-    let client = Client::connect((host.as_str(), port), options).map_err(|e| e.to_string())?;
+    let client = Client::connect((host.as_str(), port), options).map_err(said)?;
     Ok((sim, client))
 }
 
@@ -467,10 +464,10 @@ impl Sinks {
                 let output = match format {
                     Format::Csv => CsvWriter::new(file, &header.fields)
                         .map(Output::Csv)
-                        .map_err(|e| e.to_string()),
+                        .map_err(said),
                     Format::Mcap => Recorder::new(file, header, robot_name)
                         .map(Output::Mcap)
-                        .map_err(|e| e.to_string()),
+                        .map_err(said),
                 };
                 let output = output.map_err(|e| format!("cannot write `{name}`: {e}"))?;
                 Some((output, name))
@@ -481,7 +478,7 @@ impl Sinks {
             Some(file) => {
                 let name = file.temp_path().display().to_string();
                 let writer = capture::Writer::new(file, header)
-                    .map_err(|e| format!("cannot write `{name}`: {e}"))?;
+                    .map_err(|e| format!("cannot write `{name}`: {e}", e = said(e)))?;
                 Some((writer, name))
             }
             None => None,
@@ -503,7 +500,7 @@ impl Sinks {
         robot: &str,
     ) -> Result<(), String> {
         let options = ViewOptions::new().addr(addr).arm(arm).robot(robot);
-        let view = ViewServer::start(header, options).map_err(|e| e.to_string())?;
+        let view = ViewServer::start(header, options).map_err(said)?;
         println!("rtde view: listening on {}", view.addr());
         println!(
             "rtde view: in Foxglove or Lichtblick, Open connection → Foxglove WebSocket → {}",
@@ -524,7 +521,7 @@ impl Sinks {
         if let Some((writer, name)) = &mut self.raw {
             writer
                 .package(payload)
-                .map_err(|e| format!("cannot write `{name}`: {e}"))?;
+                .map_err(|e| format!("cannot write `{name}`: {e}", e = said(e)))?;
         }
         if let Some((output, name)) = &mut self.output {
             output
@@ -546,7 +543,7 @@ impl Sinks {
         if let Some((writer, name)) = &mut self.raw {
             writer
                 .flush()
-                .map_err(|e| format!("cannot write `{name}`: {e}"))?;
+                .map_err(|e| format!("cannot write `{name}`: {e}", e = said(e)))?;
         }
         Ok(())
     }
@@ -567,7 +564,7 @@ impl Sinks {
         let raw = self.raw.map(|(writer, name)| {
             writer
                 .finish(skipped)
-                .map_err(|e| format!("cannot write `{name}`: {e}"))
+                .map_err(|e| format!("cannot write `{name}`: {e}", e = said(e)))
         });
         (output, raw, view)
     }
@@ -632,12 +629,12 @@ fn receive(
                 continue;
             }
             Err(e @ Error::Closed { mid_frame: false }) => break closed(client, &e, progress),
-            Err(e) => break End::Failed(e.to_string()),
+            Err(e) => break End::Failed(said(e)),
         };
         last_package = Instant::now();
         let arrived_unix_us = unix_micros();
         if let Err(e) = recipe.decode_into(payload) {
-            break End::Failed(e.to_string());
+            break End::Failed(said(e));
         }
         let Some(&Value::Double(t)) = recipe.value(timestamp_at) else {
             unreachable!("`timestamp` is a DOUBLE")
@@ -698,7 +695,7 @@ fn closed(client: &mut Client, e: &Error, progress: &mut Progress) -> End {
     if ended {
         End::SourceEnded
     } else {
-        End::Failed(e.to_string())
+        End::Failed(rtde_core::Report(e).to_string())
     }
 }
 
@@ -865,6 +862,7 @@ fn with_texts(e: &Error, client: &mut Client) -> String {
         .filter(|t| quoted.as_deref() != Some(t.message.as_str()))
         .map(|t| t.to_string())
         .collect();
+    let e = rtde_core::Report(e);
     if texts.is_empty() {
         e.to_string()
     } else {

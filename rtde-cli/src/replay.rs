@@ -10,6 +10,7 @@
 //! package the simulator sends the end-of-stream text message and closes the connection
 //! ([`Sample::End`]).
 
+use crate::said;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 
@@ -41,7 +42,7 @@ The length announced is the packages' count and the controller time they stand f
 package the period up to the next: 625 packages at 125 Hz are 5 s, and `rtde record \
 --duration 5s` records all 625.",
     after_help = "Examples:
-  rtde record --robot 192.168.1.10 --fields actual_q,actual_TCP_pose --duration 1m -o run.csv --raw run.rtde
+  rtde record --robot 192.168.1.10 --fields actual_q --duration 1m -o run.csv --raw run.rtde
   rtde replay run.rtde
       serve it on 127.0.0.1:30004 in real time; point the client under test there
   rtde replay run.rtde --port 0 --speed 10 --loop
@@ -86,7 +87,7 @@ pub(crate) fn run(args: &ReplayArgs) -> Result<(), String> {
         Speed::Max => builder.unpaced(),
         Speed::Factor(x) => builder.clock_per_connection().speed(x),
     };
-    let sim = builder.start().map_err(|e| e.to_string())?;
+    let sim = builder.start().map_err(said)?;
     // The address first and alone, for scripts (and tests) that start a replay on port 0.
     println!("rtde replay: listening on {}", sim.addr());
     if let Some((packages, tail)) = unfinished {

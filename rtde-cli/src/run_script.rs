@@ -1,5 +1,6 @@
 //! `rtde run-script FILE`: send a URScript program and report its fate.
 
+use crate::said;
 use std::net::{IpAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -61,8 +62,9 @@ fn port(name: &str) -> Result<ScriptPort, String> {
 /// Runs `rtde run-script`.
 pub(crate) fn run(args: &RunScriptArgs) -> Result<ExitCode, String> {
     let source = std::fs::read_to_string(&args.file)
-        .map_err(|e| format!("cannot read {}: {e}", args.file.display()))?;
-    let program = Program::new(&source).map_err(|e| format!("{}: {e}", args.file.display()))?;
+        .map_err(|e| format!("cannot read {}: {e}", args.file.display(), e = said(e)))?;
+    let program =
+        Program::new(&source).map_err(|e| format!("{}: {e}", args.file.display(), e = said(e)))?;
     let (_sim, sender) = match &args.robot {
         Some(robot) => {
             let (host, number) = crate::args::robot_on(robot, args.port.default_port())?;
@@ -84,7 +86,7 @@ pub(crate) fn run(args: &RunScriptArgs) -> Result<ExitCode, String> {
                 .dashboard()
                 .script_ports()
                 .start()
-                .map_err(|e| e.to_string())?;
+                .map_err(said)?;
             eprintln!(
                 "no --robot given: sending to a built-in simulator (controller {})",
                 sim.controller_version()
@@ -92,10 +94,9 @@ pub(crate) fn run(args: &RunScriptArgs) -> Result<ExitCode, String> {
             let addr = sim
                 .dashboard_addr()
                 .ok_or("the simulator serves no Dashboard server")?;
-            let mut dashboard =
-                Dashboard::connect(addr, DashboardOptions::new()).map_err(|e| e.to_string())?;
-            dashboard.power_on().map_err(|e| e.to_string())?;
-            dashboard.brake_release().map_err(|e| e.to_string())?;
+            let mut dashboard = Dashboard::connect(addr, DashboardOptions::new()).map_err(said)?;
+            dashboard.power_on().map_err(said)?;
+            dashboard.brake_release().map_err(said)?;
             eprintln!("simulator: powered on, brakes released");
             let ports = sim
                 .script_sender_ports()
@@ -107,7 +108,7 @@ pub(crate) fn run(args: &RunScriptArgs) -> Result<ExitCode, String> {
     let sender = sender.via(args.port).timeout(args.timeout);
     let started = sender
         .send_observed(&program, |step| eprintln!("{}", describe(step)))
-        .map_err(|e| e.to_string())?;
+        .map_err(said)?;
     println!(
         "started: {} is playing ({} ms after sending)",
         program.name().unwrap_or("the program"),
@@ -121,7 +122,7 @@ pub(crate) fn run(args: &RunScriptArgs) -> Result<ExitCode, String> {
 fn resolve(host: &str, port: u16) -> Result<IpAddr, String> {
     (host, port)
         .to_socket_addrs()
-        .map_err(|e| format!("cannot resolve `{host}`: {e}"))?
+        .map_err(|e| format!("cannot resolve `{host}`: {e}", e = said(e)))?
         .next()
         .map(|addr| addr.ip())
         .ok_or_else(|| format!("`{host}` has no address"))

@@ -1,6 +1,7 @@
 //! `rtde subscribe`: the bridge's batches from the broker, to the same CSV and raw
 //! captures `rtde record` writes, one pair per robot, with every sequence number checked.
 
+use crate::said;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -109,13 +110,13 @@ pub(crate) fn run(args: &SubscribeArgs) -> Result<(), String> {
 fn subscribe(args: &SubscribeArgs) -> Result<Subscriber, String> {
     let (host, port) = broker(&args.broker)?;
     std::fs::create_dir_all(&args.out)
-        .map_err(|e| format!("cannot create `{}`: {e}", args.out.display()))?;
+        .map_err(|e| format!("cannot create `{}`: {e}", args.out.display(), e = said(e)))?;
     ctrlc::set_handler(|| {
         if STOP.swap(true, Ordering::SeqCst) {
             std::process::exit(130);
         }
     })
-    .map_err(|e| format!("cannot handle Ctrl-C: {e}"))?;
+    .map_err(|e| format!("cannot handle Ctrl-C: {e}", e = said(e)))?;
     let sub = Subscriber::connect(
         &host,
         port,
@@ -123,7 +124,7 @@ fn subscribe(args: &SubscribeArgs) -> Result<Subscriber, String> {
         &args.topic,
         Duration::from_secs(5),
     )
-    .map_err(|e| e.to_string())?;
+    .map_err(said)?;
     // On stdout and first, for scripts that wait for the subscription.
     println!(
         "rtde subscribe: subscribed to {} at {}",
@@ -279,9 +280,9 @@ fn write(
     if !files.contains_key(&batch.robot) {
         let mut csv = PendingFile::create(&args.out.join(format!("{}.csv", batch.robot)))?;
         let fields: Vec<_> = header.fields.clone();
-        table::write_header(csv.writer(), &fields).map_err(|e| e.to_string())?;
+        table::write_header(csv.writer(), &fields).map_err(said)?;
         let names: Vec<&str> = fields.iter().map(|f| f.name()).collect();
-        let recipe = DynamicRecipe::outputs(&names).map_err(|e| e.to_string())?;
+        let recipe = DynamicRecipe::outputs(&names).map_err(said)?;
         files.insert(
             batch.robot.clone(),
             Recording {
@@ -305,8 +306,7 @@ fn write(
     });
     if !same_stream {
         if let Some((writer, ..)) = rec.raw.take() {
-            rec.finished
-                .push(writer.finish(rec.skipped).map_err(|e| e.to_string())?);
+            rec.finished.push(writer.finish(rec.skipped).map_err(said)?);
         }
         rec.parts += 1;
         let name = if rec.parts == 1 {
@@ -316,13 +316,18 @@ fn write(
         };
         let file = PendingFile::create(&args.out.join(name))?;
         let path = file.temp_path().to_path_buf();
-        let writer = capture::Writer::new(file, &header).map_err(|e| e.to_string())?;
+        let writer = capture::Writer::new(file, &header).map_err(said)?;
         rec.raw = Some((writer, header, path));
     }
     rec.skipped = batch.skipped;
     // A failed write names its file: the run then keeps what it wrote under that name.
-    let cannot =
-        |path: &Path, e: &dyn std::fmt::Display| format!("cannot write `{}`: {e}", path.display());
+    let cannot = |path: &Path, e: &(dyn std::error::Error + 'static)| {
+        format!(
+            "cannot write `{}`: {}",
+            path.display(),
+            rtde_core::Report(e)
+        )
+    };
     for i in 0..batch.count() {
         let Some(payload) = batch.payload(i) else {
             break;
@@ -347,7 +352,7 @@ fn finish(rec: Recording) -> Result<Vec<String>, String> {
     rec.csv.commit()?;
     let mut raws = rec.finished;
     if let Some((writer, ..)) = rec.raw {
-        raws.push(writer.finish(rec.skipped).map_err(|e| e.to_string())?);
+        raws.push(writer.finish(rec.skipped).map_err(said)?);
     }
     for raw in raws {
         names.push(format!("`{}`", raw.path().display()));

@@ -1,6 +1,7 @@
 //! The CSV that `rtde record` writes and `rtde plot` reads: written by
 //! [`rtde_record::csv`], which documents the format, and read back here.
 
+use crate::said;
 use std::path::Path;
 
 pub(crate) use rtde_record::csv::{columns as columns_of, width, write_header, write_row};
@@ -31,7 +32,7 @@ impl Table {
 /// Reads a CSV of numbers with a header row, such as `rtde record` writes.
 pub(crate) fn read(path: &Path) -> Result<Table, String> {
     let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+        .map_err(|e| format!("cannot read `{}`: {e}", path.display(), e = said(e)))?;
     parse(&text).map_err(|e| format!("`{}`: {e}", path.display()))
 }
 

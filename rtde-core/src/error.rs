@@ -39,14 +39,14 @@ use crate::recipe_error::RecipeError;
 pub enum Error {
     // ---- the link broke ----
     /// The controller's address could not be resolved.
-    #[error("could not resolve the controller's address: {source}")]
+    #[error("could not resolve the controller's address")]
     Resolve {
         /// The resolver's error.
         source: io::Error,
     },
     /// No connection could be made to any resolved address.
     #[error(
-        "could not connect to {addr}: {source}{} (RTDE listens on port 30004)",
+        "could not connect to {addr} (RTDE listens on port 30004){}",
         diagnosis::connect_hint(source)
     )]
     Connect {
@@ -56,7 +56,7 @@ pub enum Error {
         source: io::Error,
     },
     /// Reading or writing the socket failed.
-    #[error("connection failed{}: {source}", mid(*.mid_frame))]
+    #[error("connection failed{}", mid(*.mid_frame))]
     Io {
         /// The socket's error.
         source: io::Error,

@@ -73,6 +73,7 @@ pub mod error;
 pub mod realtime;
 mod recipe;
 mod recipe_error;
+mod report;
 pub mod rotation;
 pub mod session;
 mod tcp;
@@ -97,6 +98,7 @@ pub use recipe::{
 };
 pub use recipe::{RecipeView, ToPayload};
 pub use recipe_error::{RecipeError, RecipeProblem};
+pub use report::Report;
 #[cfg(feature = "derive")]
 pub use rtde_derive::RtdeRecipe;
 pub use session::Session;

@@ -723,7 +723,8 @@ async fn a_controller_that_stops_reading_fails_the_send_within_the_write_timeout
     };
     assert_eq!(source.kind(), std::io::ErrorKind::TimedOut, "{err}");
     assert!(!mid_frame);
-    assert!(err.to_string().contains("stopped reading"), "{err}");
+    let said = rtde_core::Report(&err).to_string();
+    assert!(said.contains("stopped reading"), "{said}");
     // The link is gone; without a receiver, the connection ends with the error itself.
     assert!(matches!(
         client.send(&handle, &inputs).await,

@@ -114,7 +114,8 @@ fn connecting_to_a_closed_port_is_a_link_error() {
     assert_eq!(err.kind(), ErrorKind::Link);
     assert!(
         err.to_string()
-            .starts_with(&format!("could not connect to {addr}: "))
+            .starts_with(&format!("could not connect to {addr} ")),
+        "{err}"
     );
     // Nothing listens: on a robot that is on, RTDE is probably switched off.
     assert!(

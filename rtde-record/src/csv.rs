@@ -201,7 +201,7 @@ impl<W: Write> CsvWriter<W> {
 #[non_exhaustive]
 pub enum CsvError {
     /// The file could not be created (a missing directory, no permission).
-    #[error("cannot create `{}`: {source}", path.display())]
+    #[error("cannot create `{}`", path.display())]
     Create {
         /// The file.
         path: PathBuf,
@@ -209,7 +209,7 @@ pub enum CsvError {
         source: io::Error,
     },
     /// Writing the file failed (a full disk); the rows written before are in it.
-    #[error("cannot write `{}` after {rows} rows: {source}", path.display())]
+    #[error("cannot write `{}` after {rows} rows", path.display())]
     Write {
         /// The file.
         path: PathBuf,
@@ -223,7 +223,7 @@ pub enum CsvError {
     NotOutputs,
     /// The background driver ended (the link is lost and was not brought back) or sent a
     /// package the recipe does not fit; the rows before are in the file, flushed.
-    #[error("the recording to `{}` ended after {rows} rows: {source}", path.display())]
+    #[error("the recording to `{}` ended after {rows} rows", path.display())]
     Stream {
         /// The file.
         path: PathBuf,

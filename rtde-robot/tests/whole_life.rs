@@ -96,7 +96,8 @@ fn after_a_protective_stop_and_its_unlock_a_new_session_moves_the_arm<R: Driver>
     let Err(refused) = robot.recover() else {
         panic!("a session started under a protective stop");
     };
-    assert!(refused.to_string().contains("PROTECTIVE_STOP"), "{refused}");
+    let said = rtde_core::Report(&refused).to_string();
+    assert!(said.contains("PROTECTIVE_STOP"), "{said}");
 
     std::thread::sleep(Duration::from_millis(250));
     dashboard.unlock_protective_stop().unwrap();

@@ -176,7 +176,7 @@ impl SimArgs {
             let fleet = self
                 .builder()
                 .start_fleet(self.robots)
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| rtde_core::Report(&e).to_string())?;
             for (i, addr) in fleet.addrs().enumerate() {
                 say(format_args!("{name}: robot {i} listening on {addr}"));
             }
@@ -191,7 +191,10 @@ impl SimArgs {
             ));
             serve_forever();
         }
-        let sim = self.builder().start().map_err(|e| e.to_string())?;
+        let sim = self
+            .builder()
+            .start()
+            .map_err(|e| rtde_core::Report(&e).to_string())?;
         say(format_args!("{name}: listening on {}", sim.addr()));
         if let Some(addr) = sim.dashboard_addr() {
             say(format_args!("{name}: Dashboard server on {addr}"));

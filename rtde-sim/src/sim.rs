@@ -456,7 +456,7 @@ pub struct Stats {
 #[non_exhaustive]
 pub enum Error {
     /// The controller version is not `major.minor[.bugfix[.build]]`.
-    #[error("invalid controller version `{text}`: {source}")]
+    #[error("invalid controller version `{text}`")]
     InvalidVersion {
         /// The text given.
         text: String,
@@ -483,7 +483,7 @@ pub enum Error {
         why: String,
     },
     /// The listening socket could not be bound.
-    #[error("cannot listen on {addr}: {source}")]
+    #[error("cannot listen on {addr}")]
     Bind {
         /// The address asked for.
         addr: SocketAddr,
@@ -499,7 +499,7 @@ pub enum Error {
         robots: u16,
     },
     /// A thread could not be started.
-    #[error("cannot start the simulator's thread: {0}")]
+    #[error("cannot start the simulator's thread")]
     Spawn(#[source] std::io::Error),
     /// A Dashboard server was asked of a simulated PolyScope X, which has none.
     #[error("controller {0} runs PolyScope X, which has no Dashboard server")]

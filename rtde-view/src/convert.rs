@@ -108,7 +108,7 @@ pub fn read_packages(
         let message = match message {
             Ok(m) => m,
             Err(e) => {
-                summary.cut_short = Some(e.to_string());
+                summary.cut_short = Some(rtde_core::Report(&e).to_string());
                 break;
             }
         };

@@ -8,10 +8,10 @@ use std::net::SocketAddr;
 #[non_exhaustive]
 pub enum Error {
     /// Reading or writing a file or a socket failed.
-    #[error("{0}")]
+    #[error(transparent)]
     Io(#[from] io::Error),
     /// The MCAP library refused a record, or a file is no MCAP it can read.
-    #[error("MCAP: {0}")]
+    #[error("the MCAP library failed")]
     Mcap(#[from] mcap::McapError),
     /// A data package does not fit the recipe (a payload of the wrong size).
     #[error("package {index} is {got} bytes; the recipe's packages are {expected}")]
@@ -28,7 +28,7 @@ pub enum Error {
     NotRtde(String),
     /// The background driver ended (the link is lost and was not brought back) while
     /// recording; the packages before are in the file, which is finished.
-    #[error("the recording ended after {packages} packages: {source}")]
+    #[error("the recording ended after {packages} packages")]
     Stream {
         /// The packages written.
         packages: u64,
@@ -36,7 +36,7 @@ pub enum Error {
         source: rtde_core::Error,
     },
     /// The view could not listen on its address.
-    #[error("cannot listen on {addr}: {source}")]
+    #[error("cannot listen on {addr}")]
     Bind {
         /// The address.
         addr: SocketAddr,

@@ -21,7 +21,7 @@ use super::stranger::Stranger;
 #[non_exhaustive]
 pub enum DashboardError {
     /// The Dashboard server could not be reached.
-    #[error("cannot reach the Dashboard server at {addr}: {source}")]
+    #[error("cannot reach the Dashboard server at {addr}")]
     Connect {
         /// The address tried.
         addr: String,
@@ -103,7 +103,7 @@ pub enum DashboardError {
         why: &'static str,
     },
     /// Reading or writing failed.
-    #[error("Dashboard connection: {0}")]
+    #[error("the Dashboard connection failed")]
     Io(#[from] io::Error),
     /// The robot did not reach a mode in the time given (rtde-robot's
     /// `Dashboard::wait_for_robot_mode`).

@@ -643,7 +643,7 @@ fn keep(link: &Link, mut receiver: Receiver, stop: &AtomicBool) {
         let mut session = link.lock();
         let outcome = observed.and_then(|o| link.send(session.on_package(o)));
         if let Err(e) = outcome {
-            session.on_end(e.to_string());
+            session.on_end(rtde_core::Report(&e).to_string());
         }
         let ended = session.has_ended();
         drop(session);

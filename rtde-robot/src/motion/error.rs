@@ -6,15 +6,17 @@ use crate::motion::limits::Refusal;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum MotionError {
+    // The refusals are what went wrong, not a cause of it: the message says them, and
+    // `source()` has nothing more to give (each cause is said once).
     /// A value was refused before anything was sent.
     #[error("nothing sent: {0}")]
-    Refused(#[from] Refusal),
+    Refused(Refusal),
     /// A path's blend radius overlaps a neighbouring waypoint's; nothing was sent.
     #[error("nothing sent: {0}")]
-    Blend(#[from] crate::motion::limits::BlendRefusal),
+    Blend(crate::motion::limits::BlendRefusal),
     /// A target pose is out of the arm's reach; nothing was sent.
     #[error("nothing sent: {0}")]
-    OutOfReach(#[from] rtde_kinematics::Unreachable),
+    OutOfReach(rtde_kinematics::Unreachable),
     /// Another refusal before sending (a path with no waypoint, a force mode type).
     #[error("nothing sent: {0}")]
     Invalid(String),
@@ -74,6 +76,24 @@ pub enum MotionError {
     #[error(transparent)]
     Rtde(#[from] rtde_core::Error),
     /// Sending the command program failed ([`ProgramSource::Send`](super::ProgramSource::Send)).
-    #[error("the command program was not started: {0}")]
+    #[error("the command program was not started")]
     Script(#[from] crate::script::ScriptError),
+}
+
+impl From<Refusal> for MotionError {
+    fn from(refusal: Refusal) -> Self {
+        MotionError::Refused(refusal)
+    }
+}
+
+impl From<crate::motion::limits::BlendRefusal> for MotionError {
+    fn from(refusal: crate::motion::limits::BlendRefusal) -> Self {
+        MotionError::Blend(refusal)
+    }
+}
+
+impl From<rtde_kinematics::Unreachable> for MotionError {
+    fn from(unreachable: rtde_kinematics::Unreachable) -> Self {
+        MotionError::OutOfReach(unreachable)
+    }
 }

@@ -50,9 +50,13 @@ impl Kinematics {
     #[must_use]
     pub fn read(addr: SocketAddr, nominal: Arm) -> Kinematics {
         let calibrated = (|| {
-            let mut primary = PrimaryClient::connect(addr).map_err(|e| e.to_string())?;
+            let mut primary =
+                PrimaryClient::connect(addr).map_err(|e| rtde_core::Report(&e).to_string())?;
             loop {
-                if let Decoded::State { .. } = primary.recv().map_err(|e| e.to_string())? {
+                if let Decoded::State { .. } = primary
+                    .recv()
+                    .map_err(|e| rtde_core::Report(&e).to_string())?
+                {
                     break;
                 }
             }

@@ -591,7 +591,7 @@ async fn keep(link: Arc<Link>, mut packages: Packages) {
             Err(e) => Err(e.into()),
         };
         if let Err(e) = outcome {
-            link.lock().on_end(e.to_string());
+            link.lock().on_end(rtde_core::Report(&e).to_string());
             link.changed.notify_waiters();
             return;
         }

@@ -11,7 +11,7 @@ use rtde_robot_proto::primary::DecodeError;
 #[non_exhaustive]
 pub enum PrimaryError {
     /// The address did not resolve, or no connection could be made.
-    #[error("could not connect to the primary interface at {addr}: {source}")]
+    #[error("could not connect to the primary interface at {addr}")]
     Connect {
         /// The address, as given.
         addr: String,
@@ -19,7 +19,7 @@ pub enum PrimaryError {
         source: io::Error,
     },
     /// Reading failed.
-    #[error("primary interface at {addr}: {source}")]
+    #[error("the primary interface at {addr} failed")]
     Io {
         /// The controller.
         addr: SocketAddr,
@@ -47,7 +47,7 @@ pub enum PrimaryError {
         addr: SocketAddr,
     },
     /// A package size no package has: the stream cannot be followed.
-    #[error("primary interface at {addr}: {source}")]
+    #[error("the primary interface at {addr} sent what cannot be decoded")]
     Decode {
         /// The controller.
         addr: SocketAddr,

@@ -17,7 +17,7 @@ use crate::primary::DecodeError;
 #[non_exhaustive]
 pub enum ScriptError {
     /// The Dashboard server, asked for the preconditions, failed.
-    #[error("checking the robot through the Dashboard server: {0}")]
+    #[error("checking the robot through the Dashboard server failed")]
     Dashboard(#[from] DashboardError),
     /// The controller is in local control: it ignores programs sent to its script ports.
     #[error(
@@ -50,7 +50,7 @@ pub enum ScriptError {
         status: SafetyStatus,
     },
     /// A port could not be reached.
-    #[error("cannot reach the controller's {port} at {addr}: {source}")]
+    #[error("cannot reach the controller's {port} at {addr}")]
     Connect {
         /// Which port (`primary interface (30001)`, …).
         port: &'static str,
@@ -102,13 +102,13 @@ pub enum ScriptError {
         messages: Vec<String>,
     },
     /// The primary interface sent bytes that are no package.
-    #[error("primary interface: {0}")]
+    #[error("the primary interface sent bytes that are no package")]
     Primary(#[from] DecodeError),
     /// The RTDE connection failed.
-    #[error("RTDE: {0}")]
+    #[error(transparent)]
     Rtde(#[from] rtde_core::Error),
     /// Reading or writing failed.
-    #[error("script port: {0}")]
+    #[error("the script port failed")]
     Io(#[from] std::io::Error),
 }
 
