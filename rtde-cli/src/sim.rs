@@ -19,8 +19,8 @@ takes effect. It is the library `rtde_sim::Sim`, which tests embed in-process.",
       a CB3 on any free port (the address is printed first)
   rtde sim --deterministic
       no measurement noise: values follow the motion law documented in rtde_sim::Motion
-  rtde sim --robots 100 --port 40000
-      a fleet: 100 controllers on ports 40000 to 40099, streamed by one clock thread
+  rtde sim --robots 100 --port 31000
+      a fleet: 100 controllers on ports 31000 to 31099, streamed by one clock thread
   rtde sim --dashboard-port 29999 --script-ports 30001
       a Dashboard server and the script ports: power on, load, play, send programs
   rtde sim --program servo

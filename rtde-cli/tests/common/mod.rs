@@ -117,15 +117,20 @@ impl Spawned {
 
     /// Waits for the process to exit, at most `timeout`.
     pub fn wait(&mut self, timeout: Duration) -> ExitStatus {
+        self.wait_at_most(timeout)
+            .unwrap_or_else(|| panic!("rtde still running after {timeout:?}"))
+    }
+
+    /// The exit status if the process ends within `timeout`; `None` if it still runs.
+    pub fn wait_at_most(&mut self, timeout: Duration) -> Option<ExitStatus> {
         let deadline = Instant::now() + timeout;
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
+                return Some(status);
             }
-            assert!(
-                Instant::now() < deadline,
-                "rtde still running after {timeout:?}"
-            );
+            if Instant::now() >= deadline {
+                return None;
+            }
             thread::sleep(Duration::from_millis(10));
         }
     }
