@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use common::{Spawned, rtde};
-use rtde_testkit::foxglove_js::Script;
+use rtde_testkit::foxglove_js::{Json, Script};
 
 /// Viewers, one after another, after the warm-up.
 const VIEWERS: u32 = 100;
@@ -76,10 +76,11 @@ fn settled(pid: u32) -> Usage {
     }
 }
 
-/// `viewers N` to the script; asserts that every close was clean, and returns how long
-/// the viewers took, once the process's threads are back to `threads` (the last
-/// handshake thread ends a moment after its viewer closed), and the usage then.
-fn viewers_in_turn(script: &mut Script, pid: u32, count: u32, threads: u64) -> (u64, Usage) {
+/// `viewers N` to the script; asserts that every close was clean, and returns the
+/// script's summary (close codes, milliseconds) once the process's threads are back to
+/// `threads` (the last handshake thread ends a moment after its viewer closed), and the
+/// usage then.
+fn viewers_in_turn(script: &mut Script, pid: u32, count: u32, threads: u64) -> (Json, Usage) {
     script.send(&format!("viewers {count}"));
     let summary = script.event(WAIT);
     assert_eq!(summary["event"], "summary", "{summary}");
@@ -95,7 +96,7 @@ fn viewers_in_turn(script: &mut Script, pid: u32, count: u32, threads: u64) -> (
         std::thread::sleep(Duration::from_millis(10));
         now = usage(pid);
     }
-    (summary["milliseconds"].as_u64().unwrap(), now)
+    (summary, now)
 }
 
 #[test]
@@ -134,13 +135,15 @@ fn a_hundred_viewers_in_turn_close_cleanly_and_leave_nothing_behind() {
     // The first viewers bring in what any viewer needs once (code pages, an allocator
     // arena for the handshake threads); the hundred after them must add nothing.
     let (_, warm) = viewers_in_turn(&mut script, pid, WARM_UP, start.threads);
-    let (milliseconds, after) = viewers_in_turn(&mut script, pid, VIEWERS, start.threads);
+    let (summary, after) = viewers_in_turn(&mut script, pid, VIEWERS, start.threads);
     done.store(true, Ordering::Relaxed);
     let peak = sampler.join().unwrap();
     println!(
-        "rtde view, {WARM_UP} then {VIEWERS} viewers in turn ({milliseconds} ms for the {VIEWERS}): \
+        "rtde view, {WARM_UP} then {VIEWERS} viewers in turn ({} ms for the {VIEWERS}, close codes {}): \
          threads {} at the start, {} at the peak, {} after the {WARM_UP}, {} after the {VIEWERS}; \
          VmRSS {} / {} / {} / {} kB",
+        summary["milliseconds"],
+        summary["codes"],
         start.threads,
         peak.threads,
         warm.threads,

@@ -13,7 +13,8 @@ use std::sync::mpsc::{self, Receiver};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use serde_json::Value as Json;
+/// What [`Script::event`] returns: for the tests whose crate has no `serde_json` of its own.
+pub use serde_json::Value as Json;
 
 /// The environment variable naming the `node` that `tests/interop/foxglove/setup.sh`
 /// printed.
