@@ -239,6 +239,7 @@ impl ViewServer {
                 .max_write_buffer_size(options.client_buffer),
             clients: Vec::new(),
             handshakes: mpsc::channel(),
+            handshaking: Arc::new(AtomicUsize::new(0)),
             json: String::with_capacity(4096),
             frame: Vec::with_capacity(4096),
         };
@@ -454,6 +455,8 @@ struct Server {
     config: WebSocketConfig,
     clients: Vec<Client>,
     handshakes: (Sender<WebSocket<TcpStream>>, Receiver<WebSocket<TcpStream>>),
+    /// Handshakes under way, on their threads.
+    handshaking: Arc<AtomicUsize>,
     json: String,
     frame: Vec<u8>,
 }
@@ -487,6 +490,13 @@ impl Server {
     /// Says goodbye to every client (1001, going away) and waits, [`CLOSE_WAIT`] at most
     /// in all, for each one's Close, so that each sees a clean close rather than a reset.
     fn close_all(&mut self) {
+        let deadline = Instant::now() + CLOSE_WAIT;
+        // A viewer whose handshake is done, or under way, has been told it is connected
+        // (or soon will be): it gets the goodbye too, not a reset.
+        while self.handshaking.load(Ordering::Acquire) > 0 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        self.take_handshaken();
         let going_away = CloseFrame {
             code: CloseCode::Away,
             reason: "the view is shutting down".into(),
@@ -495,7 +505,6 @@ impl Server {
             let _ = client.socket.close(Some(going_away.clone()));
             flush_blocking(&mut client.socket);
         }
-        let deadline = Instant::now() + CLOSE_WAIT;
         for mut client in self.clients.drain(..) {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero()
@@ -522,10 +531,12 @@ impl Server {
                     let done = self.handshakes.0.clone();
                     let greeting = Arc::clone(&self.greeting);
                     let config = self.config;
+                    let pending = Pending::new(&self.handshaking);
                     // A client that never finishes its handshake costs its own thread only.
                     let _ = std::thread::Builder::new()
                         .name("rtde-view-handshake".into())
                         .spawn(move || {
+                            let _pending = pending;
                             if let Ok(socket) = handshake(stream, config, &greeting) {
                                 let _ = done.send(socket);
                             }
@@ -536,6 +547,11 @@ impl Server {
                 Err(_) => break,
             }
         }
+        self.take_handshaken();
+    }
+
+    /// Takes in the clients whose handshake is done.
+    fn take_handshaken(&mut self) {
         while let Ok(socket) = self.handshakes.1.try_recv() {
             self.clients.push(Client {
                 socket,
@@ -672,6 +688,23 @@ impl Server {
         self.shared
             .clients
             .store(self.clients.len(), Ordering::Relaxed);
+    }
+}
+
+/// A handshake under way, counted from its accept until its thread has handed the socket
+/// over (or given up): at shutdown, the server waits for it.
+struct Pending(Arc<AtomicUsize>);
+
+impl Pending {
+    fn new(count: &Arc<AtomicUsize>) -> Pending {
+        count.fetch_add(1, Ordering::AcqRel);
+        Pending(Arc::clone(count))
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
     }
 }
 

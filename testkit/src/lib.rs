@@ -9,6 +9,8 @@
 //!   bridge's tests and the MQTT bench;
 //! - [`foxglove`]: a Foxglove WebSocket protocol client, as a viewer speaks it, for the
 //!   live view's test and benchmark;
+//! - [`foxglove_js`]: Foxglove's own TypeScript libraries, run by node, for the interop
+//!   tests of the live view and the MCAP files;
 //! - `robots` (feature `robots`): the motion API's blocking and tokio drivers behind one
 //!   trait, so that a scenario is written once and run against both;
 //! - [`sim_faults`]: one observable effect per fault flag of the simulator's command line,
@@ -19,6 +21,7 @@
 #[allow(unsafe_code)] // a global allocator implements an unsafe trait
 pub mod counting_allocator;
 pub mod foxglove;
+pub mod foxglove_js;
 pub mod mosquitto;
 #[cfg(feature = "robots")]
 pub mod robots;
