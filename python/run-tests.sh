@@ -72,5 +72,5 @@ sdist=("$sdists"/rtde_rs-*.tar.gz)
 CARGO_TARGET_DIR="$PWD/target/python-sdist-build" MATURIN_PEP517_ARGS="--profile dev" \
     "$venv3/bin/python" -m pip install --quiet --disable-pip-version-check "${sdist[0]}"
 rm -rf target/python-sdist-build
-(cd python/examples && "../../$venv3/bin/python" telemetry.py)
-echo "the sdist $(basename "${sdist[0]}") built from source and ran python/examples/telemetry.py"
+(cd python/examples && "../../$venv3/bin/python" aio.py)
+echo "the sdist $(basename "${sdist[0]}") built from source and ran python/examples/aio.py"
