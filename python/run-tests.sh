@@ -62,7 +62,7 @@ echo "== the sdist, installed by pip from source into a fresh virtual environmen
 sdists=target/python-sdist
 venv3=target/python-venv-sdist
 rm -rf "$sdists" "$venv3"
-"$venv/bin/maturin" sdist --quiet -m python/Cargo.toml --out "$sdists"
+"$venv/bin/maturin" sdist -m python/Cargo.toml --out "$sdists"
 sdist=("$sdists"/rtde_rs-*.tar.gz)
 "$python" -m venv "$venv3"
 # A debug build (`--profile dev`, passed to maturin by pip's build), in a directory of its
