@@ -5,6 +5,8 @@ API's."""
 
 import asyncio
 import math
+import subprocess
+import sys
 import time
 
 import pytest
@@ -200,3 +202,30 @@ def test_every_name_aio_hands_on_is_a_method_of_the_threaded_class():
     ]:
         missing = {n for n in names if not hasattr(threaded, n)}
         assert not missing, (wrapper.__name__, missing)
+
+
+EXIT_SCRIPT = """
+import asyncio
+import rtde_rs
+from rtde_rs import aio
+
+sim = rtde_rs.Sim()
+
+async def main():
+    client = await aio.Client(sim.host, ["timestamp"], port=sim.port).open()
+    async for _ in client:
+        break
+
+asyncio.run(main())
+print("left", flush=True)
+"""
+
+
+def test_a_program_that_ends_with_a_client_open_exits_at_once_and_cleanly():
+    # The pump is no daemon (a daemon would be stopped inside Rust at exit): it must see
+    # the main thread end and stop by itself, so that the interpreter's wait for it ends.
+    for _ in range(10):
+        started = time.monotonic()
+        done = subprocess.run([sys.executable, "-c", EXIT_SCRIPT], capture_output=True, text=True, timeout=20)
+        assert (done.returncode, done.stdout.strip()) == (0, "left"), done.stderr[-2000:]
+        assert time.monotonic() - started < 10
