@@ -11,6 +11,8 @@
 - ``Dashboard``: the Dashboard server (port 29999), with typed replies.
 - ``rtde_rs.ur_rtde``: ur_rtde's ``RTDEReceiveInterface``, ``RTDEIOInterface``,
   ``RTDEControlInterface`` and ``DashboardClient``.
+- ``rtde_rs.aio``: ``Client``, ``Robot`` and ``Dashboard`` for asyncio (``async with``,
+  ``async for``, awaited moves and Dashboard commands), over the classes above.
 
 Example::
 

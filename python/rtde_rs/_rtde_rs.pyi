@@ -12,7 +12,8 @@ SAFETY_PROTECTIVE_STOPPED: int
 SAFETY_EMERGENCY_STOPPED: int
 # The motion commands' defaults (rtde_robot::motion::defaults): joint_speed, joint_acceleration,
 # tool_speed, tool_acceleration, speed_j_acceleration, speed_l_acceleration,
-# stop_j_deceleration, stop_deceleration, servo_time, servo_lookahead, servo_gain.
+# stop_j_deceleration, stop_deceleration, servo_time, servo_lookahead, servo_gain; and
+# interrupt_deceleration, the stop after Ctrl-C or a cancelled rtde_rs.aio move.
 MOTION_DEFAULTS: Dict[str, float]
 
 class RtdeError(Exception): ...

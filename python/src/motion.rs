@@ -24,7 +24,8 @@ use crate::{args, enums, errors};
 /// How often a wait for the robot looks for Ctrl-C.
 const SIGNAL_CHECK: Duration = Duration::from_millis(100);
 
-/// The deceleration (rad/s²) of the stop after Ctrl-C ends a blocking move: URScript's
+/// The deceleration (rad/s²) of the stop after Ctrl-C ends a blocking move, or a cancelled
+/// task a move of `rtde_rs.aio` (`MOTION_DEFAULTS["interrupt_deceleration"]`): URScript's
 /// `stopj` default, and ur_rtde's.
 const INTERRUPT_DECELERATION: f64 = 2.0;
 
@@ -725,6 +726,7 @@ fn motion_defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
         ("servo_time", defaults::SERVO_TIME),
         ("servo_lookahead", defaults::SERVO_LOOKAHEAD),
         ("servo_gain", defaults::SERVO_GAIN),
+        ("interrupt_deceleration", INTERRUPT_DECELERATION),
     ] {
         table.set_item(name, value)?;
     }

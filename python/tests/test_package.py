@@ -78,3 +78,20 @@ def test_help_reads_well():
         for name, member in inspect.getmembers(cls):
             if name[0].islower() and callable(member):
                 assert inspect.getdoc(member), f"{cls.__name__}.{name}"
+
+
+def test_the_aio_stubs_name_its_classes_and_their_own_methods():
+    import rtde_rs.aio
+
+    tree = ast.parse(pathlib.Path(rtde_rs.aio.__file__).with_suffix(".pyi").read_text())
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    assert set(classes) == set(rtde_rs.aio.__all__)
+    for name, node in classes.items():
+        stubbed = {f.name for f in node.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        runtime = getattr(rtde_rs.aio, name)
+        own = {
+            n
+            for n, v in vars(runtime).items()
+            if (callable(v) or isinstance(v, property)) and (n.startswith("__") or not n.startswith("_"))
+        }
+        assert stubbed == own - {"__repr__"}, name

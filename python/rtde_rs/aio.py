@@ -1,0 +1,449 @@
+"""rtde_rs for asyncio: ``Client``, ``Robot`` and ``Dashboard`` whose waits are awaited.
+
+A thin layer over the threaded classes (``rtde_rs.Client``, ``rtde_rs.Robot``,
+``rtde_rs.Dashboard``), so that the Rust core does the work once. A call that waits runs
+in a thread of its own, with the GIL released inside Rust, and its result is handed to
+the event loop with ``loop.call_soon_threadsafe``: no call blocks the event loop.
+In-order packages come from one pump thread per client, which hands them over through a
+bounded queue (a slow consumer leaves the rest in the Rust queue, where an overflow is
+counted in ``stats()["overflowed"]``, never lost silently).
+
+Errors are the threaded API's classes, with the same messages. A task cancelled while it
+awaits a move stops the arm (``stop_j`` at ``MOTION_DEFAULTS["interrupt_deceleration"]``),
+as Ctrl-C does in the threaded API.
+
+Example::
+
+    import asyncio
+    import rtde_rs
+    from rtde_rs import aio
+
+    async def main():
+        with rtde_rs.Sim(program="command", dashboard=True) as sim:
+            async with aio.Client(sim.host, ["timestamp", "actual_q"], port=sim.port) as client:
+                async for package in client:
+                    print(package["timestamp"], package["actual_q"])
+                    break
+            async with aio.Dashboard(sim.host, sim.dashboard_port) as dashboard:
+                print(await dashboard.robot_mode())
+            async with aio.Robot(sim.host, port=sim.port, send_program=False) as robot:
+                print(await robot.move_j([0.3, -1.4, 1.4, -1.6, -1.5, 0.2]))
+
+    asyncio.run(main())
+"""
+
+import asyncio
+import collections
+import threading
+
+from . import _rtde_rs
+from ._rtde_rs import ConnectionLostError, RtdeTimeoutError
+
+__all__ = ["Client", "Robot", "Dashboard"]
+
+# How long a hand-off thread waits at a time before it looks whether its client closed or
+# the program is ending (the interpreter waits for these threads at exit).
+_SLICE_S = 0.1
+
+# How many packages the pump hands over ahead of the consumer.
+_AHEAD = 64
+
+
+def _program_running():
+    return threading.main_thread().is_alive()
+
+
+def _call(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` in a thread of its own; its result (or exception) settles the
+    returned future on the running loop, through ``call_soon_threadsafe``. A cancelled
+    future lets the call finish in its thread; its result is dropped."""
+    loop = asyncio.get_running_loop()
+    future = loop.create_future()
+
+    def settle(result, error):
+        if future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+
+    def run():
+        try:
+            result, error = fn(*args, **kwargs), None
+        except Exception as e:  # noqa: BLE001 - handed to the awaiting task as it is
+            result, error = None, e
+        try:
+            loop.call_soon_threadsafe(settle, result, error)
+        except RuntimeError:
+            pass  # the loop closed: no one awaits the result any more
+
+    # Not a daemon: the interpreter waits for it at exit rather than stopping it inside Rust.
+    threading.Thread(target=run, name=f"rtde_rs-aio-{getattr(fn, '__name__', 'call')}").start()
+    return future
+
+
+def _not_open(what):
+    """What a method of a class whose connection is not open (yet, or any more) raises."""
+    return ConnectionLostError(f"the {what} is not open: use `async with` or `await .open()`")
+
+
+class _Pump:
+    """One thread that takes packages in order from a threaded client and hands them to the
+    loop: at most ``_AHEAD`` ahead, each wake-up only when the consumer waits."""
+
+    def __init__(self, client, loop):
+        self._client = client
+        self._loop = loop
+        self._ready = collections.deque()
+        self._lock = threading.Lock()
+        self._waiter = None
+        self._slots = threading.Semaphore(_AHEAD)
+        self._stop = threading.Event()
+        self.finished = False
+        self._thread = threading.Thread(target=self._run, name="rtde_rs-aio-pump")
+        self._thread.start()
+
+    def _run(self):
+        try:
+            while not self._stop.is_set() and _program_running():
+                if not self._slots.acquire(timeout=_SLICE_S):
+                    continue
+                try:
+                    item = self._client.recv(timeout=_SLICE_S)
+                except RtdeTimeoutError:
+                    self._slots.release()
+                    continue
+                except Exception as e:  # noqa: BLE001 - handed to the consumer as it is
+                    item = e
+                self._hand_over(item)
+                if isinstance(item, ConnectionLostError):
+                    return
+        finally:
+            self.finished = True
+            self._hand_over(None)
+
+    def _hand_over(self, item):
+        with self._lock:
+            if item is not None:
+                self._ready.append(item)
+            waiter, self._waiter = self._waiter, None
+        if waiter is not None:
+            try:
+                self._loop.call_soon_threadsafe(_wake, waiter)
+            except RuntimeError:
+                pass  # the loop closed
+
+    async def next(self):
+        """The next package (or the error in its place); None once the pump has ended and
+        handed everything over. Cancel-safe: a package stays queued until it is returned."""
+        while True:
+            with self._lock:
+                if self._ready:
+                    item = self._ready.popleft()
+                    self._slots.release()
+                    return item
+                if self.finished:
+                    return None
+                waiter = self._waiter = self._loop.create_future()
+            try:
+                await waiter
+            finally:
+                with self._lock:
+                    if self._waiter is waiter:
+                        self._waiter = None
+
+    def stop(self):
+        self._stop.set()
+
+
+def _wake(waiter):
+    if not waiter.done():
+        waiter.set_result(None)
+
+
+class Client:
+    """``rtde_rs.Client`` for asyncio: the same arguments, connected by ``async with`` (or
+    ``await client.open()``).
+
+    - ``async for package in client``, or ``await client.recv(timeout=None)``: every package
+      in order, as a dict;
+    - ``latest()``, ``getter(name)``, ``stats()``, ``fields``, ...: as in ``rtde_rs.Client``
+      (they never wait);
+    - ``await client.send(values)`` and the typed setters (``await
+      client.set_standard_digital_output(3, True)``): awaited.
+
+    Bulk numpy reads (``read``, ``drain``) are the threaded client's: they would take
+    packages from under the pump.
+    """
+
+    # The threaded client's methods that wait or touch a socket: awaited here.
+    _AWAITED = frozenset(
+        {
+            "send",
+            "set_standard_digital_output",
+            "set_configurable_digital_output",
+            "set_tool_digital_output",
+            "set_analog_output",
+            "set_speed_slider",
+            "set_int_register",
+            "set_double_register",
+            "set_bit_register",
+        }
+    )
+    # The threaded client's in-order reads besides `recv`: they would take packages from
+    # under the pump.
+    _HIDDEN = frozenset({"read", "drain"})
+
+    def __init__(self, host, fields, frequency=None, **options):
+        self._args = (host, list(fields), frequency)
+        self._options = options
+        self._client = None
+        self._pump = None
+
+    async def open(self):
+        """Connects (in a thread): what ``rtde_rs.Client(...)`` does."""
+        if self._client is None:
+            self._client = await _call(_rtde_rs.Client, *self._args, **self._options)
+        return self
+
+    async def __aenter__(self):
+        return await self.open()
+
+    async def __aexit__(self, *exc):
+        await self.close()
+        return False
+
+    def _threaded(self):
+        if self._client is None:
+            raise _not_open("client")
+        return self._client
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if name in Client._HIDDEN:
+            raise AttributeError(
+                f"rtde_rs.aio.Client has no `{name}`: the pump takes the packages in order "
+                f"(use `recv` or `async for`; `client.threaded.{name}` while nothing iterates this client)"
+            )
+        attribute = getattr(self._threaded(), name)
+        if name not in Client._AWAITED:
+            return attribute
+
+        async def awaited(*args, **kwargs):
+            return await _call(attribute, *args, **kwargs)
+
+        awaited.__name__ = name
+        awaited.__doc__ = attribute.__doc__
+        return awaited
+
+    async def recv(self, timeout=None):
+        """The next package in order as a dict, waiting up to ``timeout`` seconds (None:
+        until one comes). Raises what ``rtde_rs.Client.recv`` raises (``RtdeTimeoutError``,
+        ``StaleError``, ``ConnectionLostError``). Cancel-safe: a cancelled call loses no
+        package."""
+        client = self._threaded()
+        if self._pump is None:
+            self._pump = _Pump(client, asyncio.get_running_loop())
+        try:
+            item = await asyncio.wait_for(self._pump.next(), timeout)
+        except asyncio.TimeoutError:
+            raise RtdeTimeoutError(f"timed out after {timeout}s waiting for a data package") from None
+        if item is None:
+            # The pump has ended (the link is gone): the threaded client says why.
+            return await _call(client.recv, _SLICE_S)
+        if isinstance(item, Exception):
+            raise item
+        return item
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self):
+        return await self.recv()
+
+    async def close(self):
+        """Stops the pump, closes the connection and joins the reader thread (in a thread)."""
+        client, self._client = self._client, None
+        if self._pump is not None:
+            self._pump.stop()
+        if client is not None:
+            await _call(client.close)
+
+    @property
+    def threaded(self):
+        """The ``rtde_rs.Client`` underneath: for ``read`` and ``drain`` when nothing
+        iterates this one."""
+        return self._threaded()
+
+    def __repr__(self):
+        return f"<rtde_rs.aio.Client over {self._client!r}>"
+
+
+class Robot:
+    """``rtde_rs.Robot`` for asyncio: the same arguments, connected by ``async with``.
+
+    ``await robot.move_j(q)`` (and ``move_l``, ``move_j_path``, ``move_l_path``) returns
+    where the arm stopped; a task cancelled while it awaits a move stops the arm
+    (``stop_j``) before the cancellation goes on. Every other command that talks to the
+    robot (``stop_j``, ``speed_j``, ``servo_j``, ``set_tcp``, ...) is awaited; ``state()``,
+    ``forward_kinematics`` and the properties answer at once.
+    """
+
+    _MOVES = frozenset({"move_j", "move_l", "move_j_path", "move_l_path"})
+    # The threaded robot's methods that answer without a round trip to the robot.
+    _AT_ONCE = frozenset({"state", "forward_kinematics", "kinematics", "tcp_offset", "is_open"})
+
+    def __init__(self, host, **options):
+        self._host = host
+        self._options = options
+        self._robot = None
+
+    async def open(self):
+        """Connects and starts (or attaches to) the command program, in a thread."""
+        if self._robot is None:
+            self._robot = await _call(_rtde_rs.Robot, self._host, **self._options)
+        return self
+
+    async def __aenter__(self):
+        return await self.open()
+
+    async def __aexit__(self, *exc):
+        await self.close()
+        return False
+
+    def _threaded(self):
+        if self._robot is None:
+            raise _not_open("robot's connection")
+        return self._robot
+
+    def __getattr__(self, name):
+        if name.startswith("_") or name == "close":
+            raise AttributeError(name)
+        robot = self._threaded()
+        attribute = getattr(robot, name)
+        if name in Robot._AT_ONCE or not callable(attribute):
+            return attribute
+        if name in Robot._MOVES:
+
+            async def move(*args, **kwargs):
+                if kwargs.pop("asynchronous", False):
+                    raise TypeError("rtde_rs.aio moves take no `asynchronous`: wrap the await in a task")
+                return await _move(robot, attribute, args, kwargs)
+
+            move.__name__ = name
+            move.__doc__ = attribute.__doc__
+            return move
+
+        async def awaited(*args, **kwargs):
+            return await _call(attribute, *args, **kwargs)
+
+        awaited.__name__ = name
+        awaited.__doc__ = attribute.__doc__
+        return awaited
+
+    async def close(self):
+        """Closes the connection (in a thread); the program's watchdog then stops it."""
+        robot, self._robot = self._robot, None
+        if robot is not None:
+            await _call(robot.close)
+
+    @property
+    def threaded(self):
+        """The ``rtde_rs.Robot`` underneath."""
+        return self._threaded()
+
+    def __repr__(self):
+        return f"<rtde_rs.aio.Robot over {self._robot!r}>"
+
+
+async def _move(robot, start, args, kwargs):
+    """Starts a move and awaits its end; a cancellation stops the arm first."""
+    started = _call(start, *args, asynchronous=True, **kwargs)
+    try:
+        handle = await asyncio.shield(started)
+        return await _call(handle.wait)
+    except asyncio.CancelledError:
+        await _stop_after(robot, started)
+        raise
+
+
+async def _stop_after(robot, started):
+    """After a cancellation: once the move's start is through, stops the arm if it moves.
+    Runs to its end even if cancelled again (the stop is in its own thread)."""
+    try:
+        await asyncio.shield(started)
+    except asyncio.CancelledError:
+        pass
+    except Exception:  # noqa: BLE001 - the move never started: nothing to stop
+        return
+    deceleration = _rtde_rs.MOTION_DEFAULTS["interrupt_deceleration"]
+    stop = _call(robot.stop_j, deceleration)
+    try:
+        await asyncio.shield(stop)
+    except asyncio.CancelledError:
+        pass
+
+
+class Dashboard:
+    """``rtde_rs.Dashboard`` for asyncio: the same arguments, connected by ``async with``.
+
+    Every command is awaited (``await dashboard.power_on()``, ``await
+    dashboard.wait_for_robot_mode(RobotMode.IDLE, 30)``, ``await dashboard.execute("play")``)
+    and returns or raises what the threaded one does. ``controller_version`` and
+    ``is_connected()`` answer at once.
+    """
+
+    _AT_ONCE = frozenset({"controller_version", "is_connected"})
+
+    def __init__(self, host, port=29999, **options):
+        self._args = (host, port)
+        self._options = options
+        self._dashboard = None
+
+    async def open(self):
+        """Connects (in a thread) and learns the controller's version."""
+        if self._dashboard is None:
+            self._dashboard = await _call(_rtde_rs.Dashboard, *self._args, **self._options)
+        return self
+
+    async def __aenter__(self):
+        return await self.open()
+
+    async def __aexit__(self, *exc):
+        await self.close()
+        return False
+
+    def _threaded(self):
+        if self._dashboard is None:
+            raise _not_open("Dashboard connection")
+        return self._dashboard
+
+    def __getattr__(self, name):
+        if name.startswith("_") or name == "close":
+            raise AttributeError(name)
+        attribute = getattr(self._threaded(), name)
+        if name in Dashboard._AT_ONCE or not callable(attribute):
+            return attribute
+
+        async def awaited(*args, **kwargs):
+            return await _call(attribute, *args, **kwargs)
+
+        awaited.__name__ = name
+        awaited.__doc__ = attribute.__doc__
+        return awaited
+
+    async def close(self):
+        """Closes the connection without ``quit`` (in a thread)."""
+        dashboard, self._dashboard = self._dashboard, None
+        if dashboard is not None:
+            await _call(dashboard.disconnect)
+
+    @property
+    def threaded(self):
+        """The ``rtde_rs.Dashboard`` underneath."""
+        return self._threaded()
+
+    def __repr__(self):
+        return f"<rtde_rs.aio.Dashboard over {self._dashboard!r}>"
