@@ -57,7 +57,7 @@ pub(crate) struct ConvertArgs {
 
 /// The format a file name says, lower-case: `run.mcap` and the `run.mcap.partial` a
 /// stopped recorder leaves are both `mcap`.
-fn extension(path: &Path) -> String {
+pub(crate) fn extension(path: &Path) -> String {
     let name = path.to_string_lossy().to_ascii_lowercase();
     let name = name.strip_suffix(".partial").unwrap_or(&name);
     Path::new(name)

@@ -266,7 +266,7 @@ fn rtde_view_draws_a_robots_calibrated_arm() {
     let run = common::finish(view, Duration::from_secs(10));
     assert!(
         run.stderr
-            .contains("the view draws the arm with the controller's calibrated UR5e table"),
+            .contains("the arm's frames are computed with the controller's calibrated UR5e table"),
         "{}",
         run.stderr
     );

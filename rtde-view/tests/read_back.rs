@@ -135,3 +135,31 @@ fn every_value_time_gap_and_the_metadata_read_back() {
         ("protobuf", "rtde.Outputs", "protobuf")
     );
 }
+
+/// Every message but the link frames and TCP pose, decoded: what a conversion keeps.
+fn kept(bytes: &[u8]) -> Vec<convert::Message> {
+    let mut all = Vec::new();
+    convert::read_numbers(bytes, |m| {
+        if m.topic != "/tf" && m.topic != "/tcp_pose" {
+            all.push(m);
+        }
+    })
+    .unwrap();
+    all
+}
+
+#[test]
+fn a_recording_converted_again_keeps_its_times_gaps_and_reconnection() {
+    let recording = common::record(false);
+    let options = rtde_view::RecorderOptions::new().frames(false);
+    let (again, read) =
+        convert::mcap_to_mcap(&recording.mcap, std::io::Cursor::new(Vec::new()), &options).unwrap();
+    assert_eq!(read.packages, recording.raw.len() as u64);
+    let (before, after) = (kept(&recording.mcap), kept(&again.into_inner()));
+    assert!(
+        before
+            .iter()
+            .any(|m| m.text("kind") == Some("reconnection"))
+    );
+    assert_eq!(after, before);
+}
