@@ -62,7 +62,7 @@ pub(crate) struct PlotArgs {
     csv: PathBuf,
     /// Fields to plot, comma-separated, one panel each [default: every recipe field]. In
     /// an MCAP recording, a field of another channel is its topic and path, as Foxglove
-    /// names it: /tcp_pose.pose.position.z, /tf.transforms[5].translation.x.
+    /// names it: `/tcp_pose.pose.position.z`, `/tf.transforms[5].translation.x`.
     #[arg(long, short = 'f', value_name = "FIELD,…", value_delimiter = ',')]
     fields: Vec<String>,
     /// The picture to write, .png or .svg [default: the CSV's name with .png].
