@@ -80,14 +80,7 @@ fn main() -> ExitCode {
     let mut recipe = DynamicRecipe::outputs(REFERENCE_NAMES).expect("the reference recipe");
     let mut client = Client::connect(sim.addr(), ConnectOptions::new()).expect("connect");
     client.setup_outputs(recipe.spec(), 500.0).expect("set up");
-    let header = Header {
-        protocol: client.protocol_version(),
-        controller: client.controller_version(),
-        frequency: 500.0,
-        recipe_id: client.output_recipe_id(),
-        started_unix_micros: unix_us(),
-        fields: recipe.fields().to_vec(),
-    };
+    let header = Header::of_client(&client, &recipe).expect("the stream's header");
     let file = |name: &str| {
         BufWriter::with_capacity(256 * 1024, File::create(dir.join(name)).expect("create"))
     };
