@@ -149,8 +149,9 @@ pub(crate) struct LimitArgs {
 pub(crate) enum Format {
     /// One row per package (`rtde_record::csv`).
     Csv,
-    /// MCAP: the recipe's values as protobuf messages with their schema (the gaps as
-    /// JSON), zstd chunks (`rtde_view`).
+    /// MCAP: the recipe's values, the arm's link frames and TCP pose (unless
+    /// --no-frames), the modes and the gaps, each a channel of protobuf messages with their
+    /// schema, zstd chunks (`rtde_view`).
     Mcap,
 }
 
