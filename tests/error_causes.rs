@@ -131,6 +131,13 @@ fn errors_with_a_cause() -> Vec<(&'static str, Box<dyn StdError>)> {
             Box::new(rtde_sim::Error::Spawn(cause())),
         ),
         (
+            "rtde_view::Error::Setup",
+            Box::new(rtde_view::Error::Setup(rtde_core::Error::Io {
+                source: cause(),
+                mid_frame: false,
+            })),
+        ),
+        (
             "rtde_view::Error::Bind",
             Box::new(rtde_view::Error::Bind {
                 addr: addr(),

@@ -34,7 +34,7 @@ use rtde_record::capture::{self, Header};
 use rtde_record::csv::CsvWriter;
 use rtde_sim::Sim;
 use rtde_testkit::foxglove;
-use rtde_view::{OUTPUTS_TOPIC, Recorder, SUBPROTOCOLS, ViewOptions, ViewServer};
+use rtde_view::{OUTPUTS_TOPIC, Recorder, RecorderOptions, SUBPROTOCOLS, ViewOptions, ViewServer};
 
 /// The targets.
 const MAX_MCAP_OVER_RAW: f64 = 1.5;
@@ -80,20 +80,18 @@ fn main() -> ExitCode {
     let mut recipe = DynamicRecipe::outputs(REFERENCE_NAMES).expect("the reference recipe");
     let mut client = Client::connect(sim.addr(), ConnectOptions::new()).expect("connect");
     client.setup_outputs(recipe.spec(), 500.0).expect("set up");
-    let header = Header {
-        protocol: client.protocol_version(),
-        controller: client.controller_version(),
-        frequency: 500.0,
-        recipe_id: client.output_recipe_id(),
-        started_unix_micros: unix_us(),
-        fields: recipe.fields().to_vec(),
-    };
+    let header = Header::of_client(&client, &recipe).expect("the stream's header");
     let file = |name: &str| {
         BufWriter::with_capacity(256 * 1024, File::create(dir.join(name)).expect("create"))
     };
     let mut raw = capture::Writer::new(file("run.rtde"), &header).expect("raw");
     let mut csv = CsvWriter::new(file("run.csv"), recipe.fields()).expect("csv");
-    let mut mcap = Recorder::new(file("run.mcap"), &header, "bench").expect("mcap");
+    let mut mcap = Recorder::new(
+        file("run.mcap"),
+        &header,
+        &RecorderOptions::new().robot("bench"),
+    )
+    .expect("mcap");
 
     let view = ViewServer::start(&header, ViewOptions::new().addr(([127, 0, 0, 1], 0).into()))
         .expect("view");
@@ -224,7 +222,12 @@ fn main() -> ExitCode {
         ));
 
         let cpu0 = thread_cpu_time().unwrap_or_default();
-        let mut w = Recorder::new(file("again.mcap"), &header, "bench").expect("mcap");
+        let mut w = Recorder::new(
+            file("again.mcap"),
+            &header,
+            &RecorderOptions::new().robot("bench"),
+        )
+        .expect("mcap");
         for (p, &at) in payloads.chunks_exact(size).zip(&arrivals) {
             w.package(p, at).expect("mcap");
         }

@@ -19,6 +19,7 @@ mod dictionary;
 mod lookup;
 mod outfile;
 mod plot;
+mod plot_input;
 mod primary;
 mod progress;
 mod record;

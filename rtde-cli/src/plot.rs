@@ -1,4 +1,5 @@
-//! `rtde plot`: a recorded CSV as time series, PNG or SVG.
+//! `rtde plot`: a recording (CSV, MCAP or raw capture, read by [`crate::plot_input`]) as
+//! time series, PNG or SVG.
 //!
 //! One panel per field, stacked on a shared time axis; one line per vector element, named
 //! after what it is (the joints of `actual_q`, the axes of `actual_TCP_pose`); axis labels
@@ -29,13 +30,13 @@ use rtde_core::Pose;
 use rtde_core::fields::{Direction, Field, WireType, lookup, lookup_ignore_case};
 
 use crate::outfile::PendingFile;
-use crate::table::{self, Table, columns_of, width};
+use crate::table::{Table, columns_of, width};
 
 /// Plot a recorded CSV: one panel per field, one line per vector element, against time.
 #[derive(Debug, clap::Args)]
 #[command(
-    long_about = "Plot a CSV from `rtde record`: one panel per field, stacked on a shared time \
-axis (`timestamp`), one line per vector element, labelled with the registry's units. \
+    long_about = "Plot a recording: a CSV from `rtde record`, an MCAP recording or a raw capture. \
+One panel per field, stacked on a shared time axis (`timestamp`), one line per vector element, labelled with the registry's units. \
 Packages the controller skipped are shaded, and lines are not drawn across them. Fields \
 whose codes have names (`robot_mode`, `safety_status`, `runtime_state`, …) are drawn as steps \
 with the names on the axis. The rotation vectors of poses (`actual_TCP_pose`, …) are unwrapped, \
@@ -51,13 +52,18 @@ into rtde, so no system fonts are needed.",
   rtde plot run.csv --fields actual_q,actual_qd -o run.svg --size 1600x900
       two panels, as SVG
   rtde plot run.csv
-      every recorded field"
+      every recorded field
+  rtde plot run.mcap --fields actual_q,/tcp_pose.pose.position.z
+      a recipe field and a field of another channel of an MCAP recording"
 )]
 pub(crate) struct PlotArgs {
-    /// The CSV to plot.
-    #[arg(value_name = "FILE.csv")]
+    /// The recording to plot: a CSV from `rtde record`, an MCAP recording (.mcap) or a raw
+    /// capture (.rtde).
+    #[arg(value_name = "FILE")]
     csv: PathBuf,
-    /// Fields to plot, comma-separated, one panel each [default: every field in the CSV].
+    /// Fields to plot, comma-separated, one panel each [default: every recipe field]. In
+    /// an MCAP recording, a field of another channel is its topic and path, as Foxglove
+    /// names it: `/tcp_pose.pose.position.z`, `/tf.transforms[5].translation.x`.
     #[arg(long, short = 'f', value_name = "FIELD,…", value_delimiter = ',')]
     fields: Vec<String>,
     /// The picture to write, .png or .svg [default: the CSV's name with .png].
@@ -134,7 +140,7 @@ pub(crate) fn run(args: &PlotArgs) -> Result<(), String> {
             ));
         }
     };
-    let table = table::read(&args.csv)?;
+    let table = crate::plot_input::read(&args.csv, &args.fields)?;
     let plot = Plot::new(&table, &args.fields, &args.csv)?;
     let (width, height) = args.size.unwrap_or_else(|| default_size(plot.panels.len()));
     register_fonts()?;

@@ -5,7 +5,7 @@ use crate::said;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use rtde_core::fields::ControllerVersion;
 use rtde_core::protocol::timing::effective_frequency;
@@ -13,13 +13,14 @@ use rtde_core::{Client, ConnectOptions, DynamicRecipe, Error, OutputRecipe, Reci
 use rtde_robot::motion::Kinematics;
 use rtde_robot::script::ScriptPort;
 use rtde_sim::{Arm, Sim};
-use rtde_view::{Recorder, ViewOptions, ViewServer};
+use rtde_view::{Recorder, RecorderOptions, ViewOptions, ViewServer};
 
 use crate::args;
 use crate::outfile::PendingFile;
 use crate::progress::{Progress, clock};
 use rtde_record::capture::{self, Header};
 use rtde_record::csv::CsvWriter;
+use rtde_record::stop::StopAfter;
 
 /// The frequency recorded at unless `--frequency` says otherwise: every package of a CB3,
 /// every fourth of an e-Series controller.
@@ -99,10 +100,14 @@ pub(crate) struct RecordArgs {
     /// [default ADDR: 127.0.0.1:8765].
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8765")]
     view: Option<SocketAddr>,
-    /// The arm the view draws when a robot's own cannot be read: any UR model (ur5e,
-    /// ur10, ur20, ...).
+    /// The arm the view draws and an MCAP file's `/tf` is computed with, when a robot's
+    /// own cannot be read: any UR model (ur5e, ur10, ur20, ...).
     #[arg(long, value_name = "MODEL", default_value = "ur5e")]
     arm: Arm,
+    /// MCAP: leave out the arm's link frames (`/tf`, from actual_q) and the TCP pose
+    /// (`/tcp_pose`, from actual_TCP_pose), which are recorded by default.
+    #[arg(long)]
+    no_frames: bool,
     /// Print nothing but errors (no simulator notice, progress or summary).
     #[arg(long, short = 'q')]
     quiet: bool,
@@ -145,8 +150,9 @@ pub(crate) struct LimitArgs {
 pub(crate) enum Format {
     /// One row per package (`rtde_record::csv`).
     Csv,
-    /// MCAP: the recipe's values as protobuf messages with their schema (the gaps as
-    /// JSON), zstd chunks (`rtde_view`).
+    /// MCAP: the recipe's values, the arm's link frames and TCP pose (unless
+    /// --no-frames), the modes and the gaps, each a channel of protobuf messages with their
+    /// schema, zstd chunks (`rtde_view`).
     Mcap,
 }
 
@@ -159,7 +165,12 @@ pub(crate) struct Plan {
     /// The output file and its format; none for `rtde view`.
     pub(crate) output: Option<(PathBuf, Format)>,
     pub(crate) raw: Option<PathBuf>,
-    pub(crate) view: Option<(SocketAddr, Arm)>,
+    pub(crate) view: Option<SocketAddr>,
+    /// The arm the view draws and an MCAP file's frames follow, when the robot's own
+    /// calibration cannot be read.
+    pub(crate) arm: Arm,
+    /// Whether an MCAP file records the arm's frames.
+    pub(crate) frames: bool,
     pub(crate) quiet: bool,
 }
 
@@ -178,7 +189,9 @@ impl RecordArgs {
             limits: self.limits,
             output: Some((self.output, format)),
             raw: self.raw,
-            view: self.view.map(|addr| (addr, self.arm)),
+            view: self.view,
+            arm: self.arm,
+            frames: !self.no_frames,
             quiet: self.quiet,
         }
     }
@@ -223,7 +236,11 @@ impl Output {
     ) -> Result<(), String> {
         match self {
             Output::Csv(csv) => csv.row(values).map_err(said),
-            Output::Mcap(mcap) => mcap.package(payload, arrived_unix_us).map_err(said),
+            // The recorder has no stop of its own here: the receive loop applies the limits.
+            Output::Mcap(mcap) => mcap
+                .package(payload, arrived_unix_us)
+                .map(|_| ())
+                .map_err(said),
         }
     }
 
@@ -244,13 +261,6 @@ impl Output {
             Output::Mcap(mcap) => mcap.finish().map_err(said),
         }
     }
-}
-
-/// Microseconds since the Unix epoch, now.
-fn unix_micros() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
 }
 
 /// Runs the receive loop a plan describes: `rtde record`, `rtde view`, or both at once.
@@ -289,20 +299,24 @@ pub(crate) fn run_plan(plan: Plan) -> Result<(), String> {
     if let Err(e) = client.setup_outputs(recipe.spec(), frequency) {
         return Err(with_texts(&e, &mut client));
     }
-    let header = Header {
-        protocol: client.protocol_version(),
-        controller: client.controller_version(),
-        frequency,
-        recipe_id: client.output_recipe_id(),
-        started_unix_micros: unix_micros(),
-        fields: recipe.fields().to_vec(),
-    };
+    let header = Header::of_client(&client, &recipe).map_err(said)?;
     let robot_name = plan.source.robot.as_deref().unwrap_or("rtde-sim");
-    let mut sinks = Sinks::open(file, raw, &header, robot_name)?;
-    if let Some((addr, model)) = plan.view {
-        let kinematics = view_kinematics(&plan, sim.as_ref(), model);
-        say(&format!("the view draws the arm with {kinematics}"));
-        sinks.view(addr, *kinematics.arm(), &header, robot_name)?;
+    let has_q = recipe.names().contains(&"actual_q");
+    let mcap_frames =
+        plan.frames && has_q && file.as_ref().is_some_and(|(_, f)| *f == Format::Mcap);
+    // Read once: the view and the file's frames follow the same arm.
+    let arm = (plan.view.is_some() || mcap_frames).then(|| {
+        let kinematics = view_kinematics(&plan, sim.as_ref(), plan.arm);
+        say(&format!("the arm's frames are computed with {kinematics}"));
+        *kinematics.arm()
+    });
+    let options = RecorderOptions::new()
+        .robot(robot_name)
+        .arm(arm.unwrap_or(plan.arm))
+        .frames(plan.frames);
+    let mut sinks = Sinks::open(file, raw, &header, &options)?;
+    if let Some(addr) = plan.view {
+        sinks.view(addr, arm.unwrap_or(plan.arm), &header, robot_name)?;
         if !recipe.names().contains(&"actual_q") {
             say("no actual_q in the recipe: the view draws no arm (add it to --fields)");
         }
@@ -406,7 +420,7 @@ fn connect(plan: &Plan, doing: &str, say: impl Fn(&str)) -> Result<(Option<Sim>,
             (None, host, port)
         }
         None => {
-            let arm = plan.view.map_or(Arm::UR5E, |(_, arm)| arm);
+            let arm = plan.arm;
             let builder = Sim::builder()
                 .controller_version(&source.sim_version.to_string())
                 .arm(arm);
@@ -456,7 +470,7 @@ impl Sinks {
         file: Option<(PendingFile, Format)>,
         raw: Option<PendingFile>,
         header: &Header,
-        robot_name: &str,
+        options: &RecorderOptions,
     ) -> Result<Sinks, String> {
         let output = match file {
             Some((file, format)) => {
@@ -465,7 +479,7 @@ impl Sinks {
                     Format::Csv => CsvWriter::new(file, &header.fields)
                         .map(Output::Csv)
                         .map_err(said),
-                    Format::Mcap => Recorder::new(file, header, robot_name)
+                    Format::Mcap => Recorder::new(file, header, options)
                         .map(Output::Mcap)
                         .map_err(said),
                 };
@@ -607,6 +621,8 @@ fn receive(
         gaps: Vec::new(),
         gap_count: 0,
     };
+    let mut stop = StopAfter::default();
+    (stop.packages, stop.duration) = (limits.samples, limits.duration);
     let mut last_package = started;
     let mut last_flush = started;
     let mut skipped_so_far = 0u64;
@@ -614,7 +630,7 @@ fn receive(
         if STOP.load(Ordering::SeqCst) {
             break End::Interrupted;
         }
-        if limits.samples.is_some_and(|n| tally.written >= n) {
+        if !stop.admits(tally.written, 0.0, period) {
             break End::Done;
         }
         let payload = match client.recv() {
@@ -632,7 +648,7 @@ fn receive(
             Err(e) => break End::Failed(said(e)),
         };
         last_package = Instant::now();
-        let arrived_unix_us = unix_micros();
+        let arrived_unix_us = rtde_record::host_time::now_unix_us();
         if let Err(e) = recipe.decode_into(payload) {
             break End::Failed(said(e));
         }
@@ -640,7 +656,7 @@ fn receive(
             unreachable!("`timestamp` is a DOUBLE")
         };
         let t0 = *tally.first_timestamp.get_or_insert(t);
-        if limits.duration.is_some_and(|d| !within(d, period, t - t0)) {
+        if !stop.admits(tally.written, t - t0, period) {
             // After a gap: the window closed while the controller skipped packages.
             break End::Done;
         }
@@ -668,10 +684,7 @@ fn receive(
                 break End::Failed(e);
             }
         }
-        if limits
-            .duration
-            .is_some_and(|d| !within(d, period, t - t0 + period))
-        {
+        if stop.is_complete(tally.written, t - t0, period) {
             // The next package would be outside the window: no need to wait for it (a
             // replay may have none to send).
             break End::Done;
@@ -814,16 +827,6 @@ fn report(say: &impl Fn(&str), s: &Summary<'_>) {
         s.tally.gap_count,
         listed.join(", ")
     ));
-}
-
-/// Whether a package `offset` seconds after the first lies in the window of `--duration d`:
-/// the packages whose timestamps fall in `[t0, t0 + d)`, so `d` at f Hz is d·f packages when
-/// the controller skips none (the definition `rtde replay` announces its length by). Half a
-/// period of slack absorbs the rounding of timestamps, at most half the duration so that
-/// the first package is always in it (a duration shorter than a period is that package).
-fn within(d: Duration, period: f64, offset: f64) -> bool {
-    let d = d.as_secs_f64();
-    offset <= d - (period / 2.0).min(d / 2.0)
 }
 
 /// Renames the finished files to their names; returns the names, quoted. When the output

@@ -70,7 +70,9 @@ pub(crate) fn run(args: ViewArgs) -> Result<(), String> {
         limits: args.limits,
         output: None,
         raw: None,
-        view: Some((args.listen, args.arm)),
+        view: Some(args.listen),
+        arm: args.arm,
+        frames: true,
         quiet: args.quiet,
     })
 }

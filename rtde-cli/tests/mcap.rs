@@ -142,6 +142,32 @@ fn captures_and_mcap_files_convert_into_the_csv_recorders_own_output() {
         std::fs::read(dir.join("live-from-raw.csv")).unwrap()
     );
 
+    // `--no-frames` leaves out the arm; converting that file again puts it back.
+    let topics = |name: &str| {
+        let bytes = std::fs::read(dir.join(name)).unwrap();
+        let mut topics = Vec::new();
+        rtde_view::convert::read_numbers(&bytes, |m| topics.push(m.topic)).unwrap();
+        topics.sort();
+        topics.dedup();
+        topics
+    };
+    let all = ["/rtde/modes", "/rtde/outputs", "/tcp_pose", "/tf"];
+    assert_eq!(topics("live.mcap"), all);
+    record(&["-o", "bare.mcap", "--no-frames"]);
+    assert_eq!(topics("bare.mcap"), ["/rtde/modes", "/rtde/outputs"]);
+    let out = run_in(
+        &dir,
+        &["convert", "bare.mcap", "framed.mcap", "--arm", "ur10e"],
+    );
+    assert!(
+        out.ok().contains("converted 1200 packages"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(topics("framed.mcap"), all);
+    let meta = rtde_view::convert::metadata(&std::fs::read(dir.join("framed.mcap")).unwrap());
+    assert_eq!(meta.unwrap()["arm"], "UR10e");
+
     let wrong = run_in(&dir, &["convert", "run.csv", "x.mcap"]);
     assert!(
         wrong
@@ -266,7 +292,7 @@ fn rtde_view_draws_a_robots_calibrated_arm() {
     let run = common::finish(view, Duration::from_secs(10));
     assert!(
         run.stderr
-            .contains("the view draws the arm with the controller's calibrated UR5e table"),
+            .contains("the arm's frames are computed with the controller's calibrated UR5e table"),
         "{}",
         run.stderr
     );

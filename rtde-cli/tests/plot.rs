@@ -334,3 +334,59 @@ fn rotation_vectors_are_unwrapped_across_a_sign_flip() {
         assert!(first - last > 50.0, "does not rise: {first} to {last}");
     }
 }
+
+#[test]
+fn plots_an_mcap_recording_and_a_raw_capture_and_names_what_it_reads() {
+    let sim = Sim::builder().unpaced().start().unwrap();
+    let dir = scratch("plot-mcap");
+    let addr = sim.addr().to_string();
+    let fields = "actual_q,actual_TCP_pose";
+    let args = [
+        "record",
+        "--robot",
+        &addr,
+        "--fields",
+        fields,
+        "--samples",
+        "200",
+    ];
+    run_in(
+        &dir,
+        &[&args[..], &["-o", "run.mcap", "--raw", "run.rtde"]].concat(),
+    )
+    .ok();
+    let stderr = run_in(
+        &dir,
+        &[
+            "plot",
+            "run.mcap",
+            "-f",
+            "actual_q,/tcp_pose.pose.position.z",
+            "-o",
+            "run.svg",
+        ],
+    )
+    .ok()
+    .to_owned();
+    assert!(
+        stderr.contains("plotted actual_q, /tcp_pose.pose.position.z of `run.mcap`"),
+        "{stderr}"
+    );
+    let svg = std::fs::read_to_string(dir.join("run.svg")).unwrap();
+    assert!(svg.contains("actual_q — Actual joint positions"));
+    let stderr = run_in(&dir, &["plot", "run.rtde", "-f", "actual_TCP_pose"])
+        .ok()
+        .to_owned();
+    assert!(
+        stderr.contains("plotted actual_TCP_pose of `run.rtde`"),
+        "{stderr}"
+    );
+
+    std::fs::write(dir.join("run.txt"), "timestamp\n0\n").unwrap();
+    let run = run_in(&dir, &["plot", "run.txt"]);
+    assert_eq!(
+        run.one_line_error(),
+        "error: `run.txt`: rtde plot cannot read a .txt file; it reads a CSV from `rtde record` \
+         (.csv), an MCAP recording (.mcap) or a raw capture (.rtde)"
+    );
+}

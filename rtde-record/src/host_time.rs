@@ -39,3 +39,16 @@ impl HostTime {
         self.t0_unix_us.checked_add(offset)
     }
 }
+
+/// The host's clock now, in microseconds since the Unix epoch (0 before it): the arrival
+/// time a recorder gives each package.
+///
+/// ```
+/// assert!(rtde_record::host_time::now_unix_us() > 1_700_000_000_000_000);
+/// ```
+#[must_use]
+pub fn now_unix_us() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
+}

@@ -5,6 +5,11 @@
 //! - [`csv`]: one row per package, as a writer and as a recording a program starts and
 //!   stops ([`CsvRecording`](csv::CsvRecording)).
 //! - [`host_time`]: when a package happened by the host's clock.
+//! - [`stop`]: when a recording ends by itself (a package count, a duration).
+//!
+//! A recorder starts from the stream's [`Header`](capture::Header), read off a connected
+//! client or a background driver in one call ([`Header::of_client`](capture::Header::of_client),
+//! [`Header::of_background`](capture::Header::of_background)).
 //!
 //! ```
 //! use rtde_record::host_time::HostTime;
@@ -16,5 +21,7 @@
 #![forbid(unsafe_code)]
 
 pub mod capture;
+mod connected;
 pub mod csv;
 pub mod host_time;
+pub mod stop;

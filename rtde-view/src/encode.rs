@@ -1,4 +1,5 @@
-//! Data packages as the JSON messages of each channel.
+//! Data packages as the messages of each channel: JSON for the live view, protobuf for
+//! files.
 
 use rtde_core::Value;
 use rtde_core::fields::Field;
@@ -8,6 +9,9 @@ use rtde_json::{write_integer, write_number, write_value};
 use rtde_kinematics::{Arm, BASE_FRAME, LINK_FRAMES};
 use rtde_record::capture::Header;
 use rtde_record::host_time::HostTime;
+
+use crate::protobuf::foxglove::{self, Transform};
+use crate::protobuf::messages;
 
 /// Where each field of a recipe sits in its packages.
 #[derive(Debug, Clone)]
@@ -122,14 +126,24 @@ pub(crate) struct Gap {
 }
 
 impl Gap {
-    /// The `rtde.Gap` message.
-    pub(crate) fn json(&self, out: &mut String) {
-        out.push_str("{\"kind\":\"");
-        out.push_str(if self.reconnection {
+    /// `skipped` or `reconnection`.
+    fn kind(&self) -> &'static str {
+        if self.reconnection {
             "reconnection"
         } else {
             "skipped"
-        });
+        }
+    }
+
+    /// The `rtde.Gap` message as protobuf, appended to `out`.
+    pub(crate) fn protobuf(&self, out: &mut Vec<u8>) {
+        messages::encode_gap(self.kind(), self.packages, self.after, self.before, out);
+    }
+
+    /// The `rtde.Gap` message as JSON.
+    pub(crate) fn json(&self, out: &mut String) {
+        out.push_str("{\"kind\":\"");
+        out.push_str(self.kind());
         out.push_str("\",\"packages\":");
         write_integer(out, self.packages);
         out.push_str(",\"after\":");
@@ -156,13 +170,25 @@ impl Timeline {
         }
     }
 
+    /// The controller's `timestamp` of a package, when the recipe has it and it is a
+    /// number.
+    pub(crate) fn timestamp(&self, payload: &[u8]) -> Option<f64> {
+        self.timestamp_at
+            .and_then(|at| Layout::double_at(payload, at))
+            .filter(|t| t.is_finite())
+    }
+
+    /// The controller time between two packages, in seconds: the loop's period times the
+    /// ticks per package.
+    #[allow(clippy::cast_precision_loss)] // ticks per package are few
+    pub(crate) fn period(&self) -> f64 {
+        self.ticks_per_package as f64 / self.loop_rate
+    }
+
     /// Places a package that arrived at host time `arrived_unix_us`: the first of each
     /// connection fixes the robot-to-host mapping, the others follow their `timestamp`.
     pub(crate) fn place(&mut self, payload: &[u8], arrived_unix_us: i64) -> Placed {
-        let timestamp = self
-            .timestamp_at
-            .and_then(|at| Layout::double_at(payload, at))
-            .filter(|t| t.is_finite());
+        let timestamp = self.timestamp(payload);
         let mapping = *self.mapping.get_or_insert(HostTime {
             t0_unix_us: arrived_unix_us,
             t0_timestamp: timestamp.unwrap_or(0.0),
@@ -280,38 +306,81 @@ impl Derived {
         self.robot_mode.is_some() || self.safety_mode.is_some()
     }
 
-    /// `foxglove.FrameTransforms`: each link's frame in its parent's, from `actual_q`.
+    /// Each link's frame in its parent's, from `actual_q`: `base` → `shoulder` → … →
+    /// `flange`.
+    pub(crate) fn transforms(&self, payload: &[u8]) -> Option<[Transform<'static>; 6]> {
+        let q = self
+            .actual_q
+            .and_then(|at| Layout::vector6_at(payload, at))?;
+        let frames = self.arm.link_frames(&q);
+        Some(std::array::from_fn(|i| Transform {
+            parent: if i == 0 {
+                BASE_FRAME
+            } else {
+                LINK_FRAMES[i - 1]
+            },
+            child: LINK_FRAMES[i],
+            translation: frames[i].translation,
+            rotation: frames[i].rotation.to_xyzw(),
+        }))
+    }
+
+    /// The TCP pose in the base frame, from `actual_TCP_pose` (position, rotation vector):
+    /// its position and its orientation as a quaternion (`x, y, z, w`).
+    pub(crate) fn pose(&self, payload: &[u8]) -> Option<([f64; 3], [f64; 4])> {
+        let p = self
+            .tcp_pose
+            .and_then(|at| Layout::vector6_at(payload, at))?;
+        Some((
+            [p[0], p[1], p[2]],
+            Quaternion::from_rotation_vector([p[3], p[4], p[5]]).to_xyzw(),
+        ))
+    }
+
+    /// The robot and safety modes by their UR names, each when the recipe has it.
+    pub(crate) fn modes(&self, payload: &[u8]) -> Option<[Option<String>; 2]> {
+        if !self.has_modes() {
+            return None;
+        }
+        let name = |field: &str, at: Option<usize>| {
+            at.and_then(|at| Layout::int32_at(payload, at))
+                .map(|code| mode_name(field, code))
+        };
+        Some([
+            name("robot_mode", self.robot_mode),
+            name("safety_mode", self.safety_mode),
+        ])
+    }
+
+    /// `foxglove.FrameTransforms` as JSON.
     pub(crate) fn frames_json(&self, payload: &[u8], ns: u64, out: &mut String) -> bool {
-        let Some(q) = self.actual_q.and_then(|at| Layout::vector6_at(payload, at)) else {
+        let Some(transforms) = self.transforms(payload) else {
             return false;
         };
         out.push_str("{\"transforms\":[");
-        let mut parent = BASE_FRAME;
-        for (i, (frame, name)) in self.arm.link_frames(&q).iter().zip(LINK_FRAMES).enumerate() {
+        for (i, t) in transforms.iter().enumerate() {
             if i > 0 {
                 out.push(',');
             }
             out.push_str("{\"timestamp\":");
             time(out, ns);
             out.push_str(",\"parent_frame_id\":\"");
-            out.push_str(parent);
+            out.push_str(t.parent);
             out.push_str("\",\"child_frame_id\":\"");
-            out.push_str(name);
+            out.push_str(t.child);
             out.push_str("\",\"translation\":");
-            xyz(out, &["x", "y", "z"], &frame.translation);
+            xyz(out, &["x", "y", "z"], &t.translation);
             out.push_str(",\"rotation\":");
-            xyz(out, &["x", "y", "z", "w"], &frame.rotation.to_xyzw());
+            xyz(out, &["x", "y", "z", "w"], &t.rotation);
             out.push('}');
-            parent = name;
         }
         out.push_str("]}");
         true
     }
 
-    /// `foxglove.PoseInFrame`: the TCP pose in the base frame, from `actual_TCP_pose`
-    /// (position, rotation vector).
+    /// `foxglove.PoseInFrame` as JSON.
     pub(crate) fn pose_json(&self, payload: &[u8], ns: u64, out: &mut String) -> bool {
-        let Some(p) = self.tcp_pose.and_then(|at| Layout::vector6_at(payload, at)) else {
+        let Some((position, orientation)) = self.pose(payload) else {
             return false;
         };
         out.push_str("{\"timestamp\":");
@@ -319,42 +388,60 @@ impl Derived {
         out.push_str(",\"frame_id\":\"");
         out.push_str(BASE_FRAME);
         out.push_str("\",\"pose\":{\"position\":");
-        xyz(out, &["x", "y", "z"], &p[..3]);
+        xyz(out, &["x", "y", "z"], &position);
         out.push_str(",\"orientation\":");
-        xyz(
-            out,
-            &["x", "y", "z", "w"],
-            &Quaternion::from_rotation_vector([p[3], p[4], p[5]]).to_xyzw(),
-        );
+        xyz(out, &["x", "y", "z", "w"], &orientation);
         out.push_str("}}");
         true
     }
 
-    /// `rtde.Modes`: the robot and safety modes by their UR names.
+    /// `rtde.Modes` as JSON.
     pub(crate) fn modes_json(&self, payload: &[u8], out: &mut String) -> bool {
-        if !self.has_modes() {
+        let Some(modes) = self.modes(payload) else {
             return false;
-        }
+        };
         out.push('{');
         let mut first = true;
-        for (name, at) in [
-            ("robot_mode", self.robot_mode),
-            ("safety_mode", self.safety_mode),
-        ] {
-            let Some(code) = at.and_then(|at| Layout::int32_at(payload, at)) else {
-                continue;
-            };
+        for (key, name) in ["robot_mode", "safety_mode"].iter().zip(&modes) {
+            let Some(name) = name else { continue };
             if !first {
                 out.push(',');
             }
             first = false;
             out.push('"');
-            out.push_str(name);
+            out.push_str(key);
             out.push_str("\":\"");
-            out.push_str(&mode_name(name, code));
+            out.push_str(name);
             out.push('"');
         }
         out.push('}');
+        true
+    }
+
+    /// `foxglove.FrameTransforms` as protobuf, appended to `out`.
+    pub(crate) fn frames_protobuf(&self, payload: &[u8], ns: u64, out: &mut Vec<u8>) -> bool {
+        let Some(transforms) = self.transforms(payload) else {
+            return false;
+        };
+        foxglove::encode_frame_transforms(&transforms, ns, out);
+        true
+    }
+
+    /// `foxglove.PoseInFrame` as protobuf, appended to `out`.
+    pub(crate) fn pose_protobuf(&self, payload: &[u8], ns: u64, out: &mut Vec<u8>) -> bool {
+        let Some((position, orientation)) = self.pose(payload) else {
+            return false;
+        };
+        foxglove::encode_pose_in_frame(BASE_FRAME, position, orientation, ns, out);
+        true
+    }
+
+    /// `rtde.Modes` as protobuf, appended to `out`.
+    pub(crate) fn modes_protobuf(&self, payload: &[u8], out: &mut Vec<u8>) -> bool {
+        let Some([robot, safety]) = self.modes(payload) else {
+            return false;
+        };
+        messages::encode_modes(robot.as_deref(), safety.as_deref(), out);
         true
     }
 }

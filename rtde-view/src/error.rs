@@ -35,6 +35,9 @@ pub enum Error {
         /// The driver's error.
         source: rtde_core::Error,
     },
+    /// The connection to record from has no output recipe set up, or another one.
+    #[error("cannot record this connection")]
+    Setup(#[source] rtde_core::Error),
     /// The view could not listen on its address.
     #[error("cannot listen on {addr}")]
     Bind {

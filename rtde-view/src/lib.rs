@@ -6,11 +6,15 @@
 //!   [`rtde_record::csv::CsvWriter`] writes CSV: one protobuf message per data package on
 //!   the recipe's channel, the skipped packages and reconnections on a channel of their own, a
 //!   metadata record describing the stream, zstd-compressed chunks cut every second of
-//!   controller time. `rtde record --format mcap` uses it.
+//!   controller time; the arm's link frames and TCP pose, and the modes, each on a channel.
+//!   [`Recorder::for_client`] starts it from a connected client in one call.
+//!   `rtde record --format mcap` uses it.
 //! - [`McapRecording`] records the same file on a thread of its own from a background
-//!   driver's queue, started and stopped by the program, as
+//!   driver's queue, started and stopped by the program (or by a package count or a
+//!   duration, [`RecorderOptions::stop_after`]), as
 //!   [`rtde_record::csv::CsvRecording`] does for CSV.
-//! - [`convert`] turns a raw capture into MCAP and an MCAP recording back into CSV.
+//! - [`convert`] turns a raw capture into MCAP, an MCAP recording back into CSV, an older
+//!   MCAP recording into one with the arm's frames, and reads any channel's numbers.
 //! - [`ViewServer`] serves the Foxglove WebSocket protocol: the recipe's values, the
 //!   arm's link frames (`foxglove.FrameTransforms`), the TCP pose and the robot's modes.
 //!   `rtde view` uses it.
@@ -19,14 +23,15 @@
 //!
 //! | topic | encoding | schema | one message per |
 //! | --- | --- | --- | --- |
-//! | `/rtde/outputs` (file) | protobuf | `rtde.Outputs`: field `i + 1` is the recipe's field `i`, by its RTDE name | data package |
-//! | `/rtde/outputs` (live) | JSON | `rtde.Outputs` as JSON Schema: the fields by name | data package |
-//! | `/rtde/gaps` | JSON | `rtde.Gap`: `kind` (`skipped` or `reconnection`), `packages`, `after`, `before` | gap |
-//! | `/tf` (live) | JSON | `foxglove.FrameTransforms`: `base` → `shoulder` → … → `flange` | package with `actual_q` |
-//! | `/tcp_pose` (live) | JSON | `foxglove.PoseInFrame` in `base` | package with `actual_TCP_pose` |
-//! | `/rtde/modes` (live) | JSON | `rtde.Modes`: `robot_mode`, `safety_mode` as UR names | package with either |
+//! | `/rtde/outputs` | protobuf (file), JSON (live) | `rtde.Outputs`: field `i + 1` is the recipe's field `i`, by its RTDE name | data package |
+//! | `/rtde/gaps` | protobuf (file), JSON (live) | `rtde.Gap`: `kind` (`skipped` or `reconnection`), `packages`, `after`, `before` | gap |
+//! | `/tf` | protobuf (file, unless [`RecorderOptions::frames`] is off), JSON (live) | `foxglove.FrameTransforms`: `base` → `shoulder` → … → `flange` | package with `actual_q` |
+//! | `/tcp_pose` | protobuf (file, as `/tf`), JSON (live) | `foxglove.PoseInFrame` in `base` | package with `actual_TCP_pose` |
+//! | `/rtde/modes` | protobuf (file), JSON (live) | `rtde.Modes`: `robot_mode`, `safety_mode` as UR names | package with either |
 //!
-//! Files carry the recipe as protobuf: a double stays its 8 bytes, so a recording is
+//! Files carry every channel as protobuf, `/tf` and `/tcp_pose` with the descriptors of
+//! Foxglove's published `.proto` schemas (same files, names and field numbers), so
+//! Foxglove's 3D panel and Rerun draw the arm from a file. The recipe: a double stays its 8 bytes, so a recording is
 //! smaller than the raw capture once compressed, costs no number formatting, and reads
 //! back bit for bit (NaN included); the descriptor is made from the recipe, so no `.proto`
 //! file or protobuf compiler is involved. The live view speaks JSON with JSON Schema
@@ -52,18 +57,18 @@ mod view;
 pub use view::{SUBPROTOCOLS, ViewOptions, ViewServer, ViewStats};
 
 pub use error::Error;
-pub use recorder::{CHUNK_SECONDS, Recorder, RecorderCounts};
+pub use recorder::{CHUNK_SECONDS, Recorder, RecorderCounts, RecorderOptions};
 pub use recording::{McapRecording, McapSummary};
 
 /// The topic of the recipe's values.
 pub const OUTPUTS_TOPIC: &str = "/rtde/outputs";
 /// The topic of the gaps: packages the controller skipped, reconnections.
 pub const GAPS_TOPIC: &str = "/rtde/gaps";
-/// The topic of the arm's link frames (live view).
+/// The topic of the arm's link frames.
 pub const TF_TOPIC: &str = "/tf";
-/// The topic of the TCP pose (live view).
+/// The topic of the TCP pose.
 pub const TCP_POSE_TOPIC: &str = "/tcp_pose";
-/// The topic of the robot and safety modes as text (live view).
+/// The topic of the robot and safety modes as text.
 pub const MODES_TOPIC: &str = "/rtde/modes";
 /// The name of the MCAP metadata record that describes the stream.
 pub const METADATA_NAME: &str = "rtde";

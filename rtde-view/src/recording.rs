@@ -7,17 +7,17 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::JoinHandle;
-use std::time::{SystemTime, UNIX_EPOCH};
 
-use rtde_core::DynamicRecipe;
+use rtde_core::OutputRecipe;
 use rtde_core::background::Background;
 use rtde_record::capture::Header;
+use rtde_record::host_time::now_unix_us;
 
 use crate::error::Error;
-use crate::recorder::{Recorder, RecorderCounts};
+use crate::recorder::{Recorder, RecorderCounts, RecorderOptions};
 
 /// What a stopped [`McapRecording`] wrote.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct McapSummary {
     /// What the recorder wrote: packages, skipped packages, gap messages.
@@ -25,10 +25,15 @@ pub struct McapSummary {
     /// Packages the background driver's in-order queue dropped before the recording took
     /// them (its capacity was too small for how long the file took to write).
     pub missed: u64,
+    /// The controller's `timestamp` of the first package written, decoded.
+    pub first_timestamp: Option<f64>,
+    /// The controller's `timestamp` of the last package written, decoded.
+    pub last_timestamp: Option<f64>,
 }
 
 /// An MCAP file being recorded by a thread of its own from a background driver's in-order
-/// queue, until [`McapRecording::stop`].
+/// queue, until [`McapRecording::stop`], or until the stop its options give
+/// ([`RecorderOptions::stop_after`]; [`McapRecording::wait`] waits for it).
 ///
 /// It takes every package from the queue a receiver of the driver reads, as
 /// [`CsvRecording`](rtde_record::csv::CsvRecording) does (so the program reads the newest
@@ -42,7 +47,7 @@ pub struct McapSummary {
 /// use rtde_core::background::SpawnOptions;
 /// use rtde_core::{Client, ConnectOptions, DynamicRecipe, Recipe};
 /// use rtde_sim::Sim;
-/// use rtde_view::McapRecording;
+/// use rtde_view::{McapRecording, RecorderOptions};
 ///
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let sim = Sim::builder().start()?; // a robot's address in real use
@@ -53,7 +58,8 @@ pub struct McapSummary {
 /// let background = client.spawn(SpawnOptions::new())?;
 ///
 /// let path = std::env::temp_dir().join(format!("doc-{}.mcap", std::process::id()));
-/// let recording = McapRecording::start(&background, &recipe, 500.0, "arm-1", &path)?;
+/// let options = RecorderOptions::new().robot("arm-1");
+/// let recording = McapRecording::start(&background, &recipe, &path, &options)?;
 /// std::thread::sleep(Duration::from_millis(200));
 /// let summary = recording.stop()?;
 /// assert!(summary.counts.packages > 0);
@@ -72,62 +78,29 @@ pub struct McapRecording {
 
 impl McapRecording {
     /// Creates the file at `path` (an existing one is replaced) and starts recording the
-    /// packages of `background`, whose output recipe is `recipe`, set up at `frequency`,
-    /// from a robot named `robot`.
+    /// packages of `background`, whose output recipe is `recipe`, as `options` say.
     ///
     /// # Errors
-    /// [`Error::Io`] when the file cannot be created or no thread started; what
-    /// [`Recorder::new`] returns.
-    pub fn start(
+    /// [`Error::Setup`] when `background` has no output recipe set up; [`Error::Io`] when
+    /// the file cannot be created or no thread started; what [`Recorder::new`] returns.
+    pub fn start<R: OutputRecipe + ?Sized>(
         background: &Background,
-        recipe: &DynamicRecipe,
-        frequency: f64,
-        robot: &str,
+        recipe: &R,
         path: impl AsRef<Path>,
+        options: &RecorderOptions,
     ) -> Result<McapRecording, Error> {
         let path = path.as_ref().to_owned();
-        let header = Header {
-            protocol: background.protocol_version(),
-            controller: background.controller_version(),
-            frequency,
-            recipe_id: background.output_recipe_id(),
-            started_unix_micros: unix_us(),
-            fields: recipe.fields().to_vec(),
-        };
+        let header = Header::of_background(background, recipe).map_err(Error::Setup)?;
         let file = File::create(&path)?;
-        let mut recorder =
-            Recorder::new(BufWriter::with_capacity(256 << 10, file), &header, robot)?;
+        let recorder = Recorder::new(BufWriter::with_capacity(256 << 10, file), &header, options)?;
         let stop = Arc::new(AtomicBool::new(false));
         let packages = Arc::new(AtomicU64::new(0));
-        let mut receiver = background.receiver();
+        let receiver = background.receiver();
         let thread = {
             let (stop, packages) = (Arc::clone(&stop), Arc::clone(&packages));
             std::thread::Builder::new()
                 .name("rtde-mcap".into())
-                .spawn(move || {
-                    let taken = receiver.take_until(&stop, |values| {
-                        recorder.package(values, unix_us())?;
-                        packages.store(recorder.counts().packages, Ordering::Relaxed);
-                        Ok::<(), Error>(())
-                    });
-                    // The file is finished whatever ended the recording: what was taken reads back.
-                    let counts = recorder.counts();
-                    let out = recorder.finish()?;
-                    out.into_inner()
-                        .map_err(|e| Error::Io(e.into_error()))?
-                        .sync_all()?;
-                    let taken = taken?;
-                    match taken.ended {
-                        None => Ok(McapSummary {
-                            counts,
-                            missed: taken.missed,
-                        }),
-                        Some(source) => Err(Error::Stream {
-                            packages: counts.packages,
-                            source,
-                        }),
-                    }
-                })?
+                .spawn(move || record(receiver, recorder, &stop, &packages))?
         };
         Ok(McapRecording {
             path,
@@ -157,11 +130,27 @@ impl McapRecording {
     /// driver ended, [`Error::Mcap`] or [`Error::Io`] when writing failed; what was
     /// written before is in the file either way.
     pub fn stop(mut self) -> Result<McapSummary, Error> {
-        self.finish()
+        self.stop.store(true, Ordering::Release);
+        self.join()
     }
 
-    fn finish(&mut self) -> Result<McapSummary, Error> {
-        self.stop.store(true, Ordering::Release);
+    /// Whether the recording has ended by itself: its options' stop was reached, or the
+    /// driver ended; [`McapRecording::wait`] then returns at once.
+    #[must_use]
+    pub fn is_finished(&self) -> bool {
+        self.thread.as_ref().is_none_or(JoinHandle::is_finished)
+    }
+
+    /// Waits until the recording ends by itself (its options' stop, or the driver's end:
+    /// with neither, this waits as long as the driver streams), and says what was written.
+    ///
+    /// # Errors
+    /// As [`McapRecording::stop`].
+    pub fn wait(mut self) -> Result<McapSummary, Error> {
+        self.join()
+    }
+
+    fn join(&mut self) -> Result<McapSummary, Error> {
         let Some(thread) = self.thread.take() else {
             return Err(Error::Io(std::io::Error::other(
                 "the recording was already stopped",
@@ -179,13 +168,46 @@ impl McapRecording {
 impl Drop for McapRecording {
     fn drop(&mut self) {
         if self.thread.is_some() {
-            let _ = self.finish();
+            self.stop.store(true, Ordering::Release);
+            let _ = self.join();
         }
     }
 }
 
-fn unix_us() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
+/// The recording thread: takes packages until stopped, the options' stop or the driver's
+/// end, then finishes the file whatever ended it, so what was taken reads back.
+fn record(
+    mut receiver: rtde_core::background::Receiver,
+    mut recorder: Recorder<BufWriter<File>>,
+    stop: &AtomicBool,
+    packages: &AtomicU64,
+) -> Result<McapSummary, Error> {
+    let taken = receiver.take_until(stop, |values| {
+        // Past the options' stop, the packages that had arrived are taken and not written.
+        recorder.package(values, now_unix_us())?;
+        packages.store(recorder.counts().packages, Ordering::Relaxed);
+        if recorder.is_complete() {
+            stop.store(true, Ordering::Release);
+        }
+        Ok::<(), Error>(())
+    });
+    let counts = recorder.counts();
+    let (first_timestamp, last_timestamp) = (recorder.first_timestamp(), recorder.last_timestamp());
+    let out = recorder.finish()?;
+    out.into_inner()
+        .map_err(|e| Error::Io(e.into_error()))?
+        .sync_all()?;
+    let taken = taken?;
+    match taken.ended {
+        None => Ok(McapSummary {
+            counts,
+            missed: taken.missed,
+            first_timestamp,
+            last_timestamp,
+        }),
+        Some(source) => Err(Error::Stream {
+            packages: counts.packages,
+            source,
+        }),
+    }
 }

@@ -66,14 +66,7 @@ fn a_viewer_sees_the_simulator_move_by_its_motion_law_and_kinematics() {
     .unwrap();
     let mut client = Client::connect(sim.addr(), ConnectOptions::new()).unwrap();
     client.setup_outputs(recipe.spec(), 500.0).unwrap();
-    let header = Header {
-        protocol: client.protocol_version(),
-        controller: client.controller_version(),
-        frequency: 500.0,
-        recipe_id: client.output_recipe_id(),
-        started_unix_micros: now_us(),
-        fields: recipe.fields().to_vec(),
-    };
+    let header = Header::of_client(&client, &recipe).unwrap();
     let view = Arc::new(ViewServer::start(&header, ViewOptions::new().addr(LOOPBACK)).unwrap());
     let stop = Arc::new(AtomicBool::new(false));
     client.start().unwrap();

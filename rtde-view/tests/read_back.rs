@@ -70,21 +70,31 @@ fn every_value_time_gap_and_the_metadata_read_back() {
             expected.push((kind.to_owned(), missing, a, b));
         }
     }
-    let gaps: Vec<(String, u64, f64, f64)> = mcap::MessageStream::new(&bytes)
-        .unwrap()
-        .map(Result::unwrap)
-        .filter(|m| m.channel.topic == GAPS_TOPIC)
-        .map(|m| {
-            assert_eq!(m.channel.schema.as_ref().unwrap().name, "rtde.Gap");
-            let j: serde_json::Value = serde_json::from_slice(&m.data).unwrap();
-            (
-                j["kind"].as_str().unwrap().to_owned(),
-                j["packages"].as_u64().unwrap(),
-                j["after"].as_f64().unwrap(),
-                j["before"].as_f64().unwrap(),
-            )
-        })
-        .collect();
+    for m in mcap::MessageStream::new(&bytes).unwrap() {
+        let m = m.unwrap();
+        if m.channel.topic == GAPS_TOPIC {
+            let schema = m.channel.schema.as_ref().unwrap();
+            assert_eq!(
+                (schema.name.as_str(), schema.encoding.as_str()),
+                ("rtde.Gap", "protobuf")
+            );
+        }
+    }
+    // Decoded by the descriptor in the file.
+    let mut gaps: Vec<(String, u64, f64, f64)> = Vec::new();
+    convert::read_numbers(&bytes, |m| {
+        if m.topic == GAPS_TOPIC {
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            let packages = m.number("packages").unwrap() as u64;
+            gaps.push((
+                m.text("kind").unwrap().to_owned(),
+                packages,
+                m.number("after").unwrap(),
+                m.number("before").unwrap(),
+            ));
+        }
+    })
+    .unwrap();
     let skipped: u64 = expected
         .iter()
         .filter(|g| g.0 == "skipped")
@@ -124,4 +134,32 @@ fn every_value_time_gap_and_the_metadata_read_back() {
         ),
         ("protobuf", "rtde.Outputs", "protobuf")
     );
+}
+
+/// Every message but the link frames and TCP pose, decoded: what a conversion keeps.
+fn kept(bytes: &[u8]) -> Vec<convert::Message> {
+    let mut all = Vec::new();
+    convert::read_numbers(bytes, |m| {
+        if m.topic != "/tf" && m.topic != "/tcp_pose" {
+            all.push(m);
+        }
+    })
+    .unwrap();
+    all
+}
+
+#[test]
+fn a_recording_converted_again_keeps_its_times_gaps_and_reconnection() {
+    let recording = common::record(false);
+    let options = rtde_view::RecorderOptions::new().frames(false);
+    let (again, read) =
+        convert::mcap_to_mcap(&recording.mcap, std::io::Cursor::new(Vec::new()), &options).unwrap();
+    assert_eq!(read.packages, recording.raw.len() as u64);
+    let (before, after) = (kept(&recording.mcap), kept(&again.into_inner()));
+    assert!(
+        before
+            .iter()
+            .any(|m| m.text("kind") == Some("reconnection"))
+    );
+    assert_eq!(after, before);
 }

@@ -363,6 +363,21 @@ impl Background {
         self.shared.link().session.output_recipe_id()
     }
 
+    /// The output frequency the recipe was set up with, in hertz, as sent: `None` before
+    /// setup. As [`Client::requested_frequency`]; a recording's header keeps it.
+    ///
+    /// ```no_run
+    /// # fn f(background: &rtde_core::background::Background) {
+    /// if let Some(hz) = background.requested_frequency() {
+    ///     println!("streaming at {hz} Hz");
+    /// }
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn requested_frequency(&self) -> Option<f64> {
+        self.shared.link().session.requested_frequency()
+    }
+
     /// The protocol version in use now (a reconnection negotiates it again). As
     /// [`Client::protocol_version`].
     ///

@@ -9,7 +9,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use rtde_core::{Client, ConnectOptions, DynamicRecipe, Recipe};
 use rtde_record::capture::{self, Capture, Header};
 use rtde_sim::{Fault, Sim};
-use rtde_view::{Recorder, RecorderCounts};
+use rtde_view::{Recorder, RecorderCounts, RecorderOptions};
 
 /// The reference recipe, and one field of every other wire type the simulator serves.
 pub const FIELDS: [&str; 16] = [
@@ -76,16 +76,10 @@ pub fn record(deterministic: bool) -> Recording {
         client
     };
     let mut client = connect();
-    let header = Header {
-        protocol: client.protocol_version(),
-        controller: client.controller_version(),
-        frequency: FREQUENCY,
-        recipe_id: client.output_recipe_id(),
-        started_unix_micros: now_us(),
-        fields: recipe.fields().to_vec(),
-    };
+    let header = Header::of_client(&client, &recipe).unwrap();
     let mut raw = capture::Writer::new(Cursor::new(Vec::new()), &header).unwrap();
-    let mut mcap = Recorder::new(Cursor::new(Vec::new()), &header, "arm-7").unwrap();
+    let options = RecorderOptions::new().robot("arm-7");
+    let mut mcap = Recorder::new(Cursor::new(Vec::new()), &header, &options).unwrap();
     // Per package: when it arrived, and whether it is the first after a reconnection.
     let mut arrivals = Vec::new();
     for connection in 0..2 {

@@ -19,50 +19,15 @@
 use rtde_core::Value;
 use rtde_core::fields::{Field, WireType};
 
+use super::{
+    FIXED64, FieldDef, FileDef, Item, LENGTH, Reader, TYPE_BOOL, TYPE_DOUBLE, TYPE_INT32,
+    TYPE_UINT32, TYPE_UINT64, bytes_field, descriptor_set, tag, varint, varint_field,
+};
+
 /// The descriptor's file name, package and message name: `rtde.Outputs`.
 const FILE: &str = "rtde/outputs.proto";
 const PACKAGE: &str = "rtde";
 const MESSAGE: &str = "Outputs";
-
-// google.protobuf.FieldDescriptorProto.Type and .Label.
-const TYPE_DOUBLE: u64 = 1;
-const TYPE_UINT64: u64 = 4;
-const TYPE_INT32: u64 = 5;
-const TYPE_BOOL: u64 = 8;
-const TYPE_UINT32: u64 = 13;
-const LABEL_OPTIONAL: u64 = 1;
-const LABEL_REPEATED: u64 = 3;
-
-// Wire types.
-const VARINT: u64 = 0;
-const FIXED64: u64 = 1;
-const LENGTH: u64 = 2;
-
-// Each byte pushed is below 0x100: seven bits masked, or the last, below 0x80.
-#[allow(clippy::cast_possible_truncation)]
-fn varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        // The low seven bits, with the continuation bit.
-        out.push((v & 0x7f) as u8 | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-fn tag(out: &mut Vec<u8>, number: u64, wire: u64) {
-    varint(out, number << 3 | wire);
-}
-
-fn bytes_field(out: &mut Vec<u8>, number: u64, bytes: &[u8]) {
-    tag(out, number, LENGTH);
-    varint(out, bytes.len() as u64);
-    out.extend_from_slice(bytes);
-}
-
-fn varint_field(out: &mut Vec<u8>, number: u64, v: u64) {
-    tag(out, number, VARINT);
-    varint(out, v);
-}
 
 /// The element type of a field, and whether it repeats.
 fn proto_type(t: WireType) -> (u64, bool) {
@@ -84,35 +49,25 @@ pub(crate) const SCHEMA_NAME: &str = "rtde.Outputs";
 /// A serialized `google.protobuf.FileDescriptorSet` declaring `rtde.Outputs` with one
 /// field per recipe field: the schema MCAP readers decode the messages with.
 pub(crate) fn descriptor(fields: &[&Field]) -> Vec<u8> {
-    let mut message = Vec::new();
-    bytes_field(&mut message, 1, MESSAGE.as_bytes());
-    for (i, f) in fields.iter().enumerate() {
-        let (kind, repeated) = proto_type(f.wire_type());
-        let mut field = Vec::new();
-        bytes_field(&mut field, 1, f.name().as_bytes());
-        varint_field(&mut field, 3, i as u64 + 1);
-        varint_field(
-            &mut field,
-            4,
-            if repeated {
-                LABEL_REPEATED
-            } else {
-                LABEL_OPTIONAL
-            },
-        );
-        varint_field(&mut field, 5, kind);
-        // The JSON name as RTDE spells it (protoc would camel-case it).
-        bytes_field(&mut field, 10, f.name().as_bytes());
-        bytes_field(&mut message, 2, &field);
-    }
-    let mut file = Vec::new();
-    bytes_field(&mut file, 1, FILE.as_bytes());
-    bytes_field(&mut file, 2, PACKAGE.as_bytes());
-    bytes_field(&mut file, 4, &message);
-    bytes_field(&mut file, 12, b"proto3");
-    let mut set = Vec::new();
-    bytes_field(&mut set, 1, &file);
-    set
+    let declared: Vec<FieldDef<'_>> = fields
+        .iter()
+        .zip(1..)
+        .map(|(f, number)| {
+            let (kind, repeated) = proto_type(f.wire_type());
+            FieldDef {
+                repeated,
+                // The JSON name as RTDE spells it (protoc would camel-case it).
+                json_name: Some(f.name()),
+                ..FieldDef::scalar(f.name(), number, kind)
+            }
+        })
+        .collect();
+    descriptor_set(&[FileDef {
+        name: FILE,
+        package: PACKAGE,
+        dependencies: &[],
+        messages: &[(MESSAGE, &declared)],
+    }])
 }
 
 /// Encodes one package's values (big-endian, as on the RTDE wire) as `rtde.Outputs`,
@@ -174,38 +129,6 @@ fn widen(t: WireType, v: u32) -> u64 {
     }
 }
 
-/// Reads bytes of a message.
-struct Reader<'a> {
-    bytes: &'a [u8],
-}
-
-impl Reader<'_> {
-    fn varint(&mut self) -> Result<u64, String> {
-        let mut v = 0u64;
-        for shift in (0..64).step_by(7) {
-            let (&b, rest) = self
-                .bytes
-                .split_first()
-                .ok_or("a varint runs past the end")?;
-            self.bytes = rest;
-            v |= u64::from(b & 0x7f) << shift;
-            if b < 0x80 {
-                return Ok(v);
-            }
-        }
-        Err("a varint longer than ten bytes".into())
-    }
-
-    fn take(&mut self, n: usize) -> Result<&[u8], String> {
-        if n > self.bytes.len() {
-            return Err(format!("{n} bytes announced, {} left", self.bytes.len()));
-        }
-        let (head, rest) = self.bytes.split_at(n);
-        self.bytes = rest;
-        Ok(head)
-    }
-}
-
 /// Decodes an `rtde.Outputs` message of this recipe into one value per field. A field
 /// the message leaves out is zero, as in proto3; fields the recipe does not have are
 /// skipped.
@@ -223,51 +146,31 @@ pub(crate) fn decode(fields: &[&Field], bytes: &[u8]) -> Result<Vec<Value>, Stri
         })
         .collect();
     let mut r = Reader { bytes };
-    while !r.bytes.is_empty() {
-        let key = r.varint()?;
-        let (number, wire) = (key >> 3, key & 7);
+    while let Some((number, item)) = r.next_field()? {
         let field = usize::try_from(number)
             .ok()
             .and_then(|n| n.checked_sub(1))
             .and_then(|i| fields.get(i).map(|f| (i, f.wire_type())));
-        let body: Vec<u64> = match wire {
-            VARINT => vec![r.varint()?],
-            FIXED64 => {
-                let b = r.take(8)?;
-                let mut eight = [0u8; 8];
-                eight.copy_from_slice(b);
-                vec![u64::from_le_bytes(eight)]
-            }
-            LENGTH => {
-                let n = usize::try_from(r.varint()?).map_err(|_| "a length beyond memory")?;
-                let inner = r.take(n)?;
-                match field.map(|(_, t)| proto_type(t).0) {
-                    Some(TYPE_DOUBLE) => inner
-                        .chunks(8)
-                        .map(|c| {
-                            let eight: [u8; 8] =
-                                c.try_into().map_err(|_| "a packed double cut short")?;
-                            Ok(u64::from_le_bytes(eight))
-                        })
-                        .collect::<Result<_, String>>()?,
-                    Some(_) => {
-                        let mut inner = Reader { bytes: inner };
-                        let mut all = Vec::new();
-                        while !inner.bytes.is_empty() {
-                            all.push(inner.varint()?);
-                        }
-                        all
-                    }
-                    None => Vec::new(),
-                }
-            }
-            5 => {
-                r.take(4)?;
-                Vec::new()
-            }
-            other => return Err(format!("wire type {other} in field {number}")),
-        };
         let Some((i, t)) = field else { continue };
+        let body: Vec<u64> = match item {
+            Item::Varint(v) | Item::Fixed64(v) => vec![v],
+            Item::Bytes(inner) if proto_type(t).0 == TYPE_DOUBLE => inner
+                .chunks(8)
+                .map(|c| {
+                    let eight: [u8; 8] = c.try_into().map_err(|_| "a packed double cut short")?;
+                    Ok(u64::from_le_bytes(eight))
+                })
+                .collect::<Result<_, String>>()?,
+            Item::Bytes(inner) => {
+                let mut inner = Reader { bytes: inner };
+                let mut all = Vec::new();
+                while !inner.bytes.is_empty() {
+                    all.push(inner.varint()?);
+                }
+                all
+            }
+            Item::Fixed32(_) => Vec::new(),
+        };
         values[i] = value(t, &body).ok_or_else(|| {
             format!(
                 "field {number} (`{}`) does not hold a {t}",
