@@ -242,7 +242,7 @@ mod examples {
     }
 
     /// The files the examples read, made once: a recording (`run.rtde`, `run.csv`,
-    /// `run.mcap`), the bridge's `fleet.toml` from docs/bridge.md, and `pick.script`, one of
+    /// `run.mcap`, and `old.mcap` without the arm's frames), the bridge's `fleet.toml` from docs/bridge.md, and `pick.script`, one of
     /// the programs the simulator runs, also at its path in the repository.
     pub(super) struct Fixtures {
         files: Vec<(PathBuf, Vec<u8>)>,
@@ -256,6 +256,8 @@ mod examples {
             let out = ["-o", "run.csv", "--raw", "run.rtde"];
             common::run_in(&dir, &[&record[..], &out[..]].concat()).ok();
             common::run_in(&dir, &["convert", "run.rtde", "run.mcap"]).ok();
+            // A recording from before the arm's frames were recorded.
+            common::run_in(&dir, &["convert", "run.rtde", "old.mcap", "--no-frames"]).ok();
             let read = |name: &str| std::fs::read(dir.join(name)).expect("a recording");
             let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
             let servo = "rtde-robot-proto/src/programs/servo/rtde_servo.script";
@@ -271,6 +273,7 @@ mod examples {
                 ("run.csv".into(), read("run.csv")),
                 ("run.rtde".into(), read("run.rtde")),
                 ("run.mcap".into(), read("run.mcap")),
+                ("old.mcap".into(), read("old.mcap")),
                 (servo.into(), program.clone()),
                 ("pick.script".into(), program),
                 ("fleet.toml".into(), adapted(fleet, broker).into_bytes()),
@@ -347,8 +350,14 @@ mod examples {
                 true
             }
         };
-        let run = common::finish(child, common::COMMAND_TIMEOUT);
-        judge(&run, interrupted)
+        if child.wait_at_most(common::COMMAND_TIMEOUT).is_none() {
+            // Dropping the child kills it.
+            return Outcome::Failed(format!(
+                "still running {:?} after Ctrl-C",
+                common::COMMAND_TIMEOUT
+            ));
+        }
+        judge(&common::finish(child, SETTLE), interrupted)
     }
 
     /// The verdict on a finished example.

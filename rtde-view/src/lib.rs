@@ -31,10 +31,10 @@
 //!
 //! Files carry every channel as protobuf, `/tf` and `/tcp_pose` with the descriptors of
 //! Foxglove's published `.proto` schemas (same files, names and field numbers), so
-//! Foxglove's 3D panel and Rerun draw the arm from a file. The recipe: a double stays its 8 bytes, so a recording is
-//! smaller than the raw capture once compressed, costs no number formatting, and reads
-//! back bit for bit (NaN included); the descriptor is made from the recipe, so no `.proto`
-//! file or protobuf compiler is involved. The live view speaks JSON with JSON Schema
+//! Foxglove's 3D panel and Rerun draw the arm from a file. In the recipe's messages a
+//! double stays its 8 bytes, so they cost no number formatting and read back bit for bit
+//! (NaN included); their descriptor is made from the recipe, so no `.proto` file or
+//! protobuf compiler is involved. The live view speaks JSON with JSON Schema
 //! (`jsonschema`), which Foxglove's WebSocket protocol carries as well and a viewer or a
 //! test client decodes without a descriptor; size does not matter on loopback. JSON values
 //! are written as [`rtde_json`] writes them: shortest-exact doubles (a non-finite double,

@@ -265,5 +265,6 @@ fn recording_a_client_without_outputs_says_so() {
         &RecorderOptions::new(),
     )
     .unwrap_err();
-    assert!(err.to_string().contains("setup_outputs"), "{err}");
+    let said = rtde_core::Report(&err).to_string();
+    assert!(said.contains("setup_outputs"), "{said}");
 }
