@@ -183,12 +183,23 @@ fn mcap_core_decodes_every_channel_with_the_files_own_schemas() {
     assert_eq!(counts["/rtde/outputs"], recording.raw.len() as u64);
     assert_eq!(counts["/rtde/outputs"], summary["outputs_compared"]);
     assert_eq!(counts["/rtde/gaps"], recording.counts.gaps);
-    assert_eq!(
-        summary["schemas"]["/rtde/outputs"],
-        Json::from("protobuf rtde.Outputs")
-    );
-    // Frames, when the file carries them, each checked against the recorded TCP pose.
-    if let Some(tf) = counts.get("/tf") {
-        assert_eq!(summary["frames_checked"], *tf);
+    // Every channel is protobuf, Foxglove's own types for the arm.
+    for (topic, schema) in [
+        ("/rtde/outputs", "rtde.Outputs"),
+        ("/rtde/gaps", "rtde.Gap"),
+        ("/rtde/modes", "rtde.Modes"),
+        ("/tf", "foxglove.FrameTransforms"),
+        ("/tcp_pose", "foxglove.PoseInFrame"),
+    ] {
+        let described = &summary["schemas"][topic];
+        assert_eq!(
+            *described,
+            Json::from(format!("protobuf {schema}")),
+            "{topic}"
+        );
     }
+    // The arm's frames, one message per package, each checked against the recorded TCP
+    // pose.
+    assert_eq!(counts["/tf"], counts["/rtde/outputs"]);
+    assert_eq!(summary["frames_checked"], counts["/tf"]);
 }
