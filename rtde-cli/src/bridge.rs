@@ -2,15 +2,11 @@
 
 use crate::said;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rtde_bridge::{Bridge, Config, StartOptions};
 
 use crate::args;
-
-/// Set by Ctrl-C (and SIGTERM, SIGHUP): the bridge flushes and stops.
-static STOP: AtomicBool = AtomicBool::new(false);
 
 /// Publish the RTDE outputs of many robots to an MQTT broker.
 #[derive(Debug, clap::Args)]
@@ -73,12 +69,7 @@ pub(crate) fn run(args: &BridgeArgs) -> Result<(), String> {
     let robots = config.robots.len();
     let mut options = StartOptions::default();
     options.broker_timeout = args.broker_timeout;
-    ctrlc::set_handler(|| {
-        if STOP.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
-        }
-    })
-    .map_err(|e| format!("cannot handle Ctrl-C: {e}", e = said(e)))?;
+    crate::interrupt::handle()?;
     let bridge = Bridge::start(config, options).map_err(said)?;
     say(&format!(
         "{robots} robot{} to {url}, session {}; Ctrl-C stops",
@@ -91,7 +82,7 @@ pub(crate) fn run(args: &BridgeArgs) -> Result<(), String> {
     // A broker lost and back between two looks shows only as one more connection.
     let mut connections_seen = bridge.counts().broker_connections.max(1);
     let mut lost_before = 0;
-    while !STOP.load(Ordering::SeqCst) && args.duration.is_none_or(|d| started.elapsed() < d) {
+    while !crate::interrupt::asked() && args.duration.is_none_or(|d| started.elapsed() < d) {
         std::thread::sleep(Duration::from_millis(50));
         let counts = bridge.counts();
         let lost_unseen = was_connected && counts.broker_connections > connections_seen;

@@ -16,6 +16,7 @@ mod bridge;
 mod convert;
 mod dashboard;
 mod dictionary;
+mod interrupt;
 mod lookup;
 mod outfile;
 mod plot;

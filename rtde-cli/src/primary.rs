@@ -61,6 +61,7 @@ pub(crate) fn run(args: &PrimaryArgs) -> Result<ExitCode, String> {
             (Some(sim), addr.to_string(), Some(args.count.unwrap_or(10)))
         }
     };
+    crate::interrupt::handle()?;
     let mut client = PrimaryClient::connect(addr.as_str()).map_err(said)?;
     println!(
         "controller {} at {} ({} robot state layout)",
@@ -75,7 +76,7 @@ pub(crate) fn run(args: &PrimaryArgs) -> Result<ExitCode, String> {
     let mut states = 0;
     let mut kinematics = None;
     let result = loop {
-        if count.is_some_and(|n| states >= n) {
+        if count.is_some_and(|n| states >= n) || crate::interrupt::asked() {
             break Ok(());
         }
         match client.recv() {

@@ -4,7 +4,6 @@
 use crate::said;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rtde_core::fields::ControllerVersion;
@@ -197,9 +196,6 @@ impl RecordArgs {
     }
 }
 
-/// Set by Ctrl-C (and SIGTERM, SIGHUP): the recording ends after the current package.
-static STOP: AtomicBool = AtomicBool::new(false);
-
 /// Why the receive loop ended.
 enum End {
     /// The duration or sample count was reached.
@@ -277,13 +273,7 @@ pub(crate) fn run_plan(plan: Plan) -> Result<(), String> {
         None => None,
     };
     let raw = plan.raw.as_deref().map(PendingFile::create).transpose()?;
-    ctrlc::set_handler(|| {
-        // A second Ctrl-C does not wait for the clean stop.
-        if STOP.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
-        }
-    })
-    .map_err(|e| format!("cannot handle Ctrl-C: {e}", e = said(e)))?;
+    crate::interrupt::handle()?;
 
     let doing = if file.is_some() {
         "recording"
@@ -627,7 +617,7 @@ fn receive(
     let mut last_flush = started;
     let mut skipped_so_far = 0u64;
     let end = loop {
-        if STOP.load(Ordering::SeqCst) {
+        if crate::interrupt::asked() {
             break End::Interrupted;
         }
         if !stop.admits(tally.written, 0.0, period) {

@@ -87,6 +87,7 @@ pub(crate) fn run(args: &ReplayArgs) -> Result<(), String> {
         Speed::Max => builder.unpaced(),
         Speed::Factor(x) => builder.clock_per_connection().speed(x),
     };
+    crate::interrupt::handle()?;
     let sim = builder.start().map_err(said)?;
     // The address first and alone, for scripts (and tests) that start a replay on port 0.
     println!("rtde replay: listening on {}", sim.addr());
@@ -109,10 +110,8 @@ pub(crate) fn run(args: &ReplayArgs) -> Result<(), String> {
         args.capture.display(),
         if args.repeat { ", looping" } else { "" },
     );
-    loop {
-        // The simulator's threads serve; the process ends on a signal.
-        std::thread::park();
-    }
+    crate::interrupt::wait();
+    sim.shutdown().map_err(said)
 }
 
 /// A capture as an [`OutputSource`].

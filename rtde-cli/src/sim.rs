@@ -37,5 +37,5 @@ pub(crate) struct SimCommand {
 
 /// Runs `rtde sim`: serves until interrupted.
 pub(crate) fn run(args: &SimCommand) -> Result<(), String> {
-    match args.sim.serve("rtde sim")? {}
+    args.sim.serve("rtde sim")
 }

@@ -4,7 +4,6 @@
 use crate::said;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rtde_bridge::payload::Batch;
@@ -15,9 +14,6 @@ use rtde_record::capture::{self, Header};
 use crate::args;
 use crate::outfile::PendingFile;
 use crate::table;
-
-/// Set by Ctrl-C (and SIGTERM, SIGHUP): the files are finished and the command stops.
-static STOP: AtomicBool = AtomicBool::new(false);
 
 /// Record the robots an `rtde bridge` publishes, from the broker.
 #[derive(Debug, clap::Args)]
@@ -111,12 +107,7 @@ fn subscribe(args: &SubscribeArgs) -> Result<Subscriber, String> {
     let (host, port) = broker(&args.broker)?;
     std::fs::create_dir_all(&args.out)
         .map_err(|e| format!("cannot create `{}`: {e}", args.out.display(), e = said(e)))?;
-    ctrlc::set_handler(|| {
-        if STOP.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
-        }
-    })
-    .map_err(|e| format!("cannot handle Ctrl-C: {e}", e = said(e)))?;
+    crate::interrupt::handle()?;
     let sub = Subscriber::connect(
         &host,
         port,
@@ -148,7 +139,7 @@ struct Received {
 fn receive(args: &SubscribeArgs, sub: &Subscriber, received: &mut Received) -> Result<(), String> {
     let started = Instant::now();
     loop {
-        if STOP.load(Ordering::SeqCst) {
+        if crate::interrupt::asked() {
             return Ok(());
         }
         if args.duration.is_some_and(|d| started.elapsed() >= d) {

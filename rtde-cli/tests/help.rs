@@ -129,7 +129,7 @@ mod examples {
     /// Held while a command listens on a fixed port (`rtde sim`, `rtde replay`, `rtde
     /// view`, `--view`), so that two sources' examples never ask for the same one.
     pub(super) static LISTENING: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    /// How long a command may take before it counts as one that runs until Ctrl-C.
+    /// How long a command that runs until Ctrl-C runs before it gets one.
     const SETTLE: Duration = Duration::from_millis(1500);
 
     pub(super) struct Robot {
@@ -315,9 +315,9 @@ mod examples {
     }
 
     /// Runs one example in `dir`: to its end, or for [`SETTLE`] and then Ctrl-C for the
-    /// ones that run until interrupted. A usage error (exit 2), an `error:` line, a panic
-    /// or a hang fails it; another exit status is an answer (`rtde check`'s "not on this
-    /// version"), not a failure.
+    /// ones that run until interrupted. A usage error (exit 2), an `error:` line, a panic,
+    /// an end by a signal or a hang fails it; another exit status is an answer (`rtde
+    /// check`'s "not on this version"), not a failure.
     pub(super) fn run(command: &str, dir: &Path, broker: Option<&Broker>) -> Outcome {
         let needs_broker = command.contains("bridge ") || command.contains("subscribe ");
         if needs_broker && broker.is_none() {
@@ -343,7 +343,12 @@ mod examples {
             || args.iter().any(|a| a == "--view");
         let _port = listens.then(|| LISTENING.lock().unwrap_or_else(|e| e.into_inner()));
         let mut child = Spawned::new(cmd);
-        let interrupted = match child.wait_at_most(SETTLE) {
+        let settle = if runs_until_ctrl_c(&args) {
+            SETTLE
+        } else {
+            common::COMMAND_TIMEOUT
+        };
+        let interrupted = match child.wait_at_most(settle) {
             Some(_) => false,
             None => {
                 child.interrupt();
@@ -363,12 +368,27 @@ mod examples {
     /// The verdict on a finished example.
     fn judge(run: &common::Run, interrupted: bool) -> Outcome {
         let says_error = run.stderr.lines().any(|l| l.starts_with("error:"));
-        // Ctrl-C may end a command by its signal: `rtde sim` serves until it does.
-        let killed = run.status.code().is_none() && !interrupted;
+        // Every command that runs until Ctrl-C handles it and exits 0 (`interrupt.rs`):
+        // ended by a signal is a failure, interrupted or not.
+        let killed = run.status.code().is_none();
+        let after = if interrupted { " after Ctrl-C" } else { "" };
         if run.status.code() == Some(2) || says_error || run.stderr.contains("panicked") || killed {
-            Outcome::Failed(format!("{:?}\nstderr: {}", run.status, run.stderr))
+            Outcome::Failed(format!("{:?}{after}\nstderr: {}", run.status, run.stderr))
         } else {
             Outcome::Ran
+        }
+    }
+
+    /// Whether the command runs until Ctrl-C, as its help says; the others must end by
+    /// themselves.
+    fn runs_until_ctrl_c(args: &[String]) -> bool {
+        let has = |flag: &str| args.iter().any(|a| a == flag);
+        match args[0].as_str() {
+            "sim" | "replay" | "view" | "subscribe" => true,
+            "bridge" => !has("--duration"),
+            "primary" => has("--robot") && !has("--count"),
+            "record" => !has("--duration") && !has("--samples"),
+            _ => false,
         }
     }
 

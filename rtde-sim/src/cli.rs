@@ -164,9 +164,12 @@ impl SimArgs {
     /// in a fleet), for scripts and tests that start it on port 0; then the other
     /// interfaces' addresses and the controller.
     ///
+    /// Returns after Ctrl-C (SIGINT or SIGTERM), the simulator shut down. A program that
+    /// handles Ctrl-C itself keeps the signals: then this serves until the process ends.
+    ///
     /// # Errors
     /// Why the simulator could not start: an invalid version, an address in use.
-    pub fn serve(&self, name: &str) -> Result<std::convert::Infallible, String> {
+    pub fn serve(&self, name: &str) -> Result<(), String> {
         // A reader that stops reading (a script that took the address and closed the
         // pipe) must not stop the simulator: what cannot be printed is dropped.
         let say = |line: std::fmt::Arguments<'_>| {
@@ -189,7 +192,10 @@ impl SimArgs {
                 fleet.seed(),
                 fleet.seed().wrapping_add(u64::from(self.robots) - 1),
             ));
-            serve_forever();
+            wait_for_ctrl_c();
+            return fleet
+                .shutdown()
+                .map_err(|e| rtde_core::Report(&e).to_string());
         }
         let sim = self
             .builder()
@@ -222,13 +228,26 @@ impl SimArgs {
             arm.name,
             sim.seed()
         ));
-        serve_forever();
+        wait_for_ctrl_c();
+        sim.shutdown()
+            .map_err(|e| rtde_core::Report(&e).to_string())
     }
 }
 
-/// The simulator's threads serve; the process ends on a signal.
-fn serve_forever() -> ! {
-    loop {
-        std::thread::park();
+/// Waits for Ctrl-C. Handled, not left to the signal's default: a shell or a test that
+/// starts the simulator in the background ignores SIGINT for it, and it served on.
+fn wait_for_ctrl_c() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let handled = ctrlc::set_handler(move || {
+        let _ = tx.send(());
+    });
+    match handled {
+        Ok(()) => {
+            let _ = rx.recv();
+        }
+        // The program's own handler decides when the process ends.
+        Err(_) => loop {
+            std::thread::park();
+        },
     }
 }

@@ -31,6 +31,7 @@ struct Cli {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.sim.serve("rtde-sim") {
+        Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("rtde-sim: {e}");
             ExitCode::FAILURE
