@@ -162,7 +162,66 @@ def _wake(waiter):
         waiter.set_result(None)
 
 
-class Client:
+class _Over:
+    """What the three classes share: the threaded object, made in a thread by ``open``
+    (or ``async with``) from the same arguments, closed in a thread by ``close``."""
+
+    # The connection's name in the error of a call before `open`.
+    _WHAT = ""
+    # The threaded method that `close` calls.
+    _CLOSE = "close"
+
+    def __init__(self, make, *args, **options):
+        self._make = make
+        self._args = args
+        self._options = options
+        self._inner = None
+
+    async def open(self):
+        """Connects, in a thread: what the threaded class's constructor does."""
+        if self._inner is None:
+            self._inner = await _call(self._make, *self._args, **self._options)
+        return self
+
+    async def __aenter__(self):
+        return await self.open()
+
+    async def __aexit__(self, *exc):
+        await self.close()
+        return False
+
+    def _threaded(self):
+        if self._inner is None:
+            raise _not_open(self._WHAT)
+        return self._inner
+
+    async def close(self):
+        """Closes the connection, in a thread."""
+        inner, self._inner = self._inner, None
+        if inner is not None:
+            await _call(getattr(inner, self._CLOSE))
+
+    @property
+    def threaded(self):
+        """The threaded object underneath (``rtde_rs.Client``, ``Robot`` or ``Dashboard``)."""
+        return self._threaded()
+
+    def __repr__(self):
+        return f"<rtde_rs.aio.{type(self).__name__} over {self._inner!r}>"
+
+
+def _awaited(name, attribute):
+    """The threaded method `attribute`, awaited: run in a thread."""
+
+    async def awaited(*args, **kwargs):
+        return await _call(attribute, *args, **kwargs)
+
+    awaited.__name__ = name
+    awaited.__doc__ = attribute.__doc__
+    return awaited
+
+
+class Client(_Over):
     """``rtde_rs.Client`` for asyncio: the same arguments, connected by ``async with`` (or
     ``await client.open()``).
 
@@ -195,29 +254,11 @@ class Client:
     # under the pump.
     _HIDDEN = frozenset({"read", "drain"})
 
+    _WHAT = "client"
+
     def __init__(self, host, fields, frequency=None, **options):
-        self._args = (host, list(fields), frequency)
-        self._options = options
-        self._client = None
+        super().__init__(_rtde_rs.Client, host, list(fields), frequency, **options)
         self._pump = None
-
-    async def open(self):
-        """Connects (in a thread): what ``rtde_rs.Client(...)`` does."""
-        if self._client is None:
-            self._client = await _call(_rtde_rs.Client, *self._args, **self._options)
-        return self
-
-    async def __aenter__(self):
-        return await self.open()
-
-    async def __aexit__(self, *exc):
-        await self.close()
-        return False
-
-    def _threaded(self):
-        if self._client is None:
-            raise _not_open("client")
-        return self._client
 
     def __getattr__(self, name):
         if name.startswith("_"):
@@ -230,13 +271,7 @@ class Client:
         attribute = getattr(self._threaded(), name)
         if name not in Client._AWAITED:
             return attribute
-
-        async def awaited(*args, **kwargs):
-            return await _call(attribute, *args, **kwargs)
-
-        awaited.__name__ = name
-        awaited.__doc__ = attribute.__doc__
-        return awaited
+        return _awaited(name, attribute)
 
     async def recv(self, timeout=None):
         """The next package in order as a dict, waiting up to ``timeout`` seconds (None:
@@ -264,24 +299,15 @@ class Client:
         return await self.recv()
 
     async def close(self):
-        """Stops the pump, closes the connection and joins the reader thread (in a thread)."""
-        client, self._client = self._client, None
+        """Stops the pump, closes the connection and joins the reader thread (in a thread).
+        ``client.threaded`` is the ``rtde_rs.Client`` underneath: for ``read`` and
+        ``drain`` when nothing iterates this one."""
         if self._pump is not None:
             self._pump.stop()
-        if client is not None:
-            await _call(client.close)
-
-    @property
-    def threaded(self):
-        """The ``rtde_rs.Client`` underneath: for ``read`` and ``drain`` when nothing
-        iterates this one."""
-        return self._threaded()
-
-    def __repr__(self):
-        return f"<rtde_rs.aio.Client over {self._client!r}>"
+        await super().close()
 
 
-class Robot:
+class Robot(_Over):
     """``rtde_rs.Robot`` for asyncio: the same arguments, connected by ``async with``.
 
     ``await robot.move_j(q)`` (and ``move_l``, ``move_j_path``, ``move_l_path``) returns
@@ -295,28 +321,12 @@ class Robot:
     # The threaded robot's methods that answer without a round trip to the robot.
     _AT_ONCE = frozenset({"state", "forward_kinematics", "kinematics", "tcp_offset", "is_open"})
 
+    _WHAT = "robot's connection"
+
     def __init__(self, host, **options):
-        self._host = host
-        self._options = options
-        self._robot = None
-
-    async def open(self):
-        """Connects and starts (or attaches to) the command program, in a thread."""
-        if self._robot is None:
-            self._robot = await _call(_rtde_rs.Robot, self._host, **self._options)
-        return self
-
-    async def __aenter__(self):
-        return await self.open()
-
-    async def __aexit__(self, *exc):
-        await self.close()
-        return False
-
-    def _threaded(self):
-        if self._robot is None:
-            raise _not_open("robot's connection")
-        return self._robot
+        # `open` connects and starts (or attaches to) the command program; `close` leaves
+        # it to its watchdog.
+        super().__init__(_rtde_rs.Robot, host, **options)
 
     def __getattr__(self, name):
         if name.startswith("_") or name == "close":
@@ -335,27 +345,7 @@ class Robot:
             move.__name__ = name
             move.__doc__ = attribute.__doc__
             return move
-
-        async def awaited(*args, **kwargs):
-            return await _call(attribute, *args, **kwargs)
-
-        awaited.__name__ = name
-        awaited.__doc__ = attribute.__doc__
-        return awaited
-
-    async def close(self):
-        """Closes the connection (in a thread); the program's watchdog then stops it."""
-        robot, self._robot = self._robot, None
-        if robot is not None:
-            await _call(robot.close)
-
-    @property
-    def threaded(self):
-        """The ``rtde_rs.Robot`` underneath."""
-        return self._threaded()
-
-    def __repr__(self):
-        return f"<rtde_rs.aio.Robot over {self._robot!r}>"
+        return _awaited(name, attribute)
 
 
 async def _move(robot, start, args, kwargs):
@@ -386,7 +376,7 @@ async def _stop_after(robot, started):
         pass
 
 
-class Dashboard:
+class Dashboard(_Over):
     """``rtde_rs.Dashboard`` for asyncio: the same arguments, connected by ``async with``.
 
     Every command is awaited (``await dashboard.power_on()``, ``await
@@ -397,28 +387,12 @@ class Dashboard:
 
     _AT_ONCE = frozenset({"controller_version", "is_connected"})
 
+    _WHAT = "Dashboard connection"
+    # Without `quit`.
+    _CLOSE = "disconnect"
+
     def __init__(self, host, port=29999, **options):
-        self._args = (host, port)
-        self._options = options
-        self._dashboard = None
-
-    async def open(self):
-        """Connects (in a thread) and learns the controller's version."""
-        if self._dashboard is None:
-            self._dashboard = await _call(_rtde_rs.Dashboard, *self._args, **self._options)
-        return self
-
-    async def __aenter__(self):
-        return await self.open()
-
-    async def __aexit__(self, *exc):
-        await self.close()
-        return False
-
-    def _threaded(self):
-        if self._dashboard is None:
-            raise _not_open("Dashboard connection")
-        return self._dashboard
+        super().__init__(_rtde_rs.Dashboard, host, port, **options)
 
     def __getattr__(self, name):
         if name.startswith("_") or name == "close":
@@ -426,24 +400,4 @@ class Dashboard:
         attribute = getattr(self._threaded(), name)
         if name in Dashboard._AT_ONCE or not callable(attribute):
             return attribute
-
-        async def awaited(*args, **kwargs):
-            return await _call(attribute, *args, **kwargs)
-
-        awaited.__name__ = name
-        awaited.__doc__ = attribute.__doc__
-        return awaited
-
-    async def close(self):
-        """Closes the connection without ``quit`` (in a thread)."""
-        dashboard, self._dashboard = self._dashboard, None
-        if dashboard is not None:
-            await _call(dashboard.disconnect)
-
-    @property
-    def threaded(self):
-        """The ``rtde_rs.Dashboard`` underneath."""
-        return self._threaded()
-
-    def __repr__(self):
-        return f"<rtde_rs.aio.Dashboard over {self._dashboard!r}>"
+        return _awaited(name, attribute)
