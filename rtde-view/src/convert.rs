@@ -103,22 +103,10 @@ pub fn read_packages(
     bytes: &[u8],
     mut each: impl FnMut(&[&'static Field], Package) -> Result<(), Error>,
 ) -> Result<ReadSummary, Error> {
-    let stream = mcap::MessageStream::new_with_options(bytes, Options::IgnoreEndMagic.into())?;
     let mut fields: Option<(u16, Vec<&'static Field>)> = None;
-    let mut summary = ReadSummary {
-        packages: 0,
-        cut_short: None,
-    };
-    for message in stream {
-        let message = match message {
-            Ok(m) => m,
-            Err(e) => {
-                summary.cut_short = Some(rtde_core::Report(&e).to_string());
-                break;
-            }
-        };
+    let summary = whole_messages(bytes, |message, read| {
         if message.channel.topic != OUTPUTS_TOPIC {
-            continue;
+            return Ok(false);
         }
         let recipe = match &fields {
             Some((id, f)) if *id == message.channel.id => f,
@@ -134,7 +122,7 @@ pub fn read_packages(
             )));
         }
         let values = protobuf::outputs::decode(recipe, &message.data)
-            .map_err(|why| Error::NotRtde(format!("message {}: {why}", summary.packages)))?;
+            .map_err(|why| Error::NotRtde(format!("message {read}: {why}")))?;
         each(
             recipe,
             Package {
@@ -143,8 +131,8 @@ pub fn read_packages(
                 values,
             },
         )?;
-        summary.packages += 1;
-    }
+        Ok(true)
+    })?;
     if fields.is_none() && summary.cut_short.is_none() {
         return Err(Error::NotRtde(format!(
             "it has no `{OUTPUTS_TOPIC}` messages"
@@ -364,20 +352,8 @@ impl Message {
 /// [`Error::Mcap`] for a file that does not start as an MCAP file; [`Error::NotRtde`]
 /// for a message its own schema does not decode.
 pub fn read_numbers(bytes: &[u8], mut each: impl FnMut(Message)) -> Result<ReadSummary, Error> {
-    let stream = mcap::MessageStream::new_with_options(bytes, Options::IgnoreEndMagic.into())?;
     let mut descriptors: HashMap<u16, Option<Descriptors>> = HashMap::new();
-    let mut summary = ReadSummary {
-        packages: 0,
-        cut_short: None,
-    };
-    for message in stream {
-        let message = match message {
-            Ok(m) => m,
-            Err(e) => {
-                summary.cut_short = Some(rtde_core::Report(&e).to_string());
-                break;
-            }
-        };
+    whole_messages(bytes, |message, _| {
         let channel = &message.channel;
         let schema = channel.schema.as_deref();
         let decoded = descriptors.entry(channel.id).or_insert_with(|| {
@@ -402,7 +378,7 @@ pub fn read_numbers(bytes: &[u8], mut each: impl FnMut(Message)) -> Result<ReadS
                     serde_json::from_slice(&message.data).map_err(|e| fail(e.to_string()))?;
                 json_numbers(&value, "", &mut numbers, &mut texts);
             }
-            _ => continue,
+            _ => return Ok(false),
         }
         each(Message {
             topic: channel.topic.clone(),
@@ -411,7 +387,34 @@ pub fn read_numbers(bytes: &[u8], mut each: impl FnMut(Message)) -> Result<ReadS
             numbers,
             texts,
         });
-        summary.packages += 1;
+        Ok(true)
+    })
+}
+
+/// Hands `each` every whole message of an MCAP file in order, with the number of those
+/// it counted before; it says whether it counts this one. A file cut short (a recorder
+/// killed inside a chunk) ends at its last whole chunk, and the summary says why.
+fn whole_messages(
+    bytes: &[u8],
+    mut each: impl FnMut(mcap::Message<'_>, u64) -> Result<bool, Error>,
+) -> Result<ReadSummary, Error> {
+    let stream = mcap::MessageStream::new_with_options(bytes, Options::IgnoreEndMagic.into())?;
+    let mut summary = ReadSummary {
+        packages: 0,
+        cut_short: None,
+    };
+    for message in stream {
+        match message {
+            Ok(message) => {
+                if each(message, summary.packages)? {
+                    summary.packages += 1;
+                }
+            }
+            Err(e) => {
+                summary.cut_short = Some(rtde_core::Report(&e).to_string());
+                break;
+            }
+        }
     }
     Ok(summary)
 }
