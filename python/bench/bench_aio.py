@@ -33,7 +33,7 @@ import time
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests"))
 
 import rtde_rs  # noqa: E402
-from loop_lag import LoopLag  # noqa: E402
+from loop_lag import LoopLag, LoopSteps  # noqa: E402
 from rtde_rs import aio  # noqa: E402
 
 RECIPE = ["timestamp", "actual_q", "actual_qd", "actual_TCP_pose", "robot_mode", "safety_status"]
@@ -68,7 +68,7 @@ async def aio_rate(n):
         threaded = await asyncio.get_running_loop().run_in_executor(None, buffered, sim, n)
         # The aio client over the very same connection: its `open` would connect again.
         client = aio.Client(sim.host, RECIPE)
-        client._client = threaded
+        client._inner = threaded
         t0 = time.perf_counter()
         i = 0
         async for _ in client:
@@ -103,11 +103,25 @@ async def stalls(seconds, streaming):
             return lag, received
 
 
+async def steps(seconds):
+    """The loop's own steps while an aio client streams at 500 Hz: how long each ran."""
+    with rtde_rs.Sim() as sim:
+        async with aio.Client(sim.host, RECIPE, 500.0, port=sim.port) as client:
+            await client.recv(timeout=2.0)
+            async with LoopSteps() as timed:
+                end = asyncio.get_running_loop().time() + seconds
+                async for _ in client:
+                    if asyncio.get_running_loop().time() >= end:
+                        break
+            return timed.durations
+
+
 def one_run(n, seconds):
     ours = asyncio.run(aio_rate(n))
     theirs = threaded_rate(n)
     streaming, received = asyncio.run(stalls(seconds, True))
     idle, _ = asyncio.run(stalls(seconds, False))
+    step = quantiles(asyncio.run(steps(seconds)))
     s, r, i, ir = (quantiles(x) for x in (streaming.stalls, streaming.raw, idle.stalls, idle.raw))
     return {
         "async for (packages/s)": ours,
@@ -122,6 +136,9 @@ def one_run(n, seconds):
         "raw max, streaming (ms)": r["max"] * 1e3,
         "raw max, idle loop (ms)": ir["max"] * 1e3,
         "probes, streaming": s["n"],
+        "longest loop step, streaming (ms, target <= 1)": step["max"] * 1e3,
+        "loop step p99, streaming (ms)": step["p99"] * 1e3,
+        "loop steps timed": step["n"],
     }
 
 
