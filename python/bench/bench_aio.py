@@ -22,13 +22,11 @@ Prints each run, then the spread over the runs, with the machine, command and co
 
 import argparse
 import asyncio
-import os
 import pathlib
-import platform
-import statistics
-import subprocess
 import sys
 import time
+
+import report
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests"))
 
@@ -142,41 +140,14 @@ def one_run(n, seconds):
     }
 
 
-def machine():
-    model = platform.processor()
-    try:
-        with open("/proc/cpuinfo") as f:
-            model = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    except OSError:
-        commit = "?"
-    return model, os.cpu_count(), commit
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--packages", type=int, default=50_000)
     parser.add_argument("--seconds", type=float, default=10.0)
     args = parser.parse_args()
-    model, cpus, commit = machine()
-    print(f"machine: {model}, {cpus} CPUs; Python {platform.python_version()}; commit {commit}")
-    print(f"command: python {' '.join(sys.argv)}")
-    print(f"recipe: {len(RECIPE)} fields; {args.packages} packages per throughput; {args.seconds:.0f} s at 500 Hz\n")
-    runs = []
-    for i in range(args.runs):
-        runs.append(one_run(args.packages, args.seconds))
-        print(f"run {i + 1}:")
-        for k, v in runs[-1].items():
-            print(f"  {k:42} {v:.3f}" if isinstance(v, float) else f"  {k:42} {v}")
-        print(flush=True)
-    print(f"spread over {len(runs)} runs (min / median / max):")
-    for k in runs[0]:
-        values = [r[k] for r in runs]
-        print(f"  {k:42} {min(values):.3f} / {statistics.median(values):.3f} / {max(values):.3f}")
+    report.header(f"recipe: {len(RECIPE)} fields; {args.packages} packages per throughput; {args.seconds:.0f} s at 500 Hz")
+    report.runs(args.runs, lambda: one_run(args.packages, args.seconds), 42)
 
 
 if __name__ == "__main__":

@@ -29,12 +29,12 @@ Prints each run, then the spread over the runs, with the machine, command and co
 import argparse
 import json
 import os
-import platform
 import resource
-import statistics
 import subprocess
 import sys
 import time
+
+import report
 
 RECIPE = [
     "timestamp",
@@ -209,20 +209,6 @@ def figures(r):
     }
 
 
-def machine():
-    model = platform.processor()
-    try:
-        with open("/proc/cpuinfo") as f:
-            model = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    except OSError:
-        commit = "?"
-    return model, os.cpu_count(), commit
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=30.0)
@@ -237,23 +223,8 @@ def main():
     if args.bulk:
         return bulk()
 
-    model, cpus, commit = machine()
-    print(f"machine: {model}, {cpus} CPUs; Python {platform.python_version()}; commit {commit}")
-    print(f"command: python {' '.join(sys.argv)}")
-    print(f"recipe: {len(RECIPE)} fields at {FREQUENCY:.0f} Hz for {args.seconds:.0f} s per run\n")
-    runs = []
-    for i in range(args.runs):
-        r = one_run(args.seconds, args.calls)
-        runs.append(figures(r))
-        print(f"run {i + 1}:")
-        for k, v in runs[-1].items():
-            print(f"  {k:45} {v:.3f}" if isinstance(v, float) else f"  {k:45} {v}")
-        print(flush=True)
-    print(f"spread over {len(runs)} runs (min / median / max):")
-    for k in runs[0]:
-        values = [r[k] for r in runs]
-        if isinstance(values[0], (int, float)):
-            print(f"  {k:45} {min(values):.3f} / {statistics.median(values):.3f} / {max(values):.3f}")
+    report.header(f"recipe: {len(RECIPE)} fields at {FREQUENCY:.0f} Hz for {args.seconds:.0f} s per run")
+    report.runs(args.runs, lambda: figures(one_run(args.seconds, args.calls)), 45)
 
 
 if __name__ == "__main__":
