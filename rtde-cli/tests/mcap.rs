@@ -180,16 +180,7 @@ fn captures_and_mcap_files_convert_into_the_csv_recorders_own_output() {
 
 #[test]
 fn rtde_view_serves_the_simulator_to_a_foxglove_client() {
-    let mut cmd = rtde();
-    cmd.args([
-        "view",
-        "--deterministic",
-        "--listen",
-        "127.0.0.1:0",
-        "--duration",
-        "60s",
-    ]);
-    let mut view = Spawned::new(cmd);
+    let mut view = common::view_on_any_port("60s");
     let addr = view.listening_on();
     assert!(
         view.line(Duration::from_secs(5))

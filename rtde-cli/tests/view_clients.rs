@@ -17,7 +17,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use common::{Spawned, rtde};
 use rtde_testkit::foxglove_js::{Json, Script};
 
 /// Viewers, one after another, after the warm-up.
@@ -102,16 +101,7 @@ fn viewers_in_turn(script: &mut Script, pid: u32, count: u32, threads: u64) -> (
 #[test]
 #[ignore = "needs node and Foxglove's packages; .ci/run installs them and runs this test"]
 fn a_hundred_viewers_in_turn_close_cleanly_and_leave_nothing_behind() {
-    let mut cmd = rtde();
-    cmd.args([
-        "view",
-        "--deterministic",
-        "--listen",
-        "127.0.0.1:0",
-        "--duration",
-        "300s",
-    ]);
-    let mut view = Spawned::new(cmd);
+    let mut view = common::view_on_any_port("300s");
     let addr = view.listening_on();
     let pid = view.child.id();
     let start = settled(pid);

@@ -45,6 +45,20 @@ pub fn rtde() -> Command {
     Command::new(env!("CARGO_BIN_EXE_rtde"))
 }
 
+/// `rtde view` of a deterministic simulator on a free loopback port, for `duration` at most.
+pub fn view_on_any_port(duration: &str) -> Spawned {
+    let mut cmd = rtde();
+    cmd.args([
+        "view",
+        "--deterministic",
+        "--listen",
+        "127.0.0.1:0",
+        "--duration",
+        duration,
+    ]);
+    Spawned::new(cmd)
+}
+
 /// Runs `rtde ARGS` in `dir` to the end, within [`COMMAND_TIMEOUT`].
 pub fn run_in(dir: &Path, args: &[&str]) -> Run {
     let mut cmd = rtde();
