@@ -65,6 +65,9 @@ const SAFETY_PROTECTIVE_STOP: i32 = 3;
 ///   [`Fault::RuntimeStopMidMove`](crate::Fault::RuntimeStopMidMove). A protective stop goes
 ///   through [`CommandProgram::protective_stop`] and is reported as `safety_mode`
 ///   PROTECTIVE_STOP with the program stopped.
+/// - A pause ([`CommandProgram::hold`]): the arm stands within the tick and the program
+///   takes nothing; at play the path goes on where it stopped, and a velocity ramps up
+///   again from rest.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CommandProgram {
     layout: CommandLayout,
@@ -253,6 +256,15 @@ impl CommandProgram {
     /// One tick of `dt` seconds with the inputs `io` holds.
     pub fn step(&mut self, io: &IoState, dt: f64) {
         self.tick(io, dt, true);
+    }
+
+    /// A paused tick ([`Program::hold`](crate::Program::hold)): the arm stands, a velocity
+    /// ramp starts again from rest at play, and a path goes on from where it stopped.
+    pub fn hold(&mut self) {
+        self.arm.qd = [0.0; 6];
+        if let Motion::Speed { velocity, .. } = &mut self.arm.motion {
+            *velocity = [0.0; 6];
+        }
     }
 
     /// A tick the simulator runs late (catching up with its clock): the watchdog does not

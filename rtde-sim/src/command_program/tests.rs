@@ -334,6 +334,27 @@ fn speed_j_ramps_to_the_velocity_times_the_slider() {
 }
 
 #[test]
+fn a_paused_speed_j_stands_without_a_watchdog_and_ramps_again_from_rest_at_play() {
+    let mut b = Bench::new();
+    b.command(Command::SpeedJ, &[0.2, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0], &[]);
+    for _ in 0..500 {
+        b.tick();
+    }
+    assert!((b.program.qd()[0] - 0.2).abs() < 1e-9);
+    let paused_at = b.program.q();
+    // Paused for longer than the watchdog's timeout, and nobody writes meanwhile.
+    for _ in 0..WATCHDOG_TIMEOUT_CYCLES * 2 {
+        b.program.hold();
+    }
+    assert_eq!((b.program.q(), b.program.qd()), (paused_at, [0.0; 6]));
+    b.tick();
+    assert_eq!(b.program.failure(), Failure::None);
+    // One tick's acceleration (1 rad/s²) from rest, not the speed it had.
+    let qd = b.program.qd()[0];
+    assert!(qd > 0.0 && qd <= 1.0 * DT + 1e-12, "{qd}");
+}
+
+#[test]
 fn the_watchdog_stops_the_program() {
     let mut b = Bench::new();
     b.move_j([1.5, -1.57, 1.57, -1.57, -1.57, 0.0], 0.5, 1.0, 0.0);
