@@ -4,10 +4,8 @@
 //!
 //! [`CommandProgram`] says what it models.
 
-mod arm;
 mod commands;
 mod handshake;
-mod path;
 mod planner;
 mod settings;
 mod stops;
@@ -23,10 +21,9 @@ use rtde_robot_proto::programs::command::{
 };
 
 use crate::io::IoState;
+use crate::motion::{ArmMotion, Motion, Space};
 use crate::program::MAX_JOINT_ACCELERATION;
-use arm::{ArmMotion, Motion};
 use handshake::Handshake;
-use path::Space;
 pub use settings::ForceMode;
 use settings::Settings;
 pub(crate) use stops::ProgramFaults;

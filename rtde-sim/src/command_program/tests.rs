@@ -1,5 +1,5 @@
-use super::path::{Trapezoid, distance3};
 use super::*;
+use crate::motion::{Trapezoid, distance3};
 use rtde_core::fields::{Direction, lookup};
 use rtde_robot_proto::programs::WATCHDOG_TIMEOUT_CYCLES;
 use rtde_robot_proto::programs::command::{Command, int_in};
