@@ -11,7 +11,7 @@ use token::{Keyword, Tok, Token};
 
 /// How deeply blocks and expressions may nest; deeper input is refused rather than
 /// allowed to exhaust the stack.
-const MAX_DEPTH: usize = 200;
+const MAX_DEPTH: usize = 100;
 
 /// Parses a script into its syntax tree.
 ///

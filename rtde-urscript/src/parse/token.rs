@@ -413,13 +413,15 @@ mod tests {
     #[test]
     fn a_trailing_operator_continues_the_statement() {
         assert_eq!(
-            toks("x = a or\n  b\n"),
+            toks("x = a or\n  b +\n c\n"),
             vec![
                 Tok::Name("x".into()),
                 Tok::Punct("="),
                 Tok::Name("a".into()),
                 Tok::Keyword(Keyword::Or),
                 Tok::Name("b".into()),
+                Tok::Punct("+"),
+                Tok::Name("c".into()),
                 Tok::Newline,
                 Tok::Eof
             ]
