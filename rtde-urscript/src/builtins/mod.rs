@@ -143,6 +143,25 @@ pub fn lookup(name: &str) -> Option<&'static Builtin> {
     BUILTINS.iter().find(|b| b.name == name)
 }
 
+/// The newest e-Series version the table knows of: the highest minor version any
+/// built-in appeared in.
+///
+/// ```
+/// use rtde_urscript::builtins::newest_e_series;
+///
+/// assert_eq!(newest_e_series().major, 5);
+/// assert!(newest_e_series().minor >= 23);
+/// ```
+#[must_use]
+pub fn newest_e_series() -> ControllerVersion {
+    let minor = BUILTINS
+        .iter()
+        .filter_map(|b| b.since.e_series)
+        .max()
+        .unwrap_or(0);
+    ControllerVersion::new(5, minor, 0, 0)
+}
+
 /// The language features a controller version may lack: each with the versions it
 /// exists in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
