@@ -53,9 +53,10 @@ fn an_undefined_variable_names_the_closest_visible_one() {
 
 #[test]
 fn a_function_does_not_see_the_locals_of_the_function_around_it() {
-    let source = "def program():\n  pulse = 0.5\n  thread t():\n    sleep(pulse)\n  end\n  global g = 1\n  def f():\n    return g\n  end\nend\n";
+    // The program's own variables are global; a function's inside it are not.
+    let source = "def program():\n  pulse = 0.5\n  def f():\n    width = 2\n    global g = 1\n    thread t():\n      sleep(pulse * width * g)\n    end\n  end\nend\n";
     let (kind, span, _) = one(source, E_SERIES);
-    assert_eq!((kind, span), (ErrorKind::NameNotFound, Span::new(4, 11)));
+    assert_eq!((kind, span), (ErrorKind::NameNotFound, Span::new(7, 21)));
 }
 
 #[test]

@@ -4,9 +4,9 @@
 //! `return`/`break`/`continue` out of place, `run` of something that is not a thread.
 //!
 //! Scoping follows the manual: a function or thread sees its parameters, the variables it
-//! assigns, and the globals (assigned at the top level of the script, or declared
-//! `global` anywhere); a variable assigned in an enclosing function without `global` is
-//! not visible in a function or thread defined inside it.
+//! assigns, and the globals (assigned at the top level of the script or in the program,
+//! the outermost `def`, or declared `global` anywhere); a variable assigned in a function
+//! inside the program, without `global`, is not visible in another function or thread.
 
 mod calls;
 mod scope;

@@ -78,11 +78,18 @@ pub(super) fn collect_functions<'a>(body: &'a [Stmt], out: &mut HashMap<&'a str,
     }
 }
 
-/// The globals: variables assigned at the top level (outside every function), and those
-/// declared `global` anywhere.
+/// The globals: variables assigned at the top level, or in the body of a function
+/// defined at the top level (the manual: "every variable declared inside a program exists
+/// at a global scope, except when they are declared inside a function", the program being
+/// the outermost `def`), and those declared `global` anywhere.
 pub(super) fn globals(body: &[Stmt]) -> Names {
     let mut names = Names::new();
     assigned(body, &mut names);
+    for stmt in body {
+        if let StmtKind::Function(program) = &stmt.kind {
+            assigned(&program.body, &mut names);
+        }
+    }
     declared_global(body, &mut names);
     names
 }
