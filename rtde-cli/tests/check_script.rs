@@ -56,3 +56,19 @@ fn a_missing_file_or_an_unknown_generation_is_one_error_line() {
             .contains("4.1.0 is no known controller generation")
     );
 }
+
+#[test]
+fn run_script_checks_first_unless_told_not_to() {
+    let dir = common::scratch("check-script-run");
+    std::fs::write(dir.join("bad.script"), BAD).unwrap();
+    let run = common::run_in(&dir, &["run-script", "bad.script"]);
+    let line = run.stderr.lines().last().unwrap_or_default();
+    assert!(
+        line.contains("fails the URScript check") && line.contains("(nothing was sent)"),
+        "{run:#?}"
+    );
+    assert!(!run.stderr.contains("sent "), "{run:#?}");
+    let run = common::run_in(&dir, &["run-script", "bad.script", "--no-check"]);
+    assert!(run.stderr.contains("sent "), "{run:#?}");
+    assert!(!run.stderr.contains("URScript check"), "{run:#?}");
+}
