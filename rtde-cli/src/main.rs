@@ -13,6 +13,7 @@ use clap::{Parser, Subcommand};
 
 mod args;
 mod bridge;
+mod check_script;
 mod convert;
 mod dashboard;
 mod dictionary;
@@ -52,6 +53,7 @@ mod view;
   rtde primary --robot HOST                       the primary interface: robot state and messages
   rtde run-script rtde-robot-proto/src/programs/servo/rtde_servo.script
                                                   send a program (built-in simulator without --robot)
+  rtde check-script pick.script --version 3.15    check a URScript file for a 3.15 controller
 
 `rtde help COMMAND` explains each command, with examples."
 )]
@@ -73,6 +75,7 @@ enum Command {
     Dashboard(dashboard::DashboardArgs),
     Primary(primary::PrimaryArgs),
     RunScript(run_script::RunScriptArgs),
+    CheckScript(check_script::CheckScriptArgs),
     View(view::ViewArgs),
     Convert(convert::ConvertArgs),
 }
@@ -91,6 +94,7 @@ fn main() -> ExitCode {
         Command::Dashboard(args) => dashboard::run(&args),
         Command::Primary(args) => primary::run(&args),
         Command::RunScript(args) => run_script::run(&args),
+        Command::CheckScript(args) => check_script::run(&args),
         Command::View(args) => view::run(args).map(|()| ExitCode::SUCCESS),
         Command::Convert(args) => convert::run(&args).map(|()| ExitCode::SUCCESS),
     };

@@ -19,7 +19,9 @@ runtime exception with its line and column, or a protective stop.
 
 Before sending, the Dashboard server is asked whether the controller is in remote control, \
 the arm running and the safety status normal; if not, nothing is sent and the error says \
-what to do. A file whose first statement is not `def name():` is wrapped in one.
+what to do. A file whose first statement is not `def name():` is wrapped in one. The \
+program is then checked against the controller's version as `rtde check-script` does; one \
+that fails is not sent (--no-check sends it anyway).
 
 A program moves a real robot: with --robot, nothing is sent without \
 --i-have-checked-the-workspace. Without --robot the program goes to a built-in simulator \
@@ -43,6 +45,10 @@ pub(crate) struct RunScriptArgs {
     /// The script port: primary (30001), secondary (30002) or realtime (30003).
     #[arg(long, value_name = "PORT", default_value = "secondary", value_parser = port)]
     port: ScriptPort,
+    /// Send the program without checking it first against the controller's built-ins
+    /// (`rtde check-script` runs the same check): for a built-in the checker does not list.
+    #[arg(long)]
+    no_check: bool,
     /// How long to wait for the program to play.
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = crate::args::duration)]
     timeout: Duration,
@@ -105,7 +111,10 @@ pub(crate) fn run(args: &RunScriptArgs) -> Result<ExitCode, String> {
             (Some(sim), sender)
         }
     };
-    let sender = sender.via(args.port).timeout(args.timeout);
+    let sender = sender
+        .via(args.port)
+        .timeout(args.timeout)
+        .check_script(!args.no_check);
     let started = sender
         .send_observed(&program, |step| eprintln!("{}", describe(step)))
         .map_err(said)?;

@@ -64,7 +64,9 @@ pub use direction::Direction;
 pub use field::{Availability, Field};
 pub use mask::{Gate, Mask, ReadBack, is_mask, mask_of, masked_by, masks};
 pub use register::{Register, RegisterBank, RegisterKind};
-pub use registry::{Renamed, all_fields, fields, lookup, lookup_ignore_case, renamed, suggest};
+pub use registry::{
+    Renamed, all_fields, closest, fields, lookup, lookup_ignore_case, renamed, suggest,
+};
 pub use typed::typed_value;
 pub use version::{ControllerVersion, Generation, ParseVersionError, VersionErrorKind};
 pub use wire_type::{ParseWireTypeError, WireType, same_name};

@@ -87,19 +87,41 @@ pub fn suggest(direction: Direction, name: &str) -> Option<&'static Field> {
     if let Some(r) = renamed(direction, name) {
         return lookup(direction, r.name);
     }
+    closest(name, fields(direction), |f| f.name)
+}
+
+/// The candidate whose name is closest to `name`, for "did you mean" messages: the
+/// smallest edit distance (insertions, deletions, substitutions and swaps of neighbours,
+/// ignoring ASCII case) not above a third of the name's length, ties going to the earlier
+/// candidate; `None` when nothing is that close. [`suggest`] and the URScript checker both
+/// use this rule.
+///
+/// ```
+/// use rtde_fields::closest;
+///
+/// assert_eq!(closest("mvoej", ["movel", "movej", "sleep"], |n| *n), Some("movej"));
+/// assert_eq!(closest("MOVEL", ["movej", "movel"], |n| *n), Some("movel"));
+/// assert_eq!(closest("banana", ["movej", "movel"], |n| *n), None);
+/// ```
+pub fn closest<T>(
+    name: &str,
+    candidates: impl IntoIterator<Item = T>,
+    key: impl Fn(&T) -> &str,
+) -> Option<T> {
     let limit = (name.len() / 3).max(1);
-    let mut best: Option<(usize, &'static Field)> = None;
-    for f in fields(direction) {
+    let mut best: Option<(usize, T)> = None;
+    for candidate in candidates {
+        let c = key(&candidate);
         // Names whose lengths differ by more than the limit cannot be within it.
-        if f.name.len().abs_diff(name.len()) > limit {
+        if c.len().abs_diff(name.len()) > limit {
             continue;
         }
-        let d = edit_distance(f.name, name);
-        if d <= limit && best.is_none_or(|(bd, _)| d < bd) {
-            best = Some((d, f));
+        let d = edit_distance(c, name);
+        if d <= limit && best.as_ref().is_none_or(|(bd, _)| d < *bd) {
+            best = Some((d, candidate));
         }
     }
-    best.map(|(_, f)| f)
+    best.map(|(_, c)| c)
 }
 
 /// A name under which a field was documented before taking its canonical name.

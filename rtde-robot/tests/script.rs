@@ -7,6 +7,7 @@ const CHECKS: [Preconditions; 2] = [Preconditions::Dashboard, Preconditions::Pri
 
 use std::time::Duration;
 
+use rtde_core::fields::ControllerVersion;
 use rtde_core::{RobotMode, RuntimeState, SafetyStatus};
 use rtde_robot::dashboard::{Dashboard, DashboardOptions};
 use rtde_robot::script::{Preconditions, Program, ScriptError, ScriptPort, ScriptSender, Step};
@@ -224,6 +225,69 @@ fn a_runtime_exception_has_its_line_and_column() {
         err.to_string()
             .starts_with("the program failed at line 3, column 5")
     );
+}
+
+#[test]
+fn a_program_failing_the_urscript_check_is_refused_before_sending() {
+    let sim = start(Sim::builder());
+    ready(&sim);
+    let program = Program::new(
+        "def pick():\n  movej([0, 0, 0, 0, 0, 0])\n  movjl(p[0, 0, 0, 0, 0, 0])\nend\n",
+    )
+    .unwrap();
+    let err = sender(&sim).send(&program).unwrap_err();
+    let ScriptError::Check { errors, .. } = &err else {
+        panic!("{err}");
+    };
+    assert_eq!((errors[0].span.line, errors[0].span.column), (3, 3));
+    assert!(
+        err.to_string().contains("line 3, column 3: compile_error_name_not_found: name `movjl` is not defined; did you mean `movel`?"),
+        "{err}"
+    );
+    assert_nothing_sent(&sim);
+}
+
+/// rtde's own programs, as the sender sends them (wrapped in a `def`), pass the check at
+/// every controller version from the one their newest built-in needs on (get_steptime:
+/// CB3 3.14, e-Series 5.4), and PolyScope X; below that, only that built-in fails.
+#[test]
+fn rtde_s_own_programs_pass_the_urscript_check_at_every_version() {
+    use rtde_robot_proto::programs::command::{CommandLayout, command_program};
+    let programs = [
+        ("servo", SERVO.to_owned()),
+        ("command (upper)", command_program(CommandLayout::UPPER)),
+        ("command (lower)", command_program(CommandLayout::LOWER)),
+    ];
+    let newest = rtde_urscript::builtins::newest_e_series();
+    let versions = (14..=15)
+        .map(|minor| ControllerVersion::new(3, minor, 0, 0))
+        .chain((4..=newest.minor).map(|minor| ControllerVersion::new(5, minor, 0, 0)))
+        .chain([ControllerVersion::new(10, 7, 0, 0)]);
+    let mut failed = Vec::new();
+    for version in versions {
+        for (name, text) in &programs {
+            let program = Program::new(text).unwrap();
+            if let Err(errors) = rtde_urscript::check(program.text(), version) {
+                failed.push(format!("{name} at {version}: {}", errors[0]));
+            }
+        }
+    }
+    assert!(failed.is_empty(), "{failed:#?}");
+    for older in [
+        ControllerVersion::new(3, 13, 0, 0),
+        ControllerVersion::new(5, 3, 0, 0),
+    ] {
+        for (name, text) in &programs {
+            let program = Program::new(text).unwrap();
+            let errors = rtde_urscript::check(program.text(), older).unwrap_err();
+            assert!(
+                errors
+                    .iter()
+                    .all(|e| e.message.starts_with("`get_steptime` is not in")),
+                "{name} at {older}: {errors:#?}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -3,6 +3,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use rtde_core::fields::ControllerVersion;
 use rtde_core::{RobotMode, RuntimeState, SafetyStatus};
 
 use crate::dashboard::DashboardError;
@@ -59,6 +60,21 @@ pub enum ScriptError {
         /// The operating system's reason.
         source: std::io::Error,
     },
+    /// The program fails the URScript check for the controller's version
+    /// ([`rtde_urscript::check`]), so the controller would refuse it; nothing was sent.
+    /// [`ScriptSender::check_script`](super::ScriptSender::check_script) turns the check
+    /// off.
+    #[error(
+        "the program fails the URScript check for controller {version}: {} (nothing was sent)",
+        first_of(errors)
+    )]
+    Check {
+        /// The version it was checked against: the controller's, from the primary
+        /// interface.
+        version: ControllerVersion,
+        /// Every error found, each with its line and column.
+        errors: Vec<rtde_urscript::ScriptError>,
+    },
     /// The controller did not compile the program.
     #[error("the program does not compile: line {line}, column {column}: {text}")]
     Compile {
@@ -110,6 +126,21 @@ pub enum ScriptError {
     /// Reading or writing failed.
     #[error("the script port failed")]
     Io(#[from] std::io::Error),
+}
+
+/// The first error at its place, and how many more there are.
+fn first_of(errors: &[rtde_urscript::ScriptError]) -> String {
+    let Some(first) = errors.first() else {
+        return "no error recorded".to_owned();
+    };
+    let more = match errors.len() - 1 {
+        0 => String::new(),
+        n => format!(" (and {n} more)"),
+    };
+    format!(
+        "line {}, column {}: {first}{more}",
+        first.span.line, first.span.column
+    )
 }
 
 fn said(messages: &[String]) -> String {

@@ -95,6 +95,7 @@ pub struct ScriptSender {
     check: Preconditions,
     timeout: Duration,
     settle: Duration,
+    check_script: bool,
 }
 
 impl ScriptSender {
@@ -109,6 +110,7 @@ impl ScriptSender {
             check: Preconditions::Dashboard,
             timeout: Duration::from_secs(5),
             settle: Duration::from_millis(200),
+            check_script: true,
         }
     }
 
@@ -181,12 +183,43 @@ impl ScriptSender {
         self
     }
 
+    /// Whether to parse and check the program against the controller's built-ins before
+    /// sending it ([`rtde_urscript::check`], at the version the primary interface
+    /// reports); on by default. A program that fails is refused with
+    /// [`ScriptError::Check`] and nothing is sent. Turn it off for a program that calls a
+    /// built-in the checker's table does not list (docs/urscript.md says which it lists):
+    /// the controller then compiles it as it is.
+    ///
+    /// ```
+    /// use rtde_robot::script::{Program, ScriptError, ScriptSender};
+    ///
+    /// let sim = rtde_sim::Sim::builder().dashboard().script_ports().start().unwrap();
+    /// let mut dashboard = rtde_robot::dashboard::Dashboard::connect(
+    ///     sim.dashboard_addr().unwrap(), Default::default()).unwrap();
+    /// dashboard.power_on().unwrap();
+    /// dashboard.brake_release().unwrap();
+    /// let sender = ScriptSender::new(sim.addr().ip()).ports(sim.script_sender_ports().unwrap());
+    /// let program = Program::new("def hello():\n  txetmsg(\"hi\")\nend\n").unwrap();
+    /// let err = sender.send(&program).unwrap_err();
+    /// assert!(matches!(err, ScriptError::Check { .. }));
+    /// assert!(err.to_string().contains("line 2, column 3"), "{err}");
+    /// // Unchecked, it is sent, and the controller decides (the simulator does not
+    /// // interpret it: it stops at once).
+    /// let err = sender.check_script(false).send(&program).unwrap_err();
+    /// assert!(matches!(err, ScriptError::NotStarted { .. }), "{err}");
+    /// ```
+    #[must_use]
+    pub fn check_script(mut self, check: bool) -> Self {
+        self.check_script = check;
+        self
+    }
+
     /// Sends `program` and waits for its fate.
     ///
     /// # Errors
-    /// See [`ScriptError`]: a failed precondition (nothing sent), a compile error, a
-    /// runtime exception with its line and column, a protective stop, a program that did
-    /// not start in time, or a link error.
+    /// See [`ScriptError`]: a failed precondition or URScript check (nothing sent), a
+    /// compile error, a runtime exception with its line and column, a protective stop, a
+    /// program that did not start in time, or a link error.
     pub fn send(&self, program: &Program) -> Result<Started, ScriptError> {
         self.send_observed(program, |_| {})
     }
@@ -214,6 +247,15 @@ impl ScriptSender {
         let deadline = Instant::now() + self.timeout;
         while watch.version.is_none() && Instant::now() < deadline {
             watch.primary(&mut primary, &mut observe)?;
+        }
+        if self.check_script {
+            // Without a version message, the newest version the checker knows.
+            let version = watch
+                .version
+                .unwrap_or_else(rtde_urscript::builtins::newest_e_series);
+            if let Err(errors) = rtde_urscript::check(program.text(), version) {
+                return Err(ScriptError::Check { version, errors });
+            }
         }
         if self.check == Preconditions::PrimaryInterface {
             while watch.robot.is_none() && Instant::now() < deadline {
