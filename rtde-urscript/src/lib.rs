@@ -29,7 +29,7 @@ mod error;
 mod parse;
 mod span;
 
-pub use check::{Checked, check, check_program};
+pub use check::{Checked, Review, check, check_program, review};
 pub use error::{ErrorKind, ScriptError};
 pub use parse::parse;
 pub use rtde_fields::ControllerVersion;
