@@ -38,11 +38,11 @@ fn cluster_config(
     )
 }
 
-/// The nodes of the bridge and of the subscriber: the bridge's, which the tests kill, one
+/// The node a test kills and another: the one killed leads no MQTT stream if there is one,
 /// that leads no MQTT stream if there is one, and never the leader of `$MQTT_msgs` (the
 /// QoS 1 messages): Debian's nats-server 2.9.10 acknowledges QoS 1 publications it does
 /// not store after that leader's death (docs/mqtt-scaling.md), a loss of the broker's
-/// that no client can make up for. The subscriber's: another.
+/// that no client can make up for.
 fn roles(cluster: &Cluster) -> (usize, usize) {
     let msgs = cluster.stream_leader(0, "$MQTT_msgs");
     let sess = cluster.stream_leader(0, "$MQTT_sess");
@@ -51,9 +51,7 @@ fn roles(cluster: &Cluster) -> (usize, usize) {
         .min_by_key(|&i| Some(i) == sess)
         .unwrap();
     let sub = (0..3).find(|&i| i != bridge).unwrap();
-    eprintln!(
-        "leaders: $MQTT_msgs {msgs:?}, $MQTT_sess {sess:?}; bridge on n{bridge}, subscriber on n{sub}"
-    );
+    eprintln!("leaders: $MQTT_msgs {msgs:?}, $MQTT_sess {sess:?}; n{bridge} is killed");
     (bridge, sub)
 }
 
@@ -65,16 +63,32 @@ fn options() -> StartOptions {
     options
 }
 
-/// A subscriber with a persistent QoS 1 session on node `node`.
-fn subscriber_on(cluster: &Cluster, node: usize, id: &str) -> Subscriber {
-    Subscriber::connect(
-        "127.0.0.1",
-        cluster.mqtt_port(node),
-        id,
-        &["rtde/#".to_owned()],
-        WAIT,
-    )
-    .unwrap()
+/// A subscriber with a persistent QoS 1 session on the nodes of `cluster`, in the order
+/// of `nodes`: it fails over as the bridge does.
+fn subscriber_on(cluster: &Cluster, nodes: [usize; 3], id: &str) -> Subscriber {
+    let nodes: Vec<(String, u16)> = nodes
+        .iter()
+        .map(|&i| ("127.0.0.1".to_owned(), cluster.mqtt_port(i)))
+        .collect();
+    Subscriber::connect_any(&nodes, id, &["rtde/#".to_owned()], WAIT).unwrap()
+}
+
+/// `first`, then the other two nodes.
+fn starting_at(first: usize) -> [usize; 3] {
+    let others: Vec<usize> = (0..3).filter(|&i| i != first).collect();
+    [first, others[0], others[1]]
+}
+
+/// What a test does to the cluster while the fleet streams.
+#[derive(Clone, Copy, Debug)]
+enum Fault {
+    /// SIGKILL to the node the bridge is connected to.
+    KillBridgesNode,
+    /// SIGKILL to the node the subscriber is connected to.
+    KillSubscribersNode,
+    /// Each node in turn stopped (SIGTERM: it hands its JetStream leaderships over, as a
+    /// rolling upgrade does) and started again with its store.
+    RestartEachInTurn,
 }
 
 /// Waits until `done` says so of the bridge's counters, at most [`WAIT`], while the
@@ -102,24 +116,28 @@ fn wait_for(
     }
 }
 
-/// The bridge's node dies mid-stream: the bridge fails over to another node with its
-/// session, and every package of every robot arrives, each checked by robot and
-/// sequence number, with nothing lost and each batch seen twice counted as a duplicate.
-fn the_bridges_node_killed_loses_nothing(format: &str) {
-    let Some(mut cluster) = Cluster::start(&format!("bridge-node-{format}")) else {
+/// Three robots stream through the cluster while `fault` strikes; then every package of
+/// every robot has arrived, each checked by robot and sequence number, with nothing lost
+/// and each batch seen twice counted as a duplicate, apart from gaps.
+fn every_package_survives(format: &str, fault: Fault) {
+    let Some(mut cluster) = Cluster::start(&format!("{fault:?}-{format}")) else {
         return;
     };
     let fleet = Sim::builder().deterministic().start_fleet(3).unwrap();
     let robots = robots(&fleet);
-    let (bridge_node, sub_node) = roles(&cluster);
-    let others: Vec<usize> = (0..3).filter(|&i| i != bridge_node).collect();
+    let (victim, other) = roles(&cluster);
+    let (bridge_nodes, sub_nodes) = match fault {
+        Fault::KillBridgesNode => (starting_at(victim), starting_at(other)),
+        Fault::KillSubscribersNode => (starting_at(other), starting_at(victim)),
+        Fault::RestartEachInTurn => ([0, 1, 2], [1, 2, 0]),
+    };
     let text = cluster_config(
         &cluster,
-        [bridge_node, others[0], others[1]],
+        bridge_nodes,
         &robots,
         &format!("format = \"{format}\"\nbatch_ms = 10"),
     );
-    let sub = subscriber_on(&cluster, sub_node, &format!("cluster-sub-{format}"));
+    let sub = subscriber_on(&cluster, sub_nodes, &format!("cluster-sub-{format}"));
     let bridge = Bridge::start(Config::parse(&text, "test.toml").unwrap(), options()).unwrap();
     let mut got = Collected::default();
     wait_for(&bridge, &sub, &mut got, "a second of data", |_, c| {
@@ -130,22 +148,40 @@ fn the_bridges_node_killed_loses_nothing(format: &str) {
         0,
         "the first node that answers"
     );
-    cluster.kill(bridge_node);
-    let killed = Instant::now();
-    wait_for(&bridge, &sub, &mut got, "the failover", |counts, _| {
-        counts.failovers >= 1 && counts.broker_connected
-    });
-    let failover = killed.elapsed();
-    let published_then = bridge.counts().published();
-    wait_for(
-        &bridge,
-        &sub,
-        &mut got,
-        "data after the failover",
-        |counts, _| counts.published() >= published_then + 3 * 125,
-    );
+    let more_data = |bridge: &Bridge, sub: &Subscriber, got: &mut Collected| {
+        let published_then = bridge.counts().published();
+        wait_for(bridge, sub, got, "more data", |counts, _| {
+            counts.published() >= published_then + 3 * 125
+        });
+    };
+    match fault {
+        Fault::KillBridgesNode | Fault::KillSubscribersNode => {
+            cluster.kill(victim);
+            let killed = Instant::now();
+            if let Fault::KillBridgesNode = fault {
+                wait_for(&bridge, &sub, &mut got, "the failover", |counts, _| {
+                    counts.failovers >= 1 && counts.broker_connected
+                });
+                eprintln!(
+                    "{format}: the bridge failed over {:?} after the kill",
+                    killed.elapsed()
+                );
+            }
+            more_data(&bridge, &sub, &mut got);
+        }
+        Fault::RestartEachInTurn => {
+            for node in 0..3 {
+                cluster.stop(node);
+                more_data(&bridge, &sub, &mut got);
+                cluster.restart(node);
+            }
+            more_data(&bridge, &sub, &mut got);
+        }
+    }
     let counts = bridge.shutdown();
-    assert_ne!(counts.broker_node, 0, "{counts:?}");
+    if let Fault::KillBridgesNode = fault {
+        assert_ne!(counts.broker_node, 0, "{counts:?}");
+    }
     assert_eq!(counts.lost_in_flight(), 0, "{counts:?}");
     assert_eq!(counts.lost_with_session, 0, "{counts:?}");
     assert_eq!(counts.dropped(), 0, "{counts:?}");
@@ -156,19 +192,14 @@ fn the_bridges_node_killed_loses_nothing(format: &str) {
         .iter()
         .all(|(n, r)| got.count(n) == r.published)
     {
-        if Instant::now() >= deadline {
-            eprintln!(
-                "{}",
-                cluster.monitor(sub_node, "/jsz?consumers=true&accounts=true&config=true")
-            );
-        }
         assert!(
             Instant::now() < deadline,
-            "not every package arrived: {:?} of {counts:?}",
+            "not every package arrived: {:?} of {counts:?}; the subscriber's node says {}",
             robots
                 .iter()
                 .map(|(n, _)| (got.count(n), got.check.gaps(n)))
-                .collect::<Vec<_>>()
+                .collect::<Vec<_>>(),
+            cluster.monitor(sub_nodes[0], "/jsz?consumers=true&accounts=true")
         );
         if let Some(m) = sub.recv_timeout(Duration::from_millis(100)) {
             got.take(m);
@@ -176,18 +207,25 @@ fn the_bridges_node_killed_loses_nothing(format: &str) {
     }
     sub.close();
     got.assert_every_package_follows_the_motion_law(&robots);
-    let duplicates: u64 = robots.iter().map(|(n, _)| got.check.duplicates(n)).sum();
-    eprintln!(
-        "{format}: failover seen by the test after {failover:?}; {duplicates} duplicate batches"
-    );
+    eprintln!("{format}, {fault:?}: {}", got.check.summary());
 }
 
 #[test]
 fn the_bridges_node_killed_loses_nothing_json() {
-    the_bridges_node_killed_loses_nothing("json");
+    every_package_survives("json", Fault::KillBridgesNode);
 }
 
 #[test]
 fn the_bridges_node_killed_loses_nothing_binary() {
-    the_bridges_node_killed_loses_nothing("binary");
+    every_package_survives("binary", Fault::KillBridgesNode);
+}
+
+#[test]
+fn the_subscribers_node_killed_loses_nothing() {
+    every_package_survives("json", Fault::KillSubscribersNode);
+}
+
+#[test]
+fn each_node_restarted_in_turn_loses_nothing() {
+    every_package_survives("binary", Fault::RestartEachInTurn);
 }
