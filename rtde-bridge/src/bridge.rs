@@ -17,8 +17,6 @@ use crate::queue::{Out, RobotCounts, RobotQueue};
 use crate::robot::{self, unix_us};
 use crate::sparkplug::node::Node;
 
-/// The longest packet the bridge sends or accepts: a batch of 10,000 packages fits.
-const MAX_PACKET: usize = 64 * 1024 * 1024;
 /// QoS 1 publications the MQTT client may have unacknowledged at once.
 const INFLIGHT: u16 = 1000;
 
@@ -55,6 +53,11 @@ pub struct Counts {
     pub broker_connected: bool,
     /// Connections made to the broker (1 without an outage).
     pub broker_connections: u64,
+    /// The broker node connected to (or tried next), as an index into
+    /// [`Broker::nodes`](crate::config::Broker::nodes): 0 with one broker.
+    pub broker_node: usize,
+    /// Connections accepted by another node of a cluster than the one before.
+    pub failovers: u64,
     /// Publications discarded by the MQTT client because the broker came back without
     /// the bridge's session (with Sparkplug B, which has no session to keep: what the
     /// client held when a connection broke), statuses included. Their packages are in
@@ -223,6 +226,8 @@ impl Bridge {
                 .collect(),
             broker_connected: self.broker.connected.load(Ordering::Relaxed),
             broker_connections: self.broker.connections.load(Ordering::Relaxed),
+            broker_node: self.broker.node.load(Ordering::Relaxed),
+            failovers: self.broker.failovers.load(Ordering::Relaxed),
             lost_with_session: self.broker.lost_with_session.load(Ordering::Relaxed),
         }
     }
@@ -295,6 +300,8 @@ impl Bridge {
             robots,
             broker_connected: false,
             broker_connections: broker.connections.load(Ordering::Relaxed),
+            broker_node: broker.node.load(Ordering::Relaxed),
+            failovers: broker.failovers.load(Ordering::Relaxed),
             lost_with_session: broker.lost_with_session.load(Ordering::Relaxed),
         }
     }
@@ -435,26 +442,24 @@ fn connect(
 ) -> Result<(AsyncClient, tokio::task::JoinHandle<()>), Error> {
     let b = &config.broker;
     let bridge_topic = config.topics.bridge_of(&b.client_id);
-    let mut mqtt = MqttOptions::new(b.client_id.clone(), b.host.clone(), b.port);
-    mqtt.set_keep_alive(b.keep_alive)
-        // A persistent session: after an outage the broker keeps what it owes us,
-        // and the client re-sends what the broker had not acknowledged.
-        .set_clean_session(false)
-        .set_max_packet_size(MAX_PACKET, MAX_PACKET)
-        .set_inflight(INFLIGHT)
-        .set_last_will(LastWill::new(
-            bridge_topic.clone(),
-            payload::bridge_status(&b.client_id, session, false),
-            QoS::AtLeastOnce,
-            true,
-        ));
-    if let Some((user, password)) = &b.credentials {
-        mqtt.set_credentials(user.clone(), password.clone());
-    }
-    #[cfg(feature = "tls")]
-    if b.tls {
-        mqtt.set_transport(rumqttc::Transport::tls_with_default_config());
-    }
+    let nodes: Vec<MqttOptions> = (0..b.nodes.len().max(1))
+        .map(|node| {
+            let mut mqtt = broker::options_for(b, node);
+            // A persistent session: after an outage the broker (or, in a cluster, another
+            // node with the session's replica) keeps what it owes us, and the client
+            // re-sends what the broker had not acknowledged.
+            mqtt.set_clean_session(false)
+                .set_inflight(INFLIGHT)
+                .set_last_will(LastWill::new(
+                    bridge_topic.clone(),
+                    payload::bridge_status(&b.client_id, session, false),
+                    QoS::AtLeastOnce,
+                    true,
+                ));
+            mqtt
+        })
+        .collect();
+    let mqtt = nodes[0].clone();
     // No requests wait in the client's channel: while the broker is down the
     // publishers wait, and what waits is in the robots' bounded queues, counted.
     let (client, eventloop) = AsyncClient::new(mqtt, 0);
@@ -462,7 +467,7 @@ fn connect(
         let broker = Arc::clone(broker);
         runtime.block_on(async move {
             let first = broker.connack.notified();
-            let driver = tokio::spawn(drive(eventloop, Arc::clone(&broker)));
+            let driver = tokio::spawn(drive(eventloop, Arc::clone(&broker), nodes));
             let ok = tokio::time::timeout(timeout, first).await.is_ok();
             (driver, ok)
         })
@@ -488,8 +493,9 @@ fn connect(
 }
 
 /// Polls the MQTT event loop: reconnects after failures (backing off as
-/// [`backoff::BROKER`] says), and notices a session the broker lost.
-async fn drive(mut eventloop: EventLoop, broker: Arc<BrokerState>) {
+/// [`backoff::BROKER`] says), each time to the next of the broker's `nodes`, and notices a
+/// session the broker lost.
+async fn drive(mut eventloop: EventLoop, broker: Arc<BrokerState>, nodes: Vec<MqttOptions>) {
     let mut backoff = Backoff::new(backoff::BROKER);
     // What the client held unacknowledged when the connection broke: re-sent if the
     // broker kept our session, lost if it did not.
@@ -509,15 +515,18 @@ async fn drive(mut eventloop: EventLoop, broker: Arc<BrokerState>) {
                 broker.connack.notify_waiters();
             }
             Polled::Failed(..) => {
-                // The client moved what it held into `pending` as the connection broke.
-                at_risk = eventloop
-                    .pending
-                    .iter()
-                    .filter_map(|r| match r {
-                        Request::Publish(p) => Some(p.clone()),
-                        _ => None,
-                    })
-                    .collect();
+                // The client moved what it held into `pending` as the connection broke,
+                // to re-send first, with the same packet ids: marked as re-sent (MQTT's DUP
+                // flag), and counted as at risk.
+                at_risk.clear();
+                for request in &mut eventloop.pending {
+                    if let Request::Publish(p) = request {
+                        p.dup = true;
+                        at_risk.push(p.clone());
+                    }
+                }
+                let next = broker.fail_over(nodes.len());
+                eventloop.mqtt_options = nodes[next].clone();
                 tokio::time::sleep(backoff.failed()).await;
             }
             Polled::Ended => return,

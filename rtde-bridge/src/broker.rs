@@ -10,13 +10,14 @@
 //! written is lost at once), births, `seq` and `bdSeq`.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use rumqttc::{ConnAck, ConnectionError, Event, EventLoop, Outgoing, Packet, Publish};
+use rumqttc::{ConnAck, ConnectionError, Event, EventLoop, MqttOptions, Outgoing, Packet, Publish};
 use tokio::sync::Notify;
 
+use crate::config::Broker;
 use crate::error::BrokerError;
 use crate::payload;
 use crate::queue::RobotQueue;
@@ -31,6 +32,12 @@ pub(crate) type Carried = Option<(Arc<RobotQueue>, u64)>;
 pub(crate) struct BrokerState {
     pub(crate) connected: AtomicBool,
     pub(crate) connections: AtomicU64,
+    /// The broker node the bridge connects to, as an index into the configured nodes.
+    pub(crate) node: AtomicUsize,
+    /// Connections accepted by another node than the one before.
+    pub(crate) failovers: AtomicU64,
+    /// The node of the last accepted connection.
+    last_accepted: AtomicUsize,
     /// Publications written on the current connection (any QoS).
     written: AtomicU64,
     /// QoS 1 publications written on the current connection, and acknowledged.
@@ -60,11 +67,23 @@ impl BrokerState {
     /// nothing written on it yet, and up.
     pub(crate) fn accepted(&self, lost: impl IntoIterator<Item = Carried>) {
         self.lost_in_flight(lost);
+        let node = self.node.load(Ordering::Relaxed);
+        if self.was_connected() && self.last_accepted.swap(node, Ordering::Relaxed) != node {
+            self.failovers.fetch_add(1, Ordering::Relaxed);
+        }
         self.connections.fetch_add(1, Ordering::Relaxed);
         self.written.store(0, Ordering::Relaxed);
         self.sent.store(0, Ordering::Relaxed);
         self.acked.store(0, Ordering::Relaxed);
         self.connected.store(true, Ordering::Relaxed);
+    }
+
+    /// A connection to the current node failed: the next of `nodes` is tried, round the
+    /// list (the same one when there is one). Its index.
+    pub(crate) fn fail_over(&self, nodes: usize) -> usize {
+        let next = (self.node.load(Ordering::Relaxed) + 1) % nodes.max(1);
+        self.node.store(next, Ordering::Relaxed);
+        next
     }
 
     /// Whether a connection was accepted before.
@@ -133,6 +152,32 @@ impl BrokerState {
         self.fresh_sessions.load(Ordering::Relaxed)
     }
 }
+
+/// The MQTT options both formats start from for node `node` of the configured broker:
+/// the client id, the address, the keep-alive, the packet size, the credentials and TLS.
+/// Each format adds its session and will.
+pub(crate) fn options_for(b: &Broker, node: usize) -> MqttOptions {
+    let (host, port) = b
+        .nodes
+        .get(node)
+        .cloned()
+        .unwrap_or((b.host.clone(), b.port));
+    let mut options = MqttOptions::new(b.client_id.clone(), host, port);
+    options
+        .set_keep_alive(b.keep_alive)
+        .set_max_packet_size(MAX_PACKET, MAX_PACKET);
+    if let Some((user, password)) = &b.credentials {
+        options.set_credentials(user.clone(), password.clone());
+    }
+    #[cfg(feature = "tls")]
+    if b.tls {
+        options.set_transport(rumqttc::Transport::tls_with_default_config());
+    }
+    options
+}
+
+/// The longest packet the bridge sends or accepts: a batch of 10,000 packages fits.
+const MAX_PACKET: usize = 64 * 1024 * 1024;
 
 /// What a poll of the event loop brought that the format acts on, once [`poll`] has kept
 /// the books.

@@ -4,6 +4,8 @@
 //! ```toml
 //! [broker]
 //! url = "mqtt://127.0.0.1:1883"     # mqtts:// with the `tls` feature
+//! # or, for a broker cluster, its nodes instead of `url` (all mqtt:// or all mqtts://):
+//! # urls = ["mqtt://10.0.0.1:1883", "mqtt://10.0.0.2:1883", "mqtt://10.0.0.3:1883"]
 //! client_id = "cell-7-bridge"       # also names the bridge's status topic
 //! username = "bridge"               # optional, with password
 //! password = "secret"
@@ -111,14 +113,18 @@ pub struct Sparkplug {
     pub edge_node_id: String,
 }
 
-/// The MQTT broker.
+/// The MQTT broker: one, or the nodes of a cluster.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct Broker {
-    /// The host name or address.
+    /// The host name or address (of the first node of a cluster).
     pub host: String,
     /// The TCP port: 1883 unless given (8883 for `mqtts://`).
     pub port: u16,
+    /// Every node, in the order given, `(host, port)`, the first being `host` and
+    /// `port`: one for a single broker. The bridge connects to the first that answers,
+    /// and when a connection breaks tries the next, round the list.
+    pub nodes: Vec<(String, u16)>,
     /// Whether the URL asked for TLS (`mqtts://`).
     pub tls: bool,
     /// The MQTT client id, also the bridge's name in topics.
@@ -267,7 +273,8 @@ struct RawSparkplug {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawBroker {
-    url: Spanned<String>,
+    url: Option<Spanned<String>>,
+    urls: Option<Spanned<Vec<Spanned<String>>>>,
     client_id: Option<Spanned<String>>,
     username: Option<Spanned<String>>,
     password: Option<Spanned<String>>,
@@ -456,7 +463,7 @@ impl Config {
     pub fn parse(text: &str, file: &str) -> Result<Config, ConfigError> {
         let src = Source { text, file };
         let raw: RawConfig = toml::from_str(text).map_err(|e| src.parse_error(&e))?;
-        let mut broker = Self::broker(&src, raw.broker.get_ref())?;
+        let mut broker = Self::broker(&src, &raw.broker)?;
         let topics = raw.topics.as_ref().map(Spanned::get_ref);
         let topics = Topics {
             data: topic(
@@ -602,36 +609,50 @@ impl Config {
         }))
     }
 
-    fn broker(src: &Source<'_>, b: &RawBroker) -> Result<Broker, ConfigError> {
-        let url = b.url.get_ref();
-        let bad_url = |why: &str| src.error(&b.url.span(), "broker.url", format!("`{url}`: {why}"));
-        let (tls, rest) = if let Some(rest) = url.strip_prefix("mqtt://") {
-            (false, rest)
-        } else if let Some(rest) = url.strip_prefix("mqtts://") {
-            (true, rest)
-        } else {
-            return Err(bad_url("use mqtt://HOST[:PORT] or mqtts://HOST[:PORT]"));
+    fn broker(src: &Source<'_>, table: &Spanned<RawBroker>) -> Result<Broker, ConfigError> {
+        let b = table.get_ref();
+        let urls: Vec<(&Spanned<String>, String)> = match (&b.url, &b.urls) {
+            (Some(url), None) => vec![(url, "broker.url".to_owned())],
+            (None, Some(urls)) if !urls.get_ref().is_empty() => urls
+                .get_ref()
+                .iter()
+                .enumerate()
+                .map(|(i, u)| (u, format!("broker.urls[{i}]")))
+                .collect(),
+            (None, Some(urls)) => {
+                return Err(src.error(&urls.span(), "broker.urls", "name at least one broker"));
+            }
+            (Some(url), Some(_)) => {
+                return Err(src.error(
+                    &url.span(),
+                    "broker.url",
+                    "give `url` (one broker) or `urls` (a cluster's nodes), not both",
+                ));
+            }
+            (None, None) => {
+                return Err(src.error(
+                    &table.span(),
+                    "broker",
+                    "missing field `url` (one broker) or `urls` (a cluster's nodes)",
+                ));
+            }
         };
-        if tls && !cfg!(feature = "tls") {
-            return Err(bad_url(
-                "TLS needs rtde-bridge built with the `tls` feature (cargo install --features tls)",
-            ));
+        let mut nodes = Vec::with_capacity(urls.len());
+        let mut tls = None;
+        for (url, key) in &urls {
+            let (node_tls, host, port) = broker_url(src, url, key)?;
+            if tls.is_some_and(|t| t != node_tls) {
+                return Err(src.error(
+                    &url.span(),
+                    key,
+                    "every node of a cluster is mqtt:// or every node mqtts://, not a mix",
+                ));
+            }
+            tls = Some(node_tls);
+            nodes.push((host, port));
         }
-        let rest = rest.trim_end_matches('/');
-        let (host, port) = match rest.rsplit_once(':') {
-            Some((h, p)) if !h.ends_with(':') && !p.contains(']') => (
-                h,
-                p.parse::<u16>()
-                    .ok()
-                    .filter(|&p| p != 0)
-                    .ok_or_else(|| bad_url("the port is not 1 to 65535"))?,
-            ),
-            _ => (rest, if tls { 8883 } else { 1883 }),
-        };
-        let host = host.trim_start_matches('[').trim_end_matches(']');
-        if host.is_empty() || host.contains('/') {
-            return Err(bad_url("no host"));
-        }
+        let tls = tls.unwrap_or(false);
+        let (host, port) = nodes[0].clone();
         let client_id = match &b.client_id {
             None => "rtde-bridge".to_owned(),
             Some(id) => {
@@ -680,8 +701,9 @@ impl Config {
             65535,
         )?;
         Ok(Broker {
-            host: host.to_owned(),
+            host,
             port,
+            nodes,
             tls,
             client_id,
             credentials,
@@ -857,4 +879,41 @@ impl Config {
 /// The name of robot `i`'s key `k` in error messages.
 fn robot_key(i: usize, k: &str) -> String {
     format!("robots[{i}].{k}")
+}
+/// One broker's URL, `mqtt://HOST[:PORT]` or `mqtts://HOST[:PORT]`: TLS, host, port.
+fn broker_url(
+    src: &Source<'_>,
+    spanned: &Spanned<String>,
+    key: &str,
+) -> Result<(bool, String, u16), ConfigError> {
+    let url = spanned.get_ref();
+    let bad_url = |why: &str| src.error(&spanned.span(), key, format!("`{url}`: {why}"));
+    let (tls, rest) = if let Some(rest) = url.strip_prefix("mqtt://") {
+        (false, rest)
+    } else if let Some(rest) = url.strip_prefix("mqtts://") {
+        (true, rest)
+    } else {
+        return Err(bad_url("use mqtt://HOST[:PORT] or mqtts://HOST[:PORT]"));
+    };
+    if tls && !cfg!(feature = "tls") {
+        return Err(bad_url(
+            "TLS needs rtde-bridge built with the `tls` feature (cargo install --features tls)",
+        ));
+    }
+    let rest = rest.trim_end_matches('/');
+    let (host, port) = match rest.rsplit_once(':') {
+        Some((h, p)) if !h.ends_with(':') && !p.contains(']') => (
+            h,
+            p.parse::<u16>()
+                .ok()
+                .filter(|&p| p != 0)
+                .ok_or_else(|| bad_url("the port is not 1 to 65535"))?,
+        ),
+        _ => (rest, if tls { 8883 } else { 1883 }),
+    };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    if host.is_empty() || host.contains('/') {
+        return Err(bad_url("no host"));
+    }
+    Ok((tls, host.to_owned(), port))
 }

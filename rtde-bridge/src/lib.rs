@@ -69,4 +69,4 @@ pub use bridge::{Bridge, Counts, StartOptions};
 pub use config::{Config, ConfigError, Format, Sparkplug};
 pub use error::{BrokerError, Error};
 pub use queue::{RobotCounts, packages_per_batch};
-pub use subscriber::{Message, SequenceCheck, Subscriber, SubscriberError, Verdict};
+pub use subscriber::{Message, SequenceCheck, Subscriber, SubscriberError, Summary, Verdict};

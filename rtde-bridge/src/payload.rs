@@ -12,7 +12,11 @@
 //! - `robot`: the robot's name from the configuration;
 //! - `session`: when this bridge process started (microseconds since the Unix epoch), so
 //!   a subscriber can tell a restarted bridge, whose counters start again;
-//! - `seq`: the batch's number, per robot and session, from 0;
+//! - `seq`: the batch's number, per robot and session, from 0. `(robot, session, seq)`
+//!   identifies a batch: one re-sent after a failover to another broker node (what the
+//!   lost node had not acknowledged) carries the same numbers and bytes, so a subscriber
+//!   that has seen them counts it as a duplicate; no flag in the payload marks it (MQTT's
+//!   DUP flag marks it on the way to the broker, which does not pass it on);
 //! - `first`, `count`: the packages' numbers, per robot and session, from 0: the next
 //!   batch's `first` is this `first + count` unless packages were dropped;
 //! - `dropped`: packages of this robot the bridge has lost so far in the session: dropped

@@ -82,12 +82,40 @@ impl Subscriber {
         filters: &[String],
         timeout: Duration,
     ) -> Result<Subscriber, SubscriberError> {
-        let mut options = MqttOptions::new(client_id, host, port);
-        options
-            .set_clean_session(false)
-            .set_keep_alive(Duration::from_secs(5))
-            .set_max_packet_size(64 * 1024 * 1024, 64 * 1024 * 1024)
-            .set_inflight(1000);
+        Subscriber::connect_any(&[(host.to_owned(), port)], client_id, filters, timeout)
+    }
+
+    /// [`Subscriber::connect`] to the nodes of a broker cluster, `(host, port)` each: to
+    /// the first that answers, and when a connection breaks to the next, round the list,
+    /// with the persistent session kept (a cluster that replicates sessions resumes it on
+    /// any node).
+    ///
+    /// # Errors
+    /// [`SubscriberError::Unreachable`] (naming the first node); [`SubscriberError::Start`].
+    pub fn connect_any(
+        nodes: &[(String, u16)],
+        client_id: &str,
+        filters: &[String],
+        timeout: Duration,
+    ) -> Result<Subscriber, SubscriberError> {
+        let (host, port) = nodes.first().cloned().unwrap_or(("127.0.0.1".into(), 1883));
+        let host = host.as_str();
+        let nodes: Vec<MqttOptions> = nodes
+            .iter()
+            .map(|(host, port)| {
+                let mut options = MqttOptions::new(client_id, host, *port);
+                options
+                    .set_clean_session(false)
+                    .set_keep_alive(Duration::from_secs(5))
+                    .set_max_packet_size(64 * 1024 * 1024, 64 * 1024 * 1024)
+                    .set_inflight(1000);
+                options
+            })
+            .collect();
+        let options = nodes
+            .first()
+            .cloned()
+            .unwrap_or_else(|| MqttOptions::new(client_id, host, port));
         let (client, connection) = Client::new(options, 1024);
         let (tx, rx) = mpsc::channel();
         let (ready_tx, ready_rx) = mpsc::channel::<Result<(), String>>();
@@ -97,7 +125,8 @@ impl Subscriber {
             let listener = Listener {
                 client: client.clone(),
                 filters: filters.to_vec(),
-                address: (host.to_owned(), port),
+                nodes,
+                node: 0,
                 tx,
                 ready: Some(ready_tx),
                 sparkplug: sparkplug::Reader::default(),
@@ -171,7 +200,9 @@ fn wait_until_ready(ready: &Receiver<Result<(), String>>, timeout: Duration) -> 
 struct Listener {
     client: Client,
     filters: Vec<String>,
-    address: (String, u16),
+    /// The broker's nodes, and the one connected to (or tried next).
+    nodes: Vec<MqttOptions>,
+    node: usize,
     tx: mpsc::Sender<Message>,
     /// Told once, when the first subscription is confirmed (or why not yet).
     ready: Option<mpsc::Sender<Result<(), String>>>,
@@ -186,12 +217,18 @@ struct Listener {
 impl Listener {
     /// Reads `connection` until `stop` or until the [`Subscriber`] is gone.
     fn run(mut self, mut connection: Connection, stop: &AtomicBool) {
-        for event in connection.iter() {
+        // `recv` as `iter` does, with the connection free between events to change node.
+        while let Ok(event) = connection.recv() {
             if stop.load(Ordering::Relaxed) {
                 return;
             }
+            let failed = event.is_err();
             if self.handle(event).is_break() {
                 return;
+            }
+            if failed && self.nodes.len() > 1 {
+                self.node = (self.node + 1) % self.nodes.len();
+                connection.eventloop.mqtt_options = self.nodes[self.node].clone();
             }
         }
     }
@@ -251,7 +288,11 @@ impl Listener {
     }
 
     fn lost(&mut self, e: &ConnectionError) -> ControlFlow<()> {
-        let why = BrokerError::of(e, (&self.address.0, self.address.1));
+        let (host, port) = self
+            .nodes
+            .get(self.node)
+            .map_or_else(|| (String::new(), 0), MqttOptions::broker_address);
+        let why = BrokerError::of(e, (&host, port));
         if self.connected && self.ready.is_none() {
             let lost = Message::BrokerLost {
                 why: why.to_string(),
@@ -309,9 +350,49 @@ pub enum Verdict {
         /// How much the bridge's drop count grew meanwhile.
         dropped: u64,
     },
-    /// Packages already seen (QoS 1 delivers at least once).
+    /// Packages already seen (QoS 1 delivers at least once; a bridge that failed over to
+    /// another broker node re-sends what the dead node had not acknowledged): neither a
+    /// gap nor a loss, counted apart.
     Duplicate,
+    /// Packages that arrived after later ones, filling a gap counted before: no longer
+    /// missing.
+    Late,
 }
+
+/// What a subscriber got, over all robots ([`SequenceCheck::summary`]): packages
+/// delivered, duplicate batches left out, and packages missing that the bridge's drop
+/// counts do not explain.
+///
+/// ```
+/// let summary = rtde_bridge::subscriber::Summary { delivered: 1200, duplicates: 3, unexplained: 0 };
+/// assert_eq!(
+///     summary.to_string(),
+///     "1200 packages delivered, 3 duplicate batches left out, 0 packages in unexplained gaps"
+/// );
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Packages received, each once.
+    pub delivered: u64,
+    /// Batches seen again, left out.
+    pub duplicates: u64,
+    /// Packages missing that the bridge did not count as dropped.
+    pub unexplained: u64,
+}
+
+impl std::fmt::Display for Summary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} packages delivered, {} duplicate batches left out, {} packages in unexplained gaps",
+            self.delivered, self.duplicates, self.unexplained
+        )
+    }
+}
+
+/// The most gaps a robot's check remembers, to recognise a batch that fills one later;
+/// older ones stay counted as missing.
+const REMEMBERED_GAPS: usize = 1024;
 
 /// Checks each robot's package numbers: gaps, what the bridge's drop count explains of
 /// them, duplicates.
@@ -359,6 +440,8 @@ struct Track {
     packages: u64,
     gaps: u64,
     duplicates: u64,
+    /// The gaps not filled yet, oldest first, as package number ranges.
+    missing: std::collections::VecDeque<std::ops::Range<u64>>,
 }
 
 impl Track {
@@ -372,7 +455,31 @@ impl Track {
             packages: 0,
             gaps: 0,
             duplicates: 0,
+            missing: std::collections::VecDeque::new(),
         }
+    }
+
+    /// Takes `packages` out of a gap that holds all of them: true if one did.
+    fn fill(&mut self, packages: std::ops::Range<u64>) -> bool {
+        let Some(i) = self
+            .missing
+            .iter()
+            .position(|gap| gap.start <= packages.start && packages.end <= gap.end)
+        else {
+            return false;
+        };
+        let gap = self.missing.remove(i).unwrap_or_default();
+        let after = packages.end..gap.end;
+        if !after.is_empty() {
+            self.missing.insert(i, after);
+        }
+        let before = gap.start..packages.start;
+        if !before.is_empty() {
+            self.missing.insert(i, before);
+        }
+        self.gaps -= packages.end - packages.start;
+        self.packages += packages.end - packages.start;
+        true
     }
 
     /// Missing packages beyond what the bridge counted as dropped since the first batch.
@@ -397,10 +504,19 @@ impl SequenceCheck {
         }
         let count = batch.count() as u64;
         if batch.first < t.next {
+            if t.fill(batch.first..batch.first + count) {
+                return Verdict::Late;
+            }
             t.duplicates += 1;
             return Verdict::Duplicate;
         }
         let gap = batch.first - t.next;
+        if gap > 0 {
+            if t.missing.len() == REMEMBERED_GAPS {
+                t.missing.pop_front();
+            }
+            t.missing.push_back(t.next..batch.first);
+        }
         let dropped = batch.dropped.saturating_sub(t.dropped);
         t.gaps += gap;
         t.dropped = t.dropped.max(batch.dropped);
@@ -432,6 +548,17 @@ impl SequenceCheck {
     #[must_use]
     pub fn unexplained(&self) -> u64 {
         self.robots.values().map(Track::unexplained).sum()
+    }
+
+    /// Over all robots: packages delivered, duplicate batches, packages in unexplained
+    /// gaps.
+    #[must_use]
+    pub fn summary(&self) -> Summary {
+        Summary {
+            delivered: self.robots.values().map(|t| t.packages).sum(),
+            duplicates: self.robots.values().map(|t| t.duplicates).sum(),
+            unexplained: self.unexplained(),
+        }
     }
 
     /// The robots seen, sorted.
@@ -535,5 +662,42 @@ mod tests {
         assert_eq!(check.unexplained(), 10);
         check.check(&batch(1, 30, 10));
         assert_eq!((check.gaps("a"), check.unexplained()), (10, 0));
+    }
+
+    #[test]
+    fn a_batch_seen_twice_is_a_duplicate_and_neither_a_gap_nor_a_loss() {
+        let mut check = SequenceCheck::default();
+        for first in [0, 10, 20, 10, 20, 30, 0] {
+            check.check(&batch(1, first, 0));
+        }
+        assert_eq!(
+            check.summary(),
+            Summary {
+                delivered: 40,
+                duplicates: 3,
+                unexplained: 0
+            }
+        );
+        assert_eq!(check.gaps("a"), 0);
+    }
+
+    #[test]
+    fn a_batch_that_arrives_after_later_ones_fills_its_gap_and_is_no_duplicate() {
+        let mut check = SequenceCheck::default();
+        check.check(&batch(1, 0, 0));
+        check.check(&batch(1, 30, 0));
+        assert_eq!((check.gaps("a"), check.unexplained()), (20, 20));
+        assert_eq!(check.check(&batch(1, 20, 0)), Verdict::Late);
+        assert_eq!(check.check(&batch(1, 10, 0)), Verdict::Late);
+        // Now seen: again, a duplicate.
+        assert_eq!(check.check(&batch(1, 10, 0)), Verdict::Duplicate);
+        assert_eq!(
+            check.summary(),
+            Summary {
+                delivered: 40,
+                duplicates: 1,
+                unexplained: 0
+            }
+        );
     }
 }

@@ -101,7 +101,7 @@ fn mistakes_name_the_line_and_key() {
         (
             "qos = 0",
             "qos = 0\nretain = true",
-            "fleet.toml:8: broker.retain: unknown field `retain`, expected one of `url`, `client_id`, `username`, `password`, `qos`, `keep_alive_secs`",
+            "fleet.toml:8: broker.retain: unknown field `retain`, expected one of `url`, `urls`, `client_id`, `username`, `password`, `qos`, `keep_alive_secs`",
         ),
         (
             "url = \"mqtt://127.0.0.1:1884\"",
@@ -325,5 +325,54 @@ fn sparkplug_refuses_what_the_specification_forbids() {
     ];
     for (from, to, expected) in cases {
         assert_eq!(sparkplug_mistake(from, to), expected, "{from} -> {to}");
+    }
+}
+
+/// A cluster's nodes in `urls`, in order, the first also `host` and `port`; `url` and
+/// `urls` together, an empty list, neither, or a mix of TLS and plain are each one line.
+#[test]
+fn a_clusters_nodes_are_listed_in_urls_instead_of_url() {
+    let with = |broker: &str| {
+        format!(
+            "[broker]\n{broker}\n\n[[robots]]\nname = \"a\"\naddress = \"10.0.0.1\"\npreset = \"joints\"\nfrequency = 125\n"
+        )
+    };
+    let c = Config::parse(
+        &with("urls = [\"mqtt://10.0.0.5:1884\", \"mqtt://node-b\", \"mqtt://[::1]:1886\"]"),
+        "f.toml",
+    )
+    .unwrap();
+    assert_eq!(
+        c.broker.nodes,
+        [
+            ("10.0.0.5".to_owned(), 1884),
+            ("node-b".to_owned(), 1883),
+            ("::1".to_owned(), 1886)
+        ]
+    );
+    assert_eq!((c.broker.host.as_str(), c.broker.port), ("10.0.0.5", 1884));
+    let single = Config::parse(&with("url = \"mqtt://10.0.0.5\""), "f.toml").unwrap();
+    assert_eq!(single.broker.nodes, [("10.0.0.5".to_owned(), 1883)]);
+    let mistakes = [
+        (
+            "url = \"mqtt://a\"\nurls = [\"mqtt://b\"]",
+            "f.toml:2: broker.url: give `url` (one broker) or `urls` (a cluster's nodes), not both",
+        ),
+        (
+            "urls = []",
+            "f.toml:2: broker.urls: name at least one broker",
+        ),
+        (
+            "client_id = \"x\"",
+            "f.toml:1: broker: missing field `url` (one broker) or `urls` (a cluster's nodes)",
+        ),
+        (
+            "urls = [\"mqtt://a\", \"http://b\"]",
+            "f.toml:2: broker.urls[1]: `http://b`: use mqtt://HOST[:PORT] or mqtts://HOST[:PORT]",
+        ),
+    ];
+    for (broker, expected) in mistakes {
+        let e = Config::parse(&with(broker), "f.toml").unwrap_err();
+        assert_eq!(e.to_string(), expected, "{broker}");
     }
 }

@@ -13,7 +13,9 @@ use crate::args;
 #[command(
     long_about = "Publish the RTDE outputs of many robots to an MQTT broker, batched, losing nothing silently.
 
-The configuration file (TOML) lists the broker, the topic layout, the payload format \
+The configuration file (TOML) lists the broker (or a cluster's nodes, `urls`: the bridge \
+connects to the first that answers and, when that node is lost, resumes its persistent \
+session on the next, re-sending what the lost node had not acknowledged), the topic layout, the payload format \
 (JSON, or binary batches in the raw-capture format) and the robots. Every batch carries \
 the robot's name, per-robot sequence numbers, the count of packages dropped so far, the \
 controller timestamps and the robot-time to host-time mapping. Each robot's queue is \
@@ -60,12 +62,18 @@ pub(crate) fn run(args: &BridgeArgs) -> Result<(), String> {
             eprintln!("rtde bridge: {text}");
         }
     };
-    let url = format!(
-        "{}://{}:{}",
-        if config.broker.tls { "mqtts" } else { "mqtt" },
-        config.broker.host,
-        config.broker.port
-    );
+    let scheme = if config.broker.tls { "mqtts" } else { "mqtt" };
+    let nodes: Vec<String> = config
+        .broker
+        .nodes
+        .iter()
+        .map(|(host, port)| format!("{scheme}://{host}:{port}"))
+        .collect();
+    let url = if nodes.len() > 1 {
+        format!("the first that answers of {}", nodes.join(", "))
+    } else {
+        nodes.join("")
+    };
     let robots = config.robots.len();
     let mut options = StartOptions::default();
     options.broker_timeout = args.broker_timeout;
@@ -98,7 +106,8 @@ pub(crate) fn run(args: &BridgeArgs) -> Result<(), String> {
             }
         }
         if counts.broker_connected && (!was_connected || lost_unseen) {
-            say("broker back; publishing what was queued");
+            let node = nodes.get(counts.broker_node).map_or("", String::as_str);
+            say(&format!("broker back ({node}); publishing what was queued"));
         }
         was_connected = counts.broker_connected;
         connections_seen = counts.broker_connections;

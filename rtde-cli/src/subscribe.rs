@@ -22,11 +22,14 @@ use crate::table;
 NAME, OUT/NAME.csv (as `rtde record` writes it) and OUT/NAME.rtde (a raw capture that \
 `rtde replay` serves).
 
-Every batch's package numbers are checked: duplicates (QoS 1 delivers at least once) are \
-left out, and every gap is compared with the bridge's count of dropped packages. Each \
-robot is counted from the first batch received of its bridge session, so what was \
-published before the command joined is not missing. The summary lists both; a gap the \
-bridge did not count makes the command fail.
+Every batch's package numbers are checked: duplicates (QoS 1 delivers at least once, and \
+a bridge that failed over to another broker node re-sends what the dead node had not \
+acknowledged) are left out and counted apart, neither a gap nor a loss; a batch that \
+arrives after later ones fills its gap. Every gap is compared with the bridge's count of \
+dropped packages. Each robot is counted from the first batch received of its bridge \
+session, so what was published before the command joined is not missing. The summary \
+gives, per robot and in all, the packages delivered, the duplicate batches, and the \
+packages in gaps the bridge did not count, which make the command fail.
 
 A robot whose stream changes (it reconnected to another controller version or recipe) \
 continues in OUT/NAME.2.rtde, and so on. The session is persistent (client id --client-id): \
@@ -150,7 +153,9 @@ fn receive(args: &SubscribeArgs, sub: &Subscriber, received: &mut Received) -> R
         };
         match message {
             Message::Batch { batch, .. } => {
-                if let Verdict::New { .. } = received.check.check(&batch) {
+                // New, or late and filling its gap: written; a duplicate left out.
+                let verdict = received.check.check(&batch);
+                if verdict != Verdict::Duplicate {
                     write(args, &mut received.files, &batch)?;
                 }
             }
@@ -198,6 +203,7 @@ fn summarize(check: &SequenceCheck, seq_gaps: u64, outputs: &[String]) {
             check.duplicates(robot)
         );
     }
+    eprintln!("rtde subscribe: {}", check.summary());
     if seq_gaps > 0 {
         eprintln!(
             "rtde subscribe: {seq_gaps} Sparkplug B message{} out of sequence (`seq` did \

@@ -7,6 +7,8 @@
 //!   the drivers bench (the one place of `unsafe` code in the workspace);
 //! - [`mosquitto`]: a real Mosquitto of the test's own on a free loopback port, for the
 //!   bridge's tests and the MQTT bench;
+//! - [`nats`]: a real 3-node NATS cluster (JetStream, MQTT, sessions replicated 3 ways)
+//!   on loopback ports, for the bridge's failover tests and bench;
 //! - [`foxglove`]: a Foxglove WebSocket protocol client, as a viewer speaks it, for the
 //!   live view's test and benchmark;
 //! - [`foxglove_js`]: Foxglove's own TypeScript libraries, run by node, for the interop
@@ -23,6 +25,7 @@ pub mod counting_allocator;
 pub mod foxglove;
 pub mod foxglove_js;
 pub mod mosquitto;
+pub mod nats;
 #[cfg(feature = "robots")]
 pub mod robots;
 pub mod scripted;

@@ -26,8 +26,6 @@ use crate::error::{BrokerError, Error};
 use crate::queue::{Out, RobotQueue};
 use crate::robot::unix_us;
 
-/// The longest packet the node sends or accepts.
-const MAX_PACKET: usize = 64 * 1024 * 1024;
 /// Requests that may wait for the MQTT event loop.
 const REQUESTS: usize = 64;
 
@@ -70,7 +68,11 @@ impl Link {
 pub(crate) struct Node {
     group_id: String,
     edge_node_id: String,
-    options: MqttOptions,
+    /// One per node of the broker, in the configured order.
+    options: Vec<MqttOptions>,
+    /// Whether a connection was tried before: each try after the first goes to the next
+    /// node.
+    tried: bool,
     broker: Arc<BrokerState>,
     /// The `bdSeq` of the next MQTT CONNECT.
     bd_seq: u8,
@@ -101,23 +103,19 @@ impl Node {
         timeout: Duration,
     ) -> Result<Node, Error> {
         let b = &config.broker;
-        let mut options = MqttOptions::new(b.client_id.clone(), b.host.clone(), b.port);
-        options
-            .set_keep_alive(b.keep_alive)
-            // The specification's rule for MQTT 3.1.1: a clean session, always.
-            .set_clean_session(true)
-            .set_max_packet_size(MAX_PACKET, MAX_PACKET);
-        if let Some((user, password)) = &b.credentials {
-            options.set_credentials(user.clone(), password.clone());
-        }
-        #[cfg(feature = "tls")]
-        if b.tls {
-            options.set_transport(rumqttc::Transport::tls_with_default_config());
-        }
+        let options: Vec<MqttOptions> = (0..b.nodes.len().max(1))
+            .map(|i| {
+                let mut options = broker::options_for(b, i);
+                // The specification's rule for MQTT 3.1.1: a clean session, always.
+                options.set_clean_session(true);
+                options
+            })
+            .collect();
         let mut node = Node {
             group_id: sp.group_id.clone(),
             edge_node_id: sp.edge_node_id.clone(),
             options,
+            tried: false,
             broker,
             bd_seq: 0,
             seq: 0,
@@ -129,12 +127,24 @@ impl Node {
                 .map(|(i, r)| Device::new(r.name.clone(), i, session))
                 .collect(),
         };
+        // The first node that answers, each tried in turn until the timeout.
         let first = runtime.block_on(async {
-            tokio::time::timeout(timeout, node.open())
-                .await
-                .unwrap_or_else(|_| {
-                    Err(BrokerError::other(format!("no answer within {timeout:?}")))
-                })
+            tokio::time::timeout(timeout, async {
+                loop {
+                    match node.open().await {
+                        Ok(link) => return Ok(link),
+                        Err(why)
+                            if node.broker.node.load(Ordering::Relaxed) + 1
+                                >= node.options.len() =>
+                        {
+                            return Err(why);
+                        }
+                        Err(_) => {}
+                    }
+                }
+            })
+            .await
+            .unwrap_or_else(|_| Err(BrokerError::other(format!("no answer within {timeout:?}"))))
         });
         match first {
             Ok(link) => {
@@ -156,7 +166,13 @@ impl Node {
     /// `bdSeq` once the broker accepted it and the node's command topic is subscribed.
     async fn open(&mut self) -> Result<(Link, u8), BrokerError> {
         let bd_seq = self.bd_seq;
-        let mut options = self.options.clone();
+        let node = if self.tried {
+            self.broker.fail_over(self.options.len())
+        } else {
+            self.broker.node.load(Ordering::Relaxed)
+        };
+        self.tried = true;
+        let mut options = self.options[node].clone();
         options.set_last_will(LastWill::new(
             self.topic("NDEATH", None),
             device::node_death(bd_seq, now_ms()).encode(),
@@ -475,7 +491,8 @@ mod tests {
         let node = Node {
             group_id: "g".into(),
             edge_node_id: "e".into(),
-            options: MqttOptions::new("t", "127.0.0.1", 1),
+            options: vec![MqttOptions::new("t", "127.0.0.1", 1)],
+            tried: false,
             broker: Arc::clone(&broker),
             bd_seq: 0,
             seq: 0,

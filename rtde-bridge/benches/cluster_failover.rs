@@ -1,0 +1,315 @@
+//! A fleet through a broker whose node dies: the bridge (in this process) publishes
+//! `--robots` simulated robots at `--frequency` for `--seconds`; at a third of the run a
+//! node is killed with SIGKILL, at two thirds it is started again. An independent
+//! subscriber (persistent QoS 1 session) checks every package by robot and sequence.
+//!
+//! ```text
+//! cargo bench -p rtde-bridge --bench cluster_failover -- --robots 100 --frequency 125 --seconds 90 --runs 3
+//! ```
+//!
+//! Three scenarios per run, one after the other on the same machine:
+//! - `mosquitto`: one Mosquitto, the reference; its death is an outage until it restarts;
+//! - `nats: bridge's node`: a 3-node NATS cluster, the bridge's node killed (one that
+//!   does not lead `$MQTT_msgs`: see docs/mqtt-scaling.md for what nats-server 2.9.10
+//!   loses when that one dies); the subscriber on another node;
+//! - `nats: subscriber's node`: the same cluster, the subscriber's node killed.
+//!
+//! Figures: packages read, delivered (each once), not delivered (and of those, what was
+//! still queued in the bridge when its 120 s drain ended), duplicate batches, the bridge's reconnection time (the kill to the
+//! first connection a node accepted, polled every 2 ms), and the latency (subscriber's
+//! clock at the batch's arrival minus the package's host time) p50/p99 outside the
+//! failover window (the kill − 1 s to the reconnection + 5 s; for Mosquitto, to its
+//! restart + 5 s).
+//!
+//! Needs `mosquitto` and `nats-server` (Debian packages); skips a scenario without them.
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use rtde_bridge::{Bridge, Config, Message, SequenceCheck, StartOptions, Subscriber, Verdict};
+use rtde_testkit::{mosquitto, nats};
+
+/// One scenario's figures.
+#[derive(Debug)]
+struct Figures {
+    read: u64,
+    delivered: u64,
+    /// Still in the bridge's queues when its drain timeout ended: a broker too slow.
+    queued: u64,
+    duplicates: u64,
+    unexplained: u64,
+    reconnect_ms: f64,
+    p50_ms: f64,
+    p99_ms: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Scenario {
+    Mosquitto,
+    BridgesNode,
+    SubscribersNode,
+}
+
+/// What the scenario's broker is, and how to kill and restart its victim.
+enum Broker {
+    Mosquitto(mosquitto::Broker),
+    Nats {
+        cluster: nats::Cluster,
+        victim: usize,
+    },
+}
+
+impl Broker {
+    fn kill(&mut self) {
+        match self {
+            Broker::Mosquitto(b) => b.crash(),
+            Broker::Nats { cluster, victim } => cluster.kill(*victim),
+        }
+    }
+
+    fn restart(&mut self) {
+        match self {
+            Broker::Mosquitto(b) => b.restart(),
+            Broker::Nats { cluster, victim } => cluster.restart(*victim),
+        }
+    }
+}
+
+/// A scenario's broker, the bridge's broker URLs, and the subscriber's nodes.
+type Setup = (Broker, Vec<String>, Vec<(String, u16)>);
+
+/// Starts the broker of `scenario`.
+fn broker(scenario: Scenario) -> Option<Setup> {
+    if scenario == Scenario::Mosquitto {
+        let b = mosquitto::Broker::start("bench-failover")?;
+        let (url, port) = (b.url(), b.port);
+        return Some((
+            Broker::Mosquitto(b),
+            vec![url],
+            vec![("127.0.0.1".into(), port)],
+        ));
+    }
+    let cluster = nats::Cluster::start("bench-failover")?;
+    let msgs = cluster.stream_leader(0, "$MQTT_msgs");
+    let victim = (0..3).find(|&i| Some(i) != msgs).unwrap_or(0);
+    let other = (0..3).find(|&i| i != victim).unwrap_or(1);
+    let order = |first: usize| {
+        let mut nodes = vec![first];
+        nodes.extend((0..3).filter(|&i| i != first));
+        nodes
+    };
+    let (bridge_first, sub_first) = if scenario == Scenario::BridgesNode {
+        (victim, other)
+    } else {
+        (other, victim)
+    };
+    let urls = order(bridge_first)
+        .iter()
+        .map(|&i| cluster.url(i))
+        .collect();
+    let sub = order(sub_first)
+        .iter()
+        .map(|&i| ("127.0.0.1".to_owned(), cluster.mqtt_port(i)))
+        .collect();
+    Some((Broker::Nats { cluster, victim }, urls, sub))
+}
+
+fn config(urls: &[String], robots: &[(String, SocketAddr)], frequency: f64) -> String {
+    let list = urls
+        .iter()
+        .map(|u| format!("\"{u}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
+    mosquitto::config(
+        "x",
+        robots,
+        "batch_ms = 10\nbatch_packages = 1000\nqueue_packages = 100000",
+        frequency,
+    )
+    .replacen("url = \"x\"", &format!("urls = [{list}]"), 1)
+}
+
+fn unix_us() -> i64 {
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    i64::try_from(since.as_micros()).unwrap_or(i64::MAX)
+}
+
+/// Reads what arrived, checking each batch and timing each new package.
+fn drain(sub: &Subscriber, check: &mut SequenceCheck, latencies: &mut Vec<(i64, i64)>) {
+    while let Some(m) = sub.recv_timeout(Duration::from_millis(1)) {
+        if let Message::Batch { batch, .. } = m {
+            let now = unix_us();
+            if check.check(&batch) == Verdict::Duplicate {
+                continue;
+            }
+            for i in 0..batch.count() {
+                if let Some(host) = batch.host_time_us(i) {
+                    latencies.push((host, now - host));
+                }
+            }
+        }
+    }
+}
+
+fn percentile_ms(sorted: &[i64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted[i] as f64 / 1000.0
+}
+
+fn run(scenario: Scenario, robots: u16, frequency: f64, seconds: u64) -> Option<Figures> {
+    let (mut broker, urls, sub_nodes) = broker(scenario)?;
+    let fleet = rtde_sim::Sim::builder()
+        .deterministic()
+        .start_fleet(robots)
+        .expect("start the fleet");
+    let named: Vec<(String, SocketAddr)> = fleet
+        .addrs()
+        .enumerate()
+        .map(|(i, a)| (format!("r{i:03}"), a))
+        .collect();
+    let sub = Subscriber::connect_any(
+        &sub_nodes,
+        "bench-failover-sub",
+        &["rtde/+/data".to_owned()],
+        Duration::from_secs(60),
+    )
+    .expect("the subscriber connects");
+    let mut options = StartOptions::default();
+    options.drain_timeout = Duration::from_secs(120);
+    let bridge = Bridge::start(
+        Config::parse(&config(&urls, &named, frequency), "bench.toml").expect("config"),
+        options,
+    )
+    .expect("the bridge starts");
+    let (mut check, mut latencies) = (SequenceCheck::default(), Vec::new());
+    let started = Instant::now();
+    let third = Duration::from_secs(seconds) / 3;
+    while started.elapsed() < third {
+        drain(&sub, &mut check, &mut latencies);
+    }
+    let connections = bridge.counts().broker_connections;
+    let killed_us = unix_us();
+    let killed = Instant::now();
+    broker.kill();
+    let mut reconnect = None;
+    let mut restarted_us = None;
+    while started.elapsed() < 3 * third {
+        drain(&sub, &mut check, &mut latencies);
+        let counts = bridge.counts();
+        if reconnect.is_none() && counts.broker_connected && counts.broker_connections > connections
+        {
+            reconnect = Some(killed.elapsed());
+        }
+        if restarted_us.is_none() && started.elapsed() >= 2 * third {
+            broker.restart();
+            restarted_us = Some(unix_us());
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let counts = bridge.shutdown();
+    let quiet = Instant::now();
+    // What the broker still holds for the subscriber: until 10 s bring nothing new.
+    let mut last = check.summary();
+    while quiet.elapsed() < Duration::from_secs(10) || check.summary() != last {
+        if check.summary() != last {
+            last = check.summary();
+        }
+        drain(&sub, &mut check, &mut latencies);
+        if quiet.elapsed() > Duration::from_secs(120) {
+            break;
+        }
+    }
+    sub.close();
+    let reconnect_ms = reconnect.map_or(f64::NAN, |d| d.as_secs_f64() * 1e3);
+    #[allow(clippy::cast_possible_truncation)]
+    let window_end = match scenario {
+        Scenario::Mosquitto => restarted_us.unwrap_or(i64::MAX),
+        _ => killed_us + (reconnect_ms * 1e3) as i64,
+    } + 5_000_000;
+    let mut outside: Vec<i64> = latencies
+        .iter()
+        .filter(|(host, _)| *host < killed_us - 1_000_000 || *host > window_end)
+        .map(|(_, l)| *l)
+        .collect();
+    outside.sort_unstable();
+    let summary = check.summary();
+    Some(Figures {
+        read: counts.received(),
+        delivered: summary.delivered,
+        queued: counts.queued(),
+        duplicates: summary.duplicates,
+        unexplained: summary.unexplained,
+        reconnect_ms,
+        p50_ms: percentile_ms(&outside, 0.5),
+        p99_ms: percentile_ms(&outside, 0.99),
+    })
+}
+
+fn main() {
+    let (mut robots, mut frequency, mut seconds, mut runs) = (100u16, 125.0, 90u64, 3usize);
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        let mut value = || it.next().unwrap_or_else(|| panic!("{arg} needs a value"));
+        match arg.as_str() {
+            "--robots" => robots = value().parse().expect("--robots N"),
+            "--frequency" => frequency = value().parse().expect("--frequency HZ"),
+            "--seconds" => seconds = value().parse().expect("--seconds S"),
+            "--runs" => runs = value().parse().expect("--runs N"),
+            "--bench" => {}
+            other => panic!("unknown argument {other}"),
+        }
+    }
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|c| {
+            c.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(str::to_owned)
+        })
+        .unwrap_or_default();
+    let commit = std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_default();
+    println!("{cpu}");
+    println!("commit {commit}");
+    println!(
+        "command: cargo bench -p rtde-bridge --bench cluster_failover -- --robots {robots} --frequency {frequency} --seconds {seconds} --runs {runs}"
+    );
+    println!(
+        "{robots} robots x {frequency} Hz for {seconds} s; SIGKILL at {}s, restart at {}s",
+        seconds / 3,
+        2 * seconds / 3
+    );
+    for run_no in 1..=runs {
+        for scenario in [
+            Scenario::Mosquitto,
+            Scenario::BridgesNode,
+            Scenario::SubscribersNode,
+        ] {
+            let Some(f) = run(scenario, robots, frequency, seconds) else {
+                println!("run {run_no} {scenario:?}: skipped (broker not installed)");
+                continue;
+            };
+            println!(
+                "run {run_no} {scenario:?}: read {}, delivered {}, not delivered {} (of which still queued in the bridge after its 120 s drain {}), duplicate batches {}, unexplained gaps {}, reconnected {:.0} ms after the kill, latency outside the window p50 {:.1} ms p99 {:.1} ms",
+                f.read,
+                f.delivered,
+                f.read.saturating_sub(f.delivered),
+                f.queued,
+                f.duplicates,
+                f.unexplained,
+                f.reconnect_ms,
+                f.p50_ms,
+                f.p99_ms
+            );
+        }
+    }
+}

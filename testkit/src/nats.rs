@@ -1,0 +1,317 @@
+//! A real 3-node NATS cluster for the bridge's failover tests: each node with JetStream
+//! (its own store in a temporary directory), an MQTT listener on a loopback port, and
+//! routes to the other two; the MQTT sessions, retained messages and QoS 1 queues
+//! replicated on all three (`stream_replicas: 3`), so a node's death costs no state.
+//! Stopped (and reaped) when dropped.
+//!
+//! Without a `nats-server` binary the tests that need one skip, saying how to install it;
+//! `.ci/run` installs it and sets `RTDE_REQUIRE_NATS=1`, which turns a missing binary
+//! into a failure (the rule of [`crate::mosquitto`]).
+
+use std::io::{Read, Write};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long a node may take to answer an MQTT client once started: JetStream elects its
+/// leaders first, slowly on a loaded machine.
+const READY_WITHIN: Duration = Duration::from_secs(90);
+
+/// Where Debian puts it, or the PATH.
+fn binary() -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .chain([PathBuf::from("/usr/sbin"), PathBuf::from("/usr/bin")])
+            .map(|p| p.join("nats-server"))
+            .find(|p| p.is_file())
+    })
+}
+
+/// One node: its ports (kept across restarts) and its process while it runs.
+#[derive(Debug)]
+struct Node {
+    client: u16,
+    route: u16,
+    mqtt: u16,
+    /// The HTTP monitoring port (`/jsz`, `/connz`), for a test's diagnosis.
+    monitor: u16,
+    child: Option<Child>,
+}
+
+/// Three `nats-server` processes of this test's own, clustered.
+#[derive(Debug)]
+pub struct Cluster {
+    nodes: Vec<Node>,
+    dir: PathBuf,
+    bin: PathBuf,
+}
+
+impl Cluster {
+    /// Starts the three nodes and waits until each accepts an MQTT connection, or says
+    /// why not and returns `None` (the test then skips).
+    pub fn start(test: &str) -> Option<Cluster> {
+        let Some(bin) = binary() else {
+            let msg = "nats-server is not installed: `apt-get install -y nats-server` \
+                       (Debian) runs this test; .ci/run does it";
+            assert!(std::env::var_os("RTDE_REQUIRE_NATS").is_none(), "{msg}");
+            eprintln!("skipped: {msg}");
+            return None;
+        };
+        let dir =
+            std::env::temp_dir().join(format!("rtde-nats-test-{}-{test}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut cluster = Cluster {
+            nodes: Vec::new(),
+            dir,
+            bin,
+        };
+        for _ in 0..5 {
+            cluster.nodes = distinct_free_ports(12)
+                .chunks(4)
+                .map(|p| Node {
+                    client: p[0],
+                    route: p[1],
+                    mqtt: p[2],
+                    monitor: p[3],
+                    child: None,
+                })
+                .collect();
+            for i in 0..3 {
+                cluster.write_config(i);
+                cluster.spawn(i);
+            }
+            if (0..3).all(|i| cluster.wait_ready(i)) {
+                return Some(cluster);
+            }
+            // A port was taken in between: all three again, on other ports.
+            for i in 0..3 {
+                if cluster.is_up(i) {
+                    cluster.kill(i);
+                }
+            }
+        }
+        panic!("the NATS cluster did not start on free loopback ports (5 tries)");
+    }
+
+    /// The MQTT port of node `i` (0, 1 or 2).
+    pub fn mqtt_port(&self, i: usize) -> u16 {
+        self.nodes[i].mqtt
+    }
+
+    /// `mqtt://127.0.0.1:PORT` of node `i`.
+    pub fn url(&self, i: usize) -> String {
+        format!("mqtt://127.0.0.1:{}", self.nodes[i].mqtt)
+    }
+
+    /// The three MQTT URLs, node 0 first.
+    pub fn urls(&self) -> Vec<String> {
+        (0..3).map(|i| self.url(i)).collect()
+    }
+
+    /// Whether node `i` runs.
+    pub fn is_up(&self, i: usize) -> bool {
+        self.nodes[i].child.is_some()
+    }
+
+    /// Kills node `i` with SIGKILL and reaps it: it saves nothing more, its connections
+    /// break, and the other two carry on with the replicas.
+    pub fn kill(&mut self, i: usize) {
+        let mut child = self.nodes[i].child.take().expect("running");
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+
+    /// Stops node `i` with SIGTERM, as a rolling upgrade does: it hands its JetStream
+    /// leaderships over and closes its connections; reaped (SIGKILL after 30 s).
+    pub fn stop(&mut self, i: usize) {
+        let mut child = self.nodes[i].child.take().expect("running");
+        let _ = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+
+    /// Starts node `i` again, on its ports and with its store, and waits until it
+    /// accepts an MQTT connection.
+    pub fn restart(&mut self, i: usize) {
+        assert!(self.nodes[i].child.is_none(), "kill it first");
+        self.spawn(i);
+        assert!(
+            self.wait_ready(i),
+            "nats-server n{i} did not come back: {}",
+            self.log_tail(i)
+        );
+    }
+
+    /// What node `i`'s monitoring endpoint says at `path` (`/jsz?consumers=true`, for
+    /// instance), or why it cannot be read.
+    pub fn monitor(&self, i: usize, path: &str) -> String {
+        let read = || -> std::io::Result<String> {
+            let mut s = TcpStream::connect((Ipv4Addr::LOCALHOST, self.nodes[i].monitor))?;
+            s.set_read_timeout(Some(Duration::from_secs(10)))?;
+            write!(s, "GET {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")?;
+            let mut body = String::new();
+            s.read_to_string(&mut body)?;
+            Ok(body)
+        };
+        read().unwrap_or_else(|e| format!("cannot read n{i}'s {path}: {e}"))
+    }
+
+    /// The node that leads JetStream stream `stream` (`$MQTT_msgs`, the QoS 1 messages;
+    /// `$MQTT_sess`, the sessions), as node `asked` sees it: `None` if it names none.
+    pub fn stream_leader(&self, asked: usize, stream: &str) -> Option<usize> {
+        let reply = self.monitor(asked, "/jsz?accounts=true&streams=true");
+        let body = &reply[reply.find('{')?..];
+        let jsz: serde_json::Value = serde_json::from_str(body).ok()?;
+        let leader = jsz["account_details"]
+            .as_array()?
+            .iter()
+            .flat_map(|a| a["stream_detail"].as_array().cloned().unwrap_or_default())
+            .find(|s| s["name"] == stream)?["cluster"]["leader"]
+            .as_str()?
+            .to_owned();
+        leader.strip_prefix('n')?.parse().ok()
+    }
+
+    /// The directory of the configurations, logs and stores.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn write_config(&self, i: usize) {
+        let node = &self.nodes[i];
+        let routes = self
+            .nodes
+            .iter()
+            .map(|n| format!("nats-route://127.0.0.1:{}", n.route))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let store = self.dir.join(format!("n{i}"));
+        std::fs::write(
+            self.dir.join(format!("n{i}.conf")),
+            format!(
+                "server_name: n{i}\n\
+                 listen: 127.0.0.1:{client}\n\
+                 http: 127.0.0.1:{monitor}\n\
+                 jetstream {{ store_dir: \"{store}\" }}\n\
+                 cluster {{ name: rtde, listen: 127.0.0.1:{route}, routes: [{routes}] }}\n\
+                 # Sessions, retained messages and QoS 1 queues on all three nodes.\n\
+                 mqtt {{ listen: 127.0.0.1:{mqtt}, stream_replicas: 3 }}\n",
+                client = node.client,
+                route = node.route,
+                mqtt = node.mqtt,
+                monitor = node.monitor,
+                store = store.display(),
+            ),
+        )
+        .unwrap();
+    }
+
+    fn spawn(&mut self, i: usize) {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.dir.join(format!("n{i}.log")))
+            .unwrap();
+        let child = Command::new(&self.bin)
+            .arg("-c")
+            .arg(self.dir.join(format!("n{i}.conf")))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("cannot run nats-server");
+        self.nodes[i].child = Some(child);
+    }
+
+    /// Waits until node `i` accepts an MQTT client (a CONNACK with code 0): its JetStream
+    /// and the MQTT streams are up. False if a node exited (a port taken in between).
+    fn wait_ready(&mut self, i: usize) -> bool {
+        let deadline = Instant::now() + READY_WITHIN;
+        while Instant::now() < deadline {
+            for node in &mut self.nodes {
+                if let Some(Ok(Some(_))) = node.child.as_mut().map(Child::try_wait) {
+                    node.child = None;
+                    return false;
+                }
+            }
+            if mqtt_accepts(self.nodes[i].mqtt) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!(
+            "nats-server n{i} did not accept an MQTT client within {READY_WITHIN:?}: {}",
+            self.log_tail(i)
+        );
+    }
+
+    fn log_tail(&self, i: usize) -> String {
+        let log = std::fs::read_to_string(self.dir.join(format!("n{i}.log"))).unwrap_or_default();
+        let lines: Vec<&str> = log.lines().collect();
+        lines[lines.len().saturating_sub(10)..].join("\n")
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        for node in &mut self.nodes {
+            if let Some(mut child) = node.child.take() {
+                let _ = child.kill();
+                let _ = child.wait();
+            }
+        }
+        if std::thread::panicking() {
+            eprintln!("the NATS cluster's logs are kept in {}", self.dir.display());
+        } else {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+/// `n` loopback ports nothing listens on right now, all different: held together while
+/// they are picked, so none is picked twice.
+fn distinct_free_ports(n: usize) -> Vec<u16> {
+    let held: Vec<TcpListener> = (0..n)
+        .map(|_| TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap())
+        .collect();
+    held.iter()
+        .map(|l| l.local_addr().unwrap().port())
+        .collect()
+}
+
+/// Whether an MQTT 3.1.1 client with a clean session is accepted on `port`: a CONNECT
+/// answered by a CONNACK with return code 0.
+fn mqtt_accepts(port: u16) -> bool {
+    let attempt = || -> std::io::Result<bool> {
+        let mut s = TcpStream::connect_timeout(
+            &SocketAddr::from((Ipv4Addr::LOCALHOST, port)),
+            Duration::from_millis(500),
+        )?;
+        s.set_read_timeout(Some(Duration::from_secs(5)))?;
+        // CONNECT: protocol level 4, clean session, keep-alive 30 s, client id of 18 bytes.
+        let connect = [
+            &[0x10, 30, 0, 4][..],
+            b"MQTT",
+            &[4, 0x02, 0, 30, 0, 18],
+            b"rtde-testkit-probe",
+        ]
+        .concat();
+        s.write_all(&connect)?;
+        let mut connack = [0u8; 4];
+        s.read_exact(&mut connack)?;
+        let _ = s.write_all(&[0xe0, 0]); // DISCONNECT
+        Ok(connack[0] == 0x20 && connack[3] == 0)
+    };
+    attempt().unwrap_or(false)
+}
