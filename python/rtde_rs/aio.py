@@ -4,9 +4,10 @@ A thin layer over the threaded classes (``rtde_rs.Client``, ``rtde_rs.Robot``,
 ``rtde_rs.Dashboard``), so that the Rust core does the work once. A call that waits runs
 in a thread of its own, with the GIL released inside Rust, and its result is handed to
 the event loop with ``loop.call_soon_threadsafe``: no call blocks the event loop.
-In-order packages come from one pump thread per client, which hands them over through a
-bounded queue (a slow consumer leaves the rest in the Rust queue, where an overflow is
-counted in ``stats()["overflowed"]``, never lost silently).
+In-order packages come from one Rust thread per client that never takes the GIL: it keeps
+at most 64 ready and wakes the loop through a pipe (a slow consumer leaves the rest in the
+Rust queue, where an overflow is counted in ``stats()["overflowed"]``, never lost
+silently).
 
 Errors are the threaded API's classes, with the same messages. A task cancelled while it
 awaits a move stops the arm (``stop_j`` at ``MOTION_DEFAULTS["interrupt_deceleration"]``),
@@ -34,6 +35,7 @@ Example::
 
 import asyncio
 import collections
+import os
 import threading
 
 from . import _rtde_rs
@@ -41,16 +43,11 @@ from ._rtde_rs import ConnectionLostError, RtdeTimeoutError
 
 __all__ = ["Client", "Robot", "Dashboard"]
 
-# How long a hand-off thread waits at a time before it looks whether its client closed or
-# the program is ending (the interpreter waits for these threads at exit).
+# How long the receive after the pump's end waits for the threaded client to say why.
 _SLICE_S = 0.1
 
 # How many packages the pump hands over ahead of the consumer.
 _AHEAD = 64
-
-
-def _program_running():
-    return threading.main_thread().is_alive()
 
 
 def _call(fn, *args, **kwargs):
@@ -89,76 +86,55 @@ def _not_open(what):
 
 
 class _Pump:
-    """One thread that takes packages in order from a threaded client and hands them to the
-    loop: at most ``_AHEAD`` ahead, each wake-up only when the consumer waits."""
+    """A client's packages in order, for the loop: a thread in Rust takes them without the
+    GIL, at most ``_AHEAD`` ahead of the consumer, and wakes the loop through a pipe (its
+    ``fileno``) when some are ready. No Python thread hands packages over, so none holds
+    the GIL that the loop's thread waits for."""
 
     def __init__(self, client, loop):
-        self._client = client
         self._loop = loop
+        self._rust = client._pump(_AHEAD)
+        self._fd = self._rust.fileno()
+        os.set_blocking(self._fd, False)
         self._ready = collections.deque()
-        self._lock = threading.Lock()
         self._waiter = None
-        self._slots = threading.Semaphore(_AHEAD)
-        self._stop = threading.Event()
         self.finished = False
-        self._thread = threading.Thread(target=self._run, name="rtde_rs-aio-pump")
-        self._thread.start()
+        loop.add_reader(self._fd, self._readable)
 
-    def _run(self):
+    def _readable(self):
         try:
-            while not self._stop.is_set() and _program_running():
-                if not self._slots.acquire(timeout=_SLICE_S):
-                    continue
-                try:
-                    item = self._client.recv(timeout=_SLICE_S)
-                except RtdeTimeoutError:
-                    self._slots.release()
-                    continue
-                except Exception as e:  # noqa: BLE001 - handed to the consumer as it is
-                    item = e
-                self._hand_over(item)
-                if isinstance(item, ConnectionLostError):
-                    return
-        finally:
-            self.finished = True
-            self._hand_over(None)
-
-    def _hand_over(self, item):
-        with self._lock:
-            if item is not None:
-                self._ready.append(item)
-            waiter, self._waiter = self._waiter, None
-        if waiter is not None:
-            try:
-                self._loop.call_soon_threadsafe(_wake, waiter)
-            except RuntimeError:
-                pass  # the loop closed
+            os.read(self._fd, 4096)
+        except BlockingIOError:
+            pass
+        _wake(self._waiter)
 
     async def next(self):
         """The next package (or the error in its place); None once the pump has ended and
         handed everything over. Cancel-safe: a package stays queued until it is returned."""
         while True:
-            with self._lock:
-                if self._ready:
-                    item = self._ready.popleft()
-                    self._slots.release()
-                    return item
-                if self.finished:
-                    return None
-                waiter = self._waiter = self._loop.create_future()
+            if self._ready:
+                return self._ready.popleft()
+            if self.finished:
+                return None
+            items, self.finished = self._rust.take()
+            if items or self.finished:
+                self._ready.extend(items)
+                continue
+            self._waiter = self._loop.create_future()
             try:
-                await waiter
+                await self._waiter
             finally:
-                with self._lock:
-                    if self._waiter is waiter:
-                        self._waiter = None
+                self._waiter = None
 
     def stop(self):
-        self._stop.set()
+        """Stops watching the pipe and stops the thread (it ends within 0.1 s)."""
+        if not self._loop.is_closed():
+            self._loop.remove_reader(self._fd)
+        self._rust.stop()
 
 
 def _wake(waiter):
-    if not waiter.done():
+    if waiter is not None and not waiter.done():
         waiter.set_result(None)
 
 

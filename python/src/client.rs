@@ -2,7 +2,7 @@
 //! (Rust, never holding the GIL) drains the socket; Python takes the latest package, every
 //! package in order, or many at once into numpy.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use pyo3::prelude::*;
@@ -16,6 +16,7 @@ use rtde_core::{
 use rtde_core::{DropReason, DroppedField};
 
 use crate::lifecycle::lock;
+use crate::pump::Pump;
 use crate::values::Layout;
 use crate::{args, errors, lifecycle};
 
@@ -256,14 +257,15 @@ impl Plan {
 #[pyclass(frozen, module = "rtde_rs")]
 pub(crate) struct Client {
     background: Mutex<Option<Background>>,
-    /// The in-order receiver: locked only with the GIL released.
-    ordered: Mutex<Receiver>,
+    /// The in-order receiver: locked only with the GIL released; shared with an event
+    /// loop's pump ([`Pump`]).
+    ordered: Arc<Mutex<Receiver>>,
     /// The latest-package receiver: locked for a copy, never across a Python call.
     newest: Mutex<Receiver>,
     sender: Sender,
     writer: Option<IoWriter>,
     inputs: Vec<InputSlot>,
-    layout: Layout,
+    pub(crate) layout: Layout,
     frequency: f64,
     controller: ControllerVersion,
     /// The fields `drop_unavailable` left out, and why.
@@ -342,7 +344,7 @@ impl Client {
         let layout = Layout::new(py, &connected.outputs);
         let background = connected.background;
         Ok(Client {
-            ordered: Mutex::new(background.receiver()),
+            ordered: Arc::new(Mutex::new(background.receiver())),
             newest: Mutex::new(background.receiver()),
             sender: background.sender(),
             controller: background.controller_version(),
@@ -530,6 +532,13 @@ impl Client {
             *lock(&self.held) = Some(e);
         }
         self.layout.to_arrays(py, columns)
+    }
+
+    /// The packages in order for an event loop, taken by a thread that never holds the
+    /// GIL, at most `ahead` of the loop (`rtde_rs.aio.Client` iterates through it).
+    fn _pump(slf: Bound<'_, Self>, ahead: usize) -> PyResult<Pump> {
+        let receiver = Arc::clone(&slf.get().ordered);
+        Pump::start(slf.unbind(), receiver, ahead).map_err(PyErr::from)
     }
 
     fn __iter__(slf: Bound<'_, Self>) -> Bound<'_, Self> {

@@ -16,6 +16,7 @@ mod enums;
 mod errors;
 mod lifecycle;
 mod motion;
+mod pump;
 mod sim;
 mod values;
 

@@ -20,13 +20,11 @@ HOME = [0.0, -1.57, 1.57, -1.57, -1.57, 0.0]
 FAR = [1.5, -1.2, 1.2, -1.4, -1.3, 0.5]
 
 # The event loop's stall target while a client streams at 500 Hz. On the shared 2-CPU test
-# machine an idle loop's own stalls reach several milliseconds now and then, and a pump
-# thread the scheduler preempts while it holds the GIL keeps the loop waiting as long
-# (bench_aio, three 10 s runs: the streaming loop's 99th percentile 0.6, 1.6 and 3.3 ms
-# against an idle loop's 0.5, 0.4 and 3.4 ms). So the test holds the median stall to the
-# target, and the 99th percentile to twice the target above an idle loop's in the same
-# test; a loop that blocks in a receive stalls 3 ms at the median. bench_aio gives the
-# largest stall over three runs beside an idle loop's.
+# machine an idle loop's own stalls reach milliseconds now and then (the scheduler keeps
+# the loop's thread off a CPU as long), so the test holds the median stall to the target,
+# and the 99th percentile to twice the target above an idle loop's in the same test; a
+# loop that blocks in a receive stalls 3 ms at the median. bench_aio gives the largest
+# stall over three runs beside an idle loop's.
 STALL_TARGET_S = 0.001
 
 
@@ -222,8 +220,8 @@ print("left", flush=True)
 
 
 def test_a_program_that_ends_with_a_client_open_exits_at_once_and_cleanly():
-    # The pump is no daemon (a daemon would be stopped inside Rust at exit): it must see
-    # the main thread end and stop by itself, so that the interpreter's wait for it ends.
+    # The pump's thread is Rust's and holds no Python object: the interpreter neither waits
+    # for it nor is disturbed by it at exit, with the client left open.
     for _ in range(10):
         started = time.monotonic()
         done = subprocess.run([sys.executable, "-c", EXIT_SCRIPT], capture_output=True, text=True, timeout=20)

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use rtde_fields::ControllerVersion;
+use rtde_urscript::{Review, Span};
 
 use crate::said;
 
@@ -24,7 +25,11 @@ counts and keywords, argument types the text shows (literals, poses, built-ins' 
 `return`/`break`/`continue` out of place, `run` of something that is not a thread. \
 docs/urscript.md lists what is supported per version.
 
-Exits 0 when the script passes, 1 when it has errors.",
+A built-in used on a version older than the first one a driver's version gate knows it \
+from (not UR's manual: docs/urscript.md gives each source) prints as a warning, since the \
+controller may have it; so do `for` loops and structs before PolyScope X.
+
+Exits 0 when the script passes (warnings or not), 1 when it has errors.",
     after_help = "Examples:
   rtde check-script pick.script                   against the newest e-Series version known
   rtde check-script pick.script --version 3.15    against a CB3 running 3.15"
@@ -51,22 +56,49 @@ pub(crate) fn run(args: &CheckScriptArgs) -> Result<ExitCode, String> {
     let source = std::fs::read_to_string(&args.file)
         .map_err(|e| format!("cannot read {}: {e}", args.file.display(), e = said(e)))?;
     let file = args.file.display();
-    let lines = source.lines().count();
-    let Err(errors) = rtde_urscript::check(&source, version) else {
-        eprintln!("{file}: {lines} lines, no errors (controller {version})");
-        return Ok(ExitCode::SUCCESS);
+    let found = match rtde_urscript::parse(&source) {
+        Ok(program) => rtde_urscript::review(&program, version),
+        Err(e) => Review {
+            errors: vec![e],
+            warnings: Vec::new(),
+        },
     };
-    let mut out = io::stdout().lock();
-    let printed = errors
+    let mut lines: Vec<(Span, String)> = found
+        .errors
         .iter()
-        .try_for_each(|e| writeln!(out, "{file}:{}:{}: {e}", e.span.line, e.span.column))
+        .map(|e| (e.span, e.to_string()))
+        .chain(
+            found
+                .warnings
+                .iter()
+                .map(|w| (w.span, format!("warning: {w}"))),
+        )
+        .collect();
+    lines.sort_by_key(|(span, _)| *span);
+    let mut out = io::stdout().lock();
+    let printed = lines
+        .iter()
+        .try_for_each(|(at, text)| writeln!(out, "{file}:{}:{}: {text}", at.line, at.column))
         .and_then(|()| out.flush());
     match printed {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => return Err(said(e)),
         _ => {}
     }
-    let n = errors.len();
-    let s = if n == 1 { "" } else { "s" };
-    eprintln!("{file}: {n} error{s} (controller {version})");
+    let counted = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+    let warned = match found.warnings.len() {
+        0 => String::new(),
+        n => format!(", {}", counted(n, "warning")),
+    };
+    if found.errors.is_empty() {
+        eprintln!(
+            "{file}: {lines} lines, no errors{warned} (controller {version})",
+            lines = source.lines().count()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    eprintln!(
+        "{file}: {}{warned} (controller {version})",
+        counted(found.errors.len(), "error")
+    );
     Ok(ExitCode::FAILURE)
 }

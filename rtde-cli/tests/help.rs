@@ -176,6 +176,8 @@ mod examples {
             .skip_while(|l| !l.starts_with("Commands:"))
             .skip(1)
             .take_while(|l| l.starts_with("  "))
+            // A description wrapped onto the next line is indented past the names.
+            .filter(|l| !l.starts_with("   "))
             .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
             .filter(|c| c != "help")
             .collect();

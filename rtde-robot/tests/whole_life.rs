@@ -126,6 +126,46 @@ fn after_a_protective_stop_and_its_unlock_a_new_session_moves_the_arm<R: Driver>
     sim.shutdown().unwrap();
 }
 
+fn a_dashboard_pause_halts_the_arm_and_play_resumes_the_move<R: Driver>() {
+    let (sim, mut dashboard) = controller();
+    let robot = R::connect(sim.addr(), sending(&sim)).unwrap();
+    let target = [1.5, -1.57, 1.57, -1.57, -1.57, 0.0];
+    let handle = robot
+        .start_move_j(JointMove::to(target).speed(0.5))
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!robot.state().steady, "under way");
+    dashboard.pause().unwrap();
+    // Past the tick that was under way when the pause came.
+    std::thread::sleep(Duration::from_millis(50));
+    let (paused_at, qd, runtime_state) = observe(&sim);
+    const PAUSED: u32 = 4;
+    assert_eq!(
+        (qd, runtime_state),
+        ([0.0; 6], PAUSED),
+        "paused: the arm stands"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(observe(&sim).0, paused_at, "the arm moved while paused");
+    assert!(!handle.is_finished(), "a paused move is not over");
+    assert!(
+        max_diff(&paused_at, &target) > 0.1,
+        "paused short of the target"
+    );
+    dashboard.play().unwrap();
+    let r = handle.wait();
+    eprintln!(
+        "DEBUG {:?} {:?}",
+        sim.command_program()
+            .map(|p| (p.failure(), p.messages().to_vec())),
+        dashboard.program_state()
+    );
+    let reached = r.unwrap();
+    assert!(max_diff(&reached.q, &target) < 1e-9, "{:?}", reached.q);
+    robot.close().unwrap();
+    sim.shutdown().unwrap();
+}
+
 fn closing_mid_move_stops_the_arm_before_it_returns<R: Driver>() {
     let (sim, _dashboard) = controller();
     let robot = R::connect(sim.addr(), sending(&sim)).unwrap();
@@ -170,6 +210,7 @@ fn a_handle_waited_after_close_says_closed_at_once<R: Driver>() {
 every_driver!(
     the_arm_stands_still_unless_a_program_moves_it,
     after_a_protective_stop_and_its_unlock_a_new_session_moves_the_arm,
+    a_dashboard_pause_halts_the_arm_and_play_resumes_the_move,
     closing_mid_move_stops_the_arm_before_it_returns,
     a_handle_waited_after_close_says_closed_at_once,
 );

@@ -125,8 +125,9 @@ const MAX_CATCH_UP_TICKS: u64 = 1000;
 const LATE_TICKS: u64 = 10;
 
 impl ProgramRun {
-    /// Runs the program through every tick up to `tick`, once each.
-    fn advance(&mut self, io: &IoState, tick: u64, rate: u32) {
+    /// Runs the program through every tick up to `tick`, once each; `paused`, it holds
+    /// through them instead.
+    fn advance(&mut self, io: &IoState, tick: u64, rate: u32, paused: bool) {
         let first = match self.last_tick {
             Some(last) if tick <= last => return,
             Some(last) if tick - last <= MAX_CATCH_UP_TICKS => last + 1,
@@ -135,7 +136,9 @@ impl ProgramRun {
         let dt = 1.0 / f64::from(rate.max(1));
         let late = tick - first >= LATE_TICKS;
         for t in first..=tick {
-            if late && t < tick {
+            if paused {
+                self.program.hold();
+            } else if late && t < tick {
                 self.program.step_late(io, dt);
             } else {
                 self.program.step(io, dt);
@@ -304,8 +307,12 @@ impl Controller {
         self.update_robot();
         let was_stopped = self.program_protective_stopped();
         self.share_protective_stop(was_stopped);
+        let paused = self
+            .robot
+            .as_ref()
+            .is_some_and(|r| r.program_state() == RuntimeState::Paused);
         if let Some(run) = &mut self.program {
-            run.advance(&self.io, tick.index(), tick.rate());
+            run.advance(&self.io, tick.index(), tick.rate(), paused);
         }
         self.share_protective_stop(was_stopped);
         self.share_program_state();

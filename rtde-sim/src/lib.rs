@@ -153,6 +153,7 @@ mod fault;
 mod fault_spec;
 mod fleet;
 mod io;
+mod motion;
 
 mod program;
 mod robot;

@@ -139,6 +139,12 @@ impl ServoProgram {
         })
     }
 
+    /// A paused tick ([`Program::hold`](crate::Program::hold)): the arm stands, and tracks
+    /// its setpoint again at play.
+    pub fn hold(&mut self) {
+        self.qd = [0.0; 6];
+    }
+
     /// One tick of `dt` seconds with the inputs `io` holds.
     pub fn step(&mut self, io: &IoState, dt: f64) {
         self.ticks += 1;

@@ -37,6 +37,18 @@ impl Program {
         }
     }
 
+    /// A tick on which the program is paused (the Dashboard's `pause`, the pendant's Pause
+    /// button): it does not run, so it takes no command and its watchdog does not count,
+    /// and the arm stands; the motion under way resumes where it was at `play`. The arm
+    /// stops within the tick, as the simulator's protective stop does.
+    pub fn hold(&mut self) {
+        match self {
+            Program::Servo(p) => p.hold(),
+            Program::Command(p) => p.hold(),
+            Program::Still(_) => {}
+        }
+    }
+
     /// One tick the simulator runs late, catching up with its clock: as
     /// [`Program::step`], except that the command program's watchdog does not count it
     /// (no client could have written in it). The servo program counts every tick.

@@ -12,6 +12,7 @@
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use rtde_robot_proto::ports::ScriptPort;
@@ -79,6 +80,14 @@ fn serve(mut stream: TcpStream, shared: &Arc<Shared>, port: ScriptPort, takes: T
     let booted = shared.config.booted_at;
     let millis = || u64::try_from(booted.elapsed().as_millis()).unwrap_or(u64::MAX);
     let _ = stream.set_nodelay(true);
+    // A client that stops reading is dropped, as on RTDE: otherwise this thread would wait
+    // in a write for as long as the client lives.
+    if stream
+        .set_write_timeout(Some(shared.config.stall_timeout))
+        .is_err()
+    {
+        return;
+    }
     // Robot messages from now on: a new connection hears what happens next.
     let mut told = shared
         .controller()
@@ -140,7 +149,12 @@ fn serve(mut stream: TcpStream, shared: &Arc<Shared>, port: ScriptPort, takes: T
             told = robot.primary_messages().len();
         }
         streaming.due(shared, &mut out);
-        if !out.is_empty() && stream.write_all(&out).is_err() {
+        if !out.is_empty()
+            && let Err(e) = stream.write_all(&out)
+        {
+            if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) {
+                shared.counters.stalled.fetch_add(1, Ordering::Relaxed);
+            }
             return;
         }
     }

@@ -441,7 +441,7 @@ pub struct Stats {
     /// Connections open now.
     pub connections_open: u64,
     /// Connections dropped because the client stopped reading for longer than the stall
-    /// timeout.
+    /// timeout: RTDE's, and the script ports' (30001–30003) that stream robot state.
     pub stalled_clients_dropped: u64,
     /// Output data packages sent, over all connections.
     pub data_packages_sent: u64,

@@ -360,3 +360,47 @@ fn the_read_only_copies_stream_the_same_and_take_no_program() {
         thread::sleep(Duration::from_millis(10));
     }
 }
+
+#[test]
+fn a_script_port_client_that_stops_reading_is_dropped_after_the_stall_timeout() {
+    let sim = Sim::builder()
+        .script_ports()
+        .stall_timeout(Duration::from_millis(200))
+        .start()
+        .unwrap();
+    let addr = sim.script_addr(ScriptPort::RealTime).unwrap();
+    // 30003 sends a package every control cycle: it fills the buffers of a client that
+    // never reads within seconds.
+    let silent = TcpStream::connect(addr).unwrap();
+    let mut reading = Realtime::connect(addr);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while sim.stats().stalled_clients_dropped == 0 {
+        assert!(
+            Instant::now() < deadline,
+            "a client that never reads was kept"
+        );
+        // The client that reads is served all along.
+        reading.next();
+    }
+    assert_eq!(sim.stats().stalled_clients_dropped, 1);
+    // The dropped connection ends once what was sent before the drop is read.
+    let mut silent = silent;
+    silent.set_read_timeout(Some(WAIT)).unwrap();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        match silent.read(&mut buf) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => break,
+            Err(e) => panic!("the dropped connection stayed open: {e}"),
+        }
+    }
+    let before = Instant::now();
+    reading.next();
+    assert!(before.elapsed() < WAIT);
+    assert_eq!(
+        sim.stats().stalled_clients_dropped,
+        1,
+        "the reading client was dropped"
+    );
+}

@@ -30,7 +30,7 @@ mod parse;
 pub mod run;
 mod span;
 
-pub use check::{Checked, check, check_program};
+pub use check::{Checked, Review, check, check_program, review};
 pub use error::{ErrorKind, ScriptError};
 pub use parse::parse;
 pub use rtde_fields::ControllerVersion;

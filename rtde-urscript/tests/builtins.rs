@@ -259,3 +259,37 @@ fn rows_are_well_formed() {
         }
     }
 }
+
+/// docs/urscript.md lists every built-in that needs a version, with the versions the table
+/// gives, and nothing else.
+#[test]
+fn the_docs_list_the_versions_the_table_gives() {
+    let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/urscript.md"))
+        .unwrap();
+    let rows: Vec<&str> = docs.lines().filter(|l| l.starts_with("| `")).collect();
+    let mut gated = 0;
+    for b in &BUILTINS {
+        if b.since.cb3 == Some(0) && b.since.e_series == Some(0) {
+            assert!(
+                docs.contains(&format!("`{}`", b.name)),
+                "docs/urscript.md omits {}",
+                b.name
+            );
+            continue;
+        }
+        gated += 1;
+        let row = format!("| `{}` | {} |", b.name, b.since);
+        assert!(
+            rows.iter().any(|r| r.starts_with(&row)),
+            "docs/urscript.md lacks {row}"
+        );
+    }
+    let documented = rows
+        .iter()
+        .filter(|r| r.split('`').nth(1).and_then(lookup).is_some())
+        .count();
+    assert_eq!(
+        documented, gated,
+        "docs/urscript.md lists a built-in the table does not gate"
+    );
+}

@@ -1,6 +1,7 @@
 //! Each kind of compile error, at its line and column, worded as the controller words
 //! it; version gating; several errors reported together.
 
+use rtde_urscript::builtins::Since;
 use rtde_urscript::{ControllerVersion, ErrorKind, ScriptError, Span, check};
 
 const E_SERIES: ControllerVersion = ControllerVersion::new(5, 9, 0, 0);
@@ -59,35 +60,67 @@ fn a_function_does_not_see_the_locals_of_the_function_around_it() {
     assert_eq!((kind, span), (ErrorKind::NameNotFound, Span::new(7, 21)));
 }
 
+/// The warnings of a script that has no errors.
+fn warnings(source: &str, version: ControllerVersion) -> Vec<(ErrorKind, Span, String)> {
+    let checked = check(source, version).unwrap();
+    checked
+        .warnings
+        .iter()
+        .map(|w| (w.kind, w.span, w.to_string()))
+        .collect()
+}
+
 #[test]
-fn a_builtin_missing_from_the_version_says_which_version_has_it() {
+fn a_builtin_before_the_first_version_a_driver_knows_it_from_is_warned_not_refused() {
     let source = "d = p[0, 0, -1, 0, 0, 0]\nsteps = tool_contact(d)\n";
-    let (kind, span, text) = one(source, CB3);
-    assert_eq!((kind, span), (ErrorKind::NotInVersion, Span::new(2, 9)));
     assert_eq!(
-        text,
-        "compile_error_name_not_found: `tool_contact` is not in controller 3.15.0: it needs 5.4 (e-Series)"
+        warnings(source, CB3),
+        [(
+            ErrorKind::NotInVersion,
+            Span::new(2, 9),
+            "compile_error_name_not_found: `tool_contact` is known from 5.4 (e-Series) on (a \
+             driver's version gate, not the manual): controller 3.15.0 may not have it"
+                .to_owned()
+        )]
     );
-    assert!(errors(source, ControllerVersion::new(5, 3, 0, 0)).len() == 1);
-    assert!(errors(source, ControllerVersion::new(5, 4, 0, 0)).is_empty());
-    assert!(errors(source, POLYSCOPE_X).is_empty());
+    assert_eq!(
+        warnings(source, ControllerVersion::new(5, 3, 0, 0)).len(),
+        1
+    );
+    assert!(warnings(source, ControllerVersion::new(5, 4, 0, 0)).is_empty());
+    assert!(warnings(source, POLYSCOPE_X).is_empty());
 }
 
 #[test]
 fn a_cb3_minor_version_gates_too() {
     let source = "protective_stop()\n";
     assert_eq!(
-        one(source, ControllerVersion::new(3, 7, 0, 0)).0,
+        warnings(source, ControllerVersion::new(3, 7, 0, 0))[0].0,
         ErrorKind::NotInVersion
     );
-    assert!(errors(source, ControllerVersion::new(3, 8, 0, 0)).is_empty());
+    assert!(warnings(source, ControllerVersion::new(3, 8, 0, 0)).is_empty());
 }
 
 #[test]
-fn for_loops_and_structs_need_polyscope_x() {
+fn only_a_first_version_from_the_manual_refuses() {
+    let gate = |confirmed| Since {
+        cb3: None,
+        e_series: Some(4),
+        confirmed,
+    };
+    assert!(gate(true).refuses(CB3));
+    assert!(gate(true).refuses(ControllerVersion::new(5, 3, 0, 0)));
+    assert!(!gate(true).refuses(ControllerVersion::new(5, 4, 0, 0)));
+    assert!(!gate(false).refuses(CB3));
+}
+
+#[test]
+fn for_loops_and_structs_are_warned_before_polyscope_x() {
     let source = "for i in range(3):\n  s = struct(a=i)\nend\n";
-    let e = errors(source, E_SERIES);
-    let places: Vec<_> = e.iter().map(|e| (e.kind, e.span)).collect();
+    let places: Vec<_> = warnings(source, E_SERIES)
+        .into_iter()
+        .map(|(kind, span, _)| (kind, span))
+        .collect();
     assert_eq!(
         places,
         [
@@ -95,7 +128,7 @@ fn for_loops_and_structs_need_polyscope_x() {
             (ErrorKind::NotInVersion, Span::new(2, 7))
         ]
     );
-    assert!(errors(source, POLYSCOPE_X).is_empty());
+    assert!(warnings(source, POLYSCOPE_X).is_empty());
 }
 
 #[test]

@@ -22,3 +22,6 @@ pub mod primary {}
 
 #[doc = include_str!("../../docs/view.md")]
 pub mod view {}
+
+#[doc = include_str!("../../docs/urscript.md")]
+pub mod urscript {}

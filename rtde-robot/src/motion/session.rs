@@ -7,6 +7,7 @@ use std::collections::VecDeque;
 use std::ops::RangeInclusive;
 use std::task::Poll;
 
+use rtde_core::RuntimeState;
 use rtde_robot_proto::programs::command::{Failure, ProgramState, int_in, int_out};
 
 use crate::motion::error::MotionError;
@@ -373,7 +374,11 @@ fn verdict(o: &Observed, said: Said<'_>) -> Option<MotionError> {
         });
     }
     let failure = Failure::from_register(o.ints[usize::from(int_out::FAILURE)]);
-    let stopped = o.runtime_state != PLAYING
+    let runtime = RuntimeState::from_code(o.runtime_state);
+    // A program paused (from the Dashboard or the pendant) has not ended: its move goes on
+    // at play, and the move's timeout still bounds the wait.
+    let ended = matches!(runtime, RuntimeState::Stopped | RuntimeState::Stopping);
+    let stopped = ended
         || ProgramState::from_register(o.ints[usize::from(int_out::STATE)])
             == ProgramState::Stopped;
     if !stopped {
@@ -383,9 +388,9 @@ fn verdict(o: &Observed, said: Said<'_>) -> Option<MotionError> {
     Some(match failure {
         Failure::Watchdog => MotionError::Watchdog { message },
         Failure::Unreachable => MotionError::TargetUnreachable { message },
-        Failure::None if o.runtime_state == PLAYING => return None,
+        Failure::None if !ended => return None,
         Failure::None => MotionError::ProgramStopped {
-            message: said("runtime_state is STOPPED"),
+            message: said(&format!("runtime_state is {runtime}")),
         },
         _ => MotionError::ProgramStopped { message },
     })

@@ -5,10 +5,10 @@ use std::time::Instant;
 use rtde_core::Value;
 use rtde_robot_proto::programs::command::{Command, DOUBLE_INPUTS, Failure, ProgramState, int_in};
 
-use super::path::Space;
+use super::CommandProgram;
 use super::settings::ForceMode;
-use super::{CommandProgram, Motion};
 use crate::io::IoState;
+use crate::motion::Space;
 use crate::program::MAX_JOINT_ACCELERATION;
 
 impl CommandProgram {
@@ -116,7 +116,7 @@ impl CommandProgram {
             }
             Command::ServoJ => {
                 self.handshake.pending = None;
-                self.arm.motion = Motion::Servo { target: six(0) };
+                self.arm.servo(six(0));
                 self.state = ProgramState::Moving;
             }
             Command::SetTcp => self.arm.tcp = six(0),

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use rtde_robot_proto::programs::command::Command;
 
-use super::arm::Motion;
+use crate::motion::Motion;
 
 /// The program's side of the handshake with the client.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,15 +44,7 @@ impl Handshake {
     /// The first move taken and not finished (returned, in URScript's terms), if any, the
     /// arm doing `motion`.
     pub(super) fn first_move_in_flight(&self, motion: &Motion) -> Option<i32> {
-        let running = match motion {
-            Motion::Path(path) => path
-                .segments
-                .iter()
-                .map(|s| s.seq)
-                .filter(|&seq| seq > self.done)
-                .min(),
-            _ => None,
-        };
+        let running = motion.moves().filter(|&seq| seq > self.done).min();
         let pending = self.pending.map(|(_, seq, _)| seq);
         [running, pending, self.settling]
             .into_iter()

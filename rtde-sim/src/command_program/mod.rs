@@ -4,10 +4,8 @@
 //!
 //! [`CommandProgram`] says what it models.
 
-mod arm;
 mod commands;
 mod handshake;
-mod path;
 mod planner;
 mod settings;
 mod stops;
@@ -23,10 +21,9 @@ use rtde_robot_proto::programs::command::{
 };
 
 use crate::io::IoState;
+use crate::motion::{ArmMotion, Motion, Space};
 use crate::program::MAX_JOINT_ACCELERATION;
-use arm::{ArmMotion, Motion};
 use handshake::Handshake;
-use path::Space;
 pub use settings::ForceMode;
 use settings::Settings;
 pub(crate) use stops::ProgramFaults;
@@ -65,6 +62,9 @@ const SAFETY_PROTECTIVE_STOP: i32 = 3;
 ///   [`Fault::RuntimeStopMidMove`](crate::Fault::RuntimeStopMidMove). A protective stop goes
 ///   through [`CommandProgram::protective_stop`] and is reported as `safety_mode`
 ///   PROTECTIVE_STOP with the program stopped.
+/// - A pause ([`CommandProgram::hold`]): the arm stands within the tick and the program
+///   takes nothing; at play the path goes on where it stopped, and a velocity ramps up
+///   again from rest.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CommandProgram {
     layout: CommandLayout,
@@ -253,6 +253,15 @@ impl CommandProgram {
     /// One tick of `dt` seconds with the inputs `io` holds.
     pub fn step(&mut self, io: &IoState, dt: f64) {
         self.tick(io, dt, true);
+    }
+
+    /// A paused tick ([`Program::hold`](crate::Program::hold)): the arm stands, a velocity
+    /// ramp starts again from rest at play, and a path goes on from where it stopped.
+    pub fn hold(&mut self) {
+        self.arm.qd = [0.0; 6];
+        if let Motion::Speed { velocity, .. } = &mut self.arm.motion {
+            *velocity = [0.0; 6];
+        }
     }
 
     /// A tick the simulator runs late (catching up with its clock): the watchdog does not

@@ -1,5 +1,5 @@
-use super::path::{Trapezoid, distance3};
 use super::*;
+use crate::motion::{Trapezoid, distance3};
 use rtde_core::fields::{Direction, lookup};
 use rtde_robot_proto::programs::WATCHDOG_TIMEOUT_CYCLES;
 use rtde_robot_proto::programs::command::{Command, int_in};
@@ -331,6 +331,27 @@ fn speed_j_ramps_to_the_velocity_times_the_slider() {
         (qd[0] - 0.1).abs() < 1e-9 && (qd[5] + 0.2).abs() < 1e-9,
         "{qd:?}"
     );
+}
+
+#[test]
+fn a_paused_speed_j_stands_without_a_watchdog_and_ramps_again_from_rest_at_play() {
+    let mut b = Bench::new();
+    b.command(Command::SpeedJ, &[0.2, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0], &[]);
+    for _ in 0..500 {
+        b.tick();
+    }
+    assert!((b.program.qd()[0] - 0.2).abs() < 1e-9);
+    let paused_at = b.program.q();
+    // Paused for longer than the watchdog's timeout, and nobody writes meanwhile.
+    for _ in 0..WATCHDOG_TIMEOUT_CYCLES * 2 {
+        b.program.hold();
+    }
+    assert_eq!((b.program.q(), b.program.qd()), (paused_at, [0.0; 6]));
+    b.tick();
+    assert_eq!(b.program.failure(), Failure::None);
+    // One tick's acceleration (1 rad/s²) from rest, not the speed it had.
+    let qd = b.program.qd()[0];
+    assert!(qd > 0.0 && qd <= 1.0 * DT + 1e-12, "{qd}");
 }
 
 #[test]

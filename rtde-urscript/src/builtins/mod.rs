@@ -98,6 +98,20 @@ pub struct Since {
     pub cb3: Option<u32>,
     /// The first e-Series minor version (`Some(4)`: 5.4), if any.
     pub e_series: Option<u32>,
+    /// Whether these first versions are from the text of UR's URScript manual. When they
+    /// are only a driver's version gate (ur_rtde's, the UR Client Library's), they say
+    /// where the function is known to exist, and an older controller may have it too: a
+    /// script that uses it on an older one is warned, not refused.
+    pub confirmed: bool,
+}
+
+impl Since {
+    /// Whether a script that uses the function on `version` is refused: the version lacks
+    /// it, by the manual's word.
+    #[must_use]
+    pub fn refuses(self, version: ControllerVersion) -> bool {
+        self.confirmed && !self.covers(version)
+    }
 }
 
 impl Since {
@@ -182,6 +196,7 @@ impl Feature {
             Feature::ForLoop | Feature::Struct => Since {
                 cb3: None,
                 e_series: None,
+                confirmed: false,
             },
         }
     }

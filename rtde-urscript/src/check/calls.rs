@@ -30,15 +30,21 @@ impl<'a> Checker<'a> {
             return;
         };
         if !builtin.since.covers(self.version) {
-            self.error(
-                ErrorKind::NotInVersion,
-                call.callee.span,
-                format!(
-                    "`{name}` is not in controller {}: it needs {}",
-                    self.version, builtin.since
-                ),
+            let since = builtin.since;
+            if since.refuses(self.version) {
+                let message = format!(
+                    "`{name}` is not in controller {}: it needs {since}",
+                    self.version
+                );
+                self.error(ErrorKind::NotInVersion, call.callee.span, message);
+                return;
+            }
+            let message = format!(
+                "`{name}` is known from {since} on (a driver's version gate, not the manual): \
+                 controller {} may not have it",
+                self.version
             );
-            return;
+            self.warn(ErrorKind::NotInVersion, call.callee.span, message);
         }
         let slots: Vec<Slot<'_>> = builtin
             .params

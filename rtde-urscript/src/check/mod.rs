@@ -27,6 +27,20 @@ pub struct Checked {
     pub program: Program,
     /// The version it was checked against.
     pub version: ControllerVersion,
+    /// What the controller may refuse, though the built-in table cannot say it will: a
+    /// built-in used before the first version a driver's gate knows it from
+    /// ([`Since::confirmed`](crate::builtins::Since::confirmed)).
+    pub warnings: Vec<ScriptError>,
+}
+
+/// What checking a program found: the errors the controller's compiler refuses it for,
+/// and the warnings of [`Checked::warnings`]; each in the order of the script.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Review {
+    /// What the controller refuses.
+    pub errors: Vec<ScriptError>,
+    /// What it may refuse.
+    pub warnings: Vec<ScriptError>,
 }
 
 /// Parses a script and checks it against the built-ins of a controller version.
@@ -38,16 +52,23 @@ pub struct Checked {
 /// ```
 /// use rtde_urscript::{check, ControllerVersion, ErrorKind};
 ///
-/// let cb3 = ControllerVersion::new(3, 15, 0, 0);
-/// let errors = check("x = tool_contact(p[0, 0, -1, 0, 0, 0])\n", cb3).unwrap_err();
-/// assert_eq!(errors[0].kind, ErrorKind::NotInVersion);
-/// assert!(check("x = tool_contact(p[0, 0, -1, 0, 0, 0])\n", ControllerVersion::new(5, 4, 0, 0)).is_ok());
+/// let errors = check("movej([0, 0, 0, 0, 0, 0], speed=1)\n", ControllerVersion::new(5, 4, 0, 0)).unwrap_err();
+/// assert_eq!(errors[0].kind, ErrorKind::UnknownKeyword);
+/// // `tool_contact` is known from e-Series 5.4 by ur_rtde's version gate only: a CB3 script
+/// // that calls it is warned, not refused.
+/// let checked = check("x = tool_contact(p[0, 0, -1, 0, 0, 0])\n", ControllerVersion::new(3, 15, 0, 0)).unwrap();
+/// assert_eq!(checked.warnings[0].kind, ErrorKind::NotInVersion);
+/// assert!(check("x = tool_contact(p[0, 0, -1, 0, 0, 0])\n", ControllerVersion::new(5, 4, 0, 0)).unwrap().warnings.is_empty());
 /// ```
 pub fn check(source: &str, version: ControllerVersion) -> Result<Checked, Vec<ScriptError>> {
     let program = parse(source).map_err(|e| vec![e])?;
-    let errors = check_program(&program, version);
+    let Review { errors, warnings } = review(&program, version);
     if errors.is_empty() {
-        Ok(Checked { program, version })
+        Ok(Checked {
+            program,
+            version,
+            warnings,
+        })
     } else {
         Err(errors)
     }
@@ -67,6 +88,22 @@ pub fn check(source: &str, version: ControllerVersion) -> Result<Checked, Vec<Sc
 /// ```
 #[must_use]
 pub fn check_program(program: &Program, version: ControllerVersion) -> Vec<ScriptError> {
+    review(program, version).errors
+}
+
+/// Checks a parsed program against a controller version: its errors and its warnings.
+///
+/// ```
+/// use rtde_urscript::{parse, review, ControllerVersion};
+///
+/// let program = parse("for i in range(3):\n  textmsg(i)\nend\n")?;
+/// let found = review(&program, ControllerVersion::new(5, 21, 0, 0));
+/// assert!(found.errors.is_empty());
+/// assert_eq!(found.warnings[0].span.line, 1);
+/// # Ok::<(), rtde_urscript::ScriptError>(())
+/// ```
+#[must_use]
+pub fn review(program: &Program, version: ControllerVersion) -> Review {
     let mut functions = HashMap::new();
     scope::collect_functions(&program.body, &mut functions);
     let mut checker = Checker {
@@ -74,11 +111,16 @@ pub fn check_program(program: &Program, version: ControllerVersion) -> Vec<Scrip
         globals: scope::globals(&program.body),
         functions,
         errors: Vec::new(),
+        warnings: Vec::new(),
     };
     let top = Scope::top_level();
     checker.block(&program.body, &top);
     checker.errors.sort_by_key(|e| e.span);
-    checker.errors
+    checker.warnings.sort_by_key(|e| e.span);
+    Review {
+        errors: checker.errors,
+        warnings: checker.warnings,
+    }
 }
 
 struct Checker<'a> {
@@ -86,6 +128,7 @@ struct Checker<'a> {
     globals: scope::Names,
     functions: HashMap<&'a str, &'a Function>,
     errors: Vec<ScriptError>,
+    warnings: Vec<ScriptError>,
 }
 
 impl<'a> Checker<'a> {
@@ -93,17 +136,25 @@ impl<'a> Checker<'a> {
         self.errors.push(ScriptError::new(kind, span, message));
     }
 
+    /// What the controller may refuse, though the table cannot say it will.
+    fn warn(&mut self, kind: ErrorKind, span: Span, message: impl Into<String>) {
+        self.warnings.push(ScriptError::new(kind, span, message));
+    }
+
     fn feature(&mut self, feature: Feature, span: Span) {
-        if !feature.covers(self.version) {
-            self.error(
-                ErrorKind::NotInVersion,
-                span,
-                format!(
-                    "{} need PolyScope X (10.x); the target is {}",
-                    feature.name(),
-                    self.version
-                ),
+        if feature.covers(self.version) {
+            return;
+        }
+        let (name, version) = (feature.name(), self.version);
+        if feature.since().refuses(version) {
+            let message = format!("{name} need PolyScope X (10.x); the target is {version}");
+            self.error(ErrorKind::NotInVersion, span, message);
+        } else {
+            let message = format!(
+                "{name} are known on PolyScope X (10.x); the e-Series manuals read so far do \
+                 not describe them, so controller {version} may refuse them"
             );
+            self.warn(ErrorKind::NotInVersion, span, message);
         }
     }
 

@@ -17,7 +17,7 @@ pub(super) const CONSTANTS: [&str; 1] = ["pi"];
 pub(super) struct Scope<'s> {
     /// The function's own variables; `None` at the top level, where only globals count.
     locals: Option<Rc<Names>>,
-    /// The enclosing function's name, for messages (unused at the top level).
+    /// The enclosing function's name; `None` at the top level.
     function: Option<&'s str>,
     in_loop: bool,
 }

@@ -94,9 +94,9 @@ impl Keyword {
 }
 
 /// The operators and delimiters, longest first so that `<=` is not read as `<`.
-const PUNCTUATION: [&str; 20] = [
+const PUNCTUATION: [&str; 19] = [
     "==", "!=", "<=", ">=", "(", ")", "[", "]", ",", ":", "=", ".", "+", "-", "*", "/", "%", "<",
-    ">", "{",
+    ">",
 ];
 
 /// A token and where it starts.
@@ -339,7 +339,7 @@ impl Lexer {
             let mut pc = p.chars();
             pc.next() == Some(c0) && pc.next().is_none_or(|second| Some(second) == c1)
         });
-        let Some(&p) = found.filter(|p| **p != "{") else {
+        let Some(&p) = found else {
             return Err(ScriptError::new(
                 ErrorKind::Syntax,
                 span,

@@ -5,14 +5,14 @@ use rtde_kinematics::{matrix_of, mul3, pose_of};
 
 /// Joint or Cartesian space.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Space {
+pub(crate) enum Space {
     Joint,
     Linear,
 }
 
 /// A trapezoidal (or triangular) profile over a distance.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct Trapezoid {
+pub(crate) struct Trapezoid {
     length: f64,
     accel_time: f64,
     cruise_time: f64,
@@ -21,7 +21,7 @@ pub(super) struct Trapezoid {
 }
 
 impl Trapezoid {
-    pub(super) fn new(length: f64, speed: f64, accel: f64) -> Trapezoid {
+    pub(crate) fn new(length: f64, speed: f64, accel: f64) -> Trapezoid {
         if length <= 0.0 {
             return Trapezoid {
                 length: 0.0,
@@ -51,12 +51,12 @@ impl Trapezoid {
         }
     }
 
-    pub(super) fn duration(&self) -> f64 {
+    pub(crate) fn duration(&self) -> f64 {
         2.0 * self.accel_time + self.cruise_time
     }
 
     /// The fraction of the length covered at `t`.
-    pub(super) fn fraction(&self, t: f64) -> f64 {
+    pub(crate) fn fraction(&self, t: f64) -> f64 {
         if self.length <= 0.0 || t >= self.duration() {
             return 1.0;
         }
@@ -75,48 +75,48 @@ impl Trapezoid {
 
 /// One move of a path.
 #[derive(Clone, Debug, PartialEq)]
-pub(super) struct Segment {
-    pub(super) seq: i32,
+pub(crate) struct Segment {
+    pub(crate) id: i32,
     /// Joint displacement, or `[dx, dy, dz, wx, wy, wz]` (position, then the rotation
     /// vector of the turn in the base frame).
-    pub(super) delta: [f64; 6],
-    pub(super) profile: Trapezoid,
+    pub(crate) delta: [f64; 6],
+    pub(crate) profile: Trapezoid,
     /// Profile time run, already scaled by the slider.
-    pub(super) t: f64,
-    pub(super) blend: f64,
+    pub(crate) t: f64,
+    pub(crate) blend: f64,
     /// The TCP position the segment ends at, for the blend zone.
-    pub(super) end_tcp: [f64; 3],
+    pub(crate) end_tcp: [f64; 3],
 }
 
 impl Segment {
-    pub(super) fn fraction(&self) -> f64 {
+    pub(crate) fn fraction(&self) -> f64 {
         self.profile.fraction(self.t)
     }
 
-    pub(super) fn finished(&self) -> bool {
+    pub(crate) fn finished(&self) -> bool {
         self.t >= self.profile.duration()
     }
 }
 
 /// A path of moves of one space, their profiles added.
 #[derive(Clone, Debug, PartialEq)]
-pub(super) struct Path {
-    pub(super) space: Space,
+pub(crate) struct Path {
+    pub(crate) space: Space,
     /// Joints (joint space) or the TCP pose (linear) where the first segment starts.
-    pub(super) base: [f64; 6],
-    pub(super) segments: Vec<Segment>,
+    pub(crate) base: [f64; 6],
+    pub(crate) segments: Vec<Segment>,
 }
 
 impl Path {
     /// The end of the last segment, in the path's space.
-    pub(super) fn end(&self) -> [f64; 6] {
+    pub(crate) fn end(&self) -> [f64; 6] {
         self.segments
             .iter()
             .fold(self.base, |at, s| apply(self.space, &at, &s.delta, 1.0))
     }
 
     /// Where the path is now, in its space.
-    pub(super) fn now(&self) -> [f64; 6] {
+    pub(crate) fn now(&self) -> [f64; 6] {
         self.segments.iter().fold(self.base, |at, s| {
             apply(self.space, &at, &s.delta, s.fraction())
         })
@@ -124,7 +124,7 @@ impl Path {
 }
 
 /// `at` moved by `fraction` of `delta`.
-pub(super) fn apply(space: Space, at: &[f64; 6], delta: &[f64; 6], fraction: f64) -> [f64; 6] {
+pub(crate) fn apply(space: Space, at: &[f64; 6], delta: &[f64; 6], fraction: f64) -> [f64; 6] {
     match space {
         Space::Joint => std::array::from_fn(|j| at[j] + delta[j] * fraction),
         Space::Linear => {
@@ -148,7 +148,7 @@ pub(super) fn apply(space: Space, at: &[f64; 6], delta: &[f64; 6], fraction: f64
 /// A move from `from` to `target` in `space`: its delta (as [`Segment::delta`]), the length
 /// its profile runs over (the leading joint's travel, or the line's length, or the turn's
 /// angle when the TCP only turns), and, on a line, the TCP position it ends at.
-pub(super) fn displacement(
+pub(crate) fn displacement(
     space: Space,
     from: &[f64; 6],
     target: &[f64; 6],
@@ -183,6 +183,6 @@ pub(super) fn displacement(
     }
 }
 
-pub(super) fn distance3(a: &[f64; 3], b: &[f64; 3]) -> f64 {
+pub(crate) fn distance3(a: &[f64; 3], b: &[f64; 3]) -> f64 {
     ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
 }
