@@ -205,3 +205,27 @@ fn what_the_engine_does_not_run_is_a_compile_error_at_its_place() {
         (ErrorKind::Unsupported, 2, 1)
     );
 }
+
+/// Shapes drivers' control scripts use (written for this test in the form of ur_rtde's):
+/// a parameter named `p` indexed beside pose literals, a call with a space before its
+/// parenthesis, a boolean returned from a comparison, `global` with a thread handle
+/// inside a branch.
+#[test]
+fn driver_script_shapes_run() {
+    let log = log_of(
+        "def control():\n  global started = False\n\
+         def scale(p, factor):\n    return p[p[0] * factor, p[1] * factor, p[2] * factor, p[3], p[4], p[5]]\n  end\n\
+         def is_null(p):\n    total = p[0] + p[1] + p[2] + p[3] + p[4] + p[5]\n    return (total < 0.0000000001)\n  end\n\
+         def speed_in_base(tool_speed, frame):\n    t = p[tool_speed[0], tool_speed[1], tool_speed[2], 0, 0, 0]\n\
+         \x20   moved = pose_sub(pose_trans (frame, t), frame)\n    r = norm([tool_speed[3], tool_speed[4], tool_speed[5]])\n\
+         \x20   return [moved[0], moved[1], moved[2], r, 0, 0]\n  end\n\
+         thread idle():\n    sync()\n  end\n\
+         if not started:\n    global idle_thrd = run idle()\n    started = True\n  end\n\
+         textmsg(scale(p[0.1, 0.2, 0.3, 0, 0, 0], 2))\n  textmsg(is_null(p[0, 0, 0, 0, 0, 0]))\n\
+         textmsg(speed_in_base([0, 0, 0.02, 0, 0, 1], p[0.5, 0, 0, 0, 0, 0]))\n  join idle_thrd\nend\n",
+    );
+    assert_eq!(
+        log,
+        ["p[0.2, 0.4, 0.6, 0, 0, 0]", "True", "[0, 0, 0.02, 1, 0, 0]"]
+    );
+}
