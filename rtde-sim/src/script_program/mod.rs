@@ -1,5 +1,5 @@
 //! A client's own URScript program, run by the `rtde-urscript` engine on the simulator's
-//! tick, its motion through the arm's one motion model ([`crate::motion`]): the same
+//! tick, its motion through the arm's one motion model: the same
 //! trapezoids, lines, blends and speed slider as the native programs.
 //!
 //! Not yet started from the script port: the next step gives [`Program`](crate::Program)
