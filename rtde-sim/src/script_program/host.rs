@@ -27,7 +27,7 @@ enum Wait {
 }
 
 /// The blocked calls, by ticket; a move's id on the motion model is its ticket.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct Pending {
     waits: BTreeMap<u64, Wait>,
     next: u64,
@@ -86,7 +86,7 @@ impl Pending {
 }
 
 /// What the script wrote: output registers by field name, and the digital outputs.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct Outputs {
     pub(super) registers: HashMap<String, RtdeValue>,
     pub(super) digital: u64,
@@ -268,7 +268,7 @@ impl SimHost<'_> {
             "write_output_boolean_register" => {
                 self.write("bit", call, |v| v.bool().map(RtdeValue::Bool))
             }
-            "set_standard_digital_out" => self.digital(call, 0, 8),
+            "set_standard_digital_out" | "set_digital_out" => self.digital(call, 0, 8),
             "set_configurable_digital_out" => self.digital(call, 8, 8),
             "set_tool_digital_out" => self.digital(call, 16, 2),
             "get_standard_digital_out" => index().map(|n| {

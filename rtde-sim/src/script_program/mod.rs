@@ -2,8 +2,8 @@
 //! tick, its motion through the arm's one motion model: the same
 //! trapezoids, lines, blends and speed slider as the native programs.
 //!
-//! Not yet started from the script port: the next step gives [`Program`](crate::Program)
-//! a variant for it (issue 34).
+//! The script port starts one ([`Program::Script`](crate::Program::Script)) for any
+//! program that is not one of rtde's own (issue 34).
 
 mod host;
 
@@ -34,7 +34,7 @@ use host::{Outputs, Pending, SimHost};
 /// assert!((program.q()[0] - 0.1).abs() < 1e-9);
 /// assert_eq!(program.digital_output_bits(), 1 << 3);
 /// ```
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct ScriptProgram {
     machine: Machine,
     arm: ArmMotion,
@@ -42,6 +42,21 @@ pub struct ScriptProgram {
     outputs: Outputs,
     messages: Vec<String>,
     ticks: u64,
+    /// The controller's digital outputs at the last tick, under the script's own.
+    io_bits: u64,
+}
+
+/// Two runs stand alike: same ticks, arm, outputs, messages and state (the compiled code
+/// holds function pointers, which do not compare).
+impl PartialEq for ScriptProgram {
+    fn eq(&self, other: &Self) -> bool {
+        self.ticks == other.ticks
+            && self.arm == other.arm
+            && self.outputs.digital == other.outputs.digital
+            && self.outputs.registers == other.outputs.registers
+            && self.messages == other.messages
+            && self.machine.state() == other.machine.state()
+    }
 }
 
 impl ScriptProgram {
@@ -57,6 +72,7 @@ impl ScriptProgram {
             outputs: Outputs::default(),
             messages: Vec::new(),
             ticks: 0,
+            io_bits: 0,
         })
     }
 
@@ -66,6 +82,7 @@ impl ScriptProgram {
             return;
         }
         self.ticks += 1;
+        self.io_bits = io.digital_output_bits();
         self.pending.start_waiting(&mut self.arm);
         let mut host = SimHost {
             arm: &mut self.arm,
@@ -96,6 +113,17 @@ impl ScriptProgram {
             self.machine.stop(&mut host);
             self.messages.push(format!("protective stop: {why}"));
         }
+    }
+
+    /// A paused tick: the script does not run and the arm stands.
+    pub fn hold(&mut self) {
+        self.arm.qd = [0.0; 6];
+    }
+
+    /// The TCP offset `set_tcp` gave.
+    #[must_use]
+    pub fn tcp_offset(&self) -> [f64; 6] {
+        self.arm.tcp
     }
 
     /// Whether the program still runs.
@@ -132,7 +160,19 @@ impl ScriptProgram {
     /// The value the program reports for an output register it wrote; `None` otherwise.
     #[must_use]
     pub fn output(&self, name: &str) -> Option<RtdeValue> {
-        self.outputs.registers.get(name).cloned()
+        let state = if self.is_running() {
+            rtde_core::RuntimeState::Playing
+        } else {
+            rtde_core::RuntimeState::Stopped
+        };
+        Some(match name {
+            "target_q" => RtdeValue::Vector6d(self.arm.q),
+            "target_qd" => RtdeValue::Vector6d(self.arm.qd),
+            "runtime_state" => RtdeValue::Uint32(state.code()),
+            "tcp_offset" => RtdeValue::Vector6d(self.arm.tcp),
+            "actual_digital_output_bits" => RtdeValue::Uint64(self.io_bits | self.outputs.digital),
+            _ => return self.outputs.registers.get(name).cloned(),
+        })
     }
 
     /// Every message the program logged (`textmsg`, runtime exceptions), oldest first.
