@@ -235,6 +235,19 @@ fn a_client_program_runs_on_the_engine_and_its_end_is_seen_everywhere() {
 }
 
 #[test]
+fn a_client_program_failing_at_runtime_is_answered_at_its_line_and_column() {
+    let sim = start(Sim::builder());
+    ready(&sim);
+    let program = Program::new("def boom():\n  l = [1, 2]\n  x = l[2]\nend\n").unwrap();
+    let err = sender(&sim).send(&program).unwrap_err();
+    assert!(
+        matches!(&err, ScriptError::Runtime { line: 3, column: 7, text } if text.contains("index 2 out of range")),
+        "{err}"
+    );
+    wait_stopped(&sim);
+}
+
+#[test]
 fn a_client_program_with_a_compile_error_is_answered_at_its_line_and_column() {
     let sim = start(Sim::builder());
     ready(&sim);
