@@ -4,8 +4,9 @@ equal values and effects. ur_rtde's RTDE interfaces always connect to port 30004
 simulator takes a loopback address of its own (127.0.0.N).
 
 There is no parity run for `rtde_control`: ur_rtde's RTDEControlInterface uploads its own
-URScript program, which the simulator does not interpret (it runs rtde's command program
-natively); `test_motion.py` tests ours against that program."""
+URScript program, which needs built-ins the simulator's URScript engine does not run yet
+(force mode, the async helpers' state); `test_motion.py` tests ours against rtde's
+command program."""
 
 import os
 import time

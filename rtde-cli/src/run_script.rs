@@ -26,7 +26,7 @@ that fails is not sent (--no-check sends it anyway).
 A program moves a real robot: with --robot, nothing is sent without \
 --i-have-checked-the-workspace. Without --robot the program goes to a built-in simulator \
 (powered on and brakes released for it), which runs the project's own programs \
-(rtde_servo.script) and accepts any other, saying it does not interpret URScript.",
+(rtde_servo.script) and runs any other on its URScript engine.",
     after_help = "Examples:
   rtde run-script rtde-robot-proto/src/programs/servo/rtde_servo.script
       on the built-in simulator: it recognises the servo program and runs it

@@ -168,48 +168,125 @@ fn servo_template_plays(check: Preconditions) {
     );
 }
 
+/// Listens on the primary interface, from now on, for the key message that program
+/// `name` stopped; the thread answers whether it came within 10 s.
+fn stopped_key(sim: &Sim, name: &str) -> std::thread::JoinHandle<bool> {
+    use rtde_robot::primary::{Decoded, PrimaryClient, PrimaryMessage};
+    let mut client = PrimaryClient::connect(sim.script_addr(ScriptPort::Primary).unwrap()).unwrap();
+    let name = name.to_owned();
+    std::thread::spawn(move || {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while std::time::Instant::now() < deadline {
+            match client.recv() {
+                Ok(Decoded::Message(PrimaryMessage::Key { title, text, .. }))
+                    if title == "PROGRAM_XXX_STOPPED" && text == name =>
+                {
+                    return true;
+                }
+                Ok(_) => {}
+                Err(_) => return false,
+            }
+        }
+        false
+    })
+}
+
+/// Waits until the robot's program is stopped again, at most 10 s.
+fn wait_stopped(sim: &Sim) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while sim.robot_state().unwrap().program_state() != RuntimeState::Stopped {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the program never ended"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 #[test]
-fn another_program_is_accepted_said_not_run_and_known_stopped_at_once() {
+fn a_client_program_runs_on_the_engine_and_its_end_is_seen_everywhere() {
     let sim = start(Sim::builder());
     ready(&sim);
-    let timeout = Duration::from_secs(10);
-    let err = sender(&sim).timeout(timeout).send(&hello()).unwrap_err();
-    let ScriptError::NotStarted {
-        waited,
-        runtime_state,
-        messages,
-    } = &err
-    else {
-        panic!("{err}");
-    };
-    assert_eq!(*runtime_state, Some(RuntimeState::Stopped));
+    let program = Program::new(
+        "def pick():\n  i = 0\n  while i < 3:\n    movej([0.1 * (i + 1), -1.5, 1.5, -1.5, -1.5, 0], a=3, v=2)\n    i = i + 1\n  end\n\
+         \x20 set_standard_digital_out(2, True)\n  textmsg(\"picked\")\nend\n",
+    )
+    .unwrap();
+    let stopped = stopped_key(&sim, "pick");
+    let mut steps = Vec::new();
+    sender(&sim)
+        .timeout(Duration::from_secs(10))
+        .send_observed(&program, |s| steps.push(s.clone()))
+        .unwrap();
+    assert!(steps.contains(&Step::Playing), "{steps:?}");
+    wait_stopped(&sim);
+    let script = sim.script_program().unwrap();
+    assert!((script.q()[0] - 0.3).abs() < 1e-9, "{:?}", script.q());
+    assert_eq!(script.digital_output_bits() & (1 << 2), 1 << 2);
+    assert_eq!(script.messages(), ["picked"]);
     assert!(
-        messages
+        stopped.join().unwrap(),
+        "the primary interface said it stopped"
+    );
+    assert!(
+        !dashboard(&sim).running().unwrap(),
+        "the Dashboard sees it ended"
+    );
+}
+
+#[test]
+fn a_client_program_failing_at_runtime_is_answered_at_its_line_and_column() {
+    let sim = start(Sim::builder());
+    ready(&sim);
+    let program = Program::new("def boom():\n  l = [1, 2]\n  x = l[2]\nend\n").unwrap();
+    let err = sender(&sim).send(&program).unwrap_err();
+    assert!(
+        matches!(&err, ScriptError::Runtime { line: 3, column: 7, text } if text.contains("index 2 out of range")),
+        "{err}"
+    );
+    wait_stopped(&sim);
+}
+
+#[test]
+fn a_client_program_with_a_compile_error_is_answered_at_its_line_and_column() {
+    let sim = start(Sim::builder());
+    ready(&sim);
+    let program = Program::new("def bad():\n  x = 1\n  mvoej([0, 0, 0, 0, 0, 0])\nend\n").unwrap();
+    // Sent unchecked, so that the controller's compiler answers.
+    let err = sender(&sim).check_script(false).send(&program).unwrap_err();
+    assert!(
+        matches!(&err, ScriptError::Compile { line: 3, column: 3, text } if text.starts_with("compile_error_name_not_found")),
+        "{err}"
+    );
+    let robot = sim.robot_state().unwrap();
+    assert!(
+        robot
+            .messages()
             .iter()
-            .any(|m| m.contains("does not interpret URScript") && m.contains("hello")),
-        "{messages:?}"
+            .any(|m| m.contains("compile_error_name_not_found") && m.contains("mvoej")),
+        "{:?}",
+        robot.messages()
     );
-    // The controller's word that the program stopped is its fate: no waiting it out.
-    assert!(
-        messages.iter().any(|m| m == "PROGRAM_XXX_STOPPED hello"),
-        "{messages:?}"
-    );
-    assert!(*waited < timeout, "waited {waited:?}, the whole timeout");
+    assert_eq!(robot.program_state(), RuntimeState::Stopped);
+    assert!(sim.script_program().is_none(), "nothing ran");
 }
 
 #[test]
 fn a_single_line_through_the_primary_port_is_a_program_of_its_own() {
     let sim = start(Sim::builder());
     ready(&sim);
-    let err = sender(&sim)
+    let stopped = stopped_key(&sim, "set_digital_out(0, True)");
+    sender(&sim)
         .via(ScriptPort::Primary)
         .timeout(Duration::from_millis(500))
         .send(&Program::line("set_digital_out(0, True)").unwrap())
-        .unwrap_err();
+        .unwrap();
+    wait_stopped(&sim);
     assert!(
-        matches!(&err, ScriptError::NotStarted { messages, .. } if messages.iter().any(|m| m.contains("set_digital_out(0, True)"))),
-        "{err}"
+        stopped.join().unwrap(),
+        "the primary interface said it stopped"
     );
+    assert_eq!(sim.script_program().unwrap().digital_output_bits() & 1, 1);
 }
 
 #[test]

@@ -18,6 +18,7 @@ use crate::io::IoState;
 use crate::program::ServoProgram;
 use crate::robot_program::Program;
 use crate::robot_state::RobotState;
+use crate::script_program::ScriptProgram;
 use crate::source::{OutputSource, Sample, Tick};
 use crate::ticker::Ticker;
 use rtde_kinematics::Arm;
@@ -233,6 +234,31 @@ impl Controller {
         Ok(())
     }
 
+    /// Starts a client's own URScript program, checked against the controller's version.
+    ///
+    /// # Errors
+    /// The first compile error, as the controller reports it: its line, its column and
+    /// its text.
+    pub(crate) fn start_script_program(
+        &mut self,
+        name: &str,
+        text: &str,
+        version: ControllerVersion,
+    ) -> Result<(), (u32, u32, String)> {
+        let compile_error =
+            |e: &rtde_urscript::ScriptError| (e.span.line, e.span.column, e.to_string());
+        let checked = rtde_urscript::check(text, version)
+            .map_err(|errors| errors.first().map(compile_error).unwrap_or_default())?;
+        let q = self.program().map_or(self.start.q, Program::q);
+        let program =
+            ScriptProgram::new(&checked, self.start.arm, q).map_err(|e| compile_error(&e))?;
+        self.install_program(Program::Script(Box::new(program)));
+        if let Some(run) = &mut self.program {
+            run.name = Some(name.to_owned());
+        }
+        Ok(())
+    }
+
     /// A protective stop is the robot's, whoever raised it: one the command program meets
     /// (its fault flag) stops the robot's state machine, and one the robot meets (a fault,
     /// or [`Sim::protective_stop`](crate::Sim::protective_stop)) stops the program.
@@ -275,6 +301,15 @@ impl Controller {
                 self.install_program(Program::Still(q));
             }
             RuntimeState::Playing if run.program.has_stopped() => {
+                if let Program::Script(p) = &run.program
+                    && let rtde_urscript::run::State::Failed(e) = p.state()
+                {
+                    robot.tell_primary(PrimaryMessage::RuntimeException {
+                        line: i32::try_from(e.span.line).unwrap_or(i32::MAX),
+                        column: i32::try_from(e.span.column).unwrap_or(i32::MAX),
+                        text: format!("runtime_exception: {}", e.message),
+                    });
+                }
                 robot.stop_program();
                 robot.tell_primary(PrimaryMessage::Key {
                     code: 0,

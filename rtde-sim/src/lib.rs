@@ -160,6 +160,7 @@ mod robot;
 mod robot_program;
 mod robot_state;
 mod script_port;
+pub mod script_program;
 mod server;
 mod service;
 mod sim;

@@ -6,6 +6,7 @@ use rtde_core::Value;
 use crate::command_program::CommandProgram;
 use crate::io::IoState;
 use crate::program::ServoProgram;
+use crate::script_program::ScriptProgram;
 
 /// `runtime_state`'s code for a stopped program, as both programs report it.
 const STOPPED: u32 = rtde_core::RuntimeState::Stopped.code();
@@ -21,6 +22,8 @@ pub enum Program {
     Servo(ServoProgram),
     /// `rtde_command.script` ([`SimBuilder::command_program`](crate::SimBuilder::command_program)).
     Command(Box<CommandProgram>),
+    /// A client's own URScript program, run by the URScript engine.
+    Script(Box<ScriptProgram>),
     /// No program: the arm stands at these joint positions. With the robot's state machine
     /// on (the Dashboard server, the script ports) the joints move only when a program
     /// moves them, so between programs the arm stays where the last one left it.
@@ -33,6 +36,7 @@ impl Program {
         match self {
             Program::Servo(p) => p.step(io, dt),
             Program::Command(p) => p.step(io, dt),
+            Program::Script(p) => p.step(io, dt),
             Program::Still(_) => {}
         }
     }
@@ -45,6 +49,7 @@ impl Program {
         match self {
             Program::Servo(p) => p.hold(),
             Program::Command(p) => p.hold(),
+            Program::Script(p) => p.hold(),
             Program::Still(_) => {}
         }
     }
@@ -56,6 +61,7 @@ impl Program {
         match self {
             Program::Servo(p) => p.step(io, dt),
             Program::Command(p) => p.step_late(io, dt),
+            Program::Script(p) => p.step(io, dt),
             Program::Still(_) => {}
         }
     }
@@ -66,6 +72,7 @@ impl Program {
         match self {
             Program::Servo(p) => p.q(),
             Program::Command(p) => p.q(),
+            Program::Script(p) => p.q(),
             Program::Still(q) => *q,
         }
     }
@@ -76,6 +83,7 @@ impl Program {
         match self {
             Program::Servo(p) => p.qd(),
             Program::Command(p) => p.qd(),
+            Program::Script(p) => p.qd(),
             Program::Still(_) => [0.0; 6],
         }
     }
@@ -86,6 +94,7 @@ impl Program {
         match self {
             Program::Servo(p) => p.setpoint(),
             Program::Command(p) => p.q(),
+            Program::Script(p) => p.q(),
             Program::Still(q) => *q,
         }
     }
@@ -96,6 +105,7 @@ impl Program {
         match self {
             Program::Servo(_) | Program::Still(_) => [0.0; 6],
             Program::Command(p) => p.tcp_offset(),
+            Program::Script(p) => p.tcp_offset(),
         }
     }
 
@@ -105,6 +115,7 @@ impl Program {
         match self {
             Program::Servo(p) => p.output(name),
             Program::Command(p) => p.output(name),
+            Program::Script(p) => p.output(name),
             Program::Still(_) => None,
         }
     }
@@ -115,6 +126,7 @@ impl Program {
         match self {
             Program::Servo(p) => p.ticks(),
             Program::Command(p) => p.ticks(),
+            Program::Script(p) => p.ticks(),
             Program::Still(_) => 0,
         }
     }
@@ -125,6 +137,7 @@ impl Program {
         match self {
             Program::Servo(p) => p.messages(),
             Program::Command(p) => p.messages(),
+            Program::Script(p) => p.messages(),
             Program::Still(_) => &[],
         }
     }
@@ -136,6 +149,7 @@ impl Program {
         match self {
             Program::Servo(p) => p.runtime_state() == STOPPED,
             Program::Command(p) => p.runtime_state() == STOPPED,
+            Program::Script(p) => !p.is_running(),
             Program::Still(_) => false,
         }
     }

@@ -1,10 +1,12 @@
 //! The script ports (30001–30003 on a controller): programs in, robot messages out.
 //!
-//! The simulator does not interpret URScript. A program that carries the versioned marker
-//! of one of the project's programs ([`KNOWN_PROGRAMS`]) is recognised and its behaviour
-//! runs natively; any other program is accepted, and a text message (over RTDE and the
-//! primary interface) says it was not run, while `runtime_state` stays stopped, and the
-//! primary interface's `PROGRAM_XXX_STOPPED` key message ends it.
+//! A program that carries the versioned marker of one of the project's programs
+//! ([`KNOWN_PROGRAMS`]) is recognised and its behaviour runs natively; any other program
+//! is checked against the controller's version and run by the URScript engine
+//! ([`ScriptProgram`](crate::script_program::ScriptProgram)), `runtime_state` PLAYING while
+//! it runs. A compile error is answered as the controller answers it: the primary
+//! interface's runtime exception with its line and column, a text message, and the
+//! program not started; a runtime error likewise, and the program stopped.
 //!
 //! Programs: a block from a `def name():` or `sec name():` line at column 0 to the next
 //! `end` at column 0 is one program; any other line is a program of its own.
@@ -19,7 +21,7 @@ use rtde_robot_proto::ports::ScriptPort;
 use rtde_robot_proto::primary::{Layout, PrimaryMessage};
 use rtde_robot_proto::programs;
 use rtde_robot_proto::realtime::RealtimeLayout;
-use rtde_robot_proto::script::{MARKER_PREFIX, Program, marker_of};
+use rtde_robot_proto::script::{Program, marker_of};
 
 use crate::controller::{KnownProgram, Shared};
 use crate::fault::Fault;
@@ -353,11 +355,32 @@ fn run(source: &str, shared: &Shared) {
             });
         }
         None => {
-            let why = format!(
-                "the simulator does not interpret URScript: program {name} accepted, not run \
-                 (it runs only the project's programs, recognised by their `{MARKER_PREFIX}` line)"
-            );
-            not_run(robot, &name, why);
+            let started = controller.start_script_program(&name, source, shared.config.version);
+            let Some(robot) = controller.robot.as_mut() else {
+                return;
+            };
+            match started {
+                Ok(()) => {
+                    robot.start_program();
+                    robot.tell_primary(PrimaryMessage::Key {
+                        code: 0,
+                        argument: 0,
+                        title: "PROGRAM_XXX_STARTED".into(),
+                        text: name,
+                    });
+                }
+                // A compile error, as the controller reports one: the runtime exception
+                // with its line and column, and the program not started.
+                Err((line, column, text)) => {
+                    robot.say(format!("program {name} not started: {text}"));
+                    robot.tell_primary(PrimaryMessage::RuntimeException {
+                        line: i32::try_from(line).unwrap_or(i32::MAX),
+                        column: i32::try_from(column).unwrap_or(i32::MAX),
+                        text,
+                    });
+                    robot.stop_program();
+                }
+            }
         }
     }
 }

@@ -174,6 +174,17 @@ impl Sim {
         }
     }
 
+    /// A snapshot of the client's own URScript program the simulator runs, if any: its
+    /// joints, its outputs, its messages and how it stands (ended, or failed with its
+    /// runtime error).
+    #[must_use]
+    pub fn script_program(&self) -> Option<crate::script_program::ScriptProgram> {
+        match self.shared.controller().program() {
+            Some(Program::Script(p)) => Some((**p).clone()),
+            _ => None,
+        }
+    }
+
     /// The arm, as the controller computes with it: the model, with its calibration
     /// ([`SimBuilder::calibration`]) if it has one.
     #[must_use]
@@ -832,8 +843,8 @@ impl SimBuilder {
     /// [`Sim::read_only_addr`]) on the RTDE address's IP and free ports ([`Sim::script_addr`]),
     /// with the robot's state machine ([`SimBuilder::robot_state`]). A program that
     /// carries the marker of one of the project's programs ([`KNOWN_PROGRAMS`](crate::KNOWN_PROGRAMS))
-    /// runs natively; any other is accepted, and a text message says that the simulator
-    /// does not interpret URScript. The primary interface sends the version message,
+    /// runs natively; any other runs on the URScript engine
+    /// ([`ScriptProgram`](crate::script_program::ScriptProgram)). The primary interface sends the version message,
     /// runtime exceptions ([`Fault::RuntimeException`]) and protective stops.
     ///
     /// ```

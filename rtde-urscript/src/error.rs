@@ -25,6 +25,9 @@ pub enum ErrorKind {
     Misplaced,
     /// `run` of something that is not a thread.
     NotAThread,
+    /// Valid URScript the interpreter does not run (an assignment to an element of an
+    /// element, `for` over something other than `range`).
+    Unsupported,
 }
 
 impl ErrorKind {
@@ -46,6 +49,7 @@ impl ErrorKind {
             ErrorKind::TypeMismatch => "compile_error_type_mismatch",
             ErrorKind::Misplaced => "compile_error_misplaced_statement",
             ErrorKind::NotAThread => "compile_error_not_a_thread",
+            ErrorKind::Unsupported => "compile_error_unsupported",
         }
     }
 }

@@ -27,6 +27,7 @@ pub mod builtins;
 mod check;
 mod error;
 mod parse;
+pub mod run;
 mod span;
 
 pub use check::{Checked, Review, check, check_program, review};

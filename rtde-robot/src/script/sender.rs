@@ -203,10 +203,9 @@ impl ScriptSender {
     /// let err = sender.send(&program).unwrap_err();
     /// assert!(matches!(err, ScriptError::Check { .. }));
     /// assert!(err.to_string().contains("line 2, column 3"), "{err}");
-    /// // Unchecked, it is sent, and the controller decides (the simulator does not
-    /// // interpret it: it stops at once).
+    /// // Unchecked, it is sent, and the controller's compiler answers at the same place.
     /// let err = sender.check_script(false).send(&program).unwrap_err();
-    /// assert!(matches!(err, ScriptError::NotStarted { .. }), "{err}");
+    /// assert!(matches!(err, ScriptError::Compile { line: 2, column: 3, .. }), "{err}");
     /// ```
     #[must_use]
     pub fn check_script(mut self, check: bool) -> Self {

@@ -9,7 +9,7 @@
 //! inside the program, without `global`, is not visible in another function or thread.
 
 mod calls;
-mod scope;
+pub(crate) mod scope;
 mod types;
 
 use std::collections::HashMap;

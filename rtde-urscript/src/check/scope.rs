@@ -7,7 +7,7 @@ use std::rc::Rc;
 use crate::ast::{ExprKind, Function, Scope as Declared, Stmt, StmtKind};
 
 /// A set of variable names.
-pub(super) type Names = HashSet<String>;
+pub(crate) type Names = HashSet<String>;
 
 /// The names the language defines.
 pub(super) const CONSTANTS: [&str; 1] = ["pi"];
@@ -69,7 +69,7 @@ impl<'s> Scope<'s> {
 }
 
 /// Every `def`, `thread` and `sec` in the script, at any depth, by name.
-pub(super) fn collect_functions<'a>(body: &'a [Stmt], out: &mut HashMap<&'a str, &'a Function>) {
+pub(crate) fn collect_functions<'a>(body: &'a [Stmt], out: &mut HashMap<&'a str, &'a Function>) {
     for stmt in body {
         if let StmtKind::Function(f) = &stmt.kind {
             out.entry(f.name.name.as_str()).or_insert(f);
@@ -82,7 +82,7 @@ pub(super) fn collect_functions<'a>(body: &'a [Stmt], out: &mut HashMap<&'a str,
 /// defined at the top level (the manual: "every variable declared inside a program exists
 /// at a global scope, except when they are declared inside a function", the program being
 /// the outermost `def`), and those declared `global` anywhere.
-pub(super) fn globals(body: &[Stmt]) -> Names {
+pub(crate) fn globals(body: &[Stmt]) -> Names {
     let mut names = Names::new();
     assigned(body, &mut names);
     for stmt in body {
@@ -110,7 +110,7 @@ fn declared_global(body: &[Stmt], out: &mut Names) {
 
 /// The variables a body assigns or declares, in its nested blocks too, but not in the
 /// functions defined inside it (those have their own scope).
-fn assigned(body: &[Stmt], out: &mut Names) {
+pub(crate) fn assigned(body: &[Stmt], out: &mut Names) {
     for stmt in body {
         match &stmt.kind {
             StmtKind::Assign { target, .. } => {

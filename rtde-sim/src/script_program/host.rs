@@ -1,0 +1,358 @@
+//! The simulator as the engine's robot: built-ins that move the arm start moves on the
+//! motion model and finish when its [`Step`] says so; registers and outputs go to and
+//! from the controller's state.
+
+use std::collections::{BTreeMap, HashMap};
+
+use rtde_core::Value as RtdeValue;
+use rtde_kinematics::{compose, invert};
+use rtde_urscript::builtins;
+use rtde_urscript::run::{Host, HostCall, Progress, Reply, Value};
+
+use crate::io::IoState;
+use crate::motion::{ArmMotion, Move, Space, Step};
+
+/// What a blocked call waits for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Wait {
+    /// A move the arm cannot start yet (the one under way is not within its blend radius).
+    ToStart(Move),
+    /// A move under way.
+    Moving,
+    /// A stop ramping to rest.
+    Stopping,
+    /// `servoj`, `speedj` and `speedl` for their `t`: ticks left.
+    Ticks(u32),
+    Done,
+}
+
+/// The blocked calls, by ticket; a move's id on the motion model is its ticket.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Pending {
+    waits: BTreeMap<u64, Wait>,
+    next: u64,
+}
+
+impl Pending {
+    fn add(&mut self, wait: Wait) -> u64 {
+        self.next += 1;
+        self.waits.insert(self.next, wait);
+        self.next
+    }
+
+    /// Starts the moves that wait, in the order they were asked for, as far as the arm
+    /// takes them.
+    pub(super) fn start_waiting(&mut self, arm: &mut ArmMotion) {
+        let waiting: Vec<(u64, Move)> = self
+            .waits
+            .iter()
+            .filter_map(|(t, w)| match w {
+                Wait::ToStart(m) => Some((*t, *m)),
+                _ => None,
+            })
+            .collect();
+        for (ticket, m) in waiting {
+            let Some(returned) = arm.start(m) else {
+                return;
+            };
+            self.waits.insert(ticket, Wait::Moving);
+            if let Some(previous) = returned {
+                self.finish(previous);
+            }
+        }
+    }
+
+    fn finish(&mut self, id: i32) {
+        if let Some(w) = u64::try_from(id).ok().and_then(|t| self.waits.get_mut(&t)) {
+            *w = Wait::Done;
+        }
+    }
+
+    /// Takes in one tick of motion; why the arm stopped, if it could not go on.
+    pub(super) fn after_step(&mut self, step: &Step) -> Option<String> {
+        for id in step.returned.iter().chain(&step.ended) {
+            self.finish(*id);
+        }
+        for w in self.waits.values_mut() {
+            match w {
+                Wait::Stopping if step.rested => *w = Wait::Done,
+                Wait::Ticks(n) if *n <= 1 => *w = Wait::Done,
+                Wait::Ticks(n) => *n -= 1,
+                _ => {}
+            }
+        }
+        step.unreachable.clone()
+    }
+}
+
+/// What the script wrote: output registers by field name, and the digital outputs.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Outputs {
+    pub(super) registers: HashMap<String, RtdeValue>,
+    pub(super) digital: u64,
+}
+
+/// The simulator during one tick of the script.
+pub(super) struct SimHost<'a> {
+    pub(super) arm: &'a mut ArmMotion,
+    pub(super) io: &'a IoState,
+    pub(super) pending: &'a mut Pending,
+    pub(super) outputs: &'a mut Outputs,
+    pub(super) messages: &'a mut Vec<String>,
+    pub(super) dt: f64,
+}
+
+/// An argument by its parameter's name in the built-in table.
+fn arg<'c>(call: &'c HostCall<'_>, name: &str) -> &'c Value {
+    let at = builtins::lookup(call.name)
+        .and_then(|b| b.params.iter().position(|p| p.name == name))
+        .unwrap_or(usize::MAX);
+    call.arg(at)
+}
+
+fn done(v: Value) -> Result<Reply, String> {
+    Ok(Reply::Done(v))
+}
+
+impl SimHost<'_> {
+    /// Joint positions from a list, or from a TCP pose by inverse kinematics near `near`.
+    fn joints(&self, v: &Value, near: &[f64; 6]) -> Result<[f64; 6], String> {
+        match v {
+            Value::Pose(p) => {
+                let flange = compose(p, &invert(&self.arm.tcp));
+                self.arm
+                    .model
+                    .inverse_nearest(flange, near)
+                    .map_err(|e| e.to_string())
+            }
+            other => other.six(),
+        }
+    }
+
+    /// A TCP pose from a pose, or from joint positions by forward kinematics.
+    fn pose(&self, v: &Value) -> Result<[f64; 6], String> {
+        match v {
+            Value::List(_) => Ok(self.arm.tcp_pose_at(&v.six()?)),
+            other => other.six(),
+        }
+    }
+
+    fn start_move(&mut self, call: &HostCall<'_>, space: Space) -> Result<Reply, String> {
+        let target = match space {
+            Space::Joint => self.joints(call.arg(0), &self.arm.q)?,
+            Space::Linear => self.pose(call.arg(0))?,
+        };
+        let ticket = self.pending.add(Wait::Done);
+        let m = Move {
+            space,
+            target,
+            speed: arg(call, "v").number()?,
+            accel: arg(call, "a").number()?,
+            blend: arg(call, "r").number()?,
+            id: i32::try_from(ticket).map_err(|_| "too many moves".to_owned())?,
+        };
+        self.pending.waits.insert(ticket, Wait::ToStart(m));
+        self.pending.start_waiting(self.arm);
+        Ok(Reply::Blocked(ticket))
+    }
+
+    fn for_time(&mut self, seconds: f64) -> Reply {
+        let ticks = (seconds / self.dt - 1e-9).ceil().clamp(1.0, 1e9);
+        // Clamped to 1..=1e9 above.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        Reply::Blocked(self.pending.add(Wait::Ticks(ticks as u32)))
+    }
+
+    fn motion(&mut self, call: &HostCall<'_>) -> Option<Result<Reply, String>> {
+        Some(match call.name {
+            "movej" => self.start_move(call, Space::Joint),
+            "movel" | "movep" => self.start_move(call, Space::Linear),
+            "servoj" => self.joints(call.arg(0), &self.arm.q).and_then(|q| {
+                self.arm.servo(q);
+                Ok(self.for_time(arg(call, "t").number()?))
+            }),
+            "speedj" | "speedl" => {
+                let space = if call.name == "speedj" {
+                    Space::Joint
+                } else {
+                    Space::Linear
+                };
+                (|| {
+                    self.arm
+                        .ramp(space, call.arg(0).six()?, arg(call, "a").number()?);
+                    Ok(self.for_time(arg(call, "t").number().unwrap_or(0.0)))
+                })()
+            }
+            "stopj" | "stopl" => {
+                let space = if call.name == "stopj" {
+                    Space::Joint
+                } else {
+                    Space::Linear
+                };
+                match arg(call, "a").number() {
+                    Ok(a) if self.arm.stop(space, a) => {
+                        Ok(Reply::Blocked(self.pending.add(Wait::Stopping)))
+                    }
+                    Ok(_) => done(Value::None),
+                    Err(e) => Err(e),
+                }
+            }
+            _ => return None,
+        })
+    }
+
+    fn state(&mut self, call: &HostCall<'_>) -> Option<Result<Reply, String>> {
+        let q = self.arm.q;
+        Some(match call.name {
+            "get_actual_joint_positions" | "get_target_joint_positions" | "get_joint_positions" => {
+                done(Value::floats(q))
+            }
+            "get_actual_joint_speeds" | "get_target_joint_speeds" => {
+                done(Value::floats(self.arm.qd))
+            }
+            "get_actual_tcp_pose" | "get_target_tcp_pose" => done(Value::Pose(self.arm.tcp_pose())),
+            "get_actual_tool_flange_pose" => done(Value::Pose(self.arm.model.tcp_pose(&q))),
+            "get_tcp_offset" => done(Value::Pose(self.arm.tcp)),
+            "get_forward_kin" => (|| {
+                let joints = arg(call, "q").six()?;
+                Ok(Reply::Done(Value::Pose(compose(
+                    &self.arm.model.tcp_pose(&joints),
+                    &arg(call, "tcp").six()?,
+                ))))
+            })(),
+            "get_inverse_kin" => (|| {
+                let flange = compose(&arg(call, "x").six()?, &invert(&arg(call, "tcp").six()?));
+                let near = arg(call, "qnear").six()?;
+                let q = self
+                    .arm
+                    .model
+                    .inverse_nearest(flange, &near)
+                    .map_err(|e| e.to_string())?;
+                Ok(Reply::Done(Value::floats(q)))
+            })(),
+            "set_tcp" => call.arg(0).six().map(|p| {
+                self.arm.tcp = p;
+                Reply::Done(Value::None)
+            }),
+            _ => return None,
+        })
+    }
+
+    fn io(&mut self, call: &HostCall<'_>) -> Option<Result<Reply, String>> {
+        let index = || call.arg(0).int();
+        let input = |kind: &str| {
+            index().map(|i| {
+                self.io
+                    .input(&format!("input_{kind}_register_{i}"))
+                    .cloned()
+            })
+        };
+        Some(match call.name {
+            "read_input_float_register" => input("double").map(|v| match v {
+                Some(RtdeValue::Double(x)) => Reply::Done(Value::Float(x)),
+                _ => Reply::Done(Value::Float(0.0)),
+            }),
+            "read_input_integer_register" => input("int").map(|v| match v {
+                Some(RtdeValue::Int32(x)) => Reply::Done(Value::Int(x)),
+                _ => Reply::Done(Value::Int(0)),
+            }),
+            "read_input_boolean_register" => {
+                input("bit").map(|v| Reply::Done(Value::Bool(v == Some(RtdeValue::Bool(true)))))
+            }
+            "write_output_float_register" => {
+                self.write("double", call, |v| v.number().map(RtdeValue::Double))
+            }
+            "write_output_integer_register" => {
+                self.write("int", call, |v| v.int().map(RtdeValue::Int32))
+            }
+            "write_output_boolean_register" => {
+                self.write("bit", call, |v| v.bool().map(RtdeValue::Bool))
+            }
+            "set_standard_digital_out" | "set_digital_out" => self.digital(call, 0, 8),
+            "set_configurable_digital_out" => self.digital(call, 8, 8),
+            "set_tool_digital_out" => self.digital(call, 16, 2),
+            "get_standard_digital_out" => index().map(|n| {
+                Reply::Done(Value::Bool(
+                    (0..8).contains(&n) && self.outputs.digital >> n & 1 == 1,
+                ))
+            }),
+            _ => return None,
+        })
+    }
+
+    fn write(
+        &mut self,
+        kind: &str,
+        call: &HostCall<'_>,
+        value: impl Fn(&Value) -> Result<RtdeValue, String>,
+    ) -> Result<Reply, String> {
+        let i = call.arg(0).int()?;
+        let v = value(call.arg(1))?;
+        self.outputs
+            .registers
+            .insert(format!("output_{kind}_register_{i}"), v);
+        done(Value::None)
+    }
+
+    fn digital(&mut self, call: &HostCall<'_>, first: u32, count: i32) -> Result<Reply, String> {
+        let n = call.arg(0).int()?;
+        if !(0..count).contains(&n) {
+            return Err(format!("`{}`: there is no output {n}", call.name));
+        }
+        let bit = 1u64 << (first + n.unsigned_abs());
+        if call.arg(1).bool()? {
+            self.outputs.digital |= bit;
+        } else {
+            self.outputs.digital &= !bit;
+        }
+        done(Value::None)
+    }
+}
+
+impl Host for SimHost<'_> {
+    fn call(&mut self, call: HostCall<'_>) -> Result<Reply, String> {
+        if let Some(r) = self
+            .motion(&call)
+            .or_else(|| self.state(&call))
+            .or_else(|| self.io(&call))
+        {
+            return r;
+        }
+        match call.name {
+            "textmsg" => {
+                self.messages
+                    .push(format!("{}{}", call.arg(0), call.arg(1)));
+                done(Value::None)
+            }
+            "popup" => {
+                self.messages.push(format!("popup: {}", call.arg(0)));
+                done(Value::None)
+            }
+            // Settings the motion model does not use yet: accepted as the controller does.
+            "set_payload"
+            | "set_payload_mass"
+            | "set_payload_cog"
+            | "set_target_payload"
+            | "set_gravity"
+            | "rtde_set_watchdog"
+            | "zero_ftsensor"
+            | "set_speed_slider_fraction" => done(Value::None),
+            other => Err(format!("`{other}` is not simulated yet")),
+        }
+    }
+
+    fn poll(&mut self, ticket: u64) -> Result<Progress, String> {
+        match self.pending.waits.get(&ticket) {
+            Some(Wait::Done) => {
+                self.pending.waits.remove(&ticket);
+                Ok(Progress::Done(Value::None))
+            }
+            Some(_) => Ok(Progress::Waiting),
+            None => Err(format!("no call waits with ticket {ticket}")),
+        }
+    }
+
+    fn cancel(&mut self, ticket: u64) {
+        self.pending.waits.remove(&ticket);
+    }
+}

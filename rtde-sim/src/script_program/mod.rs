@@ -1,0 +1,192 @@
+//! A client's own URScript program, run by the `rtde-urscript` engine on the simulator's
+//! tick, its motion through the arm's one motion model: the same
+//! trapezoids, lines, blends and speed slider as the native programs.
+//!
+//! The script port starts one ([`Program::Script`](crate::Program::Script)) for any
+//! program that is not one of rtde's own (issue 34).
+
+mod host;
+
+use rtde_core::Value as RtdeValue;
+use rtde_kinematics::Arm;
+use rtde_urscript::run::{Machine, State};
+use rtde_urscript::{Checked, ScriptError};
+
+use crate::io::IoState;
+use crate::motion::ArmMotion;
+use host::{Outputs, Pending, SimHost};
+
+/// A running client program.
+///
+/// ```
+/// use rtde_kinematics::Arm;
+/// use rtde_sim::IoState;
+/// use rtde_sim::script_program::ScriptProgram;
+/// use rtde_urscript::{check, ControllerVersion};
+///
+/// let script = "def prog():\n  movej([0.1, -1.5, 1.5, -1.5, -1.5, 0], a=3, v=2)\n  set_standard_digital_out(3, True)\nend\n";
+/// let checked = check(script, ControllerVersion::new(5, 9, 0, 0)).unwrap();
+/// let mut program = ScriptProgram::new(&checked, Arm::UR5E, [0.0, -1.5, 1.5, -1.5, -1.5, 0.0]).unwrap();
+/// let io = IoState::default();
+/// while program.is_running() {
+///     program.step(&io, 0.002);
+/// }
+/// assert!((program.q()[0] - 0.1).abs() < 1e-9);
+/// assert_eq!(program.digital_output_bits(), 1 << 3);
+/// ```
+#[derive(Clone, Debug)]
+pub struct ScriptProgram {
+    machine: Machine,
+    arm: ArmMotion,
+    pending: Pending,
+    outputs: Outputs,
+    messages: Vec<String>,
+    ticks: u64,
+    /// The controller's digital outputs at the last tick, under the script's own.
+    io_bits: u64,
+}
+
+/// Two runs stand alike: same ticks, arm, outputs, messages and state (the compiled code
+/// holds function pointers, which do not compare).
+impl PartialEq for ScriptProgram {
+    fn eq(&self, other: &Self) -> bool {
+        self.ticks == other.ticks
+            && self.arm == other.arm
+            && self.outputs.digital == other.outputs.digital
+            && self.outputs.registers == other.outputs.registers
+            && self.messages == other.messages
+            && self.machine.state() == other.machine.state()
+    }
+}
+
+impl ScriptProgram {
+    /// A checked program, ready to run with the arm `model` at `q`.
+    ///
+    /// # Errors
+    /// A construct the engine does not run, at its line and column.
+    pub fn new(checked: &Checked, model: Arm, q: [f64; 6]) -> Result<Self, ScriptError> {
+        Ok(ScriptProgram {
+            machine: Machine::new(checked)?,
+            arm: ArmMotion::new(model, q),
+            pending: Pending::default(),
+            outputs: Outputs::default(),
+            messages: Vec::new(),
+            ticks: 0,
+            io_bits: 0,
+        })
+    }
+
+    /// One tick of `dt` seconds: the script's threads run, then the arm moves.
+    pub fn step(&mut self, io: &IoState, dt: f64) {
+        if !self.is_running() {
+            return;
+        }
+        self.ticks += 1;
+        self.io_bits = io.digital_output_bits();
+        self.pending.start_waiting(&mut self.arm);
+        let mut host = SimHost {
+            arm: &mut self.arm,
+            io,
+            pending: &mut self.pending,
+            outputs: &mut self.outputs,
+            messages: &mut self.messages,
+            dt,
+        };
+        let state = self.machine.tick(&mut host).clone();
+        if let State::Failed(e) = state {
+            self.messages.push(format!(
+                "runtime exception at line {}, column {}: {}",
+                e.span.line, e.span.column, e.message
+            ));
+            self.arm.stop(crate::motion::Space::Joint, 4.0);
+        }
+        let step = self.arm.advance(io.speed_fraction(), dt);
+        if let Some(why) = self.pending.after_step(&step) {
+            let mut host = SimHost {
+                arm: &mut self.arm,
+                io,
+                pending: &mut self.pending,
+                outputs: &mut self.outputs,
+                messages: &mut self.messages,
+                dt,
+            };
+            self.machine.stop(&mut host);
+            self.messages.push(format!("protective stop: {why}"));
+        }
+    }
+
+    /// A paused tick: the script does not run and the arm stands.
+    pub fn hold(&mut self) {
+        self.arm.qd = [0.0; 6];
+    }
+
+    /// The TCP offset `set_tcp` gave.
+    #[must_use]
+    pub fn tcp_offset(&self) -> [f64; 6] {
+        self.arm.tcp
+    }
+
+    /// Whether the program still runs.
+    #[must_use]
+    pub fn is_running(&self) -> bool {
+        self.machine.state() == &State::Running
+    }
+
+    /// Where the program stands: running, ended, or failed with its runtime error.
+    #[must_use]
+    pub fn state(&self) -> &State {
+        self.machine.state()
+    }
+
+    /// Joint positions.
+    #[must_use]
+    pub fn q(&self) -> [f64; 6] {
+        self.arm.q
+    }
+
+    /// Joint velocities.
+    #[must_use]
+    pub fn qd(&self) -> [f64; 6] {
+        self.arm.qd
+    }
+
+    /// The standard digital outputs the script set (bits 0–7), the configurable (8–15)
+    /// and the tool's (16–17).
+    #[must_use]
+    pub fn digital_output_bits(&self) -> u64 {
+        self.outputs.digital
+    }
+
+    /// The value the program reports for an output register it wrote; `None` otherwise.
+    #[must_use]
+    pub fn output(&self, name: &str) -> Option<RtdeValue> {
+        let state = if self.is_running() {
+            rtde_core::RuntimeState::Playing
+        } else {
+            rtde_core::RuntimeState::Stopped
+        };
+        Some(match name {
+            "target_q" => RtdeValue::Vector6d(self.arm.q),
+            "target_qd" => RtdeValue::Vector6d(self.arm.qd),
+            "runtime_state" => RtdeValue::Uint32(state.code()),
+            "tcp_offset" => RtdeValue::Vector6d(self.arm.tcp),
+            "actual_digital_output_bits" => RtdeValue::Uint64(self.io_bits | self.outputs.digital),
+            _ => return self.outputs.registers.get(name).cloned(),
+        })
+    }
+
+    /// Every message the program logged (`textmsg`, runtime exceptions), oldest first.
+    #[must_use]
+    pub fn messages(&self) -> &[String] {
+        &self.messages
+    }
+
+    /// The ticks run.
+    #[must_use]
+    pub fn ticks(&self) -> u64 {
+        self.ticks
+    }
+}
+
+#[cfg(test)]
+mod tests;
