@@ -87,6 +87,32 @@ fn global_and_local() {
 }
 
 #[test]
+fn a_statement_opening_with_a_keyword_may_follow_on_the_same_line() {
+    // ur_rtde 1.6.5 injects each register offset after its line's comment: the value ends
+    // up at the start of the next line, before that line's `global`.
+    let source = "global a = # offset\n0    global b = # offset\n24    global c = 2\n";
+    let program = parse(source).unwrap_or_else(|e| panic!("{e}"));
+    let declared: Vec<(&str, Span)> = program
+        .body
+        .iter()
+        .map(|s| match &s.kind {
+            StmtKind::Declare { name, .. } => (name.name.as_str(), s.span),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        declared,
+        [
+            ("a", Span::new(1, 1)),
+            ("b", Span::new(2, 6)),
+            ("c", Span::new(3, 7))
+        ]
+    );
+    // An operand after an expression is still no statement of its own.
+    assert_eq!(parse("x = 1 2\n").unwrap_err().kind, ErrorKind::Syntax);
+}
+
+#[test]
 fn if_elif_else() {
     let s = only("if a:\n  x = 1\nelif b:\n  x = 2\nelif c:\n  x = 3\nelse:\n  x = 4\nend\n");
     let StmtKind::If {

@@ -329,6 +329,9 @@ impl Host for SimHost<'_> {
                 done(Value::None)
             }
             // Settings the motion model does not use yet: accepted as the controller does.
+            // Force, teach and freedrive mode change nothing either: the simulated arm meets
+            // nothing and nobody pushes it, so it holds still in them, as the command
+            // program's model says.
             "set_payload"
             | "set_payload_mass"
             | "set_payload_cog"
@@ -336,7 +339,15 @@ impl Host for SimHost<'_> {
             | "set_gravity"
             | "rtde_set_watchdog"
             | "zero_ftsensor"
-            | "set_speed_slider_fraction" => done(Value::None),
+            | "set_speed_slider_fraction"
+            | "force_mode"
+            | "end_force_mode"
+            | "force_mode_set_damping"
+            | "force_mode_set_gain_scaling"
+            | "teach_mode"
+            | "end_teach_mode"
+            | "freedrive_mode"
+            | "end_freedrive_mode" => done(Value::None),
             other => Err(format!("`{other}` is not simulated yet")),
         }
     }

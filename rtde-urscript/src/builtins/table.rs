@@ -50,7 +50,7 @@ const fn f(name: &'static str, params: &'static [Param], returns: Type, since: S
 }
 
 /// Every built-in function the checker knows, grouped as the manual groups them.
-pub static BUILTINS: [Builtin; 146] = [
+pub static BUILTINS: [Builtin; 147] = [
     // Motion
     f(
         "movej",
@@ -442,6 +442,12 @@ pub static BUILTINS: [Builtin; 146] = [
         &[],
         Type::List,
         since(None, Some(0)),
+    ),
+    f(
+        "get_target_payload_inertia",
+        &[],
+        Type::List,
+        since(None, Some(10)),
     ),
     f("get_joint_torques", &[], Type::List, ALL),
     f("get_joint_temp", &[req("j", Type::Int)], Type::Number, ALL),

@@ -145,10 +145,25 @@ impl Parser {
             Tok::Dollar => self.marker()?,
             _ => self.simple()?,
         };
-        if !self.eat(&Tok::Newline) && !self.at(&Tok::Eof) {
+        if !self.eat(&Tok::Newline) && !self.at(&Tok::Eof) && !self.at_statement_keyword() {
             return Err(self.unexpected("the end of the line"));
         }
         Ok(Stmt { kind, span: start })
+    }
+
+    /// Whether the next token is a keyword that only opens (or closes) a statement. The
+    /// controller takes such a statement on the line of the one before: ur_rtde 1.6.5
+    /// sends `global reg_offset_float = # float register offset` with the value injected
+    /// at the start of the next line, before that line's `global`.
+    fn at_statement_keyword(&self) -> bool {
+        use Keyword as K;
+        match self.peek().tok {
+            Tok::Keyword(k) => !matches!(
+                k,
+                K::And | K::Or | K::Xor | K::Not | K::True | K::False | K::Run | K::In
+            ),
+            _ => false,
+        }
     }
 
     /// A statement that opens with a keyword; `None` for an expression that does
