@@ -50,3 +50,15 @@ def assert_in_order(stamps, robot):
     steps = np.round(gaps / period)
     assert (steps >= 1).all() and np.allclose(gaps, steps * period), gaps
     assert (steps - 1).sum() <= robot.stats()["skipped"], gaps
+
+
+def sim_at_real_ports(**options):
+    """A simulator on a loopback address of its own (127.0.0.N) at RTDE's port 30004: ur_rtde
+    always connects there (and, for its control interface, to the Dashboard at 29999 and
+    the script ports at 30001-30003, given as `dashboard=29999, script_ports=30001`)."""
+    for n in range(2, 250):
+        try:
+            return rtde_rs.Sim(host=f"127.0.0.{n}", port=30004, deterministic=True, **options)
+        except rtde_rs.SimulatorError:
+            continue
+    raise AssertionError("no free 127.0.0.N:30004 for the simulator")

@@ -3,10 +3,8 @@
 equal values and effects. ur_rtde's RTDE interfaces always connect to port 30004, so each
 simulator takes a loopback address of its own (127.0.0.N).
 
-There is no parity run for `rtde_control`: ur_rtde's RTDEControlInterface uploads its own
-URScript program, which needs built-ins the simulator's URScript engine does not run yet
-(force mode, the async helpers' state); `test_motion.py` tests ours against rtde's
-command program."""
+ur_rtde's `rtde_control` runs its own script on the simulator's URScript engine:
+test_ur_rtde_control.py."""
 
 import os
 import time
@@ -14,7 +12,7 @@ import time
 import pytest
 
 import rtde_rs
-from conftest import wait_for
+from conftest import sim_at_real_ports, wait_for
 from rtde_rs import ur_rtde as ours
 
 if os.environ.get("RTDE_REQUIRE_UR_RTDE"):
@@ -23,15 +21,6 @@ if os.environ.get("RTDE_REQUIRE_UR_RTDE"):
 else:
     rtde_io = pytest.importorskip("rtde_io")
     rtde_receive = pytest.importorskip("rtde_receive")
-
-
-def sim_on_port_30004(**options):
-    for n in range(2, 250):
-        try:
-            return rtde_rs.Sim(host=f"127.0.0.{n}", port=30004, deterministic=True, **options)
-        except rtde_rs.SimulatorError:
-            continue
-    raise AssertionError("no free 127.0.0.N:30004 for the simulator")
 
 
 def getters(receive):
@@ -87,7 +76,7 @@ def io_script(io_class, sim):
 
 
 def test_the_receive_interfaces_read_equal_values_from_the_same_package():
-    with sim_on_port_30004() as sim:
+    with sim_at_real_ports() as sim:
         theirs = rtde_receive.RTDEReceiveInterface(sim.host, 500.0)
         mine = ours.RTDEReceiveInterface(sim.host, 500.0)
         try:
@@ -122,15 +111,15 @@ def test_the_receive_interfaces_read_equal_values_from_the_same_package():
 
 
 def test_the_io_interfaces_have_equal_effects():
-    with sim_on_port_30004() as sim:
+    with sim_at_real_ports() as sim:
         theirs = io_script(rtde_io.RTDEIOInterface, sim)
-    with sim_on_port_30004() as sim:
+    with sim_at_real_ports() as sim:
         mine = io_script(ours.RTDEIOInterface, sim)
     assert mine == theirs
 
 
 def test_out_of_window_registers_raise_value_error_in_both():
-    with sim_on_port_30004() as sim:
+    with sim_at_real_ports() as sim:
         for io_class in (rtde_io.RTDEIOInterface, ours.RTDEIOInterface):
             io = io_class(sim.host)
             try:

@@ -295,9 +295,7 @@ impl CommandProgram {
         if settled.is_none() {
             self.take_pending();
         }
-        let before = self.arm.q;
         let moving = self.advance(io.speed_fraction(), dt);
-        self.arm.qd = std::array::from_fn(|j| (self.arm.q[j] - before[j]) / dt);
         if moving && self.state != ProgramState::Stopped {
             self.stops.moving_time += dt;
             self.check_faults();

@@ -212,8 +212,16 @@ impl ArmMotion {
         Some(returned)
     }
 
-    /// Moves the arm one tick of `dt` seconds, the speed slider at `slider`.
+    /// Moves the arm one tick of `dt` seconds, the speed slider at `slider`; the joint
+    /// velocities are what the tick moved them by.
     pub(crate) fn advance(&mut self, slider: f64, dt: f64) -> Step {
+        let before = self.q;
+        let step = self.move_one_tick(slider, dt);
+        self.qd = std::array::from_fn(|j| (self.q[j] - before[j]) / dt);
+        step
+    }
+
+    fn move_one_tick(&mut self, slider: f64, dt: f64) -> Step {
         let mut step = Step::default();
         let flange = match &mut self.motion {
             Motion::Still => return step,

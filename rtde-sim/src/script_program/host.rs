@@ -90,6 +90,61 @@ impl Pending {
 pub(super) struct Outputs {
     pub(super) registers: HashMap<String, RtdeValue>,
     pub(super) digital: u64,
+    pub(super) payload: Payload,
+}
+
+/// The payload the script set: mass (kg), centre of gravity (m) and inertia (kg·m²,
+/// `[Ixx, Iyy, Izz, Ixy, Ixz, Iyz]`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(super) struct Payload {
+    pub(super) mass: f64,
+    pub(super) cog: [f64; 3],
+    pub(super) inertia: [f64; 6],
+}
+
+/// A list of three numbers, such as a centre of gravity.
+fn three(v: &Value) -> Result<[f64; 3], String> {
+    match v {
+        Value::List(items) if items.len() == 3 => {
+            let n = |i: usize| items[i].number();
+            Ok([n(0)?, n(1)?, n(2)?])
+        }
+        other => Err(format!("expected a list of 3 numbers, got {other}")),
+    }
+}
+
+impl SimHost<'_> {
+    /// The payload's setters and getters; `None` for any other built-in.
+    fn payload(&mut self, call: &HostCall<'_>) -> Option<Result<Reply, String>> {
+        let p = &mut self.outputs.payload;
+        Some(match call.name {
+            "set_payload" => (|| {
+                p.mass = arg(call, "m").number()?;
+                p.cog = three(arg(call, "cog"))?;
+                done(Value::None)
+            })(),
+            "set_payload_mass" => arg(call, "m").number().and_then(|m| {
+                p.mass = m;
+                done(Value::None)
+            }),
+            "set_payload_cog" => three(arg(call, "CoG")).and_then(|cog| {
+                p.cog = cog;
+                done(Value::None)
+            }),
+            "set_target_payload" => (|| {
+                p.mass = arg(call, "m").number()?;
+                p.cog = three(arg(call, "cog"))?;
+                p.inertia = arg(call, "inertia").six()?;
+                done(Value::None)
+            })(),
+            "get_target_payload" => done(Value::Float(p.mass)),
+            "get_target_payload_cog" => done(Value::list(
+                p.cog.iter().map(|v| Value::Float(*v)).collect(),
+            )),
+            "get_target_payload_inertia" => done(Value::floats(p.inertia)),
+            _ => return None,
+        })
+    }
 }
 
 /// The simulator during one tick of the script.
@@ -230,6 +285,21 @@ impl SimHost<'_> {
                     .map_err(|e| e.to_string())?;
                 Ok(Reply::Done(Value::floats(q)))
             })(),
+            // The simulator's only limits are the arm's reach and its joints' ±2π: a pose
+            // is within them when the inverse kinematics has a solution.
+            "is_within_safety_limits" => {
+                let target = arg(call, "pose");
+                let within = match target {
+                    Value::Pose(p) => {
+                        let flange = compose(p, &invert(&self.arm.tcp));
+                        self.arm.model.inverse_nearest(flange, &q).is_ok()
+                    }
+                    joints => joints
+                        .six()
+                        .is_ok_and(|q| q.iter().all(|j| j.abs() <= std::f64::consts::TAU)),
+                };
+                done(Value::Bool(within))
+            }
             "set_tcp" => call.arg(0).six().map(|p| {
                 self.arm.tcp = p;
                 Reply::Done(Value::None)
@@ -315,6 +385,7 @@ impl Host for SimHost<'_> {
             .motion(&call)
             .or_else(|| self.state(&call))
             .or_else(|| self.io(&call))
+            .or_else(|| self.payload(&call))
         {
             return r;
         }
@@ -332,11 +403,7 @@ impl Host for SimHost<'_> {
             // Force, teach and freedrive mode change nothing either: the simulated arm meets
             // nothing and nobody pushes it, so it holds still in them, as the command
             // program's model says.
-            "set_payload"
-            | "set_payload_mass"
-            | "set_payload_cog"
-            | "set_target_payload"
-            | "set_gravity"
+            "set_gravity"
             | "rtde_set_watchdog"
             | "zero_ftsensor"
             | "set_speed_slider_fraction"

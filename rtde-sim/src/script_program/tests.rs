@@ -83,12 +83,10 @@ fn a_runtime_error_stops_the_program_with_its_place() {
 
 #[test]
 fn a_builtin_the_simulator_lacks_is_a_runtime_error_not_silence() {
-    let mut p = program(
-        "force_mode(p[0, 0, 0, 0, 0, 0], [0, 0, 1, 0, 0, 0], [0, 0, 5, 0, 0, 0], 2, [0.1, 0.1, 0.1, 0.3, 0.3, 0.3])\n",
-    );
+    let mut p = program("torques = get_joint_torques()\n");
     run(&mut p, 10);
     assert!(
-        p.messages()[0].ends_with("`force_mode` is not simulated yet"),
+        p.messages()[0].ends_with("`get_joint_torques` is not simulated yet"),
         "{:?}",
         p.messages()
     );

@@ -277,8 +277,13 @@ impl Machine {
                 let handle = self.spawn(f, args);
                 t.stack.push(handle);
             }
+            // Drivers keep `0` in a thread variable while no thread runs, and kill it
+            // either way (ur_rtde's `servo_stop`: `kill servoc_thrd` with none started):
+            // the controller takes that, so killing no thread does nothing.
             Op::Kill => {
-                let id = handle(&pop(t))?;
+                let Value::Thread(id) = pop(t) else {
+                    return Ok(Flow::Next);
+                };
                 if id == t.id {
                     return Ok(Flow::Yield(Wait::Done));
                 }

@@ -1,0 +1,131 @@
+"""ur_rtde 1.6.5's RTDEControlInterface, unmodified, against the simulator: at construction
+it uploads its own control script to the secondary interface, and the simulator's URScript
+engine runs it; every call below then goes through that script's register protocol. Each
+move ends where the same move sent through rtde's motion API (on the simulator's native
+command program) ends, within 1e-6: the two run on the simulator's one motion model."""
+
+import os
+import time
+
+import pytest
+
+import rtde_rs
+from conftest import sim_at_real_ports, wait_for
+
+if os.environ.get("RTDE_REQUIRE_UR_RTDE"):
+    import rtde_control
+    import rtde_receive
+else:
+    rtde_control = pytest.importorskip("rtde_control")
+    rtde_receive = pytest.importorskip("rtde_receive")
+
+HOME = [0.0, -1.57, 1.57, -1.57, -1.57, 0.0]
+TARGET = [0.2, -1.4, 1.4, -1.57, -1.57, 0.1]
+PATH = [[0.3, -1.4, 1.4, -1.57, -1.57, 0.1], [0.4, -1.3, 1.3, -1.57, -1.57, 0.1]]
+
+
+def close(a, b, tolerance=1e-6):
+    return max(abs(x - y) for x, y in zip(a, b)) < tolerance
+
+
+@pytest.fixture
+def controller():
+    """A simulator at a controller's real ports, powered on and brakes released; ur_rtde's
+    control and receive interfaces on it."""
+    with sim_at_real_ports(dashboard=29999, script_ports=30001, still=HOME) as sim:
+        dashboard = rtde_rs.Dashboard(sim.host, port=29999)
+        dashboard.power_on()
+        dashboard.brake_release()
+        control = rtde_control.RTDEControlInterface(sim.host)
+        receive = rtde_receive.RTDEReceiveInterface(sim.host)
+        yield sim, control, receive
+        control.disconnect()
+        receive.disconnect()
+        dashboard.disconnect()
+
+
+def rtdes_own(moves):
+    """Where rtde's motion API ends the same moves, from HOME: the joints after each."""
+    with rtde_rs.Sim(version="5.21.0", program="command", deterministic=True, still=HOME) as sim:
+        with rtde_rs.Robot(sim.host, port=sim.port, send_program=False) as robot:
+            return [move(robot) for move in moves]
+
+
+def test_its_moves_end_where_rtdes_own_end(controller):
+    sim, control, receive = controller
+    assert control.isProgramRunning()
+    ends = []
+    assert control.moveJ(TARGET, 1.0, 1.0)
+    ends.append(receive.getActualQ())
+    pose = control.getForwardKinematics()
+    below = pose[:2] + [pose[2] - 0.05] + pose[3:]
+    assert control.moveL(below, 0.25, 1.2)
+    ends.append(receive.getActualQ())
+    assert control.moveJ_IK(pose, 1.0, 1.0)
+    ends.append(receive.getActualQ())
+    assert control.moveJ([q + [1.0, 1.0, 0.02 if i == 0 else 0.0] for i, q in enumerate(PATH)])
+    ends.append(receive.getActualQ())
+
+    def reached(step):
+        return lambda robot: list(step(robot)["q"])
+
+    theirs = rtdes_own(
+        [
+            reached(lambda r: r.move_j(TARGET, speed=1.0, acceleration=1.0)),
+            reached(lambda r: r.move_l(below, speed=0.25, acceleration=1.2)),
+            reached(lambda r: r.move_j(r.inverse_kinematics(pose), speed=1.0, acceleration=1.0)),
+            reached(lambda r: r.move_j_path([q + [1.0, 1.0, 0.02 if i == 0 else 0.0] for i, q in enumerate(PATH)])),
+        ]
+    )
+    for i, (ours, rtde) in enumerate(zip(ends, theirs)):
+        assert close(ours, rtde), (i, ours, rtde)
+
+
+def test_inverse_kinematics_and_the_safety_limits(controller):
+    _, control, _ = controller
+    pose = control.getForwardKinematics(TARGET)
+    assert close(control.getInverseKinematics(pose, TARGET), TARGET)
+    assert control.isPoseWithinSafetyLimits(pose)
+    assert not control.isPoseWithinSafetyLimits([3.0, 0.0, 0.5, 0.0, 3.14, 0.0])
+
+
+def test_speed_servo_and_stops_move_the_arm_and_bring_it_to_rest(controller):
+    _, control, receive = controller
+    start = receive.getActualQ()
+    assert control.speedJ([0.2, 0, 0, 0, 0, 0], 0.5, 0.002)
+    time.sleep(0.5)
+    assert control.speedStop()
+    wait_for(lambda: max(map(abs, receive.getActualQd())) == 0.0, "the arm at rest after speedStop")
+    assert receive.getActualQ()[0] > start[0] + 0.01
+
+    q = receive.getActualQ()
+    last = list(q)
+    for i in range(500):
+        period = control.initPeriod()
+        last = list(q)
+        last[0] += 0.0002 * i
+        assert control.servoJ(last, 0, 0, 0.002, 0.1, 300)
+        control.waitPeriod(period)
+    assert control.servoStop()
+    wait_for(lambda: close(receive.getActualQ(), last, 1e-3), "the arm at the last servo target")
+
+    assert control.moveJ(TARGET, 0.5, 1.0, True)  # asynchronous
+    time.sleep(0.2)
+    control.stopJ(2.0)
+    wait_for(lambda: max(map(abs, receive.getActualQd())) == 0.0, "the arm at rest after stopJ")
+    assert not close(receive.getActualQ(), TARGET, 1e-3)
+
+
+def test_the_settings_and_modes_reach_the_controller(controller):
+    sim, control, receive = controller
+    assert control.forceMode([0] * 6, [0, 0, 1, 0, 0, 0], [0, 0, -2, 0, 0, 0], 2, [2, 2, 1.5, 1, 1, 1])
+    assert control.forceModeStop()
+    assert control.teachMode()
+    assert control.endTeachMode()
+    assert control.zeroFtSensor()
+    assert control.setTcp([0, 0, 0.1, 0, 0, 0])
+    wait_for(lambda: close(receive.getTargetTCPPose(), control.getForwardKinematics()), "the TCP pose with the offset")
+    assert control.setPayload(1.5, [0, 0, 0.05])
+    assert control.isProgramRunning()
+    control.stopScript()
+    wait_for(lambda: not control.isProgramRunning(), "the script stopped")
