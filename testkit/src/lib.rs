@@ -26,6 +26,7 @@ pub mod foxglove;
 pub mod foxglove_js;
 pub mod mosquitto;
 pub mod nats;
+mod process;
 #[cfg(feature = "robots")]
 pub mod robots;
 pub mod scripted;

@@ -135,21 +135,9 @@ impl Broker {
 
     /// Stops the broker with SIGTERM (so it saves its persistence file) and reaps it.
     pub fn stop(&mut self) {
-        let Some(mut child) = self.child.take() else {
-            return;
-        };
-        let _ = Command::new("kill")
-            .args(["-TERM", &child.id().to_string()])
-            .status();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
+        if let Some(child) = self.child.take() {
+            crate::process::terminate(child, Duration::from_secs(10));
         }
-        let _ = child.kill();
-        let _ = child.wait();
     }
 
     /// Pauses the broker's process (SIGSTOP): its connections stay open, and what is

@@ -126,19 +126,8 @@ impl Cluster {
     /// Stops node `i` with SIGTERM, as a rolling upgrade does: it hands its JetStream
     /// leaderships over and closes its connections; reaped (SIGKILL after 30 s).
     pub fn stop(&mut self, i: usize) {
-        let mut child = self.nodes[i].child.take().expect("running");
-        let _ = Command::new("kill")
-            .args(["-TERM", &child.id().to_string()])
-            .status();
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = child.kill();
-        let _ = child.wait();
+        let child = self.nodes[i].child.take().expect("running");
+        crate::process::terminate(child, Duration::from_secs(30));
     }
 
     /// Starts node `i` again, on its ports and with its store, and waits until it
