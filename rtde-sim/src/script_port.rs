@@ -346,13 +346,7 @@ fn run(source: &str, shared: &Shared) {
                 not_run(robot, &name, format!("program {name} not started: {why}"));
                 return;
             }
-            robot.start_program();
-            robot.tell_primary(PrimaryMessage::Key {
-                code: 0,
-                argument: 0,
-                title: "PROGRAM_XXX_STARTED".into(),
-                text: name,
-            });
+            started_program(robot, name);
         }
         None => {
             let started = controller.start_script_program(&name, source, shared.config.version);
@@ -360,15 +354,7 @@ fn run(source: &str, shared: &Shared) {
                 return;
             };
             match started {
-                Ok(()) => {
-                    robot.start_program();
-                    robot.tell_primary(PrimaryMessage::Key {
-                        code: 0,
-                        argument: 0,
-                        title: "PROGRAM_XXX_STARTED".into(),
-                        text: name,
-                    });
-                }
+                Ok(()) => started_program(robot, name),
                 // A compile error, as the controller reports one: the runtime exception
                 // with its line and column, and the program not started.
                 Err((line, column, text)) => {
@@ -383,6 +369,18 @@ fn run(source: &str, shared: &Shared) {
             }
         }
     }
+}
+
+/// A program that started plays, and the primary interface says so, as a controller's
+/// does for any program it starts.
+fn started_program(robot: &mut RobotState, name: String) {
+    robot.start_program();
+    robot.tell_primary(PrimaryMessage::Key {
+        code: 0,
+        argument: 0,
+        title: "PROGRAM_XXX_STARTED".into(),
+        text: name,
+    });
 }
 
 /// A program that will not run says why, then ends as a controller reports a program's
