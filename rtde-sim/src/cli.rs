@@ -67,7 +67,8 @@ pub struct SimArgs {
     #[arg(long)]
     pub fieldbus: bool,
     /// Inject a fault real controllers show (repeatable): skip-every=N, skip-ticks=T[,T…],
-    /// delay-replies=DURATION, slow-boot=WINDOW,DURATION, text=TRIGGER,LEVEL,MESSAGE,
+    /// delay-replies=DURATION, slow-boot=WINDOW,DURATION, slow-close=DURATION,
+    /// text=TRIGGER,LEVEL,MESSAGE,
     /// close-mid-frame=TRIGGER, malformed=TRIGGER,KIND, data-before-start-reply,
     /// data-before-pause-reply, build=N, dashboard-delay=DURATION, dashboard-refuse=COMMAND,
     /// runtime-exception=LINE(,COLUMN), compile-error=LINE(,COLUMN),

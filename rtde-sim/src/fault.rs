@@ -45,6 +45,9 @@ pub enum Fault {
     /// GET_URCONTROL_VERSION, SETUP_OUTPUTS, SETUP_INPUTS, START, PAUSE), as a busy or
     /// booting controller does.
     DelayReplies(Duration),
+    /// Take this long to notice that a client closed its connection, as a loaded
+    /// controller may: the connection counts as open, and its inputs stay held, until then.
+    SlowClose(Duration),
     /// Send a text message (in the connection's protocol version at that moment) just
     /// before the package `at` names, as a controller does when it has something to say
     /// during the handshake ("SafetySetup has not been confirmed yet").
@@ -210,6 +213,17 @@ impl FaultPlan {
             .iter()
             .filter_map(|f| match f {
                 Fault::DelayReplies(d) => Some(*d),
+                _ => None,
+            })
+            .fold(Duration::ZERO, Duration::saturating_add)
+    }
+
+    /// How long a client's close goes unnoticed: the sum of the delays.
+    pub(crate) fn close_delay(&self) -> Duration {
+        self.faults
+            .iter()
+            .filter_map(|f| match f {
+                Fault::SlowClose(d) => Some(*d),
                 _ => None,
             })
             .fold(Duration::ZERO, Duration::saturating_add)

@@ -7,6 +7,7 @@
 //! skip-ticks=T[,T…]               no output package for these control-loop ticks
 //! delay-replies=DURATION          every reply to a control request comes DURATION late
 //! slow-boot=WINDOW,DURATION       for WINDOW after start, replies come DURATION late
+//! slow-close=DURATION             a client's close goes unnoticed (inputs held) for DURATION
 //! text=TRIGGER,LEVEL,MESSAGE      a text message just before the package TRIGGER names
 //! close-mid-frame=TRIGGER         half the package, then the connection closes
 //! malformed=TRIGGER,KIND          the package sent broken
@@ -68,6 +69,7 @@ impl FromStr for Fault {
                     .collect::<Result<_, _>>()?,
             ),
             "delay-replies" => Fault::DelayReplies(duration(needs("DURATION")?)?),
+            "slow-close" => Fault::SlowClose(duration(needs("DURATION")?)?),
             "slow-boot" => {
                 let (window, delay) = pair(needs("WINDOW,DURATION")?, "WINDOW,DURATION")?;
                 Fault::SlowBoot {
@@ -118,7 +120,7 @@ impl FromStr for Fault {
             other => {
                 return Err(format!(
                     "unknown fault `{other}`: use skip-every, skip-ticks, delay-replies, \
-                     slow-boot, text, close-mid-frame, malformed, data-before-start-reply, \
+                     slow-boot, slow-close, text, close-mid-frame, malformed, data-before-start-reply, \
                      data-before-pause-reply, build, dashboard-delay, dashboard-refuse, \
                      runtime-exception, compile-error, protective-stop-after, protective-stop \
                      or runtime-stop"
@@ -232,6 +234,10 @@ mod tests {
             (
                 "delay-replies=5ms",
                 Fault::DelayReplies(Duration::from_millis(5)),
+            ),
+            (
+                "slow-close=50ms",
+                Fault::SlowClose(Duration::from_millis(50)),
             ),
             (
                 "slow-boot=3s,200ms",

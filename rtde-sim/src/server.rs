@@ -107,7 +107,7 @@ fn serve(stream: TcpStream, id: u64, shared: &Arc<Shared>, clock: Clock, alive: 
     let reader_alive = alive.clone();
     // Declared first, so dropped last: even if the driver panics (a bug in an
     // `OutputSource`, say), the socket closes and the inputs are released.
-    let _end = EndOfConnection {
+    let ending = EndOfConnection {
         stream: &stream,
         id,
         shared,
@@ -139,16 +139,23 @@ fn serve(stream: TcpStream, id: u64, shared: &Arc<Shared>, clock: Clock, alive: 
         });
     if let Ok(reader) = reader {
         let mut conn = Connection::new(writer, id, Arc::clone(shared), clock);
-        let end = match (&shared.config.ticker, shared.config.paced) {
+        let why = match (&shared.config.ticker, shared.config.paced) {
             (Some(ticker), true) => run_ticked(conn, ticker, &rx),
             _ => conn.run(&rx),
         };
-        if let End::Stalled = end {
-            shared.counters.stalled.fetch_add(1, Ordering::Relaxed);
+        match why {
+            End::Stalled => {
+                shared.counters.stalled.fetch_add(1, Ordering::Relaxed);
+            }
+            End::Closed if !shared.is_shutting_down() => {
+                thread::sleep(FaultPlan::new(&shared.config.faults).close_delay());
+            }
+            _ => {}
         }
         drop(rx);
-        let _ = stream.shutdown(Shutdown::Both);
-        // The reader returns once the socket is shut down; it cannot panic.
+        // Before the reader is joined: the reader returns once the socket is shut down.
+        drop(ending);
+        // It cannot panic.
         let _ = reader.join();
     }
 }
@@ -219,10 +226,12 @@ impl Drop for EndOfConnection<'_> {
             .unwrap_or_else(PoisonError::into_inner)
             .remove(&self.id);
         drop(registered);
-        // Also wakes the reader thread, if the driver panicked.
-        let _ = self.stream.shutdown(Shutdown::Both);
+        // Before the socket closes: a client that waits for this side's close (rtde's
+        // do) may connect again at once, and must find its inputs free.
         self.shared.controller().release(self.id);
         self.shared.counters.count_open(false);
+        // Also wakes the reader thread, if the driver panicked.
+        let _ = self.stream.shutdown(Shutdown::Both);
     }
 }
 

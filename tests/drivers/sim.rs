@@ -139,6 +139,31 @@ pub(crate) fn inputs_sent_while_paused_take_effect<D: Driver>() {
     driver.close().unwrap();
 }
 
+/// A program that closes and at once connects again (a reconnect, the next run of a
+/// script) finds its inputs free: `close` returns once the controller has closed its side,
+/// which it does after freeing them; here a controller slow to notice the close.
+pub(crate) fn the_inputs_of_a_closed_connection_are_free_when_close_returns<D: Driver>() {
+    let sim = Sim::builder()
+        .fault(Fault::SlowClose(Duration::from_millis(30)))
+        .start()
+        .unwrap();
+    let inputs = DynamicRecipe::inputs(["input_int_register_24"]).unwrap();
+    for round in 0..3 {
+        let mut client = Client::connect(sim.addr(), options()).unwrap();
+        if let Err(e) = client.setup_inputs(inputs.spec()) {
+            panic!("round {round}: the inputs are still held: {e}");
+        }
+        client.setup_outputs(outputs().spec(), 125.0).unwrap();
+        client.start().unwrap();
+        D::take(client).close().unwrap();
+        assert_eq!(
+            sim.stats().connections_open,
+            0,
+            "round {round}: close returned before the controller had closed the connection"
+        );
+    }
+}
+
 // ---- faults ----
 
 pub(crate) fn every_package_in_order_until_the_link_closes_with_skips_counted<D: Driver>() {

@@ -409,7 +409,9 @@ impl Background {
         self.shared.link().session.controller_version()
     }
 
-    /// Pauses if streaming, shuts the connection down and joins the reader thread. During a
+    /// Pauses if streaming, closes the connection (waiting, a bounded time, for the
+    /// controller to close its side: then it has freed this connection's inputs) and joins
+    /// the reader thread. During a
     /// round of reconnection attempts there is nothing to pause: the round ends at its next
     /// step (a backoff is cut short; a TCP connect under way may take its connect timeout).
     ///

@@ -15,7 +15,7 @@ use crate::protocol::MAX_PACKAGE_LEN;
 use crate::session::ConnectOptions;
 use crate::session::{Done, Event, Ready, ReconnectPolicy, Session};
 use crate::tcp::reconnect::{Hold, round};
-use crate::tcp::transport::Got;
+use crate::tcp::transport::{self, Got};
 
 /// How often the reader thread wakes when nothing arrives, to notice a close (and, at the
 /// latest, a stale stream).
@@ -132,10 +132,9 @@ impl Reader {
             Ok(false) => Ok(()),
             Err(e) => Err(e),
         };
-        let mut link = shared.link();
-        let paused = link.session.settle(paused);
-        link.shutdown_socket();
-        drop(link);
+        let paused = shared.link().session.settle(paused);
+        // The reader's clone is the link's socket: closing it ends the handles' writes too.
+        transport::close(&self.read);
         shared.finish(None);
         paused
     }

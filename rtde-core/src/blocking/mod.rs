@@ -137,7 +137,7 @@ mod reconnect;
 mod socket;
 mod tolerant;
 
-use std::net::{Shutdown, SocketAddr, TcpStream, ToSocketAddrs};
+use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
 use rtde_fields::{ControllerVersion, Generation};
@@ -583,7 +583,8 @@ impl Client {
         &self.session
     }
 
-    /// Pauses if streaming, then shuts the connection down.
+    /// Pauses if streaming, then closes the connection, waiting (a bounded time) for the
+    /// controller to close its side: once it has, it has freed this connection's inputs.
     ///
     /// Dropping a client closes the socket too, but without pausing first.
     ///
@@ -596,8 +597,7 @@ impl Client {
             Err(e) => Err(e),
         };
         let paused = self.session.settle(paused);
-        // The peer may have closed first; there is nothing left to do then.
-        let _ = self.stream.shutdown(Shutdown::Both);
+        transport::close(&self.stream);
         paused
     }
 

@@ -329,6 +329,13 @@ impl std::fmt::Debug for Session {
 /// Where an input package's values start: after the header and the input recipe id.
 const VALUES_AT: usize = crate::protocol::HEADER_LEN + 1;
 
+/// How long a driver's close waits, after sending its end of the link, for the controller
+/// to close its side. The controller frees the connection's input variables once it has
+/// seen the close: a program that closes and connects again at once (a reconnect, the
+/// next run of a script) would otherwise find its own inputs still held. A controller
+/// that does not close costs this much, once.
+pub(crate) const CLOSE_GRACE: Duration = Duration::from_millis(500);
+
 impl Session {
     /// A session with the queue sizes, reply timeout and reconnection policy of `options`
     /// (its socket settings are the driver's), in [`State::Negotiating`]; call
@@ -529,7 +536,10 @@ impl Session {
     }
 
     /// What closing needs: a PAUSE when outputs stream on a working link (then wait for
-    /// [`Ready::Done`]); `false` when the driver can shut the transport down at once.
+    /// [`Ready::Done`]); `false` when the driver can end the transport at once. Either way
+    /// the driver then sends its end of the link and waits (a bounded time) for the
+    /// controller's, so the controller has freed this connection's inputs when the close
+    /// returns.
     ///
     /// # Errors
     /// As [`Session::pause`].

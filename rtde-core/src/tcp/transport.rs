@@ -2,13 +2,13 @@
 //! settings, what one read brought, and writing what the session has to transmit. No rule
 //! of the conversation lives here.
 
-use std::io::{self, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
 use crate::error::Error;
 use crate::session::ConnectOptions;
-use crate::session::Session;
+use crate::session::{CLOSE_GRACE, Session};
 
 /// Opens a connection to the first of `addrs` that answers, with the options' socket
 /// settings.
@@ -110,4 +110,28 @@ fn lose_link(session: &mut Session, source: io::Error) -> Error {
         source,
         mid_frame: false,
     }
+}
+
+/// Ends a link on both sides: sends this side's end, then reads and drops what the
+/// controller still sends until it closes its side too, or [`CLOSE_GRACE`] passes. Any
+/// error means the link is gone already, which is what closing asks for.
+pub(crate) fn close(stream: &TcpStream) {
+    let deadline = Instant::now() + CLOSE_GRACE;
+    if stream.shutdown(Shutdown::Write).is_ok() {
+        let mut scratch = [0u8; 4096];
+        let mut reading = stream;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() || stream.set_read_timeout(Some(left)).is_err() {
+                break;
+            }
+            match reading.read(&mut scratch) {
+                Ok(n) if n > 0 => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                // The controller's end (0), the grace's end, or an error.
+                _ => break,
+            }
+        }
+    }
+    let _ = stream.shutdown(Shutdown::Both);
 }

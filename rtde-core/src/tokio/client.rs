@@ -362,9 +362,10 @@ impl AsyncClient {
         f(&self.shared.inner().session)
     }
 
-    /// Pauses if streaming, then ends the connection: the [`Connection`](super::Connection)
-    /// future returns `Ok(())`, and every handle sees [`Error::ConnectionLost`] after the
-    /// packages already queued.
+    /// Pauses if streaming, then ends the connection, waiting (a bounded time) for the
+    /// controller to close its side, when it has freed this connection's inputs: the
+    /// [`Connection`](super::Connection) future returns `Ok(())`, and every handle sees
+    /// [`Error::ConnectionLost`] after the packages already queued.
     ///
     /// # Errors
     /// The pause's error, if any (the connection ends all the same).

@@ -13,7 +13,7 @@ use ::tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use super::alarm::Alarm;
 use super::shared::{Inner, Shared};
 use crate::error::Error;
-use crate::session::{Done, Ready, Session};
+use crate::session::{CLOSE_GRACE, Done, Ready, Session};
 
 /// How many reads one pass of the task makes before it yields to the runtime, so an
 /// unpaced controller cannot starve the tasks that consume its packages.
@@ -67,6 +67,9 @@ enum Phase<IO> {
     Replaying,
     /// Waiting out the backoff before the next attempt.
     Backoff,
+    /// Closed by `close`: this side's end is sent; reading and dropping what comes until
+    /// the controller closes its side, or [`CLOSE_GRACE`] passes.
+    Draining,
     /// Ended.
     Ended,
 }
@@ -282,6 +285,34 @@ impl<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static> Connection<IO> {
         }
     }
 
+    /// Reads and drops what the controller sends after this side's end, until it closes
+    /// its side, the link fails, or the grace passes: then the connection ends.
+    fn poll_drain(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
+        let Some(io) = self.io.as_mut() else {
+            return self.end(None);
+        };
+        let mut scratch = [0u8; 4096];
+        for _ in 0..READS_PER_PASS {
+            let mut buf = ReadBuf::new(&mut scratch);
+            match Pin::new(&mut *io).poll_read(cx, &mut buf) {
+                Poll::Ready(Ok(())) if !buf.filled().is_empty() => {}
+                // The controller's end, or an error: the link is gone either way.
+                Poll::Ready(_) => return self.end(None),
+                Poll::Pending => {
+                    return match self.timer.poll(cx) {
+                        Poll::Ready(()) => self.end(None),
+                        Poll::Pending => Poll::Pending,
+                    };
+                }
+            }
+        }
+        if self.timer.poll(cx).is_ready() {
+            return self.end(None);
+        }
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+
     /// Ends the connection. What ended it is this future's error, and goes to the
     /// in-order receiver too when there is one (after the packages before it, as the
     /// other drivers report it): one end, one error.
@@ -299,7 +330,9 @@ impl<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static> Future for Connection<
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
         loop {
-            if !matches!(this.phase, Phase::Serving | Phase::Ended) && this.shared.inner().closing {
+            if !matches!(this.phase, Phase::Serving | Phase::Draining | Phase::Ended)
+                && this.shared.inner().closing
+            {
                 // Closed while reconnecting: nothing to pause.
                 return this.end(None);
             }
@@ -307,7 +340,13 @@ impl<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static> Future for Connection<
                 Phase::Ended => return Poll::Ready(Ok(())),
                 Phase::Serving => match this.poll_link(cx, false) {
                     Poll::Pending => return Poll::Pending,
-                    Poll::Ready(Stop::Closed) => return this.end(None),
+                    Poll::Ready(Stop::Closed) => {
+                        if !this.shared.inner().closing {
+                            return this.end(None);
+                        }
+                        this.timer.set(Instant::now().checked_add(CLOSE_GRACE));
+                        this.phase = Phase::Draining;
+                    }
                     Poll::Ready(Stop::Lost(e) | Stop::Done(Err(e))) => {
                         if let Some(e) = this.lost(e) {
                             return this.end(Some(e));
@@ -345,6 +384,7 @@ impl<IO: AsyncRead + AsyncWrite + Unpin + Send + 'static> Future for Connection<
                         }
                     }
                 },
+                Phase::Draining => return this.poll_drain(cx),
                 Phase::Backoff => {
                     if this.shared.abandoned() {
                         return this.end(None);
