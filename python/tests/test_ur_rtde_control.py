@@ -5,6 +5,8 @@ move ends where the same move sent through rtde's motion API (on the simulator's
 command program) ends, within 1e-6: the two run on the simulator's one motion model."""
 
 import os
+import subprocess
+import sys
 import time
 
 import pytest
@@ -129,3 +131,44 @@ def test_the_settings_and_modes_reach_the_controller(controller):
     assert control.isProgramRunning()
     control.stopScript()
     wait_for(lambda: not control.isProgramRunning(), "the script stopped")
+
+
+# A client that starts an asynchronous move and waits to be killed.
+KILLED_MID_MOVE = """
+import sys, time, rtde_control
+control = rtde_control.RTDEControlInterface(sys.argv[1])
+control.moveJ([float(q) for q in sys.argv[2:]], 0.3, 0.5, True)
+print("moving", flush=True)
+time.sleep(60)
+"""
+
+
+def test_the_next_client_takes_over_from_one_killed_mid_move(controller):
+    """The controller runs the killed client's program on its own clock, so the next
+    RTDEControlInterface finds a script playing: ur_rtde stops it (its own STOP_SCRIPT,
+    then the Dashboard's `stop`, which must answer `Stopped` though nothing plays by then)
+    and uploads its own."""
+    sim, control, receive = controller
+    control.disconnect()
+    child = subprocess.Popen(
+        [sys.executable, "-c", KILLED_MID_MOVE, sim.host, *map(str, TARGET)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdout.readline().strip() == "moving"
+        time.sleep(0.2)
+    finally:
+        child.kill()
+        child.wait()
+    assert sim.robot_state()["program_state"] is rtde_rs.RuntimeState.PLAYING
+    assert max(map(abs, receive.getActualQd())) > 0.0, "the killed client's move goes on"
+
+    second = rtde_control.RTDEControlInterface(sim.host)
+    try:
+        assert second.isProgramRunning()
+        assert second.moveJ(HOME, 1.0, 1.0)
+        assert close(receive.getActualQ(), HOME)
+        second.stopScript()
+    finally:
+        second.disconnect()

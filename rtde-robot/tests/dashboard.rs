@@ -258,6 +258,9 @@ fn replies_in_the_words_real_controllers_use() {
             "generate flight report controller",
             "load \"/programs/pick.urp\"",
             "get loaded program",
+            // Nothing plays: a program already stopped has nothing to fail at (ur_rtde's
+            // construction sends it after stopping its own script, and requires this).
+            "stop",
         ],
     );
     assert_eq!(
@@ -273,6 +276,7 @@ fn replies_in_the_words_real_controllers_use() {
     assert_eq!(replies[5], "Flight Report generated with id: 2");
     assert_eq!(replies[6], "Loading program: /programs/pick.urp");
     assert_eq!(replies[7], "Loaded program: /programs/pick.urp");
+    assert_eq!(replies[8], "Stopped");
     // rtde's own client reads each of them.
     let mut d = connect(&sim);
     assert_eq!(

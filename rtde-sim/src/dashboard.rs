@@ -149,7 +149,13 @@ fn program_reply(command: &Command, robot: &mut RobotState) -> Option<String> {
     Some(match command {
         Command::Load(path) => done(robot.load(path), format!("Loading program: {path}")),
         Command::Play => done(robot.play(), "Starting program".into()),
-        Command::Stop => done(robot.stop(), "Stopped".into()),
+        // The manual's failure is a program that fails to stop; one already stopped has
+        // nothing to fail at. ur_rtde relies on it: after stopping its own script it
+        // sends `stop` and requires `Stopped`.
+        Command::Stop => {
+            robot.stop_program();
+            "Stopped".into()
+        }
         Command::Pause => done(robot.pause(), "Pausing program".into()),
         Command::Running => format!(
             "Program running: {}",

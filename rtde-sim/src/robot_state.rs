@@ -238,14 +238,6 @@ impl RobotState {
         Ok(())
     }
 
-    pub(crate) fn stop(&mut self) -> Result<(), Refusal> {
-        if self.program == RuntimeState::Stopped {
-            return Err("Failed to execute: stop".into());
-        }
-        self.stop_program();
-        Ok(())
-    }
-
     pub(crate) fn stop_program(&mut self) {
         self.program = RuntimeState::Stopped;
         self.program_started = None;
