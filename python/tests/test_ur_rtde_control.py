@@ -133,6 +133,17 @@ def test_the_settings_and_modes_reach_the_controller(controller):
     wait_for(lambda: not control.isProgramRunning(), "the script stopped")
 
 
+
+def test_the_step_time_is_the_controllers_tick(controller):
+    """ur_rtde's getStepTime sends its command and reads the output register at once,
+    without waiting for the script to answer (as it does for its real-time commands), so a
+    call returns what the script wrote for the call before: the first one finds the
+    register as the script started (0), the next one a tick later finds the answer."""
+    _, control, _ = controller
+    control.getStepTime()
+    time.sleep(0.05)
+    assert control.getStepTime() == 0.002  # e-Series: 500 Hz
+
 # A client that starts an asynchronous move and waits to be killed.
 KILLED_MID_MOVE = """
 import sys, time, rtde_control
