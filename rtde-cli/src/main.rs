@@ -51,8 +51,8 @@ mod view;
   rtde bridge fleet.toml                          a fleet's telemetry into MQTT
   rtde dashboard --robot HOST robotmode           one Dashboard server command, its reply typed
   rtde primary --robot HOST                       the primary interface: robot state and messages
-  rtde run-script rtde-robot-proto/src/programs/servo/rtde_servo.script
-                                                  send a program (built-in simulator without --robot)
+  rtde run-script urscript/examples/pick_and_place.script
+                                                  run a program (built-in simulator without --robot)
   rtde check-script pick.script --version 3.15    check a URScript file for a 3.15 controller
 
 `rtde help COMMAND` explains each command, with examples."

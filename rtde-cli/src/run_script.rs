@@ -4,6 +4,8 @@ use crate::said;
 use std::net::{IpAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::thread;
 use std::time::Duration;
 
 use rtde_robot::dashboard::{Dashboard, DashboardOptions};
@@ -26,10 +28,16 @@ that fails is not sent (--no-check sends it anyway).
 A program moves a real robot: with --robot, nothing is sent without \
 --i-have-checked-the-workspace. Without --robot the program goes to a built-in simulator \
 (powered on and brakes released for it), which runs the project's own programs \
-(rtde_servo.script) and runs any other on its URScript engine.",
+(rtde_servo.script) and runs any other on its URScript engine; the command then watches \
+the program until it ends, as --until-end does, since the simulator ends with the command.
+
+With --until-end, what the controller says while the program plays (its textmsg lines \
+among them) is printed as it comes, and the command ends when the program does: with how \
+long it played, or with its runtime exception or protective stop. Ctrl-C stops watching \
+(a program on a robot plays on).",
     after_help = "Examples:
-  rtde run-script rtde-robot-proto/src/programs/servo/rtde_servo.script
-      on the built-in simulator: it recognises the servo program and runs it
+  rtde run-script urscript/examples/pick_and_place.script
+      a user's program on the built-in simulator's URScript engine, watched until it ends
   rtde run-script pick.script --robot 192.168.1.10 --i-have-checked-the-workspace"
 )]
 pub(crate) struct RunScriptArgs {
@@ -49,6 +57,10 @@ pub(crate) struct RunScriptArgs {
     /// (`rtde check-script` runs the same check): for a built-in the checker does not list.
     #[arg(long)]
     no_check: bool,
+    /// Watch the program until it ends, printing what the controller says meanwhile (the
+    /// default on the built-in simulator).
+    #[arg(long)]
+    until_end: bool,
     /// How long to wait for the program to play.
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = crate::args::duration)]
     timeout: Duration,
@@ -71,6 +83,7 @@ pub(crate) fn run(args: &RunScriptArgs) -> Result<ExitCode, String> {
         .map_err(|e| format!("cannot read {}: {e}", args.file.display(), e = said(e)))?;
     let program =
         Program::new(&source).map_err(|e| format!("{}: {e}", args.file.display(), e = said(e)))?;
+    let until_end = args.until_end || args.robot.is_none();
     let (_sim, sender) = match &args.robot {
         Some(robot) => {
             let (host, number) = crate::args::robot_on(robot, args.port.default_port())?;
@@ -114,15 +127,42 @@ pub(crate) fn run(args: &RunScriptArgs) -> Result<ExitCode, String> {
     let sender = sender
         .via(args.port)
         .timeout(args.timeout)
-        .check_script(!args.no_check);
-    let started = sender
-        .send_observed(&program, |step| eprintln!("{}", describe(step)))
-        .map_err(said)?;
-    println!(
-        "started: {} is playing ({} ms after sending)",
-        program.name().unwrap_or("the program"),
-        started.after.as_millis()
-    );
+        .check_script(!args.no_check)
+        .until_end(until_end);
+    let name = program.name().unwrap_or("the program").to_owned();
+    if until_end {
+        crate::interrupt::handle()?;
+    }
+    // On a thread of its own, so that Ctrl-C can end a watch of a program that never ends.
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        let fate = sender.send_observed(&program, |step| eprintln!("{}", describe(step)));
+        let _ = tx.send(fate);
+    });
+    let started = loop {
+        match rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(fate) => break fate.map_err(said)?,
+            Err(RecvTimeoutError::Timeout) if crate::interrupt::asked() => {
+                println!("interrupted: stopped watching {name}, which may still be playing");
+                return Ok(ExitCode::SUCCESS);
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err("the script sender's thread ended without a result".into());
+            }
+        }
+    };
+    match started.ended {
+        Some(played) => println!(
+            "ended: {name} played for {:.2} s (started {} ms after sending)",
+            played.as_secs_f64(),
+            started.after.as_millis()
+        ),
+        None => println!(
+            "started: {name} is playing ({} ms after sending)",
+            started.after.as_millis()
+        ),
+    }
     Ok(ExitCode::SUCCESS)
 }
 

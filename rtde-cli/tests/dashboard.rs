@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::run;
+use common::{run, scratch};
 use rtde_sim::Sim;
 
 #[test]
@@ -49,21 +49,66 @@ fn an_unknown_command_lists_the_known_ones() {
     assert!(line.contains("brake release"), "{line}");
 }
 
+/// A user's program on the built-in simulator: watched until it ends, with what it says
+/// on the way (the simulator ends with the command, so the command waits for the program).
 #[test]
-fn run_script_reports_the_servo_program_playing_on_the_simulator() {
+fn run_script_runs_a_users_program_to_its_end_on_the_simulator() {
     let file = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../rtde-robot-proto/src/programs/servo/rtde_servo.script"
+        "/../urscript/examples/pick_and_place.script"
     );
     let out = run(&["run-script", file]);
     let progress = out.ok();
+    for said in [
+        "controller: cycle done: 1",
+        "controller: cycle done: 3",
+        "PROGRAM_XXX_STOPPED pick_and_place",
+    ] {
+        assert!(progress.contains(said), "{said}: {progress}");
+    }
+    let played: f64 = out
+        .stdout
+        .strip_prefix("ended: pick_and_place played for ")
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("{out:?}"));
+    // Six moves of 0.2 rad and more, and three 0.1 s waits.
+    assert!(played > 1.0, "{played}");
+}
+
+/// Sent unchecked, a program with an error comes back with the controller's compile error
+/// at its line and column; one that fails while it plays, with its runtime exception.
+#[test]
+fn run_script_reports_the_controllers_compile_error_and_runtime_exception() {
+    let dir = scratch("run-script-errors");
+    let typo = dir.join("typo.script");
+    std::fs::write(
+        &typo,
+        "def typo():\n  movej([0.2, -1.4, 1.4, -1.57, -1.57, 0.1])\n  set_standrad_digital_out(0, True)\nend\n",
+    )
+    .unwrap();
+    let out = run(&["run-script", typo.to_str().unwrap(), "--no-check"]);
+    let line = out.stderr.lines().last().unwrap_or_default();
+    assert!(out.status.code() == Some(1), "{out:?}");
     assert!(
-        out.stdout.starts_with("started: rtde_program is playing"),
+        line.starts_with(
+            "error: the program does not compile: line 3, column 3: compile_error_name_not_found"
+        ),
         "{out:?}"
     );
-    for step in ["checked: remote control", "sent ", "runtime state PLAYING"] {
-        assert!(progress.contains(step), "{step}: {progress}");
-    }
+    let late = dir.join("late.script");
+    std::fs::write(
+        &late,
+        "def late():\n  movej([0.2, -1.4, 1.4, -1.57, -1.57, 0.1])\n  list = [1, 2]\n  textmsg(list[5])\nend\n",
+    )
+    .unwrap();
+    let out = run(&["run-script", late.to_str().unwrap()]);
+    let line = out.stderr.lines().last().unwrap_or_default();
+    assert!(out.status.code() == Some(1), "{out:?}");
+    assert!(
+        line.starts_with("error: the program failed at line 4, column"),
+        "{out:?}"
+    );
 }
 
 #[test]

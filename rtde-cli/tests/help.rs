@@ -244,8 +244,8 @@ mod examples {
     }
 
     /// The files the examples read, made once: a recording (`run.rtde`, `run.csv`,
-    /// `run.mcap`, and `old.mcap` without the arm's frames), the bridge's `fleet.toml` from docs/bridge.md, and `pick.script`, one of
-    /// the programs the simulator runs, also at its path in the repository.
+    /// `run.mcap`, and `old.mcap` without the arm's frames), the bridge's `fleet.toml` from docs/bridge.md, and `pick.script`, the
+    /// example program at its path in the repository, also under that name.
     pub(super) struct Fixtures {
         files: Vec<(PathBuf, Vec<u8>)>,
     }
@@ -262,8 +262,8 @@ mod examples {
             common::run_in(&dir, &["convert", "run.rtde", "old.mcap", "--no-frames"]).ok();
             let read = |name: &str| std::fs::read(dir.join(name)).expect("a recording");
             let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-            let servo = "rtde-robot-proto/src/programs/servo/rtde_servo.script";
-            let program = std::fs::read(root.join(servo)).expect("the servo program");
+            let example = "urscript/examples/pick_and_place.script";
+            let program = std::fs::read(root.join(example)).expect("the example program");
             let bridge_doc =
                 std::fs::read_to_string(root.join("docs/bridge.md")).expect("docs/bridge.md");
             let fleet = bridge_doc
@@ -276,7 +276,7 @@ mod examples {
                 ("run.rtde".into(), read("run.rtde")),
                 ("run.mcap".into(), read("run.mcap")),
                 ("old.mcap".into(), read("old.mcap")),
-                (servo.into(), program.clone()),
+                (example.into(), program.clone()),
                 ("pick.script".into(), program),
                 ("fleet.toml".into(), adapted(fleet, broker).into_bytes()),
             ];

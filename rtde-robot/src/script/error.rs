@@ -95,8 +95,9 @@ pub enum ScriptError {
         /// The controller's text.
         text: String,
     },
-    /// A protective stop happened while the program started.
-    #[error("a protective stop happened while the program started{}", reason.as_ref().map(|r| format!(": {r}")).unwrap_or_default())]
+    /// A protective stop happened while the program started (or, watched until its end, while
+    /// it played).
+    #[error("a protective stop stopped the program{}", reason.as_ref().map(|r| format!(": {r}")).unwrap_or_default())]
     ProtectiveStop {
         /// The controller's words, if it said any.
         reason: Option<String>,

@@ -59,13 +59,17 @@ pub enum Preconditions {
 }
 
 /// A program that started: RTDE reported it playing, and no exception followed within
-/// the settling time.
+/// the settling time (or, with [`ScriptSender::until_end`], before it ended).
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Started {
     /// The controller's version, from the primary interface.
     pub version: Option<ControllerVersion>,
     /// From sending to playing.
     pub after: Duration,
+    /// How long it played, when it ended while watched: always with
+    /// [`ScriptSender::until_end`], and for a program that ends within the settling time.
+    pub ended: Option<Duration>,
 }
 
 /// Sends programs to a controller's script port and reports their fate.
@@ -96,6 +100,7 @@ pub struct ScriptSender {
     timeout: Duration,
     settle: Duration,
     check_script: bool,
+    until_end: bool,
 }
 
 impl ScriptSender {
@@ -111,6 +116,7 @@ impl ScriptSender {
             timeout: Duration::from_secs(5),
             settle: Duration::from_millis(200),
             check_script: true,
+            until_end: false,
         }
     }
 
@@ -180,6 +186,33 @@ impl ScriptSender {
     #[must_use]
     pub fn settle(mut self, settle: Duration) -> Self {
         self.settle = settle;
+        self
+    }
+
+    /// Whether to watch the program past its start until it ends (the controller's stop
+    /// message), reporting meanwhile what the controller says (its `textmsg` lines among
+    /// them) as [`Step::Said`]; [`Started::ended`] then says how long it played. A runtime
+    /// exception or a protective stop while it plays is the error, as while it starts.
+    /// Off by default: the sender returns once the program has played for the settling
+    /// time. No time limit applies to the run; a program that never ends is watched for
+    /// ever (run the sender on a thread of its own to give up on it).
+    ///
+    /// ```
+    /// use rtde_robot::script::{Program, ScriptSender};
+    ///
+    /// let sim = rtde_sim::Sim::builder().dashboard().script_ports().start().unwrap();
+    /// let mut dashboard = rtde_robot::dashboard::Dashboard::connect(
+    ///     sim.dashboard_addr().unwrap(), Default::default()).unwrap();
+    /// dashboard.power_on().unwrap();
+    /// dashboard.brake_release().unwrap();
+    /// let sender = ScriptSender::new(sim.addr().ip()).ports(sim.script_sender_ports().unwrap());
+    /// let program = Program::new("def wave():\n  sleep(0.5)\n  textmsg(\"done\")\nend\n").unwrap();
+    /// let ended = sender.until_end(true).send(&program).unwrap().ended.unwrap();
+    /// assert!(ended.as_secs_f64() >= 0.5, "{ended:?}");
+    /// ```
+    #[must_use]
+    pub fn until_end(mut self, until_end: bool) -> Self {
+        self.until_end = until_end;
         self
     }
 
@@ -302,11 +335,13 @@ impl ScriptSender {
                 return fate;
             }
             if let Some(since) = playing_since
+                && !self.until_end
                 && since.elapsed() >= self.settle
             {
                 return Ok(Started {
                     version: watch.version,
                     after: since.duration_since(sent),
+                    ended: None,
                 });
             }
             if playing_since.is_none() && Instant::now() >= deadline {
@@ -489,6 +524,7 @@ impl Watch {
             Some(since) => Ok(Started {
                 version: self.version,
                 after: since.saturating_duration_since(sent),
+                ended: Some(since.elapsed()),
             }),
             None => Err(ScriptError::NotStarted {
                 waited: sent.elapsed(),
