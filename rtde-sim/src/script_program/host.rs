@@ -9,6 +9,7 @@ use rtde_kinematics::{compose, invert};
 use rtde_urscript::builtins;
 use rtde_urscript::run::{Host, HostCall, Progress, Reply, Value};
 
+use super::sockets::Sockets;
 use crate::io::IoState;
 use crate::motion::{ArmMotion, Move, Space, Step};
 
@@ -23,6 +24,8 @@ enum Wait {
     Stopping,
     /// `servoj`, `speedj` and `speedl` for their `t`: ticks left.
     Ticks(u32),
+    /// A socket read: the script's [`Sockets`] hold it under the same ticket.
+    Socket,
     Done,
 }
 
@@ -154,6 +157,7 @@ pub(super) struct SimHost<'a> {
     pub(super) pending: &'a mut Pending,
     pub(super) outputs: &'a mut Outputs,
     pub(super) messages: &'a mut Vec<String>,
+    pub(super) sockets: &'a Sockets,
     pub(super) dt: f64,
 }
 
@@ -386,6 +390,15 @@ impl Host for SimHost<'_> {
             .or_else(|| self.state(&call))
             .or_else(|| self.io(&call))
             .or_else(|| self.payload(&call))
+            .or_else(|| {
+                let (pending, messages) = (&mut *self.pending, &mut *self.messages);
+                self.sockets.call(
+                    &call,
+                    self.dt,
+                    &mut || pending.add(Wait::Socket),
+                    &mut |said| messages.push(said),
+                )
+            })
         {
             return r;
         }
@@ -421,6 +434,13 @@ impl Host for SimHost<'_> {
 
     fn poll(&mut self, ticket: u64) -> Result<Progress, String> {
         match self.pending.waits.get(&ticket) {
+            Some(Wait::Socket) => {
+                let progress = self.sockets.poll(ticket);
+                if !matches!(progress, Some(Progress::Waiting)) {
+                    self.pending.waits.remove(&ticket);
+                }
+                progress.ok_or_else(|| format!("no socket read waits with ticket {ticket}"))
+            }
             Some(Wait::Done) => {
                 self.pending.waits.remove(&ticket);
                 Ok(Progress::Done(Value::None))
@@ -432,5 +452,6 @@ impl Host for SimHost<'_> {
 
     fn cancel(&mut self, ticket: u64) {
         self.pending.waits.remove(&ticket);
+        self.sockets.cancel(ticket);
     }
 }

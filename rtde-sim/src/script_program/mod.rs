@@ -6,6 +6,7 @@
 //! program that is not one of rtde's own (issue 34).
 
 mod host;
+mod sockets;
 
 use rtde_core::Value as RtdeValue;
 use rtde_kinematics::Arm;
@@ -15,6 +16,7 @@ use rtde_urscript::{Checked, ScriptError};
 use crate::io::IoState;
 use crate::motion::ArmMotion;
 use host::{Outputs, Pending, SimHost};
+use sockets::Sockets;
 
 /// A running client program.
 ///
@@ -41,6 +43,7 @@ pub struct ScriptProgram {
     pending: Pending,
     outputs: Outputs,
     messages: Vec<String>,
+    sockets: Sockets,
     ticks: u64,
     /// The controller's digital outputs at the last tick, under the script's own.
     io_bits: u64,
@@ -71,6 +74,7 @@ impl ScriptProgram {
             pending: Pending::default(),
             outputs: Outputs::default(),
             messages: Vec::new(),
+            sockets: Sockets::default(),
             ticks: 0,
             io_bits: 0,
         })
@@ -90,6 +94,7 @@ impl ScriptProgram {
             pending: &mut self.pending,
             outputs: &mut self.outputs,
             messages: &mut self.messages,
+            sockets: &self.sockets,
             dt,
         };
         let state = self.machine.tick(&mut host).clone();
@@ -108,6 +113,7 @@ impl ScriptProgram {
                 pending: &mut self.pending,
                 outputs: &mut self.outputs,
                 messages: &mut self.messages,
+                sockets: &self.sockets,
                 dt,
             };
             self.machine.stop(&mut host);

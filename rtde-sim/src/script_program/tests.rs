@@ -91,3 +91,86 @@ fn a_builtin_the_simulator_lacks_is_a_runtime_error_not_silence() {
         p.messages()
     );
 }
+
+/// A server on this machine that answers the script's sends, as the UR Client Library's
+/// reverse interface or a user's own server does: returns what it received.
+fn server(answer: &'static [&'static [u8]]) -> (u16, std::thread::JoinHandle<Vec<u8>>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let handle = std::thread::spawn(move || {
+        let (mut s, _) = listener.accept().unwrap();
+        s.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+            .unwrap();
+        let mut received = Vec::new();
+        for reply in answer {
+            // Each reply answers one line the script sent.
+            let mut byte = [0u8];
+            while s.read(&mut byte).unwrap() == 1 {
+                received.push(byte[0]);
+                if byte[0] == b'\n' {
+                    break;
+                }
+            }
+            s.write_all(reply).unwrap();
+        }
+        let _ = s.read_to_end(&mut received);
+        received
+    });
+    (port, handle)
+}
+
+#[test]
+fn a_script_talks_to_a_server_on_this_machine() {
+    let (port, server) = server(&[
+        b"\x00\x00\x00\x05\xff\xff\xff\xfe(1.5, -2.25)a line\r\n",
+        b"speed 42\n",
+    ]);
+    let mut p = program(&format!(
+        "def talk():\n  ok = socket_open(\"127.0.0.1\", {port}, \"host\")\n  socket_send_line(\"hello\", \"host\")\n\
+         ints = socket_read_binary_integer(2, \"host\")\n  floats = socket_read_ascii_float(2, \"host\")\n\
+         line = socket_read_line(\"host\")\n  v = socket_get_var(\"speed\", \"host\")\n\
+         socket_send_int(7, \"host\")\n  socket_close(\"host\")\n\
+         textmsg(ok, ints)\n  textmsg(floats, line)\n  textmsg(v, \"\")\nend\n"
+    ));
+    run(&mut p, 2_000);
+    assert_eq!(p.state(), &State::Ended, "{:?}", p.messages());
+    assert_eq!(
+        p.messages(),
+        ["True[2, 5, -2]", "[2, 1.5, -2.25]a line", "42"]
+    );
+    assert_eq!(
+        server.join().unwrap(),
+        b"hello\nget speed\n\x00\x00\x00\x07"
+    );
+}
+
+#[test]
+fn a_read_that_times_out_gives_the_manuals_failure_after_its_timeout() {
+    let (port, _server) = server(&[b""]);
+    let mut p = program(&format!(
+        "def wait():\n  socket_open(\"127.0.0.1\", {port})\n  socket_send_line(\"go\")\n\
+         textmsg(socket_read_binary_integer(2, timeout=0.1))\n  textmsg(socket_read_line(timeout=0.1), \"|\")\nend\n"
+    ));
+    run(&mut p, 2_000);
+    assert_eq!(p.state(), &State::Ended, "{:?}", p.messages());
+    assert_eq!(p.messages(), ["[0, -1, -1]", "|"]);
+    // 0.1 s each at 2 ms a tick, and a few ticks for the calls.
+    assert!((100..110).contains(&p.ticks()), "{}", p.ticks());
+}
+
+#[test]
+fn a_socket_reaches_only_this_machine() {
+    let mut p = program(
+        "def out():\n  textmsg(socket_open(\"192.0.2.1\", 30002), \"\")\n  textmsg(socket_send_line(\"x\"), \"\")\nend\n",
+    );
+    run(&mut p, 10);
+    assert_eq!(
+        p.messages(),
+        [
+            "socket_open(192.0.2.1, 30002) failed: `192.0.2.1` is not a loopback address: the simulator connects only to this machine",
+            "False",
+            "False"
+        ]
+    );
+}
