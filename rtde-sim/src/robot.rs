@@ -12,6 +12,13 @@ use crate::robot_program::Program;
 use crate::source::{OutputSource, Sample, Tick};
 use rtde_kinematics::{Arm, mul3v, transpose3};
 
+/// The joints' temperatures (°C), as `joint_temperatures` and a script's `get_joint_temp`
+/// report them: a warm arm at rest in a room.
+pub(crate) const JOINT_TEMPERATURES: [f64; 6] = [36.0, 36.5, 37.0, 38.0, 38.5, 39.0];
+
+/// The controller's temperature (°C), as a script's `get_controller_temp` reports it.
+pub(crate) const CONTROLLER_TEMPERATURE: f64 = 40.0;
+
 /// The joint motion of the simulated robot: every joint swings sinusoidally about a centre.
 ///
 /// At time `t` in seconds (the tick's `timestamp`, `tick as f64 / f64::from(loop_rate)`),
@@ -252,7 +259,7 @@ impl SimulatedRobot {
                 let v = state.actual_speed();
                 Value::Double(5.0 * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt())
             }
-            "joint_temperatures" => v6([36.0, 36.5, 37.0, 38.0, 38.5, 39.0]),
+            "joint_temperatures" => v6(JOINT_TEMPERATURES),
             "tool_temperature" => Value::Double(35.0),
             "actual_main_voltage" | "actual_robot_voltage" => {
                 Value::Double(48.0 + state.noisy(channel::VOLTAGE, 0.05, [0.0; 6])[0])
@@ -487,13 +494,18 @@ impl<'a> State<'a> {
 /// A uniform number in `[-1, 1)` from `(seed, tick, key)`, by SplitMix64 finalisers: the
 /// same inputs give the same number on every run and platform.
 fn unit_noise(seed: u64, tick: u64, key: u64) -> f64 {
-    let h = mix(mix(seed ^ mix(tick)) ^ key);
-    #[allow(clippy::cast_precision_loss)] // 53 bits: exact
-    let unit = (h >> 11) as f64 / (1u64 << 53) as f64;
-    2.0 * unit - 1.0
+    2.0 * unit(mix(mix(seed ^ mix(tick)) ^ key)) - 1.0
 }
 
-fn mix(mut z: u64) -> u64 {
+/// A uniform number in `[0, 1)` from a well-mixed `h`: its top 53 bits, exactly.
+pub(crate) fn unit(h: u64) -> f64 {
+    #[allow(clippy::cast_precision_loss)] // 53 bits: exact
+    let unit = (h >> 11) as f64 / (1u64 << 53) as f64;
+    unit
+}
+
+/// SplitMix64's step: every bit of the result depends on every bit of `z`.
+pub(crate) fn mix(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);

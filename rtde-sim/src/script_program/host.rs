@@ -9,9 +9,48 @@ use rtde_kinematics::{compose, invert};
 use rtde_urscript::builtins;
 use rtde_urscript::run::{Host, HostCall, Progress, Reply, Value};
 
+use super::sensing::{History, Random};
 use super::sockets::Sockets;
 use crate::io::IoState;
 use crate::motion::{ArmMotion, Move, Space, Step};
+
+/// The built-ins of the checker's table that a script cannot run on the simulator yet, and
+/// why; a call is the runtime error that says so. docs/urscript.md lists them.
+pub const NOT_SIMULATED: &[(&str, &str)] = &[
+    ("movec", "the motion model has no circular moves yet"),
+    (
+        "servoc",
+        "the motion model has no servoing in tool space yet",
+    ),
+    (
+        "optimovej",
+        "a time-optimal move's profile is the controller's own, which the motion model does not reproduce",
+    ),
+    (
+        "optimovel",
+        "a time-optimal move's profile is the controller's own, which the motion model does not reproduce",
+    ),
+    (
+        "direct_torque",
+        "the simulated arm has no dynamics to take torques",
+    ),
+    (
+        "get_joint_torques",
+        "a script cannot read the simulated arm's dynamics yet",
+    ),
+    (
+        "get_target_waypoint",
+        "the motion model does not expose its waypoints yet",
+    ),
+    (
+        "protective_stop",
+        "a script cannot raise the robot's safety status yet",
+    ),
+    (
+        "wrench_trans",
+        "its frame convention is not confirmed against the manual",
+    ),
+];
 
 /// What a blocked call waits for.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -88,12 +127,29 @@ impl Pending {
     }
 }
 
-/// What the script wrote: output registers by field name, and the digital outputs.
+/// What the script wrote: output registers by field name, the digital and analog
+/// outputs, the payload, and whether it put the arm in freedrive.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Outputs {
     pub(super) registers: HashMap<String, RtdeValue>,
     pub(super) digital: u64,
+    /// The standard analog outputs the script set; unset, the controller's.
+    pub(super) analog: [Option<f64>; 2],
     pub(super) payload: Payload,
+    pub(super) freedrive: bool,
+}
+
+impl Outputs {
+    /// Standard analog output `i` (0 or 1): the script's value, else the controller's.
+    pub(super) fn analog_out(&self, i: i32, io: &IoState) -> Result<f64, String> {
+        match i {
+            0 | 1 => {
+                let i = usize::from(i == 1);
+                Ok(self.analog[i].unwrap_or_else(|| io.analog_output(i)))
+            }
+            _ => Err(format!("there is no analog output {i}")),
+        }
+    }
 }
 
 /// The payload the script set: mass (kg), centre of gravity (m) and inertia (kg·m²,
@@ -158,6 +214,8 @@ pub(super) struct SimHost<'a> {
     pub(super) outputs: &'a mut Outputs,
     pub(super) messages: &'a mut Vec<String>,
     pub(super) sockets: &'a Sockets,
+    pub(super) history: &'a History,
+    pub(super) random: &'a mut Random,
     pub(super) dt: f64,
 }
 
@@ -390,6 +448,7 @@ impl Host for SimHost<'_> {
             .or_else(|| self.state(&call))
             .or_else(|| self.io(&call))
             .or_else(|| self.payload(&call))
+            .or_else(|| self.sensing(&call))
             .or_else(|| {
                 let (pending, messages) = (&mut *self.pending, &mut *self.messages);
                 self.sockets.call(
@@ -416,6 +475,10 @@ impl Host for SimHost<'_> {
             // Force, teach and freedrive mode change nothing either: the simulated arm meets
             // nothing and nobody pushes it, so it holds still in them, as the command
             // program's model says.
+            "freedrive_mode" | "end_freedrive_mode" => {
+                self.outputs.freedrive = call.name == "freedrive_mode";
+                done(Value::None)
+            }
             "set_gravity"
             | "rtde_set_watchdog"
             | "zero_ftsensor"
@@ -426,9 +489,18 @@ impl Host for SimHost<'_> {
             | "force_mode_set_gain_scaling"
             | "teach_mode"
             | "end_teach_mode"
-            | "freedrive_mode"
-            | "end_freedrive_mode" => done(Value::None),
-            other => Err(format!("`{other}` is not simulated yet")),
+            | "set_tool_voltage"
+            | "enable_external_ft_sensor"
+            | "ft_rtde_input_enable"
+            | "set_standard_analog_input_domain"
+            | "set_analog_outputdomain"
+            | "set_tool_analog_input_domain" => done(Value::None),
+            other => Err(
+                match NOT_SIMULATED.iter().find(|(name, _)| *name == other) {
+                    Some((_, why)) => format!("`{other}` is not simulated yet: {why}"),
+                    None => format!("`{other}` is not simulated yet"),
+                },
+            ),
         }
     }
 

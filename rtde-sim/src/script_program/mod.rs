@@ -6,6 +6,7 @@
 //! program that is not one of rtde's own (issue 34).
 
 mod host;
+mod sensing;
 mod sockets;
 
 use rtde_core::Value as RtdeValue;
@@ -15,7 +16,9 @@ use rtde_urscript::{Checked, ScriptError};
 
 use crate::io::IoState;
 use crate::motion::ArmMotion;
+pub use host::NOT_SIMULATED;
 use host::{Outputs, Pending, SimHost};
+use sensing::{History, Random};
 use sockets::Sockets;
 
 /// A running client program.
@@ -44,6 +47,8 @@ pub struct ScriptProgram {
     outputs: Outputs,
     messages: Vec<String>,
     sockets: Sockets,
+    history: History,
+    random: Random,
     ticks: u64,
     /// The controller's digital outputs at the last tick, under the script's own.
     io_bits: u64,
@@ -75,6 +80,8 @@ impl ScriptProgram {
             outputs: Outputs::default(),
             messages: Vec::new(),
             sockets: Sockets::default(),
+            history: History::new(q),
+            random: Random::default(),
             ticks: 0,
             io_bits: 0,
         })
@@ -95,6 +102,8 @@ impl ScriptProgram {
             outputs: &mut self.outputs,
             messages: &mut self.messages,
             sockets: &self.sockets,
+            history: &self.history,
+            random: &mut self.random,
             dt,
         };
         let state = self.machine.tick(&mut host).clone();
@@ -106,6 +115,7 @@ impl ScriptProgram {
             self.arm.stop(crate::motion::Space::Joint, 4.0);
         }
         let step = self.arm.advance(io.speed_fraction(), dt);
+        self.history.push(self.arm.q);
         if let Some(why) = self.pending.after_step(&step) {
             let mut host = SimHost {
                 arm: &mut self.arm,
@@ -114,6 +124,8 @@ impl ScriptProgram {
                 outputs: &mut self.outputs,
                 messages: &mut self.messages,
                 sockets: &self.sockets,
+                history: &self.history,
+                random: &mut self.random,
                 dt,
             };
             self.machine.stop(&mut host);
@@ -177,6 +189,8 @@ impl ScriptProgram {
             "runtime_state" => RtdeValue::Uint32(state.code()),
             "tcp_offset" => RtdeValue::Vector6d(self.arm.tcp),
             "actual_digital_output_bits" => RtdeValue::Uint64(self.io_bits | self.outputs.digital),
+            "standard_analog_output0" => RtdeValue::Double(self.outputs.analog[0]?),
+            "standard_analog_output1" => RtdeValue::Double(self.outputs.analog[1]?),
             _ => return self.outputs.registers.get(name).cloned(),
         })
     }

@@ -86,7 +86,8 @@ fn a_builtin_the_simulator_lacks_is_a_runtime_error_not_silence() {
     let mut p = program("torques = get_joint_torques()\n");
     run(&mut p, 10);
     assert!(
-        p.messages()[0].ends_with("`get_joint_torques` is not simulated yet"),
+        p.messages()[0]
+            .ends_with("`get_joint_torques` is not simulated yet: a script cannot read the simulated arm's dynamics yet"),
         "{:?}",
         p.messages()
     );
@@ -173,4 +174,85 @@ fn a_socket_reaches_only_this_machine() {
             "False"
         ]
     );
+}
+
+/// Every built-in of the checker's table, called with arguments of its parameters' types:
+/// the simulator runs each, except those `NOT_SIMULATED` names, whose calls say why.
+#[test]
+fn every_builtin_runs_but_those_named_not_simulated() {
+    use rtde_urscript::builtins::{BUILTINS, Type};
+    let mut not_simulated = Vec::new();
+    for b in &BUILTINS {
+        let args: Vec<&str> = b
+            .params
+            .iter()
+            .filter(|p| p.default.is_none())
+            .map(|p| match p.ty {
+                Type::Int => "1",
+                Type::Bool => "True",
+                Type::Str => "\"a\"",
+                Type::Pose => "p[0.1, -0.2, 0.3, 0, 3.14, 0]",
+                Type::List | Type::PoseOrList => "[0.1, -1.5, 1.5, -1.5, -1.5, 0]",
+                _ => "0.5",
+            })
+            .collect();
+        let script = format!("def probe():\n  {}({})\nend\n", b.name, args.join(", "));
+        let checked = check(&script, ControllerVersion::new(10, 11, 0, 0))
+            .unwrap_or_else(|e| panic!("{script}: {e:?}"));
+        let mut p = ScriptProgram::new(&checked, Arm::UR5E, HOME).unwrap();
+        run(&mut p, 3_000);
+        if let Some(m) = p
+            .messages()
+            .iter()
+            .find(|m| m.contains("is not simulated yet"))
+        {
+            let why = super::NOT_SIMULATED.iter().find(|(n, _)| *n == b.name);
+            assert!(
+                why.is_some_and(|(_, why)| m.ends_with(why)),
+                "{}: {m}",
+                b.name
+            );
+            not_simulated.push(b.name);
+        }
+    }
+    let mut named: Vec<&str> = super::NOT_SIMULATED.iter().map(|(n, _)| *n).collect();
+    named.sort_unstable();
+    not_simulated.sort_unstable();
+    assert_eq!(not_simulated, named);
+    let docs = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/urscript.md");
+    if let Ok(docs) = std::fs::read_to_string(docs) {
+        for (name, why) in super::NOT_SIMULATED {
+            assert!(
+                docs.contains(&format!("`{name}`")) && docs.contains(why),
+                "docs/urscript.md does not list `{name}` ({why})"
+            );
+        }
+    }
+}
+
+/// What the script reads of the robot: inputs as nothing drives them, its own outputs and
+/// registers back, the joints' history, the arm's temperatures and the same `random()`
+/// sequence on every run.
+#[test]
+fn a_script_reads_back_what_it_set_and_what_the_arm_measures() {
+    let script = "def read():\n  set_configurable_digital_out(2, True)\n  set_standard_analog_out(1, 0.25)\n\
+                  write_output_integer_register(30, 12)\n  movej([0.1, -1.5, 1.5, -1.5, -1.5, 0], a=3, v=2)\n\
+                  textmsg(get_configurable_digital_out(2), get_standard_digital_in(0))\n\
+                  textmsg(get_standard_analog_out(1), read_output_integer_register(30))\n\
+                  textmsg(get_actual_joint_positions_history(0)[0], get_actual_joint_positions_history(999)[0])\n\
+                  sync()\n  textmsg(get_joint_temp(5), is_steady())\n  textmsg(random(), \" \")\nend\n";
+    let mut a = program(script);
+    run(&mut a, 5_000);
+    assert_eq!(a.state(), &State::Ended, "{:?}", a.messages());
+    assert_eq!(
+        &a.messages()[..4],
+        ["TrueFalse", "0.2512", "0.10", "39True"]
+    );
+    assert_eq!(
+        a.output("standard_analog_output1"),
+        Some(rtde_core::Value::Double(0.25))
+    );
+    let mut b = program(script);
+    run(&mut b, 5_000);
+    assert_eq!(a.messages()[4], b.messages()[4]);
 }
