@@ -144,6 +144,36 @@ def test_the_step_time_is_the_controllers_tick(controller):
     time.sleep(0.05)
     assert control.getStepTime() == 0.002  # e-Series: 500 Hz
 
+
+def test_after_a_protective_stop_the_script_is_sent_again_and_moves(controller):
+    """ur_rtde's recovery: the protective stop pauses its script (its commands fail), the
+    Dashboard unlocks it once the controller allows, `reuploadScript` replaces the paused
+    program, and the next move goes where it should."""
+    sim, control, receive = controller
+    assert control.moveJ(TARGET, 0.3, 0.3, True)  # asynchronous
+    time.sleep(0.2)
+    sim.protective_stop("a collision, as the test says")
+    wait_for(receive.isProtectiveStopped, "the protective stop")
+    wait_for(lambda: max(map(abs, receive.getActualQd())) == 0.0, "the arm at rest")
+    assert not control.moveJ(HOME, 1.0, 1.0)
+    dashboard = rtde_rs.Dashboard(sim.host, port=29999)
+    # The controller allows the unlock 5 s after the stop.
+    wait_for(lambda: _unlocked(dashboard), "the unlock, once allowed", deadline=10)
+    wait_for(lambda: not receive.isProtectiveStopped(), "the stop cleared over RTDE")
+    assert control.reuploadScript()
+    # ur_rtde does not wait for the program it sent to start.
+    wait_for(control.isProgramRunning, "the script sent again")
+    assert control.moveJ(HOME, 1.0, 1.0)
+    assert close(receive.getActualQ(), HOME)
+
+
+def _unlocked(dashboard):
+    try:
+        dashboard.unlock_protective_stop()
+        return True
+    except rtde_rs.DashboardError:
+        return False
+
 # A client that starts an asynchronous move and waits to be killed.
 KILLED_MID_MOVE = """
 import sys, time, rtde_control

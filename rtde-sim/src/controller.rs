@@ -385,6 +385,7 @@ impl Controller {
 pub(crate) struct Counters {
     pub(crate) accepted: AtomicU64,
     pub(crate) stalled: AtomicU64,
+    pub(crate) script_port_skipped: AtomicU64,
     pub(crate) data_packages: AtomicU64,
     pub(crate) input_packages: AtomicU64,
     /// Connections open now, with a condition variable signalled at every change.

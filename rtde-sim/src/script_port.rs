@@ -82,14 +82,13 @@ fn serve(mut stream: TcpStream, shared: &Arc<Shared>, port: ScriptPort, takes: T
     let booted = shared.config.booted_at;
     let millis = || u64::try_from(booted.elapsed().as_millis()).unwrap_or(u64::MAX);
     let _ = stream.set_nodelay(true);
-    // A client that stops reading is dropped, as on RTDE: otherwise this thread would wait
-    // in a write for as long as the client lives.
-    if stream
-        .set_write_timeout(Some(shared.config.stall_timeout))
-        .is_err()
-    {
+    // A client that does not read keeps its connection (ur_rtde's script client sends its
+    // programs on 30003 and never reads): writes wait briefly, and what does not go out
+    // waits in the backlog (see `Backlog`).
+    if stream.set_write_timeout(Some(WRITE_WAIT)).is_err() {
         return;
     }
+    let mut backlog = Backlog::default();
     // Robot messages from now on: a new connection hears what happens next.
     let mut told = shared
         .controller()
@@ -104,9 +103,7 @@ fn serve(mut stream: TcpStream, shared: &Arc<Shared>, port: ScriptPort, takes: T
             build_date: "01-01-2026, 00:00:00".into(),
         }
         .encode(millis(), &mut out);
-        if stream.write_all(&out).is_err() {
-            return;
-        }
+        backlog.add(&out, shared);
     }
     let mut streaming = Streaming::new(shared, port);
     let mut text = String::new();
@@ -151,13 +148,62 @@ fn serve(mut stream: TcpStream, shared: &Arc<Shared>, port: ScriptPort, takes: T
             told = robot.primary_messages().len();
         }
         streaming.due(shared, &mut out);
-        if !out.is_empty()
-            && let Err(e) = stream.write_all(&out)
-        {
-            if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) {
-                shared.counters.stalled.fetch_add(1, Ordering::Relaxed);
-            }
+        backlog.add(&out, shared);
+        if backlog.send(&mut stream).is_err() {
             return;
+        }
+    }
+}
+
+/// How long one write waits for room in the client's buffers.
+const WRITE_WAIT: Duration = Duration::from_millis(1);
+
+/// The most bytes a connection holds for a client that reads slowly or not at all: about
+/// 1.7 s of 30003's stream. Past it, new messages are left out whole (counted), so a
+/// client that catches up reads a stream with a gap, never a message cut in two.
+const BACKLOG_LIMIT: usize = 1 << 20;
+
+/// What is yet to go out on a connection.
+#[derive(Default)]
+struct Backlog(Vec<u8>);
+
+impl Backlog {
+    /// Queues `messages` (whole ones, encoded one after another), or leaves them out when
+    /// the backlog is full.
+    fn add(&mut self, messages: &[u8], shared: &Shared) {
+        if messages.is_empty() {
+            return;
+        }
+        if self.0.len() >= BACKLOG_LIMIT {
+            shared
+                .counters
+                .script_port_skipped
+                .fetch_add(1, Ordering::Relaxed);
+        } else {
+            self.0.extend_from_slice(messages);
+        }
+    }
+
+    /// Writes what the client's buffers take now; an error when the link is gone.
+    fn send(&mut self, stream: &mut TcpStream) -> std::io::Result<()> {
+        if self.0.is_empty() {
+            return Ok(());
+        }
+        match stream.write(&self.0) {
+            Ok(0) => Err(ErrorKind::WriteZero.into()),
+            Ok(n) => {
+                self.0.drain(..n);
+                Ok(())
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
+                ) =>
+            {
+                Ok(())
+            }
+            Err(e) => Err(e),
         }
     }
 }

@@ -121,6 +121,7 @@ impl Sim {
             connections_accepted: c.accepted.load(Ordering::Relaxed),
             connections_open: c.open(),
             stalled_clients_dropped: c.stalled.load(Ordering::Relaxed),
+            script_port_messages_skipped: c.script_port_skipped.load(Ordering::Relaxed),
             data_packages_sent: c.data_packages.load(Ordering::Relaxed),
             input_packages_applied: c.input_packages.load(Ordering::Relaxed),
         }
@@ -451,9 +452,14 @@ pub struct Stats {
     pub connections_accepted: u64,
     /// Connections open now.
     pub connections_open: u64,
-    /// Connections dropped because the client stopped reading for longer than the stall
-    /// timeout: RTDE's, and the script ports' (30001–30003) that stream robot state.
+    /// RTDE connections dropped because the client stopped reading for longer than the
+    /// stall timeout.
     pub stalled_clients_dropped: u64,
+    /// Robot state, real-time and robot messages the script ports (30001–30003) left out
+    /// for a client whose buffers were full. A client that does not read keeps its
+    /// connection, and the programs it sends run: ur_rtde's script client sends on 30003
+    /// and never reads.
+    pub script_port_messages_skipped: u64,
     /// Output data packages sent, over all connections.
     pub data_packages_sent: u64,
     /// Input data packages applied, over all connections: each one a client sent for a
@@ -664,9 +670,10 @@ impl SimBuilder {
         self
     }
 
-    /// How long a client may leave the simulator unable to write (its send buffer full
-    /// because the client stopped reading) before the connection is dropped;
-    /// [`DEFAULT_STALL_TIMEOUT`] by default.
+    /// How long an RTDE client may leave the simulator unable to write (its send buffer
+    /// full because the client stopped reading) before the connection is dropped;
+    /// [`DEFAULT_STALL_TIMEOUT`] by default. The script ports keep such a client (see
+    /// [`Stats::script_port_messages_skipped`]).
     #[must_use]
     pub fn stall_timeout(mut self, timeout: Duration) -> Self {
         self.stall_timeout = timeout;
