@@ -260,12 +260,20 @@ impl Controller {
     }
 
     /// A protective stop is the robot's, whoever raised it: one the command program meets
-    /// (its fault flag) stops the robot's state machine, and one the robot meets (a fault,
-    /// or [`Sim::protective_stop`](crate::Sim::protective_stop)) stops the program.
+    /// (its fault flag) or a script asks for (`protective_stop()`) stops the robot's state
+    /// machine, and one the robot meets (a fault, or
+    /// [`Sim::protective_stop`](crate::Sim::protective_stop)) stops the command program
+    /// (a script is paused with the robot's program).
     fn share_protective_stop(&mut self, program_was_stopped: bool) {
         let (Some(robot), Some(run)) = (self.robot.as_mut(), self.program.as_mut()) else {
             return;
         };
+        if let Program::Script(script) = &mut run.program
+            && script.take_protective_stop()
+        {
+            robot.protective_stop("the program called protective_stop()");
+            return;
+        }
         let Program::Command(program) = &mut run.program else {
             return;
         };

@@ -417,3 +417,52 @@ fn a_script_port_client_that_never_reads_keeps_its_connection_and_its_programs_r
     }
     assert_eq!(sim.stats().stalled_clients_dropped, 0);
 }
+
+/// `protective_stop()` in a script raises the robot's protective stop: the program pauses
+/// with the robot's, and goes on once the stop is unlocked and the program played again.
+#[test]
+fn a_scripts_protective_stop_is_the_robots_and_play_resumes_it() {
+    use rtde_core::RuntimeState;
+    use rtde_core::SafetyStatus;
+    use std::io::Write;
+    let sim = Sim::builder()
+        .script_ports()
+        .dashboard()
+        .protective_stop_unlock_delay(Duration::from_millis(100))
+        .start()
+        .unwrap();
+    dashboard(&sim, &["power on", "brake release"]);
+    let mut port = TcpStream::connect(sim.script_addr(ScriptPort::Secondary).unwrap()).unwrap();
+    port.write_all(
+        b"def stopper():\n  protective_stop()\n  movej([0.2, -1.5, 1.5, -1.5, -1.5, 0], a=3, v=2)\nend\n",
+    )
+    .unwrap();
+    let state = || sim.robot_state().unwrap();
+    let deadline = Instant::now() + WAIT;
+    while state().safety_status() != SafetyStatus::ProtectiveStop {
+        assert!(
+            Instant::now() < deadline,
+            "no protective stop: {:?}",
+            state()
+        );
+        thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(state().program_state(), RuntimeState::Paused);
+    thread::sleep(Duration::from_millis(200));
+    let held = sim.script_program().unwrap().q();
+    assert!(
+        held[0].abs() < 1e-9,
+        "the arm moved while stopped: {held:?}"
+    );
+    dashboard(&sim, &["unlock protective stop", "play"]);
+    let deadline = Instant::now() + WAIT;
+    while state().program_state() != RuntimeState::Stopped {
+        assert!(
+            Instant::now() < deadline,
+            "the program did not go on: {:?}",
+            state()
+        );
+        thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(state().safety_status(), SafetyStatus::Normal);
+}

@@ -43,10 +43,6 @@ pub const NOT_SIMULATED: &[(&str, &str)] = &[
         "the motion model does not expose its waypoints yet",
     ),
     (
-        "protective_stop",
-        "a script cannot raise the robot's safety status yet",
-    ),
-    (
         "wrench_trans",
         "its frame convention is not confirmed against the manual",
     ),
@@ -137,6 +133,8 @@ pub(super) struct Outputs {
     pub(super) analog: [Option<f64>; 2],
     pub(super) payload: Payload,
     pub(super) freedrive: bool,
+    /// `protective_stop()` was called, and the controller has yet to raise the stop.
+    pub(super) protective_stop: bool,
 }
 
 impl Outputs {
@@ -475,6 +473,13 @@ impl Host for SimHost<'_> {
             // Force, teach and freedrive mode change nothing either: the simulated arm meets
             // nothing and nobody pushes it, so it holds still in them, as the command
             // program's model says.
+            // The controller raises it between ticks: the robot's program pauses, and with
+            // it this one, until the stop is unlocked and the program played again. The call
+            // holds its thread to the next tick, so nothing after it runs before the stop.
+            "protective_stop" => {
+                self.outputs.protective_stop = true;
+                Ok(self.for_time(self.dt))
+            }
             "freedrive_mode" | "end_freedrive_mode" => {
                 self.outputs.freedrive = call.name == "freedrive_mode";
                 done(Value::None)

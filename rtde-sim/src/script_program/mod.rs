@@ -195,6 +195,12 @@ impl ScriptProgram {
         })
     }
 
+    /// Whether the program called `protective_stop()` since the last time this was asked:
+    /// the controller raises the robot's protective stop for it.
+    pub(crate) fn take_protective_stop(&mut self) -> bool {
+        std::mem::take(&mut self.outputs.protective_stop)
+    }
+
     /// Every message the program logged (`textmsg`, runtime exceptions), oldest first.
     #[must_use]
     pub fn messages(&self) -> &[String] {
