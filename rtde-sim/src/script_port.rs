@@ -147,7 +147,12 @@ fn serve(mut stream: TcpStream, shared: &Arc<Shared>, port: ScriptPort, takes: T
             }
             told = robot.primary_messages().len();
         }
-        streaming.due(shared, &mut out);
+        if backlog.is_full() {
+            // Nothing more would go out: the packages due are left out unmade.
+            streaming.skip_due(shared);
+        } else {
+            streaming.due(shared, &mut out);
+        }
         backlog.add(&out, shared);
         if backlog.send(&mut stream).is_err() {
             return;
@@ -168,13 +173,17 @@ const BACKLOG_LIMIT: usize = 1 << 20;
 struct Backlog(Vec<u8>);
 
 impl Backlog {
+    fn is_full(&self) -> bool {
+        self.0.len() >= BACKLOG_LIMIT
+    }
+
     /// Queues `messages` (whole ones, encoded one after another), or leaves them out when
     /// the backlog is full.
     fn add(&mut self, messages: &[u8], shared: &Shared) {
         if messages.is_empty() {
             return;
         }
-        if self.0.len() >= BACKLOG_LIMIT {
+        if self.is_full() {
             shared
                 .counters
                 .script_port_skipped
@@ -250,6 +259,20 @@ impl Streaming {
         let due = shared.config.clock.instant_of(self.next);
         due.saturating_duration_since(Instant::now())
             .clamp(Duration::from_millis(1), POLL)
+    }
+
+    /// Passes over the packages that have come due, counting them as left out.
+    fn skip_due(&mut self, shared: &Shared) {
+        let now = shared.config.clock.tick_at(Instant::now());
+        if now < self.next {
+            return;
+        }
+        let skipped = (now - self.next) / self.every + 1;
+        self.next += skipped * self.every;
+        shared
+            .counters
+            .script_port_skipped
+            .fetch_add(skipped, Ordering::Relaxed);
     }
 
     /// Appends the packages that have come due to `out`. Packages keep to a grid of
