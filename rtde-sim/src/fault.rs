@@ -209,35 +209,34 @@ impl FaultPlan {
 
     /// The delay before every control reply: the sum of the delays, at most `Duration::MAX`.
     pub(crate) fn reply_delay(&self) -> Duration {
-        self.faults
-            .iter()
-            .filter_map(|f| match f {
-                Fault::DelayReplies(d) => Some(*d),
-                _ => None,
-            })
-            .fold(Duration::ZERO, Duration::saturating_add)
+        self.total(|f| match f {
+            Fault::DelayReplies(d) => Some(*d),
+            _ => None,
+        })
     }
 
     /// How long a client's close goes unnoticed: the sum of the delays.
     pub(crate) fn close_delay(&self) -> Duration {
-        self.faults
-            .iter()
-            .filter_map(|f| match f {
-                Fault::SlowClose(d) => Some(*d),
-                _ => None,
-            })
-            .fold(Duration::ZERO, Duration::saturating_add)
+        self.total(|f| match f {
+            Fault::SlowClose(d) => Some(*d),
+            _ => None,
+        })
     }
 
     /// The extra delay of a reply while the controller boots: `since_start` after the
     /// simulator started.
     pub(crate) fn boot_delay(&self, since_start: Duration) -> Duration {
+        self.total(|f| match f {
+            Fault::SlowBoot { window, delay } if since_start < *window => Some(*delay),
+            _ => None,
+        })
+    }
+
+    /// The sum of the delays `delay` picks from the faults, at most `Duration::MAX`.
+    fn total(&self, delay: impl Fn(&Fault) -> Option<Duration>) -> Duration {
         self.faults
             .iter()
-            .filter_map(|f| match f {
-                Fault::SlowBoot { window, delay } if since_start < *window => Some(*delay),
-                _ => None,
-            })
+            .filter_map(delay)
             .fold(Duration::ZERO, Duration::saturating_add)
     }
 

@@ -376,6 +376,20 @@ fn dashboard(sim: &Sim, commands: &[&str]) {
     }
 }
 
+/// Waits until `done`, at most [`WAIT`]; `what` and the state `show` gives say what did
+/// not happen.
+fn wait_until<T: std::fmt::Debug>(
+    what: &str,
+    mut done: impl FnMut() -> bool,
+    show: impl Fn() -> T,
+) {
+    let deadline = Instant::now() + WAIT;
+    while !done() {
+        assert!(Instant::now() < deadline, "{what}: {:?}", show());
+        thread::sleep(Duration::from_millis(5));
+    }
+}
+
 /// ur_rtde's script client sends its programs on 30003 and never reads: as on a
 /// controller, it keeps its connection however long it does not read, the stream leaves
 /// out what its buffers cannot take (whole messages, counted), others are served all
@@ -410,11 +424,11 @@ fn a_script_port_client_that_never_reads_keeps_its_connection_and_its_programs_r
     silent
         .write_all(b"def late():\n  textmsg(\"late runs\")\n  sleep(10)\nend\n")
         .unwrap();
-    let deadline = Instant::now() + WAIT;
-    while sim.robot_state().unwrap().program_state() != rtde_core::RuntimeState::Playing {
-        assert!(Instant::now() < deadline, "the program it sent did not run");
-        thread::sleep(Duration::from_millis(10));
-    }
+    wait_until(
+        "the program it sent did not run",
+        || sim.robot_state().unwrap().program_state() == rtde_core::RuntimeState::Playing,
+        || sim.robot_state(),
+    );
     assert_eq!(sim.stats().stalled_clients_dropped, 0);
 }
 
@@ -438,15 +452,11 @@ fn a_scripts_protective_stop_is_the_robots_and_play_resumes_it() {
     )
     .unwrap();
     let state = || sim.robot_state().unwrap();
-    let deadline = Instant::now() + WAIT;
-    while state().safety_status() != SafetyStatus::ProtectiveStop {
-        assert!(
-            Instant::now() < deadline,
-            "no protective stop: {:?}",
-            state()
-        );
-        thread::sleep(Duration::from_millis(5));
-    }
+    wait_until(
+        "no protective stop",
+        || state().safety_status() == SafetyStatus::ProtectiveStop,
+        state,
+    );
     assert_eq!(state().program_state(), RuntimeState::Paused);
     thread::sleep(Duration::from_millis(200));
     let held = sim.script_program().unwrap().q();
@@ -455,14 +465,10 @@ fn a_scripts_protective_stop_is_the_robots_and_play_resumes_it() {
         "the arm moved while stopped: {held:?}"
     );
     dashboard(&sim, &["unlock protective stop", "play"]);
-    let deadline = Instant::now() + WAIT;
-    while state().program_state() != RuntimeState::Stopped {
-        assert!(
-            Instant::now() < deadline,
-            "the program did not go on: {:?}",
-            state()
-        );
-        thread::sleep(Duration::from_millis(5));
-    }
+    wait_until(
+        "the program did not go on",
+        || state().program_state() == RuntimeState::Stopped,
+        state,
+    );
     assert_eq!(state().safety_status(), SafetyStatus::Normal);
 }
