@@ -136,6 +136,27 @@ impl ArmMotion {
     }
 
     /// The TCP pose with the joints at `q`.
+    /// The TCP pose the move under way goes to (of a blended path, the move not yet
+    /// finished); where the TCP is when no move is under way.
+    pub(crate) fn waypoint(&self) -> [f64; 6] {
+        let Motion::Path(path) = &self.motion else {
+            return self.tcp_pose();
+        };
+        // The moves finished, and the one under way.
+        let upto = path
+            .segments
+            .iter()
+            .position(|s| !s.finished())
+            .map_or(path.segments.len(), |i| i + 1);
+        let end = path.segments[..upto]
+            .iter()
+            .fold(path.base, |at, s| apply(path.space, &at, &s.delta, 1.0));
+        match path.space {
+            Space::Joint => self.tcp_pose_at(&end),
+            Space::Linear => end,
+        }
+    }
+
     pub(crate) fn tcp_pose_at(&self, q: &[f64; 6]) -> [f64; 6] {
         compose(&self.model.tcp_pose(q), &self.tcp)
     }

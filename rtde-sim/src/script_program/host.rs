@@ -39,10 +39,6 @@ pub const NOT_SIMULATED: &[(&str, &str)] = &[
         "a script cannot read the simulated arm's dynamics yet",
     ),
     (
-        "get_target_waypoint",
-        "the motion model does not expose its waypoints yet",
-    ),
-    (
         "wrench_trans",
         "its frame convention is not confirmed against the manual",
     ),

@@ -133,6 +133,7 @@ impl SimHost<'_> {
                     self.arm.model.inverse_nearest(flange, &near).is_ok(),
                 ))
             }),
+            "get_target_waypoint" => Ok(Reply::Done(Value::Pose(self.arm.waypoint()))),
             "get_freedrive_status" => {
                 Ok(Reply::Done(Value::Int(i32::from(self.outputs.freedrive))))
             }

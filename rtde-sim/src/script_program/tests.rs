@@ -265,3 +265,18 @@ fn a_script_reads_back_what_it_set_and_what_the_arm_measures() {
     run(&mut b, 5_000);
     assert_eq!(a.messages()[4], b.messages()[4]);
 }
+
+/// `get_target_waypoint` is where the move under way goes, whatever the arm's pose that
+/// tick, and where the arm is once no move is under way.
+#[test]
+fn the_target_waypoint_is_the_moves_end_while_it_runs() {
+    let mut p = program(
+        "def way():\n  global q = [0.3, -1.5, 1.5, -1.5, -1.5, 0]\n  thread mover():\n    movej(q, a=1, v=1)\n  end\n\
+         t = run mover()\n  sync()\n  sync()\n\
+         textmsg(pose_dist(get_target_waypoint(), get_forward_kin(q)) < 1e-9, pose_dist(get_actual_tcp_pose(), get_forward_kin(q)) > 0.01)\n\
+         join t\n  textmsg(pose_dist(get_target_waypoint(), get_actual_tcp_pose()) < 1e-9, \"\")\nend\n",
+    );
+    run(&mut p, 5_000);
+    assert_eq!(p.state(), &State::Ended, "{:?}", p.messages());
+    assert_eq!(p.messages(), ["TrueTrue", "True"]);
+}
