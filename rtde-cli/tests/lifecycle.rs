@@ -500,7 +500,8 @@ fn lifecycle_client() {
         act::<rtde_robot::motion::Robot>()
     };
     if let Err(e) = outcome {
-        println!("FAILED {e}");
+        // The whole chain: a failure under load must say why, not only what.
+        println!("FAILED {}", rtde_core::Report(&e));
         std::process::exit(1);
     }
 }
