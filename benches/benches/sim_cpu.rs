@@ -131,13 +131,16 @@ struct Servoed {
 fn lines_of(child: &mut Child) -> Result<Receiver<String>, String> {
     let stdout = child.stdout.take().ok_or("the peer's stdout")?;
     let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
+    std::thread::Builder::new()
+        .name("peer-stdout".into())
+        .spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
             }
-        }
-    });
+        })
+        .map_err(|e| format!("a thread to read the peer: {e}"))?;
     Ok(rx)
 }
 
@@ -285,12 +288,26 @@ impl Series {
     }
 }
 
-fn shown(used: &Used) -> String {
-    let lost = match used.ended {
-        0 => String::new(),
-        n => format!(", {n} thread(s) ended in the window: their time is missing"),
+/// The threads that used the window's time, busiest first, and those that ended in it.
+fn by_thread(used: &Used) -> String {
+    let mut names: Vec<_> = used
+        .by_name
+        .iter()
+        .filter(|(_, cpu)| !cpu.is_zero())
+        .collect();
+    names.sort_by(|a, b| b.1.cmp(a.1));
+    let names: Vec<String> = names
+        .iter()
+        .map(|(name, cpu)| format!("{name} {:.2}", used.percent(**cpu)))
+        .collect();
+    let ended = match used.ended.as_slice() {
+        [] => String::new(),
+        ended => format!(
+            "; ended in the window, their time in it missing: {}",
+            ended.join(", ")
+        ),
     };
-    format!("{:.2} %{lost}", used.percent_of_core())
+    format!("      by thread (%): {}{ended}", names.join(", "))
 }
 
 #[derive(Default)]
@@ -309,7 +326,11 @@ impl Figures {
             match case {
                 0 => match idle(sim, length) {
                     Ok(used) => {
-                        println!("  (a) idle:                 {}", shown(&used));
+                        println!(
+                            "  (a) idle:                 {:.2} %",
+                            used.percent_of_core()
+                        );
+                        println!("{}", by_thread(&used));
                         self.idle.0.push(used.percent_of_core());
                     }
                     Err(e) => self.failed("(a)", &e),
@@ -322,9 +343,10 @@ impl Figures {
                 _ => match control_loop(sim, ip, length) {
                     Ok((used, misses)) => {
                         println!(
-                            "  (c) rtde ControlLoop:     {}    (client misses {misses})",
-                            shown(&used)
+                            "  (c) rtde ControlLoop:     {:.2} %    (client misses {misses})",
+                            used.percent_of_core()
                         );
+                        println!("{}", by_thread(&used));
                         self.rtde.0.push(used.percent_of_core());
                     }
                     Err(e) => self.failed("(c) ControlLoop", &e),
@@ -337,11 +359,11 @@ impl Figures {
         let percent = s.used.percent_of_core();
         let engine = s.step_us.map(|us| 100.0 * us / (TICK * 1e6));
         println!(
-            "  (b) ur_rtde servoJ:       {}    target ≤ {TARGET_PERCENT} %: {}    [{}]",
-            shown(&s.used),
+            "  (b) ur_rtde servoJ:       {percent:.2} %    target ≤ {TARGET_PERCENT} %: {}    [{}]",
             verdict(percent <= TARGET_PERCENT),
             s.summary
         );
+        println!("{}", by_thread(&s.used));
         match (s.step_us, engine) {
             (Some(us), Some(share)) => {
                 println!(
