@@ -15,9 +15,11 @@
 //! - (c) rtde's own servo: `rtde_robot::control::ControlLoop` on this process's main
 //!   thread against the servo program, sent through the script port and run natively.
 //!
-//! The figure is the CPU time of every thread of this process but the main one (which
-//! drives the cases and, in (c), is the client), from `/proc/self/task/*/schedstat`; the
-//! Python child is another process and does not count.
+//! The figure is the CPU time of this process but its main thread (which drives the cases
+//! and, in (c), is the client): `/proc/self/stat`'s total, which keeps the time of threads
+//! that end in the window (ur_rtde closes connections while it starts), less the main
+//! thread's `/proc/self/task/*/schedstat`; each round also gives it by thread. The Python
+//! child is another process and does not count.
 //!
 //! `cargo bench -p rtde-bench --bench sim_cpu -- --peer PYTHON [--seconds 10 --rounds 3]`;
 //! `benches/peers/run.sh --bench sim_cpu` installs ur_rtde and passes `--peer`. Without
@@ -288,7 +290,8 @@ impl Series {
     }
 }
 
-/// The threads that used the window's time, busiest first, and those that ended in it.
+/// The threads that used the window's time, busiest first, then what the total holds
+/// beyond them: the threads that ended in the window, and its rounding.
 fn by_thread(used: &Used) -> String {
     let mut names: Vec<_> = used
         .by_name
@@ -302,12 +305,13 @@ fn by_thread(used: &Used) -> String {
         .collect();
     let ended = match used.ended.as_slice() {
         [] => String::new(),
-        ended => format!(
-            "; ended in the window, their time in it missing: {}",
-            ended.join(", ")
-        ),
+        ended => format!(" ended in the window ({}) and", ended.join(", ")),
     };
-    format!("      by thread (%): {}{ended}", names.join(", "))
+    format!(
+        "      by thread (%): {};{ended} the total's 10 ms ticks {:.2}",
+        names.join(", "),
+        used.unnamed_percent()
+    )
 }
 
 #[derive(Default)]

@@ -2,10 +2,12 @@
 //! simulator costs while the calling thread only drives the measurement (or runs a client
 //! whose time is not the simulator's).
 //!
-//! Read from `/proc/self/task/<tid>/schedstat` (nanoseconds of each thread, no sampling
-//! granularity, unlike `/proc/self/stat`'s 10 ms ticks), by thread name, so that a figure
-//! says where its time went. A thread that ends inside the window takes its time with it:
-//! [`Used::ended`] names those, so a figure that lost some says so.
+//! The total is the process's from `/proc/self/stat` (`utime + stime`, which keeps the time
+//! of threads that have ended, in 10 ms ticks: ±0.1 % of a core over a 10 s window) less
+//! the calling thread's own. The breakdown by thread name is from
+//! `/proc/self/task/<tid>/schedstat` (nanoseconds, but a thread that ends inside the window
+//! takes its entry with it: [`Used::ended`] names those, and the total still holds their
+//! time).
 //!
 //! ```
 //! use rtde_bench::process_cpu::Window;
@@ -62,6 +64,24 @@ pub fn threads() -> io::Result<Threads> {
     Ok(out)
 }
 
+/// The CPU time of the whole process so far, threads that have ended included, from
+/// `/proc/self/stat`'s `utime` and `stime` (fields 14 and 15) in clock ticks of 10 ms (the
+/// `USER_HZ` of 100 that Linux reports `/proc` times in on every architecture).
+///
+/// # Errors
+/// When `/proc/self/stat` cannot be read or is not in that shape.
+pub fn process_time() -> io::Result<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat")?;
+    let bad = || io::Error::other(format!("/proc/self/stat: {stat}"));
+    // The name, field 2, is in parentheses and may hold spaces; field 3 follows it.
+    let (_, rest) = stat.rsplit_once(')').ok_or_else(bad)?;
+    let mut fields = rest.split_whitespace().skip(14 - 3);
+    let mut ticks =
+        || -> io::Result<u64> { fields.next().and_then(|f| f.parse().ok()).ok_or_else(bad) };
+    let (utime, stime) = (ticks()?, ticks()?);
+    Ok(Duration::from_millis(10 * (utime + stime)))
+}
+
 /// A thread's name without a trailing `-N`.
 fn kind_of(name: &str) -> &str {
     match name.rsplit_once('-') {
@@ -93,14 +113,14 @@ pub fn current_tid() -> io::Result<u32> {
 /// What the other threads used over a window.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Used {
-    /// Their CPU time, summed.
+    /// Their CPU time, summed, those that ended in the window included.
     pub cpu: Duration,
     /// The window's length.
     pub wall: Duration,
-    /// `cpu` by thread name ([`Thread::name`]).
+    /// The CPU time of the threads alive at the stop, by thread name ([`Thread::name`]).
     pub by_name: BTreeMap<String, Duration>,
     /// The names of the threads that were there at the start and had ended by the stop:
-    /// their time in the window is missing from `cpu`.
+    /// their time is in `cpu`, not in `by_name`.
     pub ended: Vec<String>,
 }
 
@@ -111,6 +131,14 @@ impl Used {
         self.percent(self.cpu)
     }
 
+    /// What `cpu` holds beyond `by_name`: the threads that ended in the window, and the
+    /// process total's 10 ms ticks (so it may be a little below zero), in % of one core.
+    #[must_use]
+    pub fn unnamed_percent(&self) -> f64 {
+        let named: Duration = self.by_name.values().sum();
+        self.percent_of_core() - self.percent(named)
+    }
+
     /// `cpu` as a percentage of one core over the window.
     #[must_use]
     pub fn percent(&self, cpu: Duration) -> f64 {
@@ -118,21 +146,28 @@ impl Used {
     }
 }
 
-/// The time the threads used between two snapshots, leaving out `me`: a thread in both
-/// counts its difference, one only in `after` (started in between) all of its time, one
-/// only in `before` (ended in between) is listed as ended. `wall` is the window's length.
+/// The time the threads used between two snapshots, leaving out `me`, given the whole
+/// process's time in between (`process`) and the window's length (`wall`). By name: a
+/// thread in both snapshots counts its difference, one only in `after` (started in
+/// between) all of its time, one only in `before` (ended in between) is listed as ended.
 #[must_use]
-pub fn between(before: &Threads, after: &Threads, me: u32, wall: Duration) -> Used {
+pub fn between(
+    before: &Threads,
+    after: &Threads,
+    me: u32,
+    process: Duration,
+    wall: Duration,
+) -> Used {
+    let cpu_of = |threads: &Threads, tid| threads.get(&tid).map_or(Duration::ZERO, |t| t.cpu);
+    let mine = cpu_of(after, me).saturating_sub(cpu_of(before, me));
     let mut used = Used {
-        cpu: Duration::ZERO,
+        cpu: process.saturating_sub(mine),
         wall,
         by_name: BTreeMap::new(),
         ended: Vec::new(),
     };
     for (tid, now) in after.iter().filter(|(tid, _)| **tid != me) {
-        let earlier = before.get(tid).map_or(Duration::ZERO, |t| t.cpu);
-        let cpu = now.cpu.saturating_sub(earlier);
-        used.cpu += cpu;
+        let cpu = now.cpu.saturating_sub(cpu_of(before, *tid));
         *used.by_name.entry(now.name.clone()).or_default() += cpu;
     }
     used.ended = before
@@ -149,6 +184,7 @@ pub fn between(before: &Threads, after: &Threads, me: u32, wall: Duration) -> Us
 pub struct Window {
     me: u32,
     before: Threads,
+    process: Duration,
     at: Instant,
 }
 
@@ -156,10 +192,11 @@ impl Window {
     /// Opens the window now.
     ///
     /// # Errors
-    /// As [`threads`] and [`current_tid`].
+    /// As [`threads`], [`process_time`] and [`current_tid`].
     pub fn start() -> io::Result<Window> {
         Ok(Window {
             me: current_tid()?,
+            process: process_time()?,
             before: threads()?,
             at: Instant::now(),
         })
@@ -168,10 +205,12 @@ impl Window {
     /// Closes the window: what the other threads used in it.
     ///
     /// # Errors
-    /// As [`threads`].
+    /// As [`threads`] and [`process_time`].
     pub fn stop(self) -> io::Result<Used> {
+        let wall = self.at.elapsed();
         let after = threads()?;
-        Ok(between(&self.before, &after, self.me, self.at.elapsed()))
+        let process = process_time()?.saturating_sub(self.process);
+        Ok(between(&self.before, &after, self.me, process, wall))
     }
 }
 
@@ -192,20 +231,43 @@ mod tests {
             .collect()
     }
 
-    /// The window's arithmetic: the caller left out, a new thread's whole time in, an
-    /// ended one named, threads of one kind summed under their name.
+    /// The window's arithmetic: the caller's time out of the process's, a new thread's
+    /// whole time in, an ended one named and its time left in the total, threads of one
+    /// kind summed under their name.
     #[test]
     fn the_other_threads_time_between_two_snapshots() {
         let before = snapshot(&[(1, "main", 100), (2, "conn", 10), (3, "read", 5)]);
         let after = snapshot(&[(1, "main", 900), (2, "conn", 30), (4, "conn", 7)]);
-        let used = between(&before, &after, 1, ms(1000));
-        assert_eq!(used.cpu, ms(20 + 7));
+        // 800 ms of the caller's, 27 of the connections', 8 of the thread that ended.
+        let used = between(&before, &after, 1, ms(835), ms(1000));
+        assert_eq!(used.cpu, ms(35));
         assert_eq!(used.ended, ["read"]);
         assert_eq!(used.by_name, BTreeMap::from([("conn".to_owned(), ms(27))]));
-        assert!((used.percent_of_core() - 2.7).abs() < 1e-9);
-        let used = between(&before, &after, 2, ms(1000));
-        assert_eq!(used.cpu, ms(800 + 7));
+        assert!((used.percent_of_core() - 3.5).abs() < 1e-9);
+        assert!((used.unnamed_percent() - 0.8).abs() < 1e-9);
+        let used = between(&before, &after, 2, ms(835), ms(1000));
+        assert_eq!(used.cpu, ms(835 - 20));
         assert_eq!(used.by_name.get("main"), Some(&ms(800)));
+    }
+
+    /// The process's time holds a thread's that has ended.
+    #[test]
+    fn the_process_time_keeps_an_ended_threads_time() {
+        let before = process_time().unwrap();
+        let spun = std::thread::spawn(|| {
+            let cpu = || crate::live::thread_cpu_time().unwrap();
+            let start = cpu();
+            while cpu() - start < Duration::from_millis(100) {
+                std::hint::black_box(0u64);
+            }
+        });
+        spun.join().unwrap();
+        let after = process_time().unwrap();
+        // 100 ms on the CPU, less a 10 ms tick at each end.
+        assert!(
+            after - before >= Duration::from_millis(80),
+            "{before:?} → {after:?}"
+        );
     }
 
     #[test]
