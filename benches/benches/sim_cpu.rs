@@ -280,11 +280,13 @@ fn control_loop(sim: &Sim, ip: IpAddr, length: Duration) -> Result<(Used, u64), 
 struct Series(Vec<f64>);
 
 impl Series {
-    fn summary(&self) -> String {
+    fn summary(&self, unit: &str) -> String {
         let mut v = self.0.clone();
         v.sort_by(f64::total_cmp);
         match (v.first(), v.get(v.len() / 2), v.last()) {
-            (Some(lo), Some(mid), Some(hi)) => format!("{mid:.2} % (rounds {lo:.2}–{hi:.2})"),
+            (Some(lo), Some(mid), Some(hi)) => {
+                format!("{mid:.2}{unit} (rounds {lo:.2}–{hi:.2})")
+            }
             _ => "no rounds".into(),
         }
     }
@@ -320,12 +322,15 @@ struct Figures {
     ur_rtde: Series,
     engine: Series,
     rtde: Series,
+    /// (b) / (c) in each round that has both.
+    ratio: Series,
     failures: Vec<String>,
 }
 
 impl Figures {
     fn round(&mut self, sim: &Sim, peer: Option<&str>, ip: IpAddr, length: Duration, round: usize) {
         println!("round {round}:");
+        let (servoed, looped) = (self.ur_rtde.0.len(), self.rtde.0.len());
         for case in (0..3).map(|i| (i + round) % 3) {
             match case {
                 0 => match idle(sim, length) {
@@ -356,6 +361,11 @@ impl Figures {
                     Err(e) => self.failed("(c) ControlLoop", &e),
                 },
             }
+        }
+        let b = self.ur_rtde.0.get(servoed);
+        if let (Some(b), Some(c)) = (b, self.rtde.0.get(looped)) {
+            println!("  (b) / (c): {:.2} ×", b / c);
+            self.ratio.0.push(b / c);
         }
     }
 
@@ -395,19 +405,23 @@ impl Figures {
         println!("summary over {rounds} round(s), % of one core (median, range):");
         println!(
             "  (a) idle simulator:                    {}",
-            self.idle.summary()
+            self.idle.summary(" %")
         );
         println!(
             "  (b) ur_rtde servoJ, URScript engine:   {}",
-            self.ur_rtde.summary()
+            self.ur_rtde.summary(" %")
         );
         println!(
             "      ScriptProgram::step (replayed):    {}",
-            self.engine.summary()
+            self.engine.summary(" %")
         );
         println!(
             "  (c) rtde ControlLoop, native program:  {}",
-            self.rtde.summary()
+            self.rtde.summary(" %")
+        );
+        println!(
+            "  (b) / (c), same round:                 {}",
+            self.ratio.summary(" ×")
         );
         println!("target: (b) ≤ {TARGET_PERCENT} % of one core in every round: {verdict}");
     }
