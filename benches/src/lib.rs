@@ -18,6 +18,7 @@ pub mod asm;
 pub mod floor;
 pub mod interleave;
 pub mod live;
+pub mod process_cpu;
 pub mod report;
 pub mod stream;
 
