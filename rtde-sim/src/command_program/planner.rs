@@ -43,6 +43,7 @@ impl CommandProgram {
             speed: args[6],
             accel: args[7],
             blend: args[8],
+            via: None,
             id: seq,
         }) else {
             return;

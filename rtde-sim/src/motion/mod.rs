@@ -9,7 +9,7 @@ mod path;
 use rtde_kinematics::{Arm, compose, invert};
 
 use crate::program;
-use path::{Path, Segment, apply, displacement};
+use path::{Arc, Path, Segment, apply, displacement};
 pub(crate) use path::{Space, Trapezoid, distance3};
 
 /// A joint may not move more than this many times its speed limit's step in one tick when
@@ -83,6 +83,9 @@ pub(crate) struct Move {
     pub(crate) speed: f64,
     pub(crate) accel: f64,
     pub(crate) blend: f64,
+    /// A circular move's via point (a TCP pose; its position counts): the TCP runs on the
+    /// circle through where the move starts, this and the target.
+    pub(crate) via: Option<[f64; 6]>,
     /// The caller's name for the move, given back in [`Step`].
     pub(crate) id: i32,
 }
@@ -150,7 +153,7 @@ impl ArmMotion {
             .map_or(path.segments.len(), |i| i + 1);
         let end = path.segments[..upto]
             .iter()
-            .fold(path.base, |at, s| apply(path.space, &at, &s.delta, 1.0));
+            .fold(path.base, |at, s| s.apply(path.space, &at, 1.0));
         match path.space {
             Space::Joint => self.tcp_pose_at(&end),
             Space::Linear => end,
@@ -192,6 +195,16 @@ impl ArmMotion {
         self.motion = Motion::Servo { target };
     }
 
+    /// Whether a circular move through `via` to `target` makes a circle from where the TCP
+    /// will start it: the end of the path under way, or where it is.
+    pub(crate) fn check_circle(&self, via: &[f64; 6], target: &[f64; 6]) -> Result<(), String> {
+        let from = match &self.motion {
+            Motion::Path(path) if path.space == Space::Linear => path.end(),
+            _ => self.tcp_pose(),
+        };
+        arc_of(&from, via, target).map(drop)
+    }
+
     /// Starts `m` when it can start: on a still arm, or blending into a path of its kind
     /// whose last move is within its blend radius of its target. `None` when it must wait;
     /// else the move before it on the path, which returns (in URScript) as this one starts.
@@ -212,7 +225,17 @@ impl ArmMotion {
                 segments: Vec::new(),
             },
         };
-        let (delta, length, end_tcp) = displacement(m.space, &path.end(), &m.target);
+        let from = path.end();
+        let (delta, length, end_tcp) = displacement(m.space, &from, &m.target);
+        // A circular move's position follows its arc; its delta only turns.
+        let (delta, length, arc) = match m.via.map(|via| arc_of(&from, &via, &m.target)) {
+            Some(Ok((arc, arc_length))) => (
+                [0.0, 0.0, 0.0, delta[3], delta[4], delta[5]],
+                arc_length,
+                Some(arc),
+            ),
+            _ => (delta, length, None),
+        };
         let end_tcp = match m.space {
             Space::Joint => {
                 let p = self.tcp_pose_at(&m.target);
@@ -228,6 +251,7 @@ impl ArmMotion {
             t: 0.0,
             blend: m.blend,
             end_tcp,
+            arc,
         });
         self.motion = Motion::Path(path);
         Some(returned)
@@ -344,7 +368,7 @@ fn run_path(path: &mut Path, dt: f64, step: &mut Step) -> [f64; 6] {
     let now = path.now();
     while path.segments.first().is_some_and(Segment::finished) {
         let s = path.segments.remove(0);
-        path.base = apply(path.space, &path.base, &s.delta, 1.0);
+        path.base = s.apply(path.space, &path.base, 1.0);
         if path.segments.is_empty() {
             step.ended = Some(s.id);
         } else {
@@ -353,4 +377,10 @@ fn run_path(path: &mut Path, dt: f64, step: &mut Step) -> [f64; 6] {
     }
     step.progress = Some(path.segments.last().map_or(1.0, Segment::fraction));
     now
+}
+
+/// The arc of a circular move between two TCP poses through a third, by their positions.
+fn arc_of(from: &[f64; 6], via: &[f64; 6], to: &[f64; 6]) -> Result<(Arc, f64), String> {
+    let position = |p: &[f64; 6]| [p[0], p[1], p[2]];
+    Arc::through(&position(from), &position(via), &position(to))
 }

@@ -1,7 +1,7 @@
 //! Paths of moves: the trapezoidal profile each move runs on, and where it takes the arm in
 //! joint or Cartesian space.
 
-use rtde_kinematics::{matrix_of, mul3, pose_of};
+use rtde_kinematics::{matrix_of, mul3, mul3v, pose_of};
 
 /// Joint or Cartesian space.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,9 +86,23 @@ pub(crate) struct Segment {
     pub(crate) blend: f64,
     /// The TCP position the segment ends at, for the blend zone.
     pub(crate) end_tcp: [f64; 3],
+    /// A circular move's arc, which its position follows (its `delta` then only turns).
+    pub(crate) arc: Option<Arc>,
 }
 
 impl Segment {
+    /// `at` moved by `fraction` of this segment.
+    pub(crate) fn apply(&self, space: Space, at: &[f64; 6], fraction: f64) -> [f64; 6] {
+        let mut moved = apply(space, at, &self.delta, fraction);
+        if let Some(arc) = &self.arc {
+            let offset = arc.offset(fraction);
+            for (p, o) in moved.iter_mut().zip(offset) {
+                *p += o;
+            }
+        }
+        moved
+    }
+
     pub(crate) fn fraction(&self) -> f64 {
         self.profile.fraction(self.t)
     }
@@ -112,14 +126,14 @@ impl Path {
     pub(crate) fn end(&self) -> [f64; 6] {
         self.segments
             .iter()
-            .fold(self.base, |at, s| apply(self.space, &at, &s.delta, 1.0))
+            .fold(self.base, |at, s| s.apply(self.space, &at, 1.0))
     }
 
     /// Where the path is now, in its space.
     pub(crate) fn now(&self) -> [f64; 6] {
-        self.segments.iter().fold(self.base, |at, s| {
-            apply(self.space, &at, &s.delta, s.fraction())
-        })
+        self.segments
+            .iter()
+            .fold(self.base, |at, s| s.apply(self.space, &at, s.fraction()))
     }
 }
 
@@ -185,4 +199,77 @@ pub(crate) fn displacement(
 
 pub(crate) fn distance3(a: &[f64; 3], b: &[f64; 3]) -> f64 {
     ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
+}
+
+/// The arc of a circular move (`movec`): the TCP's position turns `angle` radians about
+/// `axis` (a unit vector) around the circle's centre, from where the move starts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Arc {
+    /// From the centre to the start.
+    radial: [f64; 3],
+    axis: [f64; 3],
+    angle: f64,
+}
+
+impl Arc {
+    /// The circle through `from`, `via` and `to`, run from `from` through `via` to `to`;
+    /// with the length of that arc. Three points on a line, or two the same, make no
+    /// circle.
+    pub(crate) fn through(
+        from: &[f64; 3],
+        via: &[f64; 3],
+        to: &[f64; 3],
+    ) -> Result<(Arc, f64), String> {
+        let a = sub(via, from);
+        let b = sub(to, from);
+        let n = cross(&a, &b);
+        let nn = dot(&n, &n);
+        if nn < 1e-18 {
+            return Err("movec: the start, the via point and the target are on a line (or two are the same): they make no circle".into());
+        }
+        // The circumcentre, from the start: (|a|² b×n + |b|² n×a) / (2 |n|²).
+        let (bn, na) = (cross(&b, &n), cross(&n, &a));
+        let (aa, bb) = (dot(&a, &a), dot(&b, &b));
+        let centre: [f64; 3] =
+            std::array::from_fn(|i| from[i] + (aa * bn[i] + bb * na[i]) / (2.0 * nn));
+        let axis = n.map(|x| x / nn.sqrt());
+        let (r0, r2) = (sub(from, &centre), sub(to, &centre));
+        // Counter-clockwise about `axis`, the start reaches the via point before the target.
+        let mut angle = dot(&cross(&r0, &r2), &axis).atan2(dot(&r0, &r2));
+        if angle <= 0.0 {
+            angle += std::f64::consts::TAU;
+        }
+        let radius = dot(&r0, &r0).sqrt();
+        Ok((
+            Arc {
+                radial: r0,
+                axis,
+                angle,
+            },
+            radius * angle,
+        ))
+    }
+
+    /// Where the position is at `fraction` of the arc, less where it started.
+    fn offset(&self, fraction: f64) -> [f64; 3] {
+        let turn = self.axis.map(|x| x * self.angle * fraction);
+        let (r, _) = matrix_of(&[0.0, 0.0, 0.0, turn[0], turn[1], turn[2]]);
+        sub(&mul3v(&r, &self.radial), &self.radial)
+    }
+}
+
+fn sub(a: &[f64; 3], b: &[f64; 3]) -> [f64; 3] {
+    std::array::from_fn(|i| a[i] - b[i])
+}
+
+fn dot(a: &[f64; 3], b: &[f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+fn cross(a: &[f64; 3], b: &[f64; 3]) -> [f64; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
 }

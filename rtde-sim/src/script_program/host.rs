@@ -17,7 +17,6 @@ use crate::motion::{ArmMotion, Move, Space, Step};
 /// The built-ins of the checker's table that a script cannot run on the simulator yet, and
 /// why; a call is the runtime error that says so. docs/urscript.md lists them.
 pub const NOT_SIMULATED: &[(&str, &str)] = &[
-    ("movec", "the motion model has no circular moves yet"),
     (
         "servoc",
         "the motion model has no servoing in tool space yet",
@@ -249,10 +248,18 @@ impl SimHost<'_> {
     }
 
     fn start_move(&mut self, call: &HostCall<'_>, space: Space) -> Result<Reply, String> {
-        let target = match space {
-            Space::Joint => self.joints(call.arg(0), &self.arm.q)?,
-            Space::Linear => self.pose(call.arg(0))?,
+        // `movec(pose_via, pose_to, …)`: its target comes second.
+        let (via, to) = match call.name {
+            "movec" => (Some(self.pose(call.arg(0))?), call.arg(1)),
+            _ => (None, call.arg(0)),
         };
+        let target = match space {
+            Space::Joint => self.joints(to, &self.arm.q)?,
+            Space::Linear => self.pose(to)?,
+        };
+        if let Some(via) = &via {
+            self.arm.check_circle(via, &target)?;
+        }
         let ticket = self.pending.add(Wait::Done);
         let m = Move {
             space,
@@ -260,6 +267,7 @@ impl SimHost<'_> {
             speed: arg(call, "v").number()?,
             accel: arg(call, "a").number()?,
             blend: arg(call, "r").number()?,
+            via,
             id: i32::try_from(ticket).map_err(|_| "too many moves".to_owned())?,
         };
         self.pending.waits.insert(ticket, Wait::ToStart(m));
@@ -277,7 +285,7 @@ impl SimHost<'_> {
     fn motion(&mut self, call: &HostCall<'_>) -> Option<Result<Reply, String>> {
         Some(match call.name {
             "movej" => self.start_move(call, Space::Joint),
-            "movel" | "movep" => self.start_move(call, Space::Linear),
+            "movel" | "movep" | "movec" => self.start_move(call, Space::Linear),
             "servoj" => self.joints(call.arg(0), &self.arm.q).and_then(|q| {
                 self.arm.servo(q);
                 Ok(self.for_time(arg(call, "t").number()?))

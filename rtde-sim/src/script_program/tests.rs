@@ -280,3 +280,55 @@ fn the_target_waypoint_is_the_moves_end_while_it_runs() {
     assert_eq!(p.state(), &State::Ended, "{:?}", p.messages());
     assert_eq!(p.messages(), ["TrueTrue", "True"]);
 }
+
+/// `movec` runs the circle through where it starts, its via point and its target: every
+/// tick on the circle, past the via point, ending at the target.
+#[test]
+fn movec_runs_the_circle_through_its_via_point() {
+    let start = Arm::UR5E.tcp_pose(&HOME);
+    let centre = [start[0] + 0.05, start[1], start[2]];
+    let mut p = program(
+        "def arc():\n  x = get_actual_tcp_pose()\n\
+         movec(pose_add(x, p[0.05, 0.05, 0, 0, 0, 0]), pose_add(x, p[0.1, 0, 0, 0, 0, 0]), a=1, v=0.1)\nend\n",
+    );
+    let io = IoState::default();
+    let mut nearest_via = f64::MAX;
+    while p.is_running() {
+        p.step(&io, 0.002);
+        let at = Arm::UR5E.tcp_pose(&p.q());
+        let d = |c: [f64; 3]| {
+            ((at[0] - c[0]).powi(2) + (at[1] - c[1]).powi(2) + (at[2] - c[2]).powi(2)).sqrt()
+        };
+        assert!(
+            (d(centre) - 0.05).abs() < 1e-6,
+            "off the circle by {}",
+            d(centre) - 0.05
+        );
+        nearest_via = nearest_via.min(d([start[0] + 0.05, start[1] + 0.05, start[2]]));
+        assert!(p.ticks() < 10_000, "the move never ended");
+    }
+    assert_eq!(p.state(), &State::Ended, "{:?}", p.messages());
+    assert!(
+        nearest_via < 1e-3,
+        "passed the via point at {nearest_via} m"
+    );
+    let end = Arm::UR5E.tcp_pose(&p.q());
+    assert!((end[0] - (start[0] + 0.1)).abs() < 1e-9 && (end[1] - start[1]).abs() < 1e-9);
+    // Half a circle of 0.05 m at 0.1 m/s, ramps of 0.1 s: about 1.67 s.
+    let seconds = p.ticks() as f64 * 0.002;
+    assert!(
+        (seconds - (0.05 * std::f64::consts::PI / 0.1 + 0.1)).abs() < 0.02,
+        "{seconds} s"
+    );
+}
+
+#[test]
+fn movec_through_points_on_a_line_is_a_runtime_error() {
+    let mut p = program(
+        "def line():\n  x = get_actual_tcp_pose()\n\
+         movec(pose_add(x, p[0.05, 0, 0, 0, 0, 0]), pose_add(x, p[0.1, 0, 0, 0, 0, 0]))\nend\n",
+    );
+    run(&mut p, 10);
+    assert!(matches!(p.state(), State::Failed(_)));
+    assert!(p.messages()[0].contains("on a line"), "{:?}", p.messages());
+}
