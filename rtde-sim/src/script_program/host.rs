@@ -34,10 +34,6 @@ pub const NOT_SIMULATED: &[(&str, &str)] = &[
         "the simulated arm has no dynamics to take torques",
     ),
     (
-        "get_joint_torques",
-        "a script cannot read the simulated arm's dynamics yet",
-    ),
-    (
         "wrench_trans",
         "its frame convention is not confirmed against the manual",
     ),

@@ -94,7 +94,9 @@ impl SimHost<'_> {
             "read_output_float_register" => self.output_register("double", call),
             "read_output_integer_register" => self.output_register("int", call),
             "read_output_boolean_register" => self.output_register("bit", call),
-            "get_tcp_force" => Ok(Reply::Done(Value::floats([0.0; 6]))),
+            // The manual's joint torques are what is left once the arm's own (gravity,
+            // friction, its motion) is taken out: what a load or a push adds. None here.
+            "get_tcp_force" | "get_joint_torques" => Ok(Reply::Done(Value::floats([0.0; 6]))),
             // The flange's, as RTDE's `actual_TCP_speed` reports it.
             "get_actual_tcp_speed" | "get_target_tcp_speed" => Ok(Reply::Done(Value::floats(
                 self.arm.model.tcp_speed(&self.arm.q, &self.arm.qd),

@@ -83,11 +83,12 @@ fn a_runtime_error_stops_the_program_with_its_place() {
 
 #[test]
 fn a_builtin_the_simulator_lacks_is_a_runtime_error_not_silence() {
-    let mut p = program("torques = get_joint_torques()\n");
+    let mut p = program("direct_torque([0, 0, 0, 0, 0, 0])\n");
     run(&mut p, 10);
     assert!(
-        p.messages()[0]
-            .ends_with("`get_joint_torques` is not simulated yet: a script cannot read the simulated arm's dynamics yet"),
+        p.messages()[0].ends_with(
+            "`direct_torque` is not simulated yet: the simulated arm has no dynamics to take torques"
+        ),
         "{:?}",
         p.messages()
     );
