@@ -70,7 +70,14 @@ impl Pending {
 
     /// Takes in one tick of motion; why the arm stopped, if it could not go on.
     pub(super) fn after_step(&mut self, step: &Step) -> Option<String> {
-        for id in step.returned.iter().chain(&step.ended) {
+        // A move with a blend radius returns on entering it, as on a controller: the
+        // script goes on, and a next move blends in.
+        for id in step
+            .returned
+            .iter()
+            .chain(&step.ended)
+            .chain(&step.blending)
+        {
             self.finish(*id);
         }
         for w in self.waits.values_mut() {

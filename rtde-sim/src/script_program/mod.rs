@@ -115,9 +115,10 @@ impl ScriptProgram {
         }
     }
 
-    /// A paused tick: the script does not run and the arm stands.
+    /// A paused tick: the script does not run and the arm stands; a velocity ramp starts
+    /// again from rest at play.
     pub fn hold(&mut self) {
-        self.arm.qd = [0.0; 6];
+        self.arm.hold();
     }
 
     /// The TCP offset `set_tcp` gave.
