@@ -335,7 +335,8 @@ fn run(source: &str, shared: &Shared) {
                 .iter()
                 .find(|(line, _)| marker_of(line) == Some(m))
         })
-        .map(|(_, kind)| *kind);
+        .map(|(_, kind)| *kind)
+        .filter(|_| !controller.start.interpret_own);
     match known {
         Some(kind) => {
             let started = controller.start_known_program(kind, &name, source);

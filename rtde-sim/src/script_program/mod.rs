@@ -10,7 +10,7 @@ mod host;
 use rtde_core::Value as RtdeValue;
 use rtde_kinematics::Arm;
 use rtde_urscript::run::{Machine, State};
-use rtde_urscript::{Checked, ScriptError};
+use rtde_urscript::{Checked, ControllerVersion, ScriptError};
 
 use crate::io::IoState;
 use crate::motion::ArmMotion;
@@ -74,6 +74,24 @@ impl ScriptProgram {
             ticks: 0,
             io_bits: 0,
         })
+    }
+
+    /// A program's text checked against `version` and made ready to run with the arm
+    /// `model` at `q`, as a controller compiles a program it is sent.
+    ///
+    /// # Errors
+    /// The first compile error (or construct the engine does not run): its line, its
+    /// column and its text.
+    pub fn compile(
+        text: &str,
+        version: ControllerVersion,
+        model: Arm,
+        q: [f64; 6],
+    ) -> Result<Self, (u32, u32, String)> {
+        let compile_error = |e: &ScriptError| (e.span.line, e.span.column, e.to_string());
+        let checked = rtde_urscript::check(text, version)
+            .map_err(|errors| errors.first().map(compile_error).unwrap_or_default())?;
+        ScriptProgram::new(&checked, model, q).map_err(|e| compile_error(&e))
     }
 
     /// One tick of `dt` seconds: the script's threads run, then the arm moves.
