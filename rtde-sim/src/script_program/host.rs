@@ -229,9 +229,12 @@ impl SimHost<'_> {
         Some(match call.name {
             "movej" => self.start_move(call, Space::Joint),
             "movel" | "movep" => self.start_move(call, Space::Linear),
+            // The speed slider stretches servoj's time, as it stretches every profile: a
+            // client streaming a waypoint per servoj slows down with it.
             "servoj" => self.joints(call.arg(0), &self.arm.q).and_then(|q| {
                 self.arm.servo(q);
-                Ok(self.for_time(arg(call, "t").number()?))
+                let slider = self.io.speed_fraction().max(1e-6);
+                Ok(self.for_time(arg(call, "t").number()? / slider))
             }),
             "speedj" | "speedl" => {
                 let space = if call.name == "speedj" {
