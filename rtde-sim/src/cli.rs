@@ -261,3 +261,28 @@ fn wait_for_ctrl_c() {
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::SimArgs;
+
+    #[derive(Debug, Parser)]
+    struct Cli {
+        #[command(flatten)]
+        sim: SimArgs,
+    }
+
+    #[test]
+    fn interpret_own_programs_runs_the_program_on_the_engine() {
+        for (interpret, engine) in [(&[][..], false), (&["--interpret-own-programs"][..], true)] {
+            let args = ["rtde-sim", "--port", "0", "--program", "command"];
+            let cli = Cli::try_parse_from(args.iter().chain(interpret)).unwrap();
+            let sim = cli.sim.builder().start().unwrap();
+            assert_eq!(sim.script_program().is_some(), engine);
+            assert_eq!(sim.command_program().is_some(), !engine);
+            sim.shutdown().unwrap();
+        }
+    }
+}
