@@ -857,7 +857,7 @@ impl SimBuilder {
     /// [`Sim::read_only_addr`]) on the RTDE address's IP and free ports ([`Sim::script_addr`]),
     /// with the robot's state machine ([`SimBuilder::robot_state`]). A program that
     /// carries the marker of one of the project's programs ([`KNOWN_PROGRAMS`](crate::KNOWN_PROGRAMS))
-    /// runs natively; any other runs on the URScript engine
+    /// runs natively (unless [`SimBuilder::interpret_own_programs`]); any other runs on the URScript engine
     /// ([`ScriptProgram`](crate::script_program::ScriptProgram)). The primary interface sends the version message,
     /// runtime exceptions ([`Fault::RuntimeException`]) and protective stops.
     ///

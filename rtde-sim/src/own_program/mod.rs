@@ -73,6 +73,8 @@ pub(crate) fn servo_text() -> String {
     sent(servo::SCRIPT)
 }
 
+/// `script` as a sender sends it. Only an empty text has no program; rtde's are not
+/// empty, and one that were would fail to compile with its own line and column.
 fn sent(script: &str) -> String {
     ScriptText::new(script).map_or_else(|_| script.to_owned(), |p| p.text().to_owned())
 }
