@@ -8,7 +8,7 @@ use std::time::Duration;
 use rtde_core::writer::{IoConfig, IoWriter};
 use rtde_core::{Client, ConnectOptions, DynamicRecipe, Recipe, RtdeRecipe, Value};
 use rtde_robot::control::{ControlLoop, LoopEvent, ProgramStatus, layout};
-use rtde_sim::{MAX_JOINT_ACCELERATION, MAX_JOINT_SPEED, Motion, Sim};
+use rtde_sim::{MAX_JOINT_ACCELERATION, MAX_JOINT_SPEED, Motion, Sim, SimBuilder};
 
 #[derive(RtdeRecipe, Debug, Clone, Copy)]
 struct State {
@@ -27,12 +27,16 @@ struct Target {
 }
 
 fn start() -> (Sim, Client) {
-    let sim = Sim::builder()
+    start_with(|b| b)
+}
+
+/// A simulator running the servo program as `configure` leaves the builder, and a client.
+fn start_with(configure: impl FnOnce(SimBuilder) -> SimBuilder) -> (Sim, Client) {
+    let builder = Sim::builder()
         .servo_program()
         .motion(Motion::still([0.0; 6]))
-        .deterministic()
-        .start()
-        .unwrap();
+        .deterministic();
+    let sim = configure(builder).start().unwrap();
     let options = ConnectOptions::new().read_timeout(Some(Duration::from_secs(5)));
     let client = Client::connect(sim.addr(), options).unwrap();
     (sim, client)
@@ -109,6 +113,67 @@ fn handshake_never_skips_a_waypoint_at_30_percent_speed() {
     assert_eq!(program.setpoint(), waypoint(N, N));
     client.close().unwrap();
     sim.shutdown().unwrap();
+}
+
+/// The control loop through `n` waypoints and 100 cycles more on the last: where the arm
+/// rests, and the cycles the waypoints took.
+fn follow(mut client: Client, n: i32) -> ([f64; 6], u32) {
+    let mut control = ControlLoop::<State, Target>::setup(&mut client, 500.0).unwrap();
+    client.start().unwrap();
+    let (mut cycles, mut settled, mut last) = (0, 0, None);
+    while settled < 100 {
+        assert!(
+            cycles < 20 * n.unsigned_abs(),
+            "the robot never finished the waypoints"
+        );
+        let report = control
+            .cycle(&mut client, |state, handshake| {
+                last = Some(state.actual_q);
+                if handshake.current() < n {
+                    handshake.advance();
+                }
+                Target {
+                    q: waypoint(handshake.current(), n),
+                }
+            })
+            .unwrap();
+        assert!(!report.status.is_stopped(), "{report:?}");
+        if control.handshake().acked() < n {
+            cycles += 1;
+        } else {
+            settled += 1;
+        }
+    }
+    client.close().unwrap();
+    (last.unwrap(), cycles)
+}
+
+/// rtde_servo.script natively and on the URScript engine
+/// (`SimBuilder::interpret_own_programs`): the control loop takes the arm through the same
+/// waypoints to the same rest, within 1e-6 rad. Not cycle by cycle: the script's servoj
+/// blocks a step, so it acknowledges a waypoint a cycle after taking it, and the loop,
+/// which waits for the acknowledgement, sends one every other cycle (the native program
+/// acknowledges in the cycle it takes one).
+#[test]
+fn the_interpreted_servo_program_takes_the_arm_where_the_native_one_does() {
+    const N: i32 = 300;
+    let (native, client) = start();
+    let (native_end, native_cycles) = follow(client, N);
+    let (interpreted, client) = start_with(SimBuilder::interpret_own_programs);
+    assert!(interpreted.script_program().is_some());
+    let (interpreted_end, interpreted_cycles) = follow(client, N);
+    eprintln!("{N} waypoints: {native_cycles} cycles native, {interpreted_cycles} interpreted");
+    let last = waypoint(N, N);
+    for end in [native_end, interpreted_end] {
+        let off = end
+            .iter()
+            .zip(&last)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
+        assert!(off < 1e-6, "{end:?}, the last waypoint {last:?}");
+    }
+    native.shutdown().unwrap();
+    interpreted.shutdown().unwrap();
 }
 
 #[test]

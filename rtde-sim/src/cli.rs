@@ -94,13 +94,18 @@ pub struct SimArgs {
     /// servo, force and teach modes).
     #[arg(long, value_name = "PROGRAM", value_parser = ["servo", "command"])]
     pub program: Option<String>,
+    /// Run rtde's own programs (--program, or sent to a script port) as their URScript
+    /// text on the engine, as any other program runs, rather than natively: the same
+    /// motion, at a higher cost per tick (docs/urscript.md gives both).
+    #[arg(long)]
+    pub interpret_own_programs: bool,
     /// Serve a Dashboard server on this port (29999 on a controller; 0 picks a free one),
     /// with the robot's state machine behind it: the arm starts powered off.
     #[arg(long, value_name = "PORT")]
     pub dashboard_port: Option<u16>,
     /// Serve the script ports (primary, secondary, real-time interfaces) on this port and
-    /// the next two (30001 on a controller; 0 picks free ones): the project's programs run,
-    /// any other is accepted and said not to run.
+    /// the next two (30001 on a controller; 0 picks free ones): the project's programs run
+    /// natively (unless --interpret-own-programs), any other on the URScript engine.
     #[arg(long, value_name = "FIRST")]
     pub script_ports: Option<u16>,
     /// Start in local control: the Dashboard server refuses what acts on the robot.
@@ -127,13 +132,17 @@ impl SimArgs {
         if let Some(calibration) = self.calibration {
             builder = builder.calibration(calibration);
         }
-        let flags: [(bool, Setting); 6] = [
+        let flags: [(bool, Setting); 7] = [
             (self.deterministic, SimBuilder::deterministic),
             (self.unpaced, SimBuilder::unpaced),
             (self.v1_only, SimBuilder::v1_only),
             (self.fieldbus, SimBuilder::fieldbus_adapter),
             (self.refuse_unrecorded, SimBuilder::refuse_unrecorded_fields),
             (self.local_control, SimBuilder::local_control),
+            (
+                self.interpret_own_programs,
+                SimBuilder::interpret_own_programs,
+            ),
         ];
         for (on, set) in flags {
             if on {
@@ -250,5 +259,30 @@ fn wait_for_ctrl_c() {
         Err(_) => loop {
             std::thread::park();
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::SimArgs;
+
+    #[derive(Debug, Parser)]
+    struct Cli {
+        #[command(flatten)]
+        sim: SimArgs,
+    }
+
+    #[test]
+    fn interpret_own_programs_runs_the_program_on_the_engine() {
+        for (interpret, engine) in [(&[][..], false), (&["--interpret-own-programs"][..], true)] {
+            let args = ["rtde-sim", "--port", "0", "--program", "command"];
+            let cli = Cli::try_parse_from(args.iter().chain(interpret)).unwrap();
+            let sim = cli.sim.builder().start().unwrap();
+            assert_eq!(sim.script_program().is_some(), engine);
+            assert_eq!(sim.command_program().is_some(), !engine);
+            sim.shutdown().unwrap();
+        }
     }
 }

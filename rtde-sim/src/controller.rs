@@ -12,10 +12,10 @@ use rtde_core::{RuntimeState, Value};
 use rtde_robot_proto::primary::PrimaryMessage;
 
 use crate::clock::Clock;
-use crate::command_program::{CommandProgram, ProgramFaults};
+use crate::command_program::ProgramFaults;
 use crate::fault::Fault;
 use crate::io::IoState;
-use crate::program::ServoProgram;
+use crate::own_program::OwnProgram;
 use crate::robot_program::Program;
 use crate::robot_state::RobotState;
 use crate::script_program::ScriptProgram;
@@ -81,6 +81,9 @@ pub(crate) struct ProgramStart {
     pub(crate) q: [f64; 6],
     pub(crate) arm: Arm,
     pub(crate) faults: ProgramFaults,
+    /// rtde's own programs run on the URScript engine rather than natively
+    /// ([`SimBuilder::interpret_own_programs`](crate::SimBuilder::interpret_own_programs)).
+    pub(crate) interpret_own: bool,
 }
 
 impl Default for ProgramStart {
@@ -89,6 +92,7 @@ impl Default for ProgramStart {
             q: [0.0; 6],
             arm: Arm::UR5E,
             faults: ProgramFaults::default(),
+            interpret_own: false,
         }
     }
 }
@@ -98,9 +102,9 @@ impl Default for ProgramStart {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum KnownProgram {
-    /// `rtde_servo.script`: [`ServoProgram`].
+    /// `rtde_servo.script`: [`ServoProgram`](crate::ServoProgram).
     Servo,
-    /// `rtde_command.script`: [`CommandProgram`], on the registers its text
+    /// `rtde_command.script`: [`CommandProgram`](crate::CommandProgram), on the registers its text
     /// places.
     Command,
 }
@@ -216,17 +220,14 @@ impl Controller {
         let ProgramStart { arm, faults, .. } = self.start;
         // The arm starts where it stands: no jump when a program takes it over.
         let q = self.program().map_or(self.start.q, Program::q);
-        let program = match kind {
-            KnownProgram::Servo => Program::Servo(ServoProgram::new(q)),
-            KnownProgram::Command => {
-                let layout = rtde_robot_proto::programs::command::layout_of(text).ok_or(
-                    "its INT_BASE and DOUBLE_BASE lines place the registers where no layout \
-                     of rtde-robot has them",
-                )?;
-                let program = CommandProgram::new(arm, q, layout).with_faults(faults);
-                Program::Command(Box::new(program))
-            }
-        };
+        let program = OwnProgram {
+            kind,
+            text,
+            arm,
+            q,
+            faults,
+        }
+        .native()?;
         self.install_program(program);
         if let Some(run) = &mut self.program {
             run.name = Some(name.to_owned());
@@ -245,13 +246,8 @@ impl Controller {
         text: &str,
         version: ControllerVersion,
     ) -> Result<(), (u32, u32, String)> {
-        let compile_error =
-            |e: &rtde_urscript::ScriptError| (e.span.line, e.span.column, e.to_string());
-        let checked = rtde_urscript::check(text, version)
-            .map_err(|errors| errors.first().map(compile_error).unwrap_or_default())?;
         let q = self.program().map_or(self.start.q, Program::q);
-        let program =
-            ScriptProgram::new(&checked, self.start.arm, q).map_err(|e| compile_error(&e))?;
+        let program = ScriptProgram::compile(text, version, self.start.arm, q)?;
         self.install_program(Program::Script(Box::new(program)));
         if let Some(run) = &mut self.program {
             run.name = Some(name.to_owned());

@@ -77,6 +77,35 @@ impl IoState {
             .fold(0, |bits, b| bits | b)
     }
 
+    /// Writes one package of input values by their field names, as a client's package
+    /// would: for driving a [`Program`](crate::Program) without a connection (tests,
+    /// benchmarks).
+    ///
+    /// ```
+    /// use rtde_core::Value;
+    /// use rtde_sim::IoState;
+    ///
+    /// let mut io = IoState::default();
+    /// io.write_inputs(&[("input_int_register_30", Value::Int32(7))]).unwrap();
+    /// assert_eq!(io.input("input_int_register_30"), Some(&Value::Int32(7)));
+    /// assert!(io.write_inputs(&[("actual_q", Value::Int32(0))]).is_err());
+    /// ```
+    ///
+    /// # Errors
+    /// A name that is no input field (nothing is written then).
+    pub fn write_inputs(&mut self, values: &[(&str, Value)]) -> Result<(), String> {
+        let named = values
+            .iter()
+            .map(|(name, value)| {
+                rtde_core::fields::lookup(rtde_core::fields::Direction::Input, name)
+                    .map(|f| (f.name(), *value))
+                    .ok_or_else(|| format!("`{name}` is no input field"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        self.write(&named);
+        Ok(())
+    }
+
     /// Stores one package's input values, then applies the masked ones where the
     /// package's masks select them.
     pub(crate) fn write(&mut self, values: &[(&'static str, Value)]) {

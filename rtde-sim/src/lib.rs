@@ -154,6 +154,7 @@ mod fault_spec;
 mod fleet;
 mod io;
 mod motion;
+mod own_program;
 
 mod program;
 mod robot;

@@ -1,7 +1,8 @@
 //! The script ports (30001–30003 on a controller): programs in, robot messages out.
 //!
 //! A program that carries the versioned marker of one of the project's programs
-//! ([`KNOWN_PROGRAMS`]) is recognised and its behaviour runs natively; any other program
+//! ([`KNOWN_PROGRAMS`]) is recognised and its behaviour runs natively (on the engine with
+//! [`SimBuilder::interpret_own_programs`](crate::SimBuilder::interpret_own_programs)); any other program
 //! is checked against the controller's version and run by the URScript engine
 //! ([`ScriptProgram`](crate::script_program::ScriptProgram)), `runtime_state` PLAYING while
 //! it runs. A compile error is answered as the controller answers it: the primary
@@ -29,7 +30,8 @@ use crate::robot_state::RobotState;
 use crate::source::Tick;
 use crate::state_report::Report;
 
-/// The project's programs the simulator runs natively: each program's marker line (from
+/// The project's programs the simulator runs natively (unless
+/// [`SimBuilder::interpret_own_programs`](crate::SimBuilder::interpret_own_programs)): each program's marker line (from
 /// its folder in `rtde_robot_proto::programs`), and which behaviour it starts. One row per
 /// program and version.
 pub const KNOWN_PROGRAMS: &[(&str, KnownProgram)] = &[
@@ -404,7 +406,8 @@ fn run(source: &str, shared: &Shared) {
                 .iter()
                 .find(|(line, _)| marker_of(line) == Some(m))
         })
-        .map(|(_, kind)| *kind);
+        .map(|(_, kind)| *kind)
+        .filter(|_| !controller.start.interpret_own);
     match known {
         Some(kind) => {
             let started = controller.start_known_program(kind, &name, source);

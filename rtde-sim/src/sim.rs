@@ -13,9 +13,10 @@ use rtde_core::fields::{ControllerVersion, Direction, ParseVersionError, lookup}
 
 use crate::clock::Clock;
 use crate::command_program::{CommandProgram, ProgramFaults};
-use crate::controller::{Config, Controller, ProgramStart, Shared};
+use crate::controller::{Config, Controller, KnownProgram, ProgramStart, Shared};
 use crate::fault::Fault;
 use crate::io::IoState;
+use crate::own_program::{self, OwnProgram};
 use crate::program::ServoProgram;
 use crate::robot::{Motion, SimulatedRobot};
 use crate::robot_program::Program;
@@ -521,6 +522,17 @@ pub enum Error {
     /// A Dashboard server was asked of a simulated PolyScope X, which has none.
     #[error("controller {0} runs PolyScope X, which has no Dashboard server")]
     NoDashboard(ControllerVersion),
+    /// One of rtde's own programs does not compile on the URScript engine
+    /// ([`SimBuilder::interpret_own_programs`]): a fault of this crate, not of its caller.
+    #[error("rtde's own program does not run: line {line}, column {column}: {text}")]
+    OwnProgram {
+        /// The line of the first compile error (0: not a compile error).
+        line: u32,
+        /// Its column.
+        column: u32,
+        /// What is wrong.
+        text: String,
+    },
     /// Some thread had not finished when the shutdown timeout passed.
     #[error("the simulator's threads did not stop within {0:?}")]
     ShutdownTimeout(Duration),
@@ -568,6 +580,7 @@ pub struct SimBuilder {
     local_control: bool,
     unlock_delay: Option<Duration>,
     command_program: Option<CommandLayout>,
+    interpret_own_programs: bool,
 }
 
 impl Default for SimBuilder {
@@ -597,6 +610,7 @@ impl Default for SimBuilder {
             local_control: false,
             unlock_delay: None,
             command_program: None,
+            interpret_own_programs: false,
         }
     }
 }
@@ -850,7 +864,7 @@ impl SimBuilder {
     /// [`Sim::read_only_addr`]) on the RTDE address's IP and free ports ([`Sim::script_addr`]),
     /// with the robot's state machine ([`SimBuilder::robot_state`]). A program that
     /// carries the marker of one of the project's programs ([`KNOWN_PROGRAMS`](crate::KNOWN_PROGRAMS))
-    /// runs natively; any other runs on the URScript engine
+    /// runs natively (unless [`SimBuilder::interpret_own_programs`]); any other runs on the URScript engine
     /// ([`ScriptProgram`](crate::script_program::ScriptProgram)). The primary interface sends the version message,
     /// runtime exceptions ([`Fault::RuntimeException`]) and protective stops.
     ///
@@ -942,6 +956,27 @@ impl SimBuilder {
         self
     }
 
+    /// Runs rtde's own programs ([`SimBuilder::command_program`],
+    /// [`SimBuilder::servo_program`], and either sent to a script port) as their URScript
+    /// text on the engine, as every other program runs
+    /// ([`ScriptProgram`](crate::script_program::ScriptProgram)), rather than natively.
+    /// The motion is the same (tests hold the two to it); what differs is the cost per tick,
+    /// the snapshots ([`Sim::script_program`] rather than [`Sim::command_program`] or
+    /// [`Sim::program`]), and the fault flags that stop the command program mid-move
+    /// ([`Fault::ProtectiveStopMidMove`], [`Fault::RuntimeStopMidMove`]), which only the
+    /// native program models. docs/urscript.md says which runs by default, and why.
+    ///
+    /// ```
+    /// let sim = rtde_sim::Sim::builder().command_program().interpret_own_programs().start().unwrap();
+    /// assert!(sim.script_program().is_some());
+    /// assert!(sim.command_program().is_none());
+    /// ```
+    #[must_use]
+    pub fn interpret_own_programs(mut self) -> Self {
+        self.interpret_own_programs = true;
+        self
+    }
+
     /// Binds the listener and starts serving.
     ///
     /// # Errors
@@ -1018,7 +1053,7 @@ impl SimBuilder {
         let addr = listener
             .local_addr()
             .map_err(|source| Error::Bind { addr: bind, source })?;
-        let controller = self.starting_controller(arm);
+        let controller = self.starting_controller(arm, version)?;
         let shared = Arc::new(Shared::new(config, controller));
         let connections = Arc::new(Mutex::new(Vec::new()));
         let (alive_tx, alive_rx) = mpsc::channel();
@@ -1085,20 +1120,45 @@ impl SimBuilder {
 
     /// The controller the simulator starts with: its fieldbus, the program it runs (and
     /// starts script ports' programs with), and the robot's state machine.
-    fn starting_controller(&self, arm: Arm) -> Controller {
+    fn starting_controller(
+        &self,
+        arm: Arm,
+        version: ControllerVersion,
+    ) -> Result<Controller, Error> {
         let mut controller = Controller::with_fieldbus(self.fieldbus);
         let start = self.motion.position(0.0);
-        if let Some(layout) = self.command_program {
-            let program = CommandProgram::new(arm, start, layout)
-                .with_faults(ProgramFaults::of(&self.faults));
-            controller.install_program(Program::Command(Box::new(program)));
-        } else if self.servo_program {
-            controller.install_program(Program::Servo(ServoProgram::new(start)));
+        let faults = ProgramFaults::of(&self.faults);
+        let own = if let Some(layout) = self.command_program {
+            Some((KnownProgram::Command, own_program::command_text(layout)))
+        } else {
+            self.servo_program
+                .then(|| (KnownProgram::Servo, own_program::servo_text()))
+        };
+        if let Some((kind, text)) = own {
+            let own = OwnProgram {
+                kind,
+                text: &text,
+                arm,
+                q: start,
+                faults,
+            };
+            let program = if self.interpret_own_programs {
+                own.interpreted(version)
+                    .map_err(|(line, column, text)| Error::OwnProgram { line, column, text })?
+            } else {
+                own.native().map_err(|text| Error::OwnProgram {
+                    line: 0,
+                    column: 0,
+                    text,
+                })?
+            };
+            controller.install_program(program);
         }
         controller.start = ProgramStart {
-            q: self.motion.position(0.0),
+            q: start,
             arm,
-            faults: ProgramFaults::of(&self.faults),
+            faults,
+            interpret_own: self.interpret_own_programs,
         };
         if self.robot_state {
             let mut robot = RobotState::default();
@@ -1122,7 +1182,7 @@ impl SimBuilder {
                 _ => None,
             });
         }
-        controller
+        Ok(controller)
     }
 
     /// Starts the threads besides the RTDE acceptor: the control loop and the other

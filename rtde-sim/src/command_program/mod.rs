@@ -258,10 +258,7 @@ impl CommandProgram {
     /// A paused tick ([`Program::hold`](crate::Program::hold)): the arm stands, a velocity
     /// ramp starts again from rest at play, and a path goes on from where it stopped.
     pub fn hold(&mut self) {
-        self.arm.qd = [0.0; 6];
-        if let Motion::Speed { velocity, .. } = &mut self.arm.motion {
-            *velocity = [0.0; 6];
-        }
+        self.arm.hold();
     }
 
     /// A tick the simulator runs late (catching up with its clock): the watchdog does not

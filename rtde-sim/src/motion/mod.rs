@@ -50,18 +50,21 @@ impl Motion {
     /// the path's last move has started and the TCP is within its blend radius of its
     /// target.
     fn can_blend(&self, space: Space, tcp_now: &[f64; 6]) -> bool {
-        match self {
-            Motion::Path(path) => {
-                path.space == space
-                    && path.segments.last().is_some_and(|last| {
-                        last.blend > 0.0
-                            && last.t > 0.0
-                            && distance3(&[tcp_now[0], tcp_now[1], tcp_now[2]], &last.end_tcp)
-                                <= last.blend
-                    })
-            }
-            _ => false,
-        }
+        matches!(self, Motion::Path(path) if path.space == space)
+            && self.blending_move(tcp_now).is_some()
+    }
+
+    /// The path's last move, when it has started and the TCP, at `tcp_now`, is within its
+    /// blend radius of its target: the move a next one may blend into.
+    fn blending_move(&self, tcp_now: &[f64; 6]) -> Option<i32> {
+        let Motion::Path(path) = self else {
+            return None;
+        };
+        let last = path.segments.last()?;
+        (last.blend > 0.0
+            && last.t > 0.0
+            && distance3(&[tcp_now[0], tcp_now[1], tcp_now[2]], &last.end_tcp) <= last.blend)
+            .then_some(last.id)
     }
 
     /// Whether the next move can start now (`can_blend` as [`Motion::can_blend`] says).
@@ -101,6 +104,10 @@ pub(crate) struct Step {
     /// The path's last move ran its course this tick: it returns the next tick, once the
     /// arm is still (URScript's `movej` returns then).
     pub(crate) ended: Option<i32>,
+    /// The path's last move has a blend radius and the TCP is within it after this tick:
+    /// a next move may blend in from the next tick, so in URScript the move returns and
+    /// its program goes on to that next move.
+    pub(crate) blending: Option<i32>,
     /// The fraction of the path's last move run, on a path.
     pub(crate) progress: Option<f64>,
     /// A velocity ramp to zero came to rest this tick.
@@ -164,8 +171,23 @@ impl ArmMotion {
         compose(&self.model.tcp_pose(q), &self.tcp)
     }
 
-    /// Switches to a velocity ramp in `space`, starting from the arm's current velocity.
+    /// Switches to a velocity ramp in `space`, starting from the arm's current velocity;
+    /// a ramp under way in `space` takes the new target and acceleration and goes on from
+    /// its own velocity and pose, so that a `speedl` repeated every tick integrates one
+    /// line rather than one recomputed from the joints each tick.
     pub(crate) fn ramp(&mut self, space: Space, target: [f64; 6], accel: f64) {
+        if let Motion::Speed {
+            space: under_way,
+            target: t,
+            accel: a,
+            ..
+        } = &mut self.motion
+            && *under_way == space
+        {
+            *t = target;
+            *a = accel;
+            return;
+        }
         let pose = self.tcp_pose();
         let velocity = match space {
             Space::Joint => self.qd,
@@ -178,6 +200,14 @@ impl ArmMotion {
             velocity,
             pose,
         };
+    }
+
+    /// A paused tick: the arm stands, and a velocity ramp starts again from rest at play.
+    pub(crate) fn hold(&mut self) {
+        self.qd = [0.0; 6];
+        if let Motion::Speed { velocity, .. } = &mut self.motion {
+            *velocity = [0.0; 6];
+        }
     }
 
     /// Ramps the arm to rest in `space` at `accel`, unless it is still; whether it was
@@ -261,8 +291,13 @@ impl ArmMotion {
     /// velocities are what the tick moved them by.
     pub(crate) fn advance(&mut self, slider: f64, dt: f64) -> Step {
         let before = self.q;
-        let step = self.move_one_tick(slider, dt);
+        let mut step = self.move_one_tick(slider, dt);
         self.qd = std::array::from_fn(|j| (self.q[j] - before[j]) / dt);
+        if let Motion::Path(path) = &self.motion
+            && path.segments.last().is_some_and(|last| last.blend > 0.0)
+        {
+            step.blending = self.motion.blending_move(&self.tcp_pose());
+        }
         step
     }
 

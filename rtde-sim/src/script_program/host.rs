@@ -99,7 +99,14 @@ impl Pending {
 
     /// Takes in one tick of motion; why the arm stopped, if it could not go on.
     pub(super) fn after_step(&mut self, step: &Step) -> Option<String> {
-        for id in step.returned.iter().chain(&step.ended) {
+        // A move with a blend radius returns on entering it, as on a controller: the
+        // script goes on, and a next move blends in.
+        for id in step
+            .returned
+            .iter()
+            .chain(&step.ended)
+            .chain(&step.blending)
+        {
             self.finish(*id);
         }
         for w in self.waits.values_mut() {
@@ -282,9 +289,12 @@ impl SimHost<'_> {
         Some(match call.name {
             "movej" => self.start_move(call, Space::Joint),
             "movel" | "movep" | "movec" => self.start_move(call, Space::Linear),
+            // The speed slider stretches servoj's time, as it stretches every profile: a
+            // client streaming a waypoint per servoj slows down with it.
             "servoj" => self.joints(call.arg(0), &self.arm.q).and_then(|q| {
                 self.arm.servo(q);
-                Ok(self.for_time(arg(call, "t").number()?))
+                let slider = self.io.speed_fraction().max(1e-6);
+                Ok(self.for_time(arg(call, "t").number()? / slider))
             }),
             "speedj" | "speedl" => {
                 let space = if call.name == "speedj" {

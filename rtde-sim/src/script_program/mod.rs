@@ -12,7 +12,7 @@ mod sockets;
 use rtde_core::Value as RtdeValue;
 use rtde_kinematics::Arm;
 use rtde_urscript::run::{Machine, State};
-use rtde_urscript::{Checked, ScriptError};
+use rtde_urscript::{Checked, ControllerVersion, ScriptError};
 
 use crate::io::IoState;
 use crate::motion::ArmMotion;
@@ -87,6 +87,24 @@ impl ScriptProgram {
         })
     }
 
+    /// A program's text checked against `version` and made ready to run with the arm
+    /// `model` at `q`, as a controller compiles a program it is sent.
+    ///
+    /// # Errors
+    /// The first compile error (or construct the engine does not run): its line, its
+    /// column and its text.
+    pub fn compile(
+        text: &str,
+        version: ControllerVersion,
+        model: Arm,
+        q: [f64; 6],
+    ) -> Result<Self, (u32, u32, String)> {
+        let compile_error = |e: &ScriptError| (e.span.line, e.span.column, e.to_string());
+        let checked = rtde_urscript::check(text, version)
+            .map_err(|errors| errors.first().map(compile_error).unwrap_or_default())?;
+        ScriptProgram::new(&checked, model, q).map_err(|e| compile_error(&e))
+    }
+
     /// One tick of `dt` seconds: the script's threads run, then the arm moves.
     pub fn step(&mut self, io: &IoState, dt: f64) {
         if !self.is_running() {
@@ -133,9 +151,10 @@ impl ScriptProgram {
         }
     }
 
-    /// A paused tick: the script does not run and the arm stands.
+    /// A paused tick: the script does not run and the arm stands; a velocity ramp starts
+    /// again from rest at play.
     pub fn hold(&mut self) {
-        self.arm.qd = [0.0; 6];
+        self.arm.hold();
     }
 
     /// The TCP offset `set_tcp` gave.

@@ -333,3 +333,22 @@ fn movec_through_points_on_a_line_is_a_runtime_error() {
     assert!(matches!(p.state(), State::Failed(_)));
     assert!(p.messages()[0].contains("on a line"), "{:?}", p.messages());
 }
+
+#[test]
+fn the_speed_slider_stretches_servoj() {
+    let script = "def prog():\n  servoj([0.1, -1.5, 1.5, -1.5, -1.5, 0], t=0.002)\n  textmsg(\"after \", get_actual_joint_positions()[0])\nend\n";
+    for (slider, ticks) in [(1.0, 2), (0.5, 3), (0.25, 5)] {
+        let mut p = program(script);
+        let mut io = IoState::default();
+        io.write_inputs(&[
+            ("speed_slider_mask", rtde_core::Value::Uint32(1)),
+            ("speed_slider_fraction", rtde_core::Value::Double(slider)),
+        ])
+        .unwrap();
+        while p.is_running() && p.ticks() < 100 {
+            p.step(&io, 0.002);
+        }
+        // servoj blocks for t / slider, then the program ends on the next tick.
+        assert_eq!(p.ticks(), ticks, "slider {slider}");
+    }
+}
