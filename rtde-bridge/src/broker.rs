@@ -48,6 +48,9 @@ pub(crate) struct BrokerState {
     /// Publications the MQTT client held when a connection broke and that no connection
     /// will deliver: lost, and counted.
     pub(crate) lost_with_session: AtomicU64,
+    /// Publications the MQTT client re-sent (DUP) on a connection that resumed the
+    /// session: what the broker had not acknowledged when the connection before broke.
+    pub(crate) resent: AtomicU64,
     /// Each robot's queue by its data topic, so that a JSON or binary publication lost in
     /// flight is counted against its robot.
     pub(crate) data_topics: Mutex<HashMap<String, Arc<RobotQueue>>>,
