@@ -174,7 +174,10 @@ pub(crate) fn options_for(b: &Broker, node: usize) -> MqttOptions {
     }
     #[cfg(feature = "tls")]
     if b.tls {
-        options.set_transport(rumqttc::Transport::tls_with_default_config());
+        options.set_transport(match &b.ca {
+            Some(ca) => rumqttc::Transport::tls(ca.clone(), None, None),
+            None => rumqttc::Transport::tls_with_default_config(),
+        });
     }
     options
 }
