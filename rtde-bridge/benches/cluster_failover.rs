@@ -15,7 +15,9 @@
 //! - `nats: subscriber's node`: the same cluster, the subscriber's node killed.
 //!
 //! Figures: packages read, delivered (each once), not delivered (and of those, what was
-//! still queued in the bridge when its 120 s drain ended), duplicate batches, the bridge's reconnection time (the kill to the
+//! still queued in the bridge when its 120 s drain ended), duplicate batches with their
+//! bound, the publications the bridge re-sent unacknowledged and those the broker
+//! redelivered to the subscriber (flagged if exceeded), the bridge's reconnection time (the kill to the
 //! first connection a node accepted, polled every 2 ms), and the latency (subscriber's
 //! clock at the batch's arrival minus the package's host time) p50/p99 outside the
 //! failover window (the kill − 1 s to the reconnection + 5 s; for Mosquitto, to its
@@ -37,6 +39,10 @@ struct Figures {
     /// Still in the bridge's queues when its drain timeout ended: a broker too slow.
     queued: u64,
     duplicates: u64,
+    /// Publications the bridge re-sent unacknowledged after a reconnection, and the
+    /// broker's redeliveries to the subscriber (DUP): together, the bound on `duplicates`.
+    resent: u64,
+    redelivered: u64,
     unexplained: u64,
     reconnect_ms: f64,
     p50_ms: f64,
@@ -225,6 +231,7 @@ fn run(scenario: Scenario, robots: u16, frequency: f64, seconds: u64) -> Option<
             break;
         }
     }
+    let redelivered = sub.redelivered();
     sub.close();
     let reconnect_ms = reconnect.map_or(f64::NAN, |d| d.as_secs_f64() * 1e3);
     #[allow(clippy::cast_possible_truncation)]
@@ -244,6 +251,8 @@ fn run(scenario: Scenario, robots: u16, frequency: f64, seconds: u64) -> Option<
         delivered: summary.delivered,
         queued: counts.queued(),
         duplicates: summary.duplicates,
+        resent: counts.resent,
+        redelivered,
         unexplained: summary.unexplained,
         reconnect_ms,
         p50_ms: percentile_ms(&outside, 0.5),
@@ -299,12 +308,19 @@ fn main() {
                 continue;
             };
             println!(
-                "run {run_no} {scenario:?}: read {}, delivered {}, not delivered {} (of which still queued in the bridge after its 120 s drain {}), duplicate batches {}, unexplained gaps {}, reconnected {:.0} ms after the kill, latency outside the window p50 {:.1} ms p99 {:.1} ms",
+                "run {run_no} {scenario:?}: read {}, delivered {}, not delivered {} (of which still queued in the bridge after its 120 s drain {}), duplicate batches {} (the bridge re-sent {} unacknowledged, the broker redelivered {}{}), unexplained gaps {}, reconnected {:.0} ms after the kill, latency outside the window p50 {:.1} ms p99 {:.1} ms",
                 f.read,
                 f.delivered,
                 f.read.saturating_sub(f.delivered),
                 f.queued,
                 f.duplicates,
+                f.resent,
+                f.redelivered,
+                if f.duplicates > f.resent + f.redelivered {
+                    ": MORE DUPLICATES THAN BOTH"
+                } else {
+                    ""
+                },
                 f.unexplained,
                 f.reconnect_ms,
                 f.p50_ms,

@@ -64,6 +64,13 @@ pub struct Counts {
     /// each robot's [`RobotCounts::lost_in_flight`], and in the `dropped` count of the
     /// robot's next batches, so a subscriber can tell them from a gap nobody counted.
     pub lost_with_session: u64,
+    /// Publications the JSON and binary formats' client re-sent, marked with MQTT's DUP
+    /// flag, on a connection that kept the bridge's session: the ones the broker (or the
+    /// node that died) had not acknowledged when the connection before broke. Each may
+    /// reach a subscriber twice, so a subscriber's duplicate batches are at most this
+    /// many, plus what its own broker delivers to it again after its own reconnection.
+    /// Sparkplug B re-sends nothing (0).
+    pub resent: u64,
 }
 
 impl Counts {
@@ -229,6 +236,7 @@ impl Bridge {
             broker_node: self.broker.node.load(Ordering::Relaxed),
             failovers: self.broker.failovers.load(Ordering::Relaxed),
             lost_with_session: self.broker.lost_with_session.load(Ordering::Relaxed),
+            resent: self.broker.resent.load(Ordering::Relaxed),
         }
     }
 
@@ -303,6 +311,7 @@ impl Bridge {
             broker_node: broker.node.load(Ordering::Relaxed),
             failovers: broker.failovers.load(Ordering::Relaxed),
             lost_with_session: broker.lost_with_session.load(Ordering::Relaxed),
+            resent: broker.resent.load(Ordering::Relaxed),
         }
     }
 }
@@ -505,6 +514,12 @@ async fn drive(mut eventloop: EventLoop, broker: Arc<BrokerState>, nodes: Vec<Mq
             Polled::Accepted(ack) => {
                 let held = std::mem::take(&mut at_risk);
                 let fresh = broker.was_connected() && !ack.session_present;
+                if !fresh {
+                    // The session is back: the client re-sends what it held, first.
+                    broker
+                        .resent
+                        .fetch_add(held.len() as u64, Ordering::Relaxed);
+                }
                 let lost = if fresh { held } else { Vec::new() };
                 broker.accepted(lost.iter().map(|p| broker.carried_by(p)));
                 if fresh {

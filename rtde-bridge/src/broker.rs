@@ -48,6 +48,9 @@ pub(crate) struct BrokerState {
     /// Publications the MQTT client held when a connection broke and that no connection
     /// will deliver: lost, and counted.
     pub(crate) lost_with_session: AtomicU64,
+    /// Publications the MQTT client re-sent (DUP) on a connection that resumed the
+    /// session: what the broker had not acknowledged when the connection before broke.
+    pub(crate) resent: AtomicU64,
     /// Each robot's queue by its data topic, so that a JSON or binary publication lost in
     /// flight is counted against its robot.
     pub(crate) data_topics: Mutex<HashMap<String, Arc<RobotQueue>>>,
@@ -171,7 +174,10 @@ pub(crate) fn options_for(b: &Broker, node: usize) -> MqttOptions {
     }
     #[cfg(feature = "tls")]
     if b.tls {
-        options.set_transport(rumqttc::Transport::tls_with_default_config());
+        options.set_transport(match &b.ca {
+            Some(ca) => rumqttc::Transport::tls(ca.clone(), None, None),
+            None => rumqttc::Transport::tls_with_default_config(),
+        });
     }
     options
 }

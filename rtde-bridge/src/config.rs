@@ -11,6 +11,8 @@
 //! password = "secret"
 //! qos = 1                           # 0 or 1 [default: 1]
 //! keep_alive_secs = 5               # [default: 5]
+//! # ca_file = "plant-ca.pem"        # with mqtts://: trust this CA (PEM) instead of the
+//! #                                 # platform's certificates [default: the platform's]
 //!
 //! [topics]                          # {robot} and {client_id} are replaced
 //! data = "rtde/{robot}/data"        # batches of packages [default]
@@ -127,6 +129,9 @@ pub struct Broker {
     pub nodes: Vec<(String, u16)>,
     /// Whether the URL asked for TLS (`mqtts://`).
     pub tls: bool,
+    /// With TLS, the certificates (PEM) of the authorities to trust instead of the
+    /// platform's: `ca_file`, read with the configuration.
+    pub ca: Option<Vec<u8>>,
     /// The MQTT client id, also the bridge's name in topics.
     pub client_id: String,
     /// User name and password, when the broker wants them.
@@ -280,6 +285,7 @@ struct RawBroker {
     password: Option<Spanned<String>>,
     qos: Option<Spanned<i64>>,
     keep_alive_secs: Option<Spanned<i64>>,
+    ca_file: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -700,11 +706,29 @@ impl Config {
             5,
             65535,
         )?;
+        let ca = match &b.ca_file {
+            None => None,
+            Some(path) if !tls => {
+                return Err(src.error(
+                    &path.span(),
+                    "broker.ca_file",
+                    "a CA file is for TLS: use mqtts:// URLs, or remove it",
+                ));
+            }
+            Some(path) => Some(std::fs::read(path.get_ref()).map_err(|e| {
+                src.error(
+                    &path.span(),
+                    "broker.ca_file",
+                    format!("cannot read `{}`: {e}", path.get_ref()),
+                )
+            })?),
+        };
         Ok(Broker {
             host,
             port,
             nodes,
             tls,
+            ca,
             client_id,
             credentials,
             qos1,

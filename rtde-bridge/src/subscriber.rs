@@ -59,6 +59,7 @@ pub struct Subscriber {
     client: Client,
     messages: Receiver<Message>,
     seq_gaps: Arc<AtomicU64>,
+    redelivered: Arc<AtomicU64>,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
@@ -121,6 +122,7 @@ impl Subscriber {
         let (ready_tx, ready_rx) = mpsc::channel::<Result<(), String>>();
         let stop = Arc::new(AtomicBool::new(false));
         let seq_gaps = Arc::new(AtomicU64::new(0));
+        let redelivered = Arc::new(AtomicU64::new(0));
         let thread = {
             let listener = Listener {
                 client: client.clone(),
@@ -131,6 +133,7 @@ impl Subscriber {
                 ready: Some(ready_tx),
                 sparkplug: sparkplug::Reader::default(),
                 seq_gaps: Arc::clone(&seq_gaps),
+                redelivered: Arc::clone(&redelivered),
                 connections: 0,
                 connected: false,
             };
@@ -153,6 +156,7 @@ impl Subscriber {
             client,
             messages: rx,
             seq_gaps,
+            redelivered,
             stop,
             thread: Some(thread),
         })
@@ -169,6 +173,15 @@ impl Subscriber {
     #[must_use]
     pub fn sparkplug_seq_gaps(&self) -> u64 {
         self.seq_gaps.load(Ordering::Relaxed)
+    }
+
+    /// Publications the broker sent again, marked with MQTT's DUP flag: ones it had sent
+    /// before without keeping the acknowledgement (after this subscriber's reconnection,
+    /// or a cluster's failover of the subscription's state). Each may be a duplicate the
+    /// bridge did not make.
+    #[must_use]
+    pub fn redelivered(&self) -> u64 {
+        self.redelivered.load(Ordering::Relaxed)
     }
 
     /// Disconnects; the broker keeps the session (and queues for it) until it expires.
@@ -209,6 +222,7 @@ struct Listener {
     /// Sparkplug B data is read through the births seen before it.
     sparkplug: sparkplug::Reader,
     seq_gaps: Arc<AtomicU64>,
+    redelivered: Arc<AtomicU64>,
     connections: u64,
     /// Outages are said once each: at the first error after a connection.
     connected: bool,
@@ -235,6 +249,11 @@ impl Listener {
 
     /// Breaks once no one reads the messages any more.
     fn handle(&mut self, event: Result<Event, ConnectionError>) -> ControlFlow<()> {
+        if let Ok(Event::Incoming(Packet::Publish(p))) = &event
+            && p.dup
+        {
+            self.redelivered.fetch_add(1, Ordering::Relaxed);
+        }
         match event {
             Ok(Event::Incoming(Packet::ConnAck(ack))) => self.connected(ack.session_present),
             Ok(Event::Incoming(Packet::SubAck(_))) => {

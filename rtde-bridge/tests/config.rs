@@ -101,7 +101,7 @@ fn mistakes_name_the_line_and_key() {
         (
             "qos = 0",
             "qos = 0\nretain = true",
-            "fleet.toml:8: broker.retain: unknown field `retain`, expected one of `url`, `urls`, `client_id`, `username`, `password`, `qos`, `keep_alive_secs`",
+            "fleet.toml:8: broker.retain: unknown field `retain`, expected one of `url`, `urls`, `client_id`, `username`, `password`, `qos`, `keep_alive_secs`, `ca_file`",
         ),
         (
             "url = \"mqtt://127.0.0.1:1884\"",
@@ -223,6 +223,52 @@ fn tls_needs_the_feature() {
     assert_eq!(
         e,
         "fleet.toml:3: broker.url: `mqtts://127.0.0.1`: TLS needs rtde-bridge built with the `tls` feature (cargo install --features tls)"
+    );
+}
+
+#[test]
+fn a_ca_file_is_for_tls_only() {
+    let e = mistake("qos = 0", "qos = 0\nca_file = \"ca.pem\"");
+    assert_eq!(
+        e,
+        "fleet.toml:8: broker.ca_file: a CA file is for TLS: use mqtts:// URLs, or remove it"
+    );
+}
+
+/// The CA file is read with the configuration: one that cannot be read is the
+/// configuration's mistake, and one that can is what the connection trusts.
+#[cfg(feature = "tls")]
+#[test]
+fn a_ca_file_is_read_with_the_configuration() {
+    let tls = GOOD.replacen("mqtt://127.0.0.1:1884", "mqtts://127.0.0.1", 1);
+    let missing = "/nonexistent/rtde-ca.pem";
+    let e = Config::parse(
+        &tls.replacen("qos = 0", &format!("qos = 0\nca_file = \"{missing}\""), 1),
+        "fleet.toml",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.starts_with(&format!(
+            "fleet.toml:8: broker.ca_file: cannot read `{missing}`: "
+        )),
+        "{e}"
+    );
+    let ca = std::env::temp_dir().join(format!("rtde-ca-{}.pem", std::process::id()));
+    std::fs::write(&ca, b"-----BEGIN CERTIFICATE-----\n").unwrap();
+    let c = Config::parse(
+        &tls.replacen(
+            "qos = 0",
+            &format!("qos = 0\nca_file = \"{}\"", ca.display()),
+            1,
+        ),
+        "fleet.toml",
+    )
+    .unwrap();
+    let _ = std::fs::remove_file(&ca);
+    assert_eq!(
+        c.broker.ca.as_deref(),
+        Some(&b"-----BEGIN CERTIFICATE-----\n"[..])
     );
 }
 

@@ -146,6 +146,13 @@ pub(crate) fn run(args: &BridgeArgs) -> Result<(), String> {
             c.received, c.published, c.batches, c.dropped, c.lost_in_flight
         ));
     }
+    if counts.broker_connections > 1 {
+        say(&format!(
+            "broker: {} connections, {} failovers to another node, {} publications re-sent \
+             unacknowledged (a subscriber's duplicate batches are at most these)",
+            counts.broker_connections, counts.failovers, counts.resent
+        ));
+    }
     if counts.queued() > 0 {
         return Err(format!(
             "{} packages not delivered: the broker did not take them before the drain timeout",

@@ -4,6 +4,11 @@
 //! replicated on all three (`stream_replicas: 3`), so a node's death costs no state.
 //! Stopped (and reaped) when dropped.
 //!
+//! [`Cluster::start_tls`] adds TLS to the MQTT listeners, with a certificate for
+//! `127.0.0.1` signed by a CA of the test's own ([`Cluster::ca_file`]); each listener
+//! still takes plain MQTT too (`allow_non_tls`), so the readiness probe and a plain
+//! subscriber work as without TLS.
+//!
 //! Without a `nats-server` binary the tests that need one skip, saying how to install it;
 //! `.ci/run` installs it and sets `RTDE_REQUIRE_NATS=1`, which turns a missing binary
 //! into a failure (the rule of [`crate::mosquitto`]).
@@ -45,12 +50,26 @@ pub struct Cluster {
     nodes: Vec<Node>,
     dir: PathBuf,
     bin: PathBuf,
+    /// Whether the MQTT listeners take TLS (with the certificates in `dir`).
+    tls: bool,
 }
 
 impl Cluster {
     /// Starts the three nodes and waits until each accepts an MQTT connection, or says
     /// why not and returns `None` (the test then skips).
     pub fn start(test: &str) -> Option<Cluster> {
+        Cluster::start_with(test, false)
+    }
+
+    /// [`Cluster::start`], with TLS on the MQTT listeners as well as plain MQTT: the
+    /// nodes' certificate (for `127.0.0.1`) is signed by a CA made for this cluster,
+    /// [`Cluster::ca_file`]. Made with the `openssl` command; without it, `None` (the
+    /// test skips, or fails under `RTDE_REQUIRE_NATS`).
+    pub fn start_tls(test: &str) -> Option<Cluster> {
+        Cluster::start_with(test, true)
+    }
+
+    fn start_with(test: &str, tls: bool) -> Option<Cluster> {
         let Some(bin) = binary() else {
             let msg = "nats-server is not installed: `apt-get install -y nats-server` \
                        (Debian) runs this test; .ci/run does it";
@@ -62,10 +81,17 @@ impl Cluster {
             std::env::temp_dir().join(format!("rtde-nats-test-{}-{test}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
+        if tls && let Err(why) = make_certificates(&dir) {
+            let msg = format!("cannot make the test's certificates with openssl: {why}");
+            assert!(std::env::var_os("RTDE_REQUIRE_NATS").is_none(), "{msg}");
+            eprintln!("skipped: {msg}");
+            return None;
+        }
         let mut cluster = Cluster {
             nodes: Vec::new(),
             dir,
             bin,
+            tls,
         };
         for _ in 0..5 {
             cluster.nodes = distinct_free_ports(12)
@@ -103,6 +129,17 @@ impl Cluster {
     /// `mqtt://127.0.0.1:PORT` of node `i`.
     pub fn url(&self, i: usize) -> String {
         format!("mqtt://127.0.0.1:{}", self.nodes[i].mqtt)
+    }
+
+    /// `mqtts://127.0.0.1:PORT` of node `i`, for a cluster started with TLS.
+    pub fn tls_url(&self, i: usize) -> String {
+        assert!(self.tls, "started without TLS");
+        format!("mqtts://127.0.0.1:{}", self.nodes[i].mqtt)
+    }
+
+    /// The CA (PEM) that signed the nodes' certificate, for a cluster started with TLS.
+    pub fn ca_file(&self) -> PathBuf {
+        self.dir.join("ca.pem")
     }
 
     /// The three MQTT URLs, node 0 first.
@@ -186,6 +223,15 @@ impl Cluster {
             .collect::<Vec<_>>()
             .join(", ");
         let store = self.dir.join(format!("n{i}"));
+        let tls = if self.tls {
+            format!(
+                ", tls {{ cert_file: \"{}\", key_file: \"{}\" }}",
+                self.dir.join("node.pem").display(),
+                self.dir.join("node.key").display()
+            )
+        } else {
+            String::new()
+        };
         std::fs::write(
             self.dir.join(format!("n{i}.conf")),
             format!(
@@ -194,8 +240,11 @@ impl Cluster {
                  http: 127.0.0.1:{monitor}\n\
                  jetstream {{ store_dir: \"{store}\" }}\n\
                  cluster {{ name: rtde, listen: 127.0.0.1:{route}, routes: [{routes}] }}\n\
+                 # Plain MQTT too on a TLS listener: the probe and subscribers use it.\n\
+                 allow_non_tls: {tls_too}\n\
                  # Sessions, retained messages and QoS 1 queues on all three nodes.\n\
-                 mqtt {{ listen: 127.0.0.1:{mqtt}, stream_replicas: 3 }}\n",
+                 mqtt {{ listen: 127.0.0.1:{mqtt}, stream_replicas: 3{tls} }}\n",
+                tls_too = self.tls,
                 client = node.client,
                 route = node.route,
                 mqtt = node.mqtt,
@@ -266,6 +315,83 @@ impl Drop for Cluster {
             let _ = std::fs::remove_dir_all(&self.dir);
         }
     }
+}
+
+/// A CA and, signed by it, a certificate for `IP:127.0.0.1` with its key, in `dir`:
+/// `ca.pem`, `node.pem`, `node.key`. Valid for a day.
+fn make_certificates(dir: &Path) -> Result<(), String> {
+    let openssl = |args: &[&str]| -> Result<(), String> {
+        let out = Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .map_err(|e| format!("cannot run openssl: {e}"))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(String::from_utf8_lossy(&out.stderr).trim().to_owned())
+        }
+    };
+    let key = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+    ];
+    openssl(
+        &[
+            &["req", "-x509"][..],
+            &key,
+            &[
+                "-keyout",
+                "ca.key",
+                "-out",
+                "ca.pem",
+                "-days",
+                "1",
+                "-subj",
+                "/CN=rtde test CA",
+            ],
+        ]
+        .concat(),
+    )
+    .and_then(|()| {
+        openssl(
+            &[
+                &["req"][..],
+                &key,
+                &[
+                    "-keyout",
+                    "node.key",
+                    "-out",
+                    "node.csr",
+                    "-subj",
+                    "/CN=127.0.0.1",
+                ],
+            ]
+            .concat(),
+        )
+    })?;
+    std::fs::write(dir.join("node.ext"), "subjectAltName=IP:127.0.0.1\n")
+        .map_err(|e| e.to_string())?;
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "node.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "node.pem",
+        "-days",
+        "1",
+        "-extfile",
+        "node.ext",
+    ])
 }
 
 /// `n` loopback ports nothing listens on right now, all different: held together while
