@@ -167,8 +167,11 @@ impl Cluster {
         crate::process::terminate(child, Duration::from_secs(30));
     }
 
-    /// Starts node `i` again, on its ports and with its store, and waits until it
-    /// accepts an MQTT connection.
+    /// Starts node `i` again, on its ports and with its store, and waits until it accepts
+    /// an MQTT connection and its JetStream has caught up (`/healthz` says `ok`), as a
+    /// rolling upgrade waits before it stops the next node: stopping another while this one
+    /// still catches up leaves the streams one current replica, and nats-server 2.9.10
+    /// then lost acknowledged messages ("deleted message" in a consumer's lookup).
     pub fn restart(&mut self, i: usize) {
         assert!(self.nodes[i].child.is_none(), "kill it first");
         self.spawn(i);
@@ -177,6 +180,18 @@ impl Cluster {
             "nats-server n{i} did not come back: {}",
             self.log_tail(i)
         );
+        let deadline = Instant::now() + READY_WITHIN;
+        loop {
+            let health = self.monitor(i, "/healthz");
+            if health.replace(' ', "").contains("\"status\":\"ok\"") {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "nats-server n{i}'s JetStream did not catch up within {READY_WITHIN:?}: {health}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
     }
 
     /// What node `i`'s monitoring endpoint says at `path` (`/jsz?consumers=true`, for
