@@ -118,6 +118,23 @@ def test_speed_servo_and_stops_move_the_arm_and_bring_it_to_rest(controller):
     assert not close(receive.getActualQ(), TARGET, 1e-3)
 
 
+def test_servo_c_reaches_its_pose_and_the_second_stop_stops_it(controller):
+    """ur_rtde 1.6.5 sends servoC as a real-time command (it does not wait, and never clears
+    the command register), but its script handles servoC's command (12) as a regular one:
+    it signals "done" and waits for the register to clear before it signals "ready". So the
+    next call waits for "ready" until its timeout, clears the register and returns False; the
+    call after that goes through. A controller runs the script the same way."""
+    _, control, receive = controller
+    pose = receive.getActualTCPPose()
+    target = pose[:2] + [pose[2] - 0.05] + pose[3:]
+    assert control.servoC(target, 0.25, 1.2, 0.0)
+    wait_for(lambda: close(receive.getActualTCPPose(), target), "the TCP at servoC's pose")
+    assert not control.servoStop()
+    assert control.servoStop()
+    wait_for(lambda: max(map(abs, receive.getActualQd())) == 0.0, "the arm at rest after servoStop")
+    assert close(receive.getActualTCPPose(), target)
+
+
 def test_the_settings_and_modes_reach_the_controller(controller):
     sim, control, receive = controller
     assert control.forceMode([0] * 6, [0, 0, 1, 0, 0, 0], [0, 0, -2, 0, 0, 0], 2, [2, 2, 1.5, 1, 1, 1])

@@ -18,10 +18,6 @@ use crate::motion::{ArmMotion, Move, Space, Step};
 /// why; a call is the runtime error that says so. docs/urscript.md lists them.
 pub const NOT_SIMULATED: &[(&str, &str)] = &[
     (
-        "servoc",
-        "the motion model has no servoing in tool space yet",
-    ),
-    (
         "optimovej",
         "a time-optimal move's profile is the controller's own, which the motion model does not reproduce",
     ),
@@ -288,7 +284,11 @@ impl SimHost<'_> {
     fn motion(&mut self, call: &HostCall<'_>) -> Option<Result<Reply, String>> {
         Some(match call.name {
             "movej" => self.start_move(call, Space::Joint),
-            "movel" | "movep" | "movec" => self.start_move(call, Space::Linear),
+            // The manual's `servoc` servos to its pose "circular in tool-space" with movel's
+            // tool acceleration, speed and blend radius: on the motion model it is movel's
+            // line and profile, and a next call blends into it at `r`, as ur_rtde's servoC
+            // thread's repeated calls do.
+            "movel" | "movep" | "movec" | "servoc" => self.start_move(call, Space::Linear),
             // The speed slider stretches servoj's time, as it stretches every profile: a
             // client streaming a waypoint per servoj slows down with it.
             "servoj" => self.joints(call.arg(0), &self.arm.q).and_then(|q| {

@@ -323,6 +323,36 @@ fn movec_runs_the_circle_through_its_via_point() {
     );
 }
 
+/// `servoc` is movel's line, profile and blend on the motion model: a path of `servoc`
+/// calls with a blend radius runs tick for tick as the same path of `movel` calls.
+#[test]
+fn servoc_runs_as_movel_with_its_blend() {
+    let path = |f: &str| {
+        format!(
+            "def path():\n  x = get_actual_tcp_pose()\n\
+             {f}(pose_add(x, p[0.05, 0, 0, 0, 0, 0]), a=1, v=0.2, r=0.01)\n\
+             {f}(pose_add(x, p[0.05, 0.05, 0, 0, 0, 0]), a=1, v=0.2)\nend\n"
+        )
+    };
+    let (mut servo, mut line) = (program(&path("servoc")), program(&path("movel")));
+    let io = IoState::default();
+    while line.is_running() {
+        servo.step(&io, 0.002);
+        line.step(&io, 0.002);
+        assert_eq!(
+            servo.q(),
+            line.q(),
+            "tick {}: {:?}",
+            line.ticks(),
+            servo.messages()
+        );
+        assert!(line.ticks() < 10_000, "the path never ended");
+    }
+    assert_eq!(servo.state(), &State::Ended, "{:?}", servo.messages());
+    let (start, end) = (Arm::UR5E.tcp_pose(&HOME), Arm::UR5E.tcp_pose(&servo.q()));
+    assert!((end[0] - (start[0] + 0.05)).abs() < 1e-9 && (end[1] - (start[1] + 0.05)).abs() < 1e-9);
+}
+
 #[test]
 fn movec_through_points_on_a_line_is_a_runtime_error() {
     let mut p = program(
