@@ -336,7 +336,7 @@ fn rtde_s_own_programs_pass_the_urscript_check_at_every_version() {
         ("command (lower)", command_program(CommandLayout::LOWER)),
     ];
     let newest = rtde_urscript::builtins::newest_e_series();
-    let versions = (14..=15)
+    let versions = (10..=15)
         .map(|minor| ControllerVersion::new(3, minor, 0, 0))
         .chain((4..=newest.minor).map(|minor| ControllerVersion::new(5, minor, 0, 0)))
         .chain([ControllerVersion::new(10, 7, 0, 0)]);
@@ -351,13 +351,13 @@ fn rtde_s_own_programs_pass_the_urscript_check_at_every_version() {
     }
     assert!(failed.is_empty(), "{failed:#?}");
     for older in [
-        ControllerVersion::new(3, 13, 0, 0),
+        ControllerVersion::new(3, 9, 0, 0),
         ControllerVersion::new(5, 3, 0, 0),
     ] {
         for (name, text) in &programs {
             let program = Program::new(text).unwrap();
-            // Older controllers may have `get_steptime` too (its first version is a
-            // driver's gate): warned, not refused.
+            // Older controllers may have `get_steptime` too (the 3.10 manual is the first
+            // read that has it): warned, not refused.
             let checked = rtde_urscript::check(program.text(), older).unwrap();
             let warnings = &checked.warnings;
             assert!(

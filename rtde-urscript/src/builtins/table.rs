@@ -430,18 +430,23 @@ pub static BUILTINS: [Builtin; 147] = [
     f("get_target_joint_speeds", &[], Type::List, ALL),
     f("get_target_tcp_pose", &[], Type::Pose, ALL),
     f("get_target_tcp_speed", &[], Type::List, ALL),
-    f("get_target_waypoint", &[], Type::Pose, since(None, Some(3))),
+    f(
+        "get_target_waypoint",
+        &[],
+        Type::Pose,
+        since(Some(10), Some(3)),
+    ),
     f(
         "get_target_payload",
         &[],
         Type::Number,
-        since(None, Some(0)),
+        since(Some(10), Some(0)),
     ),
     f(
         "get_target_payload_cog",
         &[],
         Type::List,
-        since(None, Some(0)),
+        since(Some(10), Some(0)),
     ),
     f(
         "get_target_payload_inertia",
@@ -452,7 +457,7 @@ pub static BUILTINS: [Builtin; 147] = [
     f("get_joint_torques", &[], Type::List, ALL),
     f("get_joint_temp", &[req("j", Type::Int)], Type::Number, ALL),
     f("get_tcp_force", &[], Type::List, ALL),
-    f("get_steptime", &[], Type::Number, since(Some(14), Some(4))),
+    f("get_steptime", &[], Type::Number, since(Some(10), Some(4))),
     f("is_steady", &[], Type::Bool, ALL),
     f("get_controller_temp", &[], Type::Number, ALL),
     // Registers
@@ -676,7 +681,7 @@ pub static BUILTINS: [Builtin; 147] = [
         "normalize",
         &[req("v", Type::List)],
         Type::List,
-        since(None, Some(0)),
+        since(Some(10), Some(0)),
     ),
     f("random", &[], Type::Number, ALL),
     f(
@@ -696,7 +701,7 @@ pub static BUILTINS: [Builtin; 147] = [
         "get_list_length",
         &[req("v", Type::List)],
         Type::Int,
-        since(Some(14), Some(4)),
+        since(Some(3), Some(0)),
     ),
     f(
         "make_list",
@@ -706,7 +711,7 @@ pub static BUILTINS: [Builtin; 147] = [
             opt("capacity", Type::Int, "0"),
         ],
         Type::List,
-        since(None, Some(6)),
+        since(None, Some(15)),
     ),
     // Strings
     f(
