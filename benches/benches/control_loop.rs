@@ -23,6 +23,7 @@ use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 
+use rtde_bench::Waypoint;
 use rtde_bench::report::arg;
 use rtde_core::realtime;
 use rtde_core::{Client, ConnectOptions, RtdeRecipe, StaticRecipe};
@@ -33,13 +34,6 @@ use rtde_sim::{Motion, Sim};
 struct State {
     timestamp: f64,
     actual_q: [f64; 6],
-}
-
-#[derive(RtdeRecipe)]
-#[rtde(input)]
-struct Waypoint {
-    #[rtde(registers = "input_double_register_24..=29")]
-    q: [f64; 6],
 }
 
 /// The loop's package sizes on the wire: header, recipe id, payload (the kit adds 8 bytes

@@ -32,6 +32,7 @@ use std::process::{Child, Command, ExitCode, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
+use rtde_bench::Waypoint;
 use rtde_bench::live::thread_cpu_time;
 use rtde_bench::process_cpu::{Used, Window};
 use rtde_bench::report::{arg, commit, cpu_model, verdict};
@@ -58,13 +59,6 @@ const REPLAY_TICKS: u32 = 2_500;
 #[derive(RtdeRecipe)]
 struct State {
     actual_q: [f64; 6],
-}
-
-#[derive(RtdeRecipe)]
-#[rtde(input)]
-struct Waypoint {
-    #[rtde(registers = "input_double_register_24..=29")]
-    q: [f64; 6],
 }
 
 /// The same small sinusoid as the peer's: 0.05 rad at 0.5 Hz on the base and wrist 3.

@@ -123,6 +123,17 @@ pub struct ServoInput {
 /// The servo input's payload size.
 pub const SERVO_PAYLOAD: usize = 4 + 6 * 8 + 4 + 8 + 1 + 1;
 
+/// The waypoint rtde's servo kit ([`rtde_robot::control::ControlLoop`]) sends in the
+/// servo benchmarks (`control_loop`, `sim_cpu`): six joint targets in the double input
+/// registers its servo program reads.
+#[derive(RtdeRecipe, Clone, Copy, Debug, PartialEq)]
+#[rtde(input)]
+pub struct Waypoint {
+    /// The joint targets, rad.
+    #[rtde(registers = "input_double_register_24..=29")]
+    pub q: [f64; 6],
+}
+
 /// Plausible values of a running robot at time `t` seconds: nothing is zero, so that no
 /// decoder can be flattered by all-zero bytes.
 #[must_use]

@@ -347,7 +347,7 @@ fn connect_broker(
     let b = &config.broker;
     let url = format!(
         "{}://{}:{}",
-        if b.tls { "mqtts" } else { "mqtt" },
+        if b.tls.is_some() { "mqtts" } else { "mqtt" },
         b.host,
         b.port
     );

@@ -173,11 +173,8 @@ pub(crate) fn options_for(b: &Broker, node: usize) -> MqttOptions {
         options.set_credentials(user.clone(), password.clone());
     }
     #[cfg(feature = "tls")]
-    if b.tls {
-        options.set_transport(match &b.ca {
-            Some(ca) => rumqttc::Transport::tls(ca.clone(), None, None),
-            None => rumqttc::Transport::tls_with_default_config(),
-        });
+    if let Some(tls) = &b.tls {
+        tls.apply(&mut options);
     }
     options
 }

@@ -68,6 +68,8 @@ use rtde_core::fields::{Direction, lookup, suggest};
 use serde::Deserialize;
 use toml::Spanned;
 
+use crate::tls::Tls;
+
 /// The recipe presets a robot may name instead of listing fields.
 pub const PRESETS: &[(&str, &[&str])] = &[
     ("joints", &["timestamp", "actual_q", "actual_qd"]),
@@ -127,11 +129,9 @@ pub struct Broker {
     /// `port`: one for a single broker. The bridge connects to the first that answers,
     /// and when a connection breaks tries the next, round the list.
     pub nodes: Vec<(String, u16)>,
-    /// Whether the URL asked for TLS (`mqtts://`).
-    pub tls: bool,
-    /// With TLS, the certificates (PEM) of the authorities to trust instead of the
-    /// platform's: `ca_file`, read with the configuration.
-    pub ca: Option<Vec<u8>>,
+    /// TLS, if the URLs asked for it (`mqtts://`): trusting the authorities of `ca_file`
+    /// (read with the configuration) if given, else the platform's.
+    pub tls: Option<Tls>,
     /// The MQTT client id, also the bridge's name in topics.
     pub client_id: String,
     /// User name and password, when the broker wants them.
@@ -727,8 +727,7 @@ impl Config {
             host,
             port,
             nodes,
-            tls,
-            ca,
+            tls: tls.then(|| Tls::configured(ca)),
             client_id,
             credentials,
             qos1,
@@ -904,40 +903,80 @@ impl Config {
 fn robot_key(i: usize, k: &str) -> String {
     format!("robots[{i}].{k}")
 }
-/// One broker's URL, `mqtt://HOST[:PORT]` or `mqtts://HOST[:PORT]`: TLS, host, port.
+/// One broker's URL in the configuration: TLS, host, port.
 fn broker_url(
     src: &Source<'_>,
     spanned: &Spanned<String>,
     key: &str,
 ) -> Result<(bool, String, u16), ConfigError> {
-    let url = spanned.get_ref();
-    let bad_url = |why: &str| src.error(&spanned.span(), key, format!("`{url}`: {why}"));
-    let (tls, rest) = if let Some(rest) = url.strip_prefix("mqtt://") {
-        (false, rest)
-    } else if let Some(rest) = url.strip_prefix("mqtts://") {
-        (true, rest)
-    } else {
-        return Err(bad_url("use mqtt://HOST[:PORT] or mqtts://HOST[:PORT]"));
-    };
-    if tls && !cfg!(feature = "tls") {
-        return Err(bad_url(
-            "TLS needs rtde-bridge built with the `tls` feature (cargo install --features tls)",
-        ));
+    BrokerUrl::parse(spanned.get_ref())
+        .map(|u| (u.tls, u.host, u.port))
+        .map_err(|why| src.error(&spanned.span(), key, why))
+}
+
+/// A broker's URL, `mqtt://HOST[:PORT]` or `mqtts://HOST[:PORT]` (with the `tls`
+/// feature), as the configuration's `url` and `urls` and `rtde subscribe --broker` take it.
+///
+/// ```
+/// use rtde_bridge::config::BrokerUrl;
+///
+/// let url = BrokerUrl::parse("mqtt://10.0.0.5").unwrap();
+/// assert_eq!((url.tls, url.host.as_str(), url.port), (false, "10.0.0.5", 1883));
+/// assert_eq!(
+///     BrokerUrl::parse("tcp://10.0.0.5").unwrap_err(),
+///     "`tcp://10.0.0.5`: use mqtt://HOST[:PORT] or mqtts://HOST[:PORT]"
+/// );
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct BrokerUrl {
+    /// Whether it asks for TLS (`mqtts://`).
+    pub tls: bool,
+    /// The host name or address.
+    pub host: String,
+    /// The TCP port: 1883 unless given (8883 for `mqtts://`).
+    pub port: u16,
+}
+
+impl BrokerUrl {
+    /// Reads `url`.
+    ///
+    /// # Errors
+    /// What is wrong with it, naming it: not `mqtt://` or `mqtts://`, TLS without the
+    /// `tls` feature, no host, a port not 1 to 65535.
+    pub fn parse(url: &str) -> Result<BrokerUrl, String> {
+        let bad_url = |why: &str| format!("`{url}`: {why}");
+        let (tls, rest) = if let Some(rest) = url.strip_prefix("mqtt://") {
+            (false, rest)
+        } else if let Some(rest) = url.strip_prefix("mqtts://") {
+            (true, rest)
+        } else {
+            return Err(bad_url("use mqtt://HOST[:PORT] or mqtts://HOST[:PORT]"));
+        };
+        if tls && !cfg!(feature = "tls") {
+            return Err(bad_url(
+                "TLS needs rtde-bridge built with the `tls` feature (cargo install --features tls)",
+            ));
+        }
+        let rest = rest.trim_end_matches('/');
+        let (host, port) = match rest.rsplit_once(':') {
+            Some((h, p)) if !h.ends_with(':') && !p.contains(']') => (
+                h,
+                p.parse::<u16>()
+                    .ok()
+                    .filter(|&p| p != 0)
+                    .ok_or_else(|| bad_url("the port is not 1 to 65535"))?,
+            ),
+            _ => (rest, if tls { 8883 } else { 1883 }),
+        };
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        if host.is_empty() || host.contains('/') {
+            return Err(bad_url("no host"));
+        }
+        Ok(BrokerUrl {
+            tls,
+            host: host.to_owned(),
+            port,
+        })
     }
-    let rest = rest.trim_end_matches('/');
-    let (host, port) = match rest.rsplit_once(':') {
-        Some((h, p)) if !h.ends_with(':') && !p.contains(']') => (
-            h,
-            p.parse::<u16>()
-                .ok()
-                .filter(|&p| p != 0)
-                .ok_or_else(|| bad_url("the port is not 1 to 65535"))?,
-        ),
-        _ => (rest, if tls { 8883 } else { 1883 }),
-    };
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    if host.is_empty() || host.contains('/') {
-        return Err(bad_url("no host"));
-    }
-    Ok((tls, host.to_owned(), port))
 }

@@ -64,9 +64,11 @@ mod queue;
 mod robot;
 pub mod sparkplug;
 pub mod subscriber;
+mod tls;
 
 pub use bridge::{Bridge, Counts, StartOptions};
 pub use config::{Config, ConfigError, Format, Sparkplug};
 pub use error::{BrokerError, Error};
 pub use queue::{RobotCounts, packages_per_batch};
 pub use subscriber::{Message, SequenceCheck, Subscriber, SubscriberError, Summary, Verdict};
+pub use tls::Tls;

@@ -15,6 +15,7 @@ use rumqttc::{Client, Connection, ConnectionError, Event, MqttOptions, Packet, Q
 use crate::error::BrokerError;
 use crate::payload::{self, Batch};
 use crate::sparkplug;
+use crate::tls::Tls;
 
 pub use crate::payload::Message;
 
@@ -23,8 +24,10 @@ pub use crate::payload::Message;
 #[non_exhaustive]
 pub enum SubscriberError {
     /// The broker did not accept the connection and subscription in time.
-    #[error("cannot subscribe at mqtt://{host}:{port}: {why}")]
+    #[error("cannot subscribe at {}://{host}:{port}: {why}", if *tls { "mqtts" } else { "mqtt" })]
     Unreachable {
+        /// Whether over TLS.
+        tls: bool,
         /// The broker's host.
         host: String,
         /// The broker's port.
@@ -99,6 +102,48 @@ impl Subscriber {
         filters: &[String],
         timeout: Duration,
     ) -> Result<Subscriber, SubscriberError> {
+        Subscriber::start(nodes, None, client_id, filters, timeout)
+    }
+
+    /// [`Subscriber::connect_any`] over TLS (`mqtts://`), trusting the authorities of
+    /// `tls`, as the bridge does with the same [`Tls`] (the `tls` feature).
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use rtde_bridge::{Subscriber, Tls};
+    ///
+    /// let plant = Tls::read_ca_file("plant-ca.pem".as_ref())?;
+    /// let sub = Subscriber::connect_tls(
+    ///     &[("10.0.0.5".into(), 8883)],
+    ///     &plant,
+    ///     "recorder",
+    ///     &["rtde/#".into()],
+    ///     Duration::from_secs(5),
+    /// )?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`SubscriberError::Unreachable`] (naming the first node; a certificate the
+    /// authorities did not sign among the reasons); [`SubscriberError::Start`].
+    #[cfg(feature = "tls")]
+    pub fn connect_tls(
+        nodes: &[(String, u16)],
+        tls: &Tls,
+        client_id: &str,
+        filters: &[String],
+        timeout: Duration,
+    ) -> Result<Subscriber, SubscriberError> {
+        Subscriber::start(nodes, Some(tls), client_id, filters, timeout)
+    }
+
+    fn start(
+        nodes: &[(String, u16)],
+        tls: Option<&Tls>,
+        client_id: &str,
+        filters: &[String],
+        timeout: Duration,
+    ) -> Result<Subscriber, SubscriberError> {
         let (host, port) = nodes.first().cloned().unwrap_or(("127.0.0.1".into(), 1883));
         let host = host.as_str();
         let nodes: Vec<MqttOptions> = nodes
@@ -110,6 +155,10 @@ impl Subscriber {
                     .set_keep_alive(Duration::from_secs(5))
                     .set_max_packet_size(64 * 1024 * 1024, 64 * 1024 * 1024)
                     .set_inflight(1000);
+                #[cfg(feature = "tls")]
+                if let Some(tls) = tls {
+                    tls.apply(&mut options);
+                }
                 options
             })
             .collect();
@@ -147,6 +196,7 @@ impl Subscriber {
             stop.store(true, Ordering::Relaxed);
             let _ = client.try_disconnect();
             return Err(SubscriberError::Unreachable {
+                tls: tls.is_some(),
                 host: host.to_owned(),
                 port,
                 why,

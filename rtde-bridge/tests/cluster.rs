@@ -72,13 +72,26 @@ fn options() -> StartOptions {
 }
 
 /// A subscriber with a persistent QoS 1 session on the nodes of `cluster`, in the order
-/// of `nodes`: it fails over as the bridge does.
-fn subscriber_on(cluster: &Cluster, nodes: [usize; 3], id: &str) -> Subscriber {
-    let nodes: Vec<(String, u16)> = nodes
+/// of `nodes`: it fails over as the bridge does. Over TLS, trusting the cluster's CA, if
+/// `tls`.
+fn subscriber_on(cluster: &Cluster, nodes: [usize; 3], id: &str, tls: bool) -> Subscriber {
+    let nodes = node_addresses(cluster, nodes);
+    let filters = ["rtde/#".to_owned()];
+    #[cfg(feature = "tls")]
+    if tls {
+        let ca = rtde_bridge::Tls::read_ca_file(&cluster.ca_file()).unwrap();
+        return Subscriber::connect_tls(&nodes, &ca, id, &filters, WAIT).unwrap();
+    }
+    assert!(!tls, "TLS needs the `tls` feature");
+    Subscriber::connect_any(&nodes, id, &filters, WAIT).unwrap()
+}
+
+/// The MQTT addresses of the nodes of `cluster`, in the order of `nodes`.
+fn node_addresses(cluster: &Cluster, nodes: [usize; 3]) -> Vec<(String, u16)> {
+    nodes
         .iter()
         .map(|&i| ("127.0.0.1".to_owned(), cluster.mqtt_port(i)))
-        .collect();
-    Subscriber::connect_any(&nodes, id, &["rtde/#".to_owned()], WAIT).unwrap()
+        .collect()
 }
 
 /// `first`, then the other two nodes.
@@ -132,7 +145,7 @@ fn every_package_survives(format: &str, fault: Fault) {
     every_package_survives_over(format, fault, false);
 }
 
-/// [`every_package_survives`], the bridge connected over TLS if `tls`.
+/// [`every_package_survives`], the bridge and the subscriber connected over TLS if `tls`.
 fn every_package_survives_over(format: &str, fault: Fault, tls: bool) {
     let name = format!("{fault:?}-{format}{}", if tls { "-tls" } else { "" });
     let started = if tls {
@@ -158,7 +171,7 @@ fn every_package_survives_over(format: &str, fault: Fault, tls: bool) {
         &format!("format = \"{format}\"\nbatch_ms = 10"),
         tls,
     );
-    let sub = subscriber_on(&cluster, sub_nodes, &format!("cluster-sub-{format}"));
+    let sub = subscriber_on(&cluster, sub_nodes, &format!("cluster-sub-{format}"), tls);
     let bridge = Bridge::start(Config::parse(&text, "test.toml").unwrap(), options()).unwrap();
     let mut got = Collected::default();
     wait_for(&bridge, &sub, &mut got, "a second of data", |_, c| {
@@ -258,11 +271,39 @@ fn the_bridges_node_killed_loses_nothing_binary() {
     every_package_survives("binary", Fault::KillBridgesNode);
 }
 
-/// The same over TLS (the subscriber reads plain MQTT from the same listeners).
+/// The same with the bridge and the subscriber over TLS: the subscriber counts what it
+/// delivered, the duplicates and the gaps as over plain MQTT.
 #[cfg(feature = "tls")]
 #[test]
 fn the_bridges_node_killed_loses_nothing_over_tls() {
     every_package_survives_over("json", Fault::KillBridgesNode, true);
+}
+
+/// A subscriber over TLS checks the broker's certificate: one that trusts only the
+/// platform's authorities is refused by the cluster's certificate (the listeners also
+/// take plain MQTT, which would have let a subscriber that ignored its TLS in).
+#[cfg(feature = "tls")]
+#[test]
+fn a_subscriber_trusts_only_its_authorities_over_tls() {
+    let Some(cluster) = Cluster::start_tls("sub-ca") else {
+        return;
+    };
+    let nodes = node_addresses(&cluster, [0, 1, 2]);
+    let filters = ["rtde/#".to_owned()];
+    let refused = Subscriber::connect_tls(
+        &nodes,
+        &rtde_bridge::Tls::platform(),
+        "sub-platform-ca",
+        &filters,
+        Duration::from_secs(3),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        refused.starts_with("cannot subscribe at mqtts://127.0.0.1:") && refused.contains("TLS"),
+        "{refused}"
+    );
+    subscriber_on(&cluster, [0, 1, 2], "sub-cluster-ca", true).close();
 }
 
 #[test]

@@ -62,7 +62,11 @@ pub(crate) fn run(args: &BridgeArgs) -> Result<(), String> {
             eprintln!("rtde bridge: {text}");
         }
     };
-    let scheme = if config.broker.tls { "mqtts" } else { "mqtt" };
+    let scheme = if config.broker.tls.is_some() {
+        "mqtts"
+    } else {
+        "mqtt"
+    };
     let nodes: Vec<String> = config
         .broker
         .nodes

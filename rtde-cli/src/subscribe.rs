@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use rtde_bridge::config::BrokerUrl;
 use rtde_bridge::payload::Batch;
 use rtde_bridge::{Message, SequenceCheck, Subscriber, Verdict};
 use rtde_core::{DynamicRecipe, OutputRecipe};
@@ -40,12 +41,19 @@ what is published while the subscriber reconnects is kept for it by the broker."
   rtde subscribe --broker mqtt://10.0.0.5 --topic 'plant/+/data' --out rec/ --until-offline
       until the bridge says it stopped
   rtde subscribe --broker mqtt://127.0.0.1:1883 --topic 'spBv1.0/#' --out rec/
-      from a bridge with format = \"sparkplug\"; a late start asks it for its births"
+      from a bridge with format = \"sparkplug\"; a late start asks it for its births
+  rtde subscribe --broker mqtts://10.0.0.5 --ca-file plant-ca.pem --out rec/
+      over TLS (rtde built with the `tls` feature), trusting the plant's own CA"
 )]
 pub(crate) struct SubscribeArgs {
-    /// The broker: `mqtt://HOST[:PORT]`.
+    /// The broker: `mqtt://HOST[:PORT]`, or `mqtts://HOST[:PORT]` for TLS (port 8883
+    /// unless given; rtde built with the `tls` feature).
     #[arg(long, value_name = "URL")]
     broker: String,
+    /// With an `mqtts://` broker: trust the certificate authorities in this file (PEM)
+    /// instead of the platform's, as the bridge's `[broker] ca_file`.
+    #[arg(long, value_name = "PATH")]
+    ca_file: Option<PathBuf>,
     /// Topic filters to subscribe to; status topics are recognised by their messages.
     /// Sparkplug B (`spBv1.0/#`) is read through its births.
     #[arg(long, value_name = "FILTER", default_values = ["rtde/#"])]
@@ -107,18 +115,14 @@ pub(crate) fn run(args: &SubscribeArgs) -> Result<(), String> {
 
 /// Creates the output directory, takes Ctrl-C and subscribes.
 fn subscribe(args: &SubscribeArgs) -> Result<Subscriber, String> {
-    let (host, port) = broker(&args.broker)?;
+    let url = BrokerUrl::parse(&args.broker)?;
+    if args.ca_file.is_some() && !url.tls {
+        return Err("--ca-file is for TLS: use an mqtts:// broker URL".into());
+    }
     std::fs::create_dir_all(&args.out)
         .map_err(|e| format!("cannot create `{}`: {e}", args.out.display(), e = said(e)))?;
     crate::interrupt::handle()?;
-    let sub = Subscriber::connect(
-        &host,
-        port,
-        &args.client_id,
-        &args.topic,
-        Duration::from_secs(5),
-    )
-    .map_err(said)?;
+    let sub = connect(args, url)?;
     // On stdout and first, for scripts that wait for the subscription.
     println!(
         "rtde subscribe: subscribed to {} at {}",
@@ -247,21 +251,22 @@ fn verdict(received: &Received) -> Result<(), String> {
     Ok(())
 }
 
-/// Host and port of an `mqtt://` URL.
-fn broker(url: &str) -> Result<(String, u16), String> {
-    let rest = url
-        .strip_prefix("mqtt://")
-        .ok_or_else(|| format!("`{url}`: use mqtt://HOST[:PORT]"))?
-        .trim_end_matches('/');
-    match rest.rsplit_once(':') {
-        Some((h, p)) if !h.is_empty() && !h.ends_with(':') => Ok((
-            h.trim_start_matches('[').trim_end_matches(']').to_owned(),
-            p.parse()
-                .map_err(|_| format!("`{url}`: the port is not 1 to 65535"))?,
-        )),
-        _ if !rest.is_empty() => Ok((rest.to_owned(), 1883)),
-        _ => Err(format!("`{url}`: no host")),
+/// Connects to the broker of `url`, over TLS if it says `mqtts://`.
+fn connect(args: &SubscribeArgs, url: BrokerUrl) -> Result<Subscriber, String> {
+    let nodes = [(url.host, url.port)];
+    let timeout = Duration::from_secs(5);
+    // Without the `tls` feature `BrokerUrl::parse` refuses `mqtts://`.
+    #[cfg(feature = "tls")]
+    if url.tls {
+        let tls = match &args.ca_file {
+            Some(path) => rtde_bridge::Tls::read_ca_file(path)
+                .map_err(|e| format!("cannot read `{}`: {}", path.display(), said(e)))?,
+            None => rtde_bridge::Tls::platform(),
+        };
+        return Subscriber::connect_tls(&nodes, &tls, &args.client_id, &args.topic, timeout)
+            .map_err(said);
     }
+    Subscriber::connect_any(&nodes, &args.client_id, &args.topic, timeout).map_err(said)
 }
 
 /// Appends a batch to its robot's files, opening them on its first batch.

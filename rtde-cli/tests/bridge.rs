@@ -36,6 +36,11 @@ struct Fleet {
 
 impl Fleet {
     fn new(broker: &mosquitto::Broker, test: &str, payload: &str) -> Fleet {
+        Fleet::at(&broker.url(), "", test, payload)
+    }
+
+    /// The same on the broker at `url`, with `broker_extra` (lines) in `[broker]`.
+    fn at(url: &str, broker_extra: &str, test: &str, payload: &str) -> Fleet {
         let sims = Sim::builder().deterministic().start_fleet(2).unwrap();
         let robots: Vec<_> = sims
             .addrs()
@@ -44,9 +49,14 @@ impl Fleet {
             .collect();
         let dir = scratch(test);
         let config = dir.join("fleet.toml");
+        let url_line = format!("url = \"{url}\"");
         std::fs::write(
             &config,
-            mosquitto::config(&broker.url(), &robots, payload, 125.0),
+            mosquitto::config(url, &robots, payload, 125.0).replacen(
+                &url_line,
+                &format!("{url_line}\n{broker_extra}"),
+                1,
+            ),
         )
         .unwrap();
         Fleet {
@@ -62,28 +72,60 @@ impl Fleet {
     }
 }
 
+/// The same over TLS to a broker whose certificate a CA of the test's own signed: the
+/// bridge trusts it through `[broker] ca_file`, `rtde subscribe` through `--ca-file`.
+#[cfg(feature = "tls")]
+#[test]
+fn bridge_to_subscribe_over_tls_trusting_a_ca_file() {
+    let Some(cluster) = rtde_testkit::nats::Cluster::start_tls("cli-tls") else {
+        return;
+    };
+    let ca = cluster.ca_file();
+    let ca = ca.to_str().unwrap();
+    bridge_to_subscribe_at(
+        &cluster.tls_url(0),
+        &format!("ca_file = \"{ca}\""),
+        &["--ca-file", ca],
+        "cli-tls",
+        "format = \"binary\"",
+        "rtde/#",
+    );
+}
+
 /// `rtde bridge` with `payload` for a second, `rtde subscribe` to `filter` until the
 /// bridge goes offline: each robot's CSV and raw capture hold every package.
 fn bridge_to_subscribe(test: &str, payload: &str, filter: &str) {
     let Some(broker) = mosquitto::Broker::start(test) else {
         return;
     };
-    let fleet = Fleet::new(&broker, test, payload);
+    bridge_to_subscribe_at(&broker.url(), "", &[], test, payload, filter);
+}
+
+/// [`bridge_to_subscribe`] on the broker at `url`, with `broker_extra` in the bridge's
+/// `[broker]` and `subscribe_extra` after `rtde subscribe --broker URL`.
+fn bridge_to_subscribe_at(
+    url: &str,
+    broker_extra: &str,
+    subscribe_extra: &[&str],
+    test: &str,
+    payload: &str,
+    filter: &str,
+) {
+    let fleet = Fleet::at(url, broker_extra, test, payload);
     let (robots, dir) = (fleet.robots.as_slice(), &fleet.dir);
     let out = dir.join("rec");
     let mut cmd = rtde();
-    cmd.args([
-        "subscribe",
-        "--broker",
-        &broker.url(),
-        "--until-offline",
-        "--topic",
-        filter,
-        "--client-id",
-        "cli-sub",
-        "-o",
-    ])
-    .arg(&out);
+    cmd.args(["subscribe", "--broker", url])
+        .args(subscribe_extra)
+        .args([
+            "--until-offline",
+            "--topic",
+            filter,
+            "--client-id",
+            "cli-sub",
+            "-o",
+        ])
+        .arg(&out);
     let mut sub = Spawned::new(cmd);
     let line = sub.line(Duration::from_secs(10));
     assert!(line.contains(&format!("subscribed to {filter}")), "{line}");

@@ -143,7 +143,8 @@ pub enum Read {
 
 /// Reads the bridge's Sparkplug B messages back into [`Message`]s: births and deaths
 /// become statuses, `DDATA` becomes batches (through the births' aliases and streams).
-/// Checks each edge node's `seq`.
+/// Checks each edge node's `seq`. An `NDEATH` whose `bdSeq` is not the one of the
+/// `NBIRTH` held (a stale will of an earlier connection) is ignored: the births stay.
 ///
 /// ```
 /// use rtde_bridge::sparkplug::{Read, Reader};
@@ -156,6 +157,8 @@ pub enum Read {
 #[derive(Debug, Default)]
 pub struct Reader {
     births: HashMap<(String, String, String), Birth>,
+    /// Per edge node: the `bdSeq` of its NBIRTH, the session its births belong to.
+    bd_seq: HashMap<(String, String), u64>,
     /// Per edge node: the `seq` expected next.
     next_seq: HashMap<(String, String), u64>,
     seq_gaps: u64,
@@ -255,14 +258,34 @@ impl Reader {
                 // Its devices are born again after it, maybe with other streams.
                 self.births
                     .retain(|(g, e, _), _| (g, e) != (&node.0, &node.1));
+                match device::bd_seq_of(p) {
+                    Some(b) => self.bd_seq.insert(node, b),
+                    None => self.bd_seq.remove(&node),
+                };
                 status(topic, None, true, None)
             }
             ("NDEATH", None) => {
+                let bd_seq = device::bd_seq_of(p);
+                // The death of another session than the births held: the will of an
+                // earlier connection, delivered after the NBIRTH of the next (MQTT
+                // orders messages per topic only; a cluster's failover delivers wills
+                // late). Sparkplug B 3.0 has a host act on an NDEATH "with a bdSeq
+                // number that matches the preceding bdSeq number in the NBIRTH"
+                // (Topics, Payload (NDEATH); Operational Behavior, Edge Node Session
+                // Termination), which is what the NDEATH's bdSeq is for: "used by Host
+                // Applications to correlate the NDEATH messages with a previously
+                // received NBIRTH message" [tck-id-payloads-ndeath-bdseq]. A death
+                // without a bdSeq, or with no birth seen, cannot be told stale.
+                if let (Some(died), Some(&born)) = (bd_seq, self.bd_seq.get(&node))
+                    && died != born
+                {
+                    return Read::Nothing;
+                }
                 // The node's devices died with it.
                 self.births
                     .retain(|(g, e, _), _| (g, e) != (&node.0, &node.1));
-                let bd_seq =
-                    device::bd_seq_of(p).map_or_else(String::new, |b| format!(" (bdSeq {b})"));
+                self.bd_seq.remove(&node);
+                let bd_seq = bd_seq.map_or_else(String::new, |b| format!(" (bdSeq {b})"));
                 status(
                     topic,
                     None,
@@ -326,5 +349,94 @@ fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
         state ^= state >> 7;
         state ^= state << 17;
         state
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use rtde_core::fields::{ControllerVersion, Direction, lookup};
+    use rtde_core::protocol::ProtocolVersion;
+    use rtde_record::capture::Header;
+
+    use super::*;
+    use crate::payload::Batch;
+    use device::{Device, node_birth, node_death};
+
+    const NBIRTH: &str = "spBv1.0/cell/NBIRTH/bridge";
+    const NDEATH: &str = "spBv1.0/cell/NDEATH/bridge";
+    const DBIRTH: &str = "spBv1.0/cell/DBIRTH/bridge/arm-1";
+    const DDATA: &str = "spBv1.0/cell/DDATA/bridge/arm-1";
+
+    /// A batch of two packages of `arm-1`, the timestamp only, from package `first`.
+    fn batch(first: u64) -> Batch {
+        let stream = Arc::new(Header {
+            protocol: ProtocolVersion::V2,
+            controller: ControllerVersion::new(5, 21, 0, 0),
+            frequency: 500.0,
+            recipe_id: Some(1),
+            started_unix_micros: 0,
+            fields: vec![lookup(Direction::Output, "timestamp").unwrap()],
+        });
+        let payloads = [first, first + 1]
+            .iter()
+            .flat_map(|&n| (n as f64 * 0.002).to_be_bytes())
+            .collect();
+        Batch {
+            robot: "arm-1".into(),
+            session: 1,
+            seq: first / 2,
+            first,
+            dropped: 0,
+            skipped: 0,
+            lost: 0,
+            t0_unix_us: 0,
+            t0_timestamp: 0.0,
+            stream,
+            payloads,
+        }
+    }
+
+    /// `payload` with `seq`, encoded.
+    fn numbered(mut payload: Payload, seq: u64) -> Vec<u8> {
+        payload.seq = Some(seq);
+        payload.encode()
+    }
+
+    fn is_batch(read: &Read) -> bool {
+        matches!(read, Read::Message(Message::Batch { .. }))
+    }
+
+    #[test]
+    fn an_ndeath_of_an_earlier_session_keeps_the_births_the_current_ones_drops_them() {
+        let mut reader = Reader::default();
+        let mut arm = Device::new("arm-1".into(), 0, 1);
+        let first = batch(0);
+        reader.read(NBIRTH, &numbered(node_birth(6, 1), 0));
+        reader.read(DBIRTH, &numbered(arm.birth(&first.stream, 1), 1));
+        assert!(is_batch(
+            &reader.read(DDATA, &numbered(arm.data(&first, 2), 2))
+        ));
+        // The will of the connection before (bdSeq 5), delivered after this one's births.
+        let stale = reader.read(NDEATH, &node_death(5, 3).encode());
+        assert_eq!(stale, Read::Nothing);
+        assert!(is_batch(
+            &reader.read(DDATA, &numbered(arm.data(&batch(2), 4), 3))
+        ));
+        // This session's own death: the node and its devices are gone.
+        let death = reader.read(NDEATH, &node_death(6, 5).encode());
+        assert!(
+            matches!(
+                death,
+                Read::Message(Message::Status { online: false, ref reason, .. })
+                    if reason.as_deref() == Some("the edge node died (bdSeq 6)")
+            ),
+            "{death:?}"
+        );
+        assert!(matches!(
+            reader.read(DDATA, &numbered(arm.data(&batch(4), 6), 4)),
+            Read::AskRebirth { .. }
+        ));
     }
 }
