@@ -19,6 +19,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// How long a node waits for a QoS 1 subscriber's PUBACK before it delivers the message
+/// again (`mqtt { ack_wait }`, nats-server's default, written out so the tests and the
+/// failover bench know it). A message the killed node had sent to a subscriber that never
+/// got it (in flight when the node died) comes from the node the subscriber resumes on
+/// only this long after the kill: not lost, late (docs/mqtt-scaling.md).
+pub const ACK_WAIT: Duration = Duration::from_secs(30);
+
 /// How long a node may take to answer an MQTT client once started: JetStream elects its
 /// leaders first, slowly on a loaded machine.
 const READY_WITHIN: Duration = Duration::from_secs(90);
@@ -255,11 +262,12 @@ impl Cluster {
                  http: 127.0.0.1:{monitor}\n\
                  jetstream {{ store_dir: \"{store}\" }}\n\
                  cluster {{ name: rtde, listen: 127.0.0.1:{route}, routes: [{routes}] }}\n\
-                 # Plain MQTT too on a TLS listener: the probe and subscribers use it.\n\
+                 # Plain MQTT too on a TLS listener: the readiness probe uses it.\n\
                  allow_non_tls: {tls_too}\n\
                  # Sessions, retained messages and QoS 1 queues on all three nodes.\n\
-                 mqtt {{ listen: 127.0.0.1:{mqtt}, stream_replicas: 3{tls} }}\n",
+                 mqtt {{ listen: 127.0.0.1:{mqtt}, stream_replicas: 3, ack_wait: \"{ack_wait}s\"{tls} }}\n",
                 tls_too = self.tls,
+                ack_wait = ACK_WAIT.as_secs(),
                 client = node.client,
                 route = node.route,
                 mqtt = node.mqtt,
