@@ -34,7 +34,7 @@ struct Waypoint {
 }
 
 /// The waypoint handshake as the Python function sees it in one cycle: `advance()` moves
-/// on to the next waypoint only once the robot has finished the current one (and returns
+/// on to the next waypoint only once the robot has taken the current one (and returns
 /// whether it did); return the new target then, else the current one again.
 #[pyclass(frozen, module = "rtde_rs")]
 pub(crate) struct Handshake {
@@ -49,19 +49,19 @@ impl Handshake {
         lock(&self.inner).current()
     }
 
-    /// The id of the last waypoint the robot reported finished.
+    /// The id of the last waypoint the robot reported taken.
     #[getter]
     fn acked(&self) -> i32 {
         lock(&self.inner).acked()
     }
 
-    /// Whether the robot has finished the current waypoint.
+    /// Whether the robot has taken the current waypoint.
     #[getter]
     fn ready(&self) -> bool {
         lock(&self.inner).ready()
     }
 
-    /// Moves on to the next waypoint if the robot finished the current one.
+    /// Moves on to the next waypoint if the robot took the current one.
     fn advance(&self) -> bool {
         lock(&self.inner).advance()
     }
@@ -188,7 +188,7 @@ impl ServoLoop {
     }
 
     /// ur_rtde's `servoJ` over the servo program: one cycle that hands the robot `q` as
-    /// the next waypoint (as soon as it finished the current one). Returns True.
+    /// the next waypoint (as soon as it took the current one). Returns True.
     fn servo_j(&self, py: Python<'_>, q: [f64; 6]) -> PyResult<bool> {
         for x in q {
             args::finite(py, "a joint target", x)?;

@@ -23,13 +23,14 @@ const STOPPED: u32 = 1;
 /// Each tick, in the template's order:
 /// 1. the watchdog: when `input_int_register_24` has not changed for
 ///    [`layout::WATCHDOG_TIMEOUT_CYCLES`] ticks since the first waypoint, the program stops;
-/// 2. the handshake: a waypoint id one past the last finished one starts that waypoint
-///    (joint targets from `input_double_register_24..=29`); the current id or the last
-///    finished one changes nothing; any other id stops the program;
+/// 2. the handshake, once no waypoint runs (the script is blocked in `servoj` meanwhile): a
+///    waypoint id one past the last taken one starts that waypoint (joint targets from
+///    `input_double_register_24..=29`) and is acknowledged in `output_int_register_24` at
+///    once, so the client writes the next while it runs; the last taken id changes nothing;
+///    any other id stops the program;
 /// 3. the waypoint's setpoint moves from the previous target to the new one by the speed
 ///    slider's fraction of the way per tick (one tick per waypoint at 100 %, stretched as
-///    the slider stretches `servoj`), and the waypoint is finished, and acknowledged in
-///    `output_int_register_24`, when the setpoint reaches it;
+///    the slider stretches `servoj`), and the next waypoint is taken once it reaches it;
 /// 4. the joints track the setpoint within [`MAX_JOINT_SPEED`] and
 ///    [`MAX_JOINT_ACCELERATION`]; once stopped, they brake to rest at that acceleration.
 #[derive(Clone, Debug, PartialEq)]
@@ -89,7 +90,7 @@ impl ServoProgram {
         self.setpoint
     }
 
-    /// The id of the last waypoint finished (`output_int_register_24`).
+    /// The id of the last waypoint taken (`output_int_register_24`).
     #[must_use]
     pub fn acked(&self) -> i32 {
         self.acked
@@ -190,41 +191,43 @@ impl ServoProgram {
     }
 
     fn follow(&mut self, io: &IoState) {
-        let id = Self::int(io, layout::WAYPOINT_REGISTER);
-        let current = self.executing.unwrap_or(self.acked);
-        if id == current || (id == self.acked && self.executing.is_none()) {
-            // Nothing new.
-        } else if self.executing.is_none() && id == self.acked.wrapping_add(1) {
-            let target = std::array::from_fn(|j| {
-                let index = layout::TARGET_REGISTERS.start() + u8::try_from(j).unwrap_or(0);
-                match io.input(&format!("input_double_register_{index}")) {
-                    Some(Value::Double(v)) if v.is_finite() => *v,
-                    _ => self.to[j],
-                }
-            });
-            self.from = self.to;
-            self.to = target;
-            self.progress = 0.0;
-            self.executing = Some(id);
-            self.status = ProgramStatus::Running;
-        } else {
-            self.stop(
-                ProgramStatus::HandshakeStopped,
-                format!(
-                    "rtde_servo: handshake: waypoint {id} arrived while waypoint {current} was \
-                     current (last finished {}); the robot stopped",
-                    self.acked
-                ),
-            );
-            return;
+        // While a waypoint runs, the script is blocked in its servoj and reads no id.
+        if self.executing.is_none() {
+            let id = Self::int(io, layout::WAYPOINT_REGISTER);
+            if id == self.acked.wrapping_add(1) {
+                let target = std::array::from_fn(|j| {
+                    let index = layout::TARGET_REGISTERS.start() + u8::try_from(j).unwrap_or(0);
+                    match io.input(&format!("input_double_register_{index}")) {
+                        Some(Value::Double(v)) if v.is_finite() => *v,
+                        _ => self.to[j],
+                    }
+                });
+                self.from = self.to;
+                self.to = target;
+                self.progress = 0.0;
+                self.executing = Some(id);
+                // Taken: acknowledged at once, so the client writes the next one meanwhile.
+                self.acked = id;
+                self.status = ProgramStatus::Running;
+            } else if id != self.acked {
+                self.stop(
+                    ProgramStatus::HandshakeStopped,
+                    format!(
+                        "rtde_servo: handshake: waypoint {id} arrived after waypoint {} (the \
+                         next must be {}); the robot stopped",
+                        self.acked,
+                        self.acked.wrapping_add(1)
+                    ),
+                );
+                return;
+            }
         }
-        if let Some(id) = self.executing {
+        if self.executing.is_some() {
             self.progress = (self.progress + io.speed_fraction()).min(1.0);
             let p = self.progress;
             self.setpoint = std::array::from_fn(|j| self.from[j] + (self.to[j] - self.from[j]) * p);
             if p >= 1.0 {
                 self.setpoint = self.to;
-                self.acked = id;
                 self.executing = None;
             }
         }

@@ -12,14 +12,17 @@
 //! | `input_int_register_24` | client | watchdog: a counter the client changes every cycle |
 //! | `input_int_register_25` | client | the id of the waypoint in the target registers |
 //! | your command recipe (e.g. `input_double_register_24..=29`) | client | the waypoint |
-//! | `output_int_register_24` | robot | the id of the last waypoint the robot finished |
+//! | `output_int_register_24` | robot | the id of the last waypoint the robot took |
 //! | `output_int_register_25` | robot | the program's [`ProgramStatus`] |
 //!
 //! The handshake: the client hands the robot waypoint `k + 1` only once the robot reports
-//! waypoint `k` finished. Registers hold one value and no queue, and the speed slider
-//! stretches each `servoj`, so without it a slowed robot would miss waypoints the client
-//! overwrote; with it the trajectory slows down instead. [`Handshake::advance`] refuses to move
-//! on before the robot has finished the current waypoint, so no code path can skip one.
+//! waypoint `k` taken. The program acknowledges a waypoint as it reads its target, before
+//! its `servoj` runs, so `k + 1` is in the registers when that `servoj` returns: one
+//! waypoint per controller cycle. Registers hold one value and no queue, and the speed
+//! slider stretches each `servoj`, so without the handshake a slowed robot would miss
+//! waypoints the client overwrote; with it the trajectory slows down instead.
+//! [`Handshake::advance`] refuses to move on before the robot has taken the current
+//! waypoint, so no code path can skip one.
 //!
 //! Deadline accounting: a cycle whose command left after the next package had already
 //! arrived is a miss, counted in [`LoopStats::misses`] and reported as

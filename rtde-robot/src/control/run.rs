@@ -23,7 +23,7 @@ use rtde_core::{
 /// let mut h = Handshake::default();
 /// assert!(h.advance());             // waypoint 1 is the first
 /// assert_eq!(h.current(), 1);
-/// assert!(!h.advance());            // the robot has not finished waypoint 1
+/// assert!(!h.advance());            // the robot has not taken waypoint 1
 /// h.acknowledge(1);
 /// assert!(h.advance());
 /// assert_eq!(h.current(), 2);
@@ -41,19 +41,19 @@ impl Handshake {
         self.current
     }
 
-    /// The id of the last waypoint the robot reported finished.
+    /// The id of the last waypoint the robot reported taken.
     #[must_use]
     pub fn acked(&self) -> i32 {
         self.acked
     }
 
-    /// Whether the robot has finished the current waypoint, so that the next may go.
+    /// Whether the robot has taken the current waypoint, so that the next may go.
     #[must_use]
     pub fn ready(&self) -> bool {
         self.acked == self.current
     }
 
-    /// Moves on to the next waypoint if the robot has finished the current one; returns
+    /// Moves on to the next waypoint if the robot has taken the current one; returns
     /// whether it did. When it did, the command returned this cycle is the new waypoint;
     /// otherwise return the current waypoint again.
     pub fn advance(&mut self) -> bool {

@@ -20,7 +20,9 @@ pub const WAYPOINT_REGISTER: u8 = 25;
 /// the joint target of the waypoint.
 pub const TARGET_REGISTERS: std::ops::RangeInclusive<u8> = 24..=29;
 
-/// `output_int_register_N`: the id of the last waypoint the robot finished.
+/// `output_int_register_N`: the id of the last waypoint the robot took: it has read the
+/// waypoint's target, so the registers are free for the next, which it takes once this
+/// one's `servoj` returns.
 pub const ACK_REGISTER: u8 = 24;
 
 /// `output_int_register_N`: the program's status, a [`ProgramStatus`].
