@@ -55,14 +55,36 @@ impl Program {
     }
 
     /// One tick the simulator runs late, catching up with its clock: as
-    /// [`Program::step`], except that the command program's watchdog does not count it
-    /// (no client could have written in it). The servo program counts every tick.
+    /// [`Program::step`], except that no watchdog counts it (no client could have written
+    /// in it): the native command program's skips it, and a script's threads do not run
+    /// (the arm moves on). The native servo program counts every tick.
     pub fn step_late(&mut self, io: &IoState, dt: f64) {
         match self {
             Program::Servo(p) => p.step(io, dt),
             Program::Command(p) => p.step_late(io, dt),
-            Program::Script(p) => p.step(io, dt),
+            Program::Script(p) => p.step_late(io, dt),
             Program::Still(_) => {}
+        }
+    }
+
+    /// The controller's protective stop where no robot state machine pauses the program:
+    /// the arm stops within the tick, the program stops, and `safety_mode` reports
+    /// PROTECTIVE_STOP. The native servo program does not model it.
+    pub fn protective_stop(&mut self, reason: &str) {
+        match self {
+            Program::Command(p) => p.protective_stop(reason),
+            Program::Script(p) => p.protective_stop(reason),
+            Program::Servo(_) | Program::Still(_) => {}
+        }
+    }
+
+    /// The controller stops the program, as the pendant's Stop button does, and `message`
+    /// says why. The native servo program does not model it.
+    pub fn runtime_stop(&mut self, message: &str) {
+        match self {
+            Program::Command(p) => p.runtime_stop(message),
+            Program::Script(p) => p.runtime_stop(message),
+            Program::Servo(_) | Program::Still(_) => {}
         }
     }
 
