@@ -804,13 +804,13 @@ impl SimBuilder {
         self
     }
 
-    /// Runs the behaviour of the repository's URScript template `rtde_servo.script`
-    /// on the simulated robot, as if it were started on the pendant: the joints follow
+    /// Runs the repository's URScript template `rtde_servo.script` on the simulated
+    /// robot's URScript engine, as if it were started on the pendant: the joints follow
     /// the waypoints of rtde-robot's control-loop handshake (targets in
-    /// `input_double_register_24..=29`), within velocity and acceleration limits and
-    /// stretched by the speed slider; the program stops the robot when the watchdog
-    /// register stops changing or a waypoint id skips, says why in a text message, and
-    /// reports it in `runtime_state` and `output_int_register_25`. See [`ServoProgram`](crate::ServoProgram).
+    /// `input_double_register_24..=29`), one per cycle, within velocity and acceleration
+    /// limits and stretched by the speed slider; the program stops the robot when the
+    /// watchdog register stops changing or a waypoint id skips, says why in a text message,
+    /// and reports it in `output_int_register_25` ([`Sim::program`] reads it).
     ///
     /// The program runs on the ticks the simulator streams (with a client receiving
     /// outputs), on the shared clock: leave pacing on.

@@ -1,9 +1,9 @@
-//! A client's own URScript program, run by the `rtde-urscript` engine on the simulator's
-//! tick, its motion through the arm's one motion model: the same
-//! trapezoids, lines, blends and speed slider as the native programs.
+//! A URScript program, run by the `rtde-urscript` engine on the simulator's tick, its
+//! motion through the arm's one motion model: the same trapezoids, lines, blends and
+//! speed slider as the native emulation of rtde's own programs.
 //!
-//! The script port starts one ([`Program::Script`](crate::Program::Script)) for any
-//! program that is not one of rtde's own (issue 34).
+//! Every program runs on it ([`Program::Script`](crate::Program::Script)), rtde's own
+//! included (issue 34).
 
 mod host;
 mod sensing;
@@ -21,7 +21,7 @@ use host::{Outputs, Pending, SimHost};
 use sensing::{History, Random};
 use sockets::Sockets;
 
-/// A running client program.
+/// A running URScript program.
 ///
 /// ```
 /// use rtde_kinematics::Arm;
