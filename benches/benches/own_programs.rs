@@ -1,10 +1,10 @@
-//! rtde's own command program (`rtde_command.script`) on the simulator, natively and on
-//! the URScript engine (`SimBuilder::interpret_own_programs`): CPU time per control-loop
-//! tick of the program and the arm's motion (`Program::step`), idle (the watchdog kicked
-//! every tick, no command) and servoing (a new `servo_j` target every tick, as rtde-robot's
-//! servo streams), interleaved in one run so that the ratios compare like with like.
-//! Whether the native emulation is still needed for speed is decided from these figures
-//! (docs/urscript.md).
+//! rtde's own command program (`rtde_command.script`) on the simulator, on the URScript
+//! engine (the default) and natively (`SimBuilder::native_own_programs`, the tests'
+//! baseline): CPU time per control-loop tick of the program and the arm's motion
+//! (`Program::step`), idle (the watchdog kicked every tick, no command) and servoing (a
+//! new `servo_j` target every tick, as rtde-robot's servo streams), interleaved in one run
+//! so that the ratios compare like with like. These figures showed that speed does not need
+//! the native emulation (docs/urscript.md).
 //!
 //! `cargo bench -p rtde-bench --bench own_programs [-- --runs 3 --rounds 30]`
 

@@ -117,8 +117,9 @@ fn with_ports(
 /// `faults` (the `--fault` specs: "skip-every=10", "close-mid-frame=data:50", ...),
 /// `refuse_unrecorded`, `calibration` ("random:SEED" or a calibration file: the arm's
 /// factory calibration, which its primary interface publishes), `program="servo"` (run
-/// the servo program of rtde_robot::control), `interpret_own_programs` (run rtde's own
-/// programs on the URScript engine rather than natively)
+/// the servo program of rtde_robot::control), `native_own_programs` (run rtde's own
+/// programs natively rather than on the URScript engine, as every program runs: the
+/// baseline the tests hold the engine to)
 /// and `robots` (a fleet on consecutive free ports); and the library's `still` (the arm
 /// holds these joints) and `speed` (the clock runs this many times as fast as the wall
 /// clock: 0.25 gives a busy test four times the slack).
@@ -142,7 +143,7 @@ impl Sim {
         v1_only=false, fieldbus=false, faults=None, refuse_unrecorded=false,
         program=None, robots=1, still=None, speed=None, host="127.0.0.1", port=0,
         dashboard=None, script_ports=None, layout="upper", local_control=false,
-        unlock_delay=None, calibration=None, interpret_own_programs=false,
+        unlock_delay=None, calibration=None, native_own_programs=false,
     ))]
     #[allow(clippy::too_many_arguments)] // Python keyword arguments, each with a default
     #[allow(clippy::fn_params_excessive_bools)] // the switches of `rtde sim`
@@ -169,7 +170,7 @@ impl Sim {
         local_control: bool,
         unlock_delay: Option<f64>,
         calibration: Option<&str>,
-        interpret_own_programs: bool,
+        native_own_programs: bool,
     ) -> PyResult<Self> {
         let ip: IpAddr = host
             .parse()
@@ -205,8 +206,8 @@ impl Sim {
         if local_control {
             builder = builder.local_control();
         }
-        if interpret_own_programs {
-            builder = builder.interpret_own_programs();
+        if native_own_programs {
+            builder = builder.native_own_programs();
         }
         if let Some(delay) = args::maybe_seconds(py, "unlock_delay", unlock_delay)? {
             builder = builder.protective_stop_unlock_delay(delay);
@@ -442,7 +443,7 @@ impl Sim {
         let (mass, cog) = program.payload();
         dict.set_item("payload", (mass, cog.to_vec()))?;
         dict.set_item("teach_mode", program.in_teach_mode())?;
-        dict.set_item("force_mode", program.force_mode().is_some())?;
+        dict.set_item("force_mode", program.in_force_mode())?;
         dict.set_item("state", crate::enums::program_state_name(program.state()))?;
         dict.set_item("handshake", program.handshake())?;
         dict.set_item("protective_stopped", program.is_protective_stopped())?;

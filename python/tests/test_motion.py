@@ -48,11 +48,12 @@ def close(a, b, tolerance=1e-6):
 
 
 def test_the_command_program_on_the_engine_moves_as_the_native_one():
-    """`interpret_own_programs=True` runs the command program's URScript on the engine."""
+    """The command program's URScript runs on the engine; `native_own_programs=True` runs
+    the native baseline instead."""
     ends = []
-    for interpret in (False, True):
-        with command_sim(interpret_own_programs=interpret) as s:
-            assert (s.command_program() is None) is interpret
+    for native in (True, False):
+        with command_sim(native_own_programs=native) as s:
+            assert s.command_program() is not None
             with rtde_rs.Robot(s.host, port=s.port, send_program=False) as robot:
                 reached = robot.move_j(TARGET, speed=1.0, acceleration=3.0)
                 below = list(reached["tcp_pose"])
@@ -263,12 +264,12 @@ def test_a_runtime_stop_mid_move_is_program_stopped():
         control.disconnect()
 
 
-def test_an_unreachable_point_on_the_line_is_target_unreachable(sim):
+def test_an_unreachable_point_on_the_line_is_a_protective_stop(sim):
     with rtde_rs.Robot(sim.host, port=sim.port, send_program=False) as robot:
         start = robot.move_j(HOME)["tcp_pose"]
         across = list(start)
         across[0], across[1] = -start[0], -start[1]  # through the base's axis
-        with pytest.raises(rtde_rs.TargetUnreachableError):
+        with pytest.raises(rtde_rs.ProtectiveStopError):
             robot.move_l(across)
 
 

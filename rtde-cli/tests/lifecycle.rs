@@ -409,7 +409,8 @@ enum Failure {
     ProtectiveStop,
     Watchdog,
     ProgramStopped,
-    TargetUnreachable,
+    /// A line through a singularity: the controller's protective stop.
+    Singularity,
     PowerCycle,
 }
 
@@ -424,7 +425,7 @@ fn recovers_from_each_error(entry: Entry) {
         Failure::ProtectiveStop,
         Failure::Watchdog,
         Failure::ProgramStopped,
-        Failure::TargetUnreachable,
+        Failure::Singularity,
         Failure::PowerCycle,
     ] {
         let on = if matches!(failure, Failure::ProtectiveStop) {
@@ -432,17 +433,16 @@ fn recovers_from_each_error(entry: Entry) {
         } else {
             &controller
         };
-        let unreachable = if matches!(failure, Failure::TargetUnreachable) {
+        let singular = if matches!(failure, Failure::Singularity) {
             "1"
         } else {
             "0"
         };
-        let mut client =
-            ClientProcess::start(entry, on, "recover", &[("RTDE_UNREACHABLE", unreachable)]);
+        let mut client = ClientProcess::start(entry, on, "recover", &[("RTDE_SINGULAR", singular)]);
         assert_eq!(client.says(Duration::from_secs(30)), "MOVING");
         let mut dashboard = on.dashboard();
-        let expected = match failure {
-            Failure::ProtectiveStop | Failure::TargetUnreachable => format!("{failure:?}"),
+        let expected: String = match failure {
+            Failure::ProtectiveStop | Failure::Singularity => "ProtectiveStop".into(),
             Failure::Watchdog => {
                 std::thread::sleep(Duration::from_millis(200));
                 client.signal("-STOP");
@@ -465,7 +465,7 @@ fn recovers_from_each_error(entry: Entry) {
         let said = client.says(Duration::from_secs(30));
         assert_eq!(said, format!("ERROR {expected}"), "{entry:?}, {failure:?}");
         match failure {
-            Failure::ProtectiveStop => {
+            Failure::ProtectiveStop | Failure::Singularity => {
                 // Unlocked once the controller allows it (5 s after the stop).
                 let deadline = Instant::now() + Duration::from_secs(10);
                 while dashboard.unlock_protective_stop().is_err() {
@@ -543,7 +543,7 @@ fn act<R: Driver>() -> Result<(), MotionError> {
         return Ok(());
     }
     // recover
-    let verdict = if std::env::var("RTDE_UNREACHABLE").as_deref() == Ok("1") {
+    let verdict = if std::env::var("RTDE_SINGULAR").as_deref() == Ok("1") {
         let start = robot.inverse_kinematics(&SINGULAR_FROM, Some(target(0)))?;
         robot.move_j(JointMove::to(start).speed(2.0).accel(4.0))?;
         println!("MOVING");

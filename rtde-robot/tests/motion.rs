@@ -211,7 +211,9 @@ fn a_silent_link_trips_the_watchdog<R: Driver>() {
     sim.shutdown().unwrap();
 }
 
-fn a_line_through_a_singularity_is_target_unreachable<R: Driver>() {
+/// The arm cannot follow the line: the controller meets it with a protective stop (the
+/// program's own check, `is_within_safety_limits`, is for the target only).
+fn a_line_through_a_singularity_is_a_protective_stop<R: Driver>() {
     let sim = sim_with(vec![]);
     let robot = connect::<R>(&sim);
     // Tool down; the wrist passes within d4 of the base axis halfway.
@@ -221,10 +223,7 @@ fn a_line_through_a_singularity_is_target_unreachable<R: Driver>() {
     let mut end = start;
     end[0] = -0.4;
     let err = robot.move_l(LinearMove::to(end)).unwrap_err();
-    assert!(
-        matches!(err, MotionError::TargetUnreachable { .. }),
-        "{err}"
-    );
+    assert!(matches!(err, MotionError::ProtectiveStop { .. }), "{err}");
     robot.close().unwrap();
     sim.shutdown().unwrap();
 }
@@ -321,7 +320,7 @@ fn configuration_commands_reach_the_program<R: Driver>() {
     assert_eq!(program.tcp_offset()[2], 0.1);
     assert_eq!(program.payload(), (1.2, [0.0, 0.0, 0.04]));
     assert!(program.in_teach_mode());
-    assert!(program.force_mode().is_none());
+    assert!(!program.in_force_mode());
     robot.end_teach_mode().unwrap();
     robot.speed_j([0.1, 0.0, 0.0, 0.0, 0.0, 0.0], 1.0).unwrap();
     robot.stop_j(2.0).unwrap();
@@ -668,21 +667,17 @@ fn each_command_reaches_the_registers_the_program_reads<R: Driver>() {
     sim.shutdown().unwrap();
 }
 
-/// Sent through the script port, the program runs natively, or on the URScript engine
-/// with `SimBuilder::interpret_own_programs`; on either layout.
+/// Sent through the script port, the program runs on the URScript engine, or natively
+/// with `SimBuilder::native_own_programs`; on either layout.
 fn the_command_program_sent_through_the_script_port_runs_on_its_layout<R: Driver>() {
-    for (layout, interpret) in [
+    for (layout, native) in [
         (CommandLayout::UPPER, false),
         (CommandLayout::LOWER, false),
         (CommandLayout::LOWER, true),
     ] {
         let (sim, _dashboard) = waiting_for_a_program(|b| {
             let b = still(b);
-            if interpret {
-                b.interpret_own_programs()
-            } else {
-                b
-            }
+            if native { b.native_own_programs() } else { b }
         });
         assert!(
             sim.command_program().is_none(),
@@ -700,8 +695,8 @@ fn the_command_program_sent_through_the_script_port_runs_on_its_layout<R: Driver
             sim.io().input(&watchdog).is_some(),
             "{layout:?}: {watchdog}"
         );
-        assert_eq!(sim.script_program().is_some(), interpret);
-        assert_eq!(sim.command_program().is_some(), !interpret);
+        assert_eq!(sim.script_program().is_some(), !native);
+        assert!(sim.command_program().is_some(), "{layout:?}");
         robot.close().unwrap();
         sim.shutdown().unwrap();
     }
@@ -883,21 +878,22 @@ fn session<R: Driver>(sim: &Sim) -> Vec<([f64; 6], f64)> {
     moves
 }
 
-/// rtde's command program natively and on the URScript engine
-/// (`SimBuilder::interpret_own_programs`): the same session through the motion API ends
+/// rtde's command program on the URScript engine and natively
+/// (`SimBuilder::native_own_programs`): the same session through the motion API ends
 /// each move at the same joints, within 1e-6 rad, after the same time within two ticks
 /// (the packages the polling may miss).
 fn the_interpreted_command_program_moves_as_the_native_one<R: Driver>() {
-    let native = sim_with(vec![]);
-    let interpreted = Sim::builder()
+    let native = Sim::builder()
         .controller_version("3.15.8")
         .command_program()
-        .interpret_own_programs()
+        .native_own_programs()
         .deterministic()
         .motion(Motion::still(HOME))
         .start()
         .unwrap();
+    let interpreted = sim_with(vec![]);
     assert!(interpreted.script_program().is_some());
+    assert!(native.script_program().is_none());
     let a = session::<R>(&native);
     let b = session::<R>(&interpreted);
     assert_eq!(a.len(), b.len());
@@ -928,7 +924,7 @@ every_driver!(
     a_protective_stop_mid_move_is_a_typed_error,
     a_runtime_stop_mid_move_is_program_stopped,
     a_silent_link_trips_the_watchdog,
-    a_line_through_a_singularity_is_target_unreachable,
+    a_line_through_a_singularity_is_a_protective_stop,
     stop_j_ends_a_move_where_the_arm_stops,
     configuration_commands_reach_the_program,
     every_refused_input_names_its_value_and_limit_and_sends_nothing,

@@ -12,10 +12,11 @@ use rtde_core::{RuntimeState, Value};
 use rtde_robot_proto::primary::PrimaryMessage;
 
 use crate::clock::Clock;
-use crate::command_program::ProgramFaults;
 use crate::fault::Fault;
 use crate::io::IoState;
-use crate::own_program::OwnProgram;
+use crate::motion_faults::{DueFault, MotionFaults};
+use crate::own_program::state::{CommandProgramState, ServoProgramState};
+use crate::own_program::{Own, OwnProgram};
 use crate::robot_program::Program;
 use crate::robot_state::RobotState;
 use crate::script_program::ScriptProgram;
@@ -70,20 +71,22 @@ pub(crate) struct Controller {
     pub(crate) robot: Option<RobotState>,
     /// [`Fault::ProtectiveStopAfter`]: how long a program plays before the stop.
     pub(crate) protective_stop_after: Option<Duration>,
+    /// [`Fault::ProtectiveStopMidMove`] and [`Fault::RuntimeStopMidMove`]: how long the arm
+    /// moves, under any program, before the stop.
+    pub(crate) motion_faults: MotionFaults,
     /// What a program started from a script port starts with.
     pub(crate) start: ProgramStart,
 }
 
-/// What a program started from a script port starts with: the simulator's arm, where it
-/// stands, and the faults that stop the command program.
+/// What a program started from a script port starts with: the simulator's arm and where it
+/// stands.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ProgramStart {
     pub(crate) q: [f64; 6],
     pub(crate) arm: Arm,
-    pub(crate) faults: ProgramFaults,
-    /// rtde's own programs run on the URScript engine rather than natively
-    /// ([`SimBuilder::interpret_own_programs`](crate::SimBuilder::interpret_own_programs)).
-    pub(crate) interpret_own: bool,
+    /// rtde's own programs run natively rather than on the URScript engine
+    /// ([`SimBuilder::native_own_programs`](crate::SimBuilder::native_own_programs)).
+    pub(crate) native_own: bool,
 }
 
 impl Default for ProgramStart {
@@ -91,13 +94,12 @@ impl Default for ProgramStart {
         ProgramStart {
             q: [0.0; 6],
             arm: Arm::UR5E,
-            faults: ProgramFaults::default(),
-            interpret_own: false,
+            native_own: false,
         }
     }
 }
 
-/// The project's programs the simulator runs natively when a script port receives one
+/// The project's programs, which the simulator recognises when a script port receives one
 /// (see [`KNOWN_PROGRAMS`](crate::KNOWN_PROGRAMS)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -109,12 +111,25 @@ pub enum KnownProgram {
     Command,
 }
 
+impl KnownProgram {
+    /// The program's name, as its file names it.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            KnownProgram::Servo => "rtde_servo",
+            KnownProgram::Command => "rtde_command",
+        }
+    }
+}
+
 /// A robot program running on the controller, the name it was sent under, and the last
 /// tick it ran.
 #[derive(Debug)]
 struct ProgramRun {
     program: Program,
     name: Option<String>,
+    /// Which of rtde's own programs it is, if it is one.
+    own: Option<Own>,
     last_tick: Option<u64>,
 }
 
@@ -131,10 +146,18 @@ const LATE_TICKS: u64 = 10;
 
 impl ProgramRun {
     /// Runs the program through every tick up to `tick`, once each; `paused`, it holds
-    /// through them instead.
-    fn advance(&mut self, io: &IoState, tick: u64, rate: u32, paused: bool) {
+    /// through them instead. The ticks the arm moves count toward `faults`; the first that
+    /// comes due ends the run there.
+    fn advance(
+        &mut self,
+        io: &IoState,
+        tick: u64,
+        rate: u32,
+        paused: bool,
+        faults: &mut MotionFaults,
+    ) -> Option<DueFault> {
         let first = match self.last_tick {
-            Some(last) if tick <= last => return,
+            Some(last) if tick <= last => return None,
             Some(last) if tick - last <= MAX_CATCH_UP_TICKS => last + 1,
             _ => tick,
         };
@@ -148,8 +171,14 @@ impl ProgramRun {
             } else {
                 self.program.step(io, dt);
             }
+            let moving = !paused && self.program.qd().iter().any(|v| *v != 0.0);
+            if let Some(due) = faults.count(moving, dt) {
+                self.last_tick = Some(t);
+                return Some(due);
+            }
         }
         self.last_tick = Some(tick);
+        None
     }
 }
 
@@ -183,12 +212,45 @@ impl Controller {
         self.owners.retain(|_, o| *o != Owner::Client(id));
     }
 
+    /// Puts `program` in the slot, unnamed: the arm standing, or a program the simulator
+    /// starts with ([`Controller::start_program`] names those).
     pub(crate) fn install_program(&mut self, program: Program) {
         self.program = Some(ProgramRun {
             program,
             name: None,
+            own: None,
             last_tick: None,
         });
+    }
+
+    /// Starts `program`, which runs the text `text`, named `name`.
+    pub(crate) fn start_program(&mut self, program: Program, name: &str, text: &str) {
+        self.install_program(program);
+        if let Some(run) = &mut self.program {
+            run.name = Some(name.to_owned());
+            run.own = Own::of_text(text);
+        }
+    }
+
+    /// A snapshot of rtde's command program, if it runs.
+    pub(crate) fn command_program(&self) -> Option<CommandProgramState> {
+        let run = self.program.as_ref()?;
+        let Some(Own::Command(layout)) = run.own else {
+            return None;
+        };
+        let robot_stopped = self
+            .robot
+            .as_ref()
+            .is_some_and(|r| r.protective_stop_reason().is_some());
+        CommandProgramState::of(&run.program, layout, robot_stopped)
+    }
+
+    /// A snapshot of rtde's servo program, if it runs.
+    pub(crate) fn servo_program(&self) -> Option<ServoProgramState> {
+        let run = self.program.as_ref()?;
+        (run.own == Some(Own::Servo))
+            .then(|| ServoProgramState::of(&run.program))
+            .flatten()
     }
 
     /// Raises what is due on the robot: the protective stop of
@@ -217,21 +279,11 @@ impl Controller {
         name: &str,
         text: &str,
     ) -> Result<(), String> {
-        let ProgramStart { arm, faults, .. } = self.start;
+        let ProgramStart { arm, .. } = self.start;
         // The arm starts where it stands: no jump when a program takes it over.
         let q = self.program().map_or(self.start.q, Program::q);
-        let program = OwnProgram {
-            kind,
-            text,
-            arm,
-            q,
-            faults,
-        }
-        .native()?;
-        self.install_program(program);
-        if let Some(run) = &mut self.program {
-            run.name = Some(name.to_owned());
-        }
+        let program = OwnProgram { kind, text, arm, q }.native()?;
+        self.start_program(program, name, text);
         Ok(())
     }
 
@@ -248,11 +300,33 @@ impl Controller {
     ) -> Result<(), (u32, u32, String)> {
         let q = self.program().map_or(self.start.q, Program::q);
         let program = ScriptProgram::compile(text, version, self.start.arm, q)?;
-        self.install_program(Program::Script(Box::new(program)));
-        if let Some(run) = &mut self.program {
-            run.name = Some(name.to_owned());
-        }
+        self.start_program(Program::Script(Box::new(program)), name, text);
         Ok(())
+    }
+
+    /// A fault of [`MotionFaults`] come due, on whatever program runs: a protective stop
+    /// is the robot's (it pauses the program, and stops rtde's command program), or the
+    /// program's own without a robot state machine; a runtime stop ends the program, with
+    /// a message that names it.
+    fn raise(&mut self, due: DueFault) {
+        let Some(run) = self.program.as_mut() else {
+            return;
+        };
+        match due {
+            DueFault::ProtectiveStop => {
+                let reason = "the simulator's fault flag (a collision mid-move)";
+                match self.robot.as_mut() {
+                    Some(robot) => robot.protective_stop(reason),
+                    None => run.program.protective_stop(reason),
+                }
+            }
+            DueFault::RuntimeStop => {
+                let name = run.name.as_deref().unwrap_or("the program");
+                run.program.runtime_stop(&format!(
+                    "{name}: the program was stopped (the simulator's fault flag)"
+                ));
+            }
+        }
     }
 
     /// A protective stop is the robot's, whoever raised it: one the command program meets
@@ -265,9 +339,9 @@ impl Controller {
             return;
         };
         if let Program::Script(script) = &mut run.program
-            && script.take_protective_stop()
+            && let Some(why) = script.take_protective_stop()
         {
-            robot.protective_stop("the program called protective_stop()");
+            robot.protective_stop(&why);
             return;
         }
         let Program::Command(program) = &mut run.program else {
@@ -350,8 +424,17 @@ impl Controller {
             .robot
             .as_ref()
             .is_some_and(|r| r.program_state() == RuntimeState::Paused);
-        if let Some(run) = &mut self.program {
-            run.advance(&self.io, tick.index(), tick.rate(), paused);
+        let due = self.program.as_mut().and_then(|run| {
+            run.advance(
+                &self.io,
+                tick.index(),
+                tick.rate(),
+                paused,
+                &mut self.motion_faults,
+            )
+        });
+        if let Some(due) = due {
+            self.raise(due);
         }
         self.share_protective_stop(was_stopped);
         self.share_program_state();

@@ -154,6 +154,7 @@ mod fault_spec;
 mod fleet;
 mod io;
 mod motion;
+mod motion_faults;
 mod own_program;
 
 mod program;
@@ -175,6 +176,7 @@ pub use controller::KnownProgram;
 pub use fault::{Fault, Malformation, Trigger};
 pub use fleet::Fleet;
 pub use io::IoState;
+pub use own_program::state::{CommandProgramState, ServoProgramState};
 pub use program::{MAX_JOINT_ACCELERATION, MAX_JOINT_SPEED, ServoProgram};
 pub use robot::{JOINT_POSITION_LIMIT, JOINT_SPEED_LIMIT, Motion, SimulatedRobot};
 pub use robot_program::Program;

@@ -1,5 +1,6 @@
-//! The controller's program slot: the robot program the simulator runs, if any, as one
-//! of the repository's programs.
+//! The controller's program slot: the robot program the simulator runs, if any: a
+//! URScript program on the engine (rtde's own included), or the native baseline of
+//! rtde's own programs.
 
 use rtde_core::Value;
 
@@ -11,18 +12,19 @@ use crate::script_program::ScriptProgram;
 /// `runtime_state`'s code for a stopped program, as both programs report it.
 const STOPPED: u32 = rtde_core::RuntimeState::Stopped.code();
 
-/// A robot program the simulated controller runs: the behaviour of one of the
-/// repository's URScript programs.
+/// A robot program the simulated controller runs.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
-// The command program is boxed: the servo program, the default, stays inline.
+// The command program is boxed: the servo program stays inline.
 #[allow(clippy::large_enum_variant)]
 pub enum Program {
-    /// `rtde_servo.script` ([`SimBuilder::servo_program`](crate::SimBuilder::servo_program)).
+    /// `rtde_servo.script`'s native emulation
+    /// ([`SimBuilder::native_own_programs`](crate::SimBuilder::native_own_programs)).
     Servo(ServoProgram),
-    /// `rtde_command.script` ([`SimBuilder::command_program`](crate::SimBuilder::command_program)).
+    /// `rtde_command.script`'s native emulation
+    /// ([`SimBuilder::native_own_programs`](crate::SimBuilder::native_own_programs)).
     Command(Box<CommandProgram>),
-    /// A client's own URScript program, run by the URScript engine.
+    /// A URScript program run by the URScript engine: rtde's own, or a client's.
     Script(Box<ScriptProgram>),
     /// No program: the arm stands at these joint positions. With the robot's state machine
     /// on (the Dashboard server, the script ports) the joints move only when a program
@@ -55,14 +57,36 @@ impl Program {
     }
 
     /// One tick the simulator runs late, catching up with its clock: as
-    /// [`Program::step`], except that the command program's watchdog does not count it
-    /// (no client could have written in it). The servo program counts every tick.
+    /// [`Program::step`], except that no watchdog counts it (no client could have written
+    /// in it): the native command program's skips it, and a script's threads do not run
+    /// (the arm moves on). The native servo program counts every tick.
     pub fn step_late(&mut self, io: &IoState, dt: f64) {
         match self {
             Program::Servo(p) => p.step(io, dt),
             Program::Command(p) => p.step_late(io, dt),
-            Program::Script(p) => p.step(io, dt),
+            Program::Script(p) => p.step_late(io, dt),
             Program::Still(_) => {}
+        }
+    }
+
+    /// The controller's protective stop where no robot state machine pauses the program:
+    /// the arm stops within the tick, the program stops, and `safety_mode` reports
+    /// PROTECTIVE_STOP. The native servo program does not model it.
+    pub fn protective_stop(&mut self, reason: &str) {
+        match self {
+            Program::Command(p) => p.protective_stop(reason),
+            Program::Script(p) => p.protective_stop(reason),
+            Program::Servo(_) | Program::Still(_) => {}
+        }
+    }
+
+    /// The controller stops the program, as the pendant's Stop button does, and `message`
+    /// says why. The native servo program does not model it.
+    pub fn runtime_stop(&mut self, message: &str) {
+        match self {
+            Program::Command(p) => p.runtime_stop(message),
+            Program::Script(p) => p.runtime_stop(message),
+            Program::Servo(_) | Program::Still(_) => {}
         }
     }
 

@@ -1,9 +1,7 @@
 //! The script ports (30001–30003 on a controller): programs in, robot messages out.
 //!
-//! A program that carries the versioned marker of one of the project's programs
-//! ([`KNOWN_PROGRAMS`]) is recognised and its behaviour runs natively (on the engine with
-//! [`SimBuilder::interpret_own_programs`](crate::SimBuilder::interpret_own_programs)); any other program
-//! is checked against the controller's version and run by the URScript engine
+//! Every program, rtde's own ([`KNOWN_PROGRAMS`]) included, is checked against the
+//! controller's version and run by the URScript engine
 //! ([`ScriptProgram`](crate::script_program::ScriptProgram)), `runtime_state` PLAYING while
 //! it runs. A compile error is answered as the controller answers it: the primary
 //! interface's runtime exception with its line and column, a text message, and the
@@ -30,8 +28,8 @@ use crate::robot_state::RobotState;
 use crate::source::Tick;
 use crate::state_report::Report;
 
-/// The project's programs the simulator runs natively (unless
-/// [`SimBuilder::interpret_own_programs`](crate::SimBuilder::interpret_own_programs)): each program's marker line (from
+/// The project's programs, which the simulator runs natively only with
+/// [`SimBuilder::native_own_programs`](crate::SimBuilder::native_own_programs): each program's marker line (from
 /// its folder in `rtde_robot_proto::programs`), and which behaviour it starts. One row per
 /// program and version.
 pub const KNOWN_PROGRAMS: &[(&str, KnownProgram)] = &[
@@ -407,7 +405,7 @@ fn run(source: &str, shared: &Shared) {
                 .find(|(line, _)| marker_of(line) == Some(m))
         })
         .map(|(_, kind)| *kind)
-        .filter(|_| !controller.start.interpret_own);
+        .filter(|_| controller.start.native_own);
     match known {
         Some(kind) => {
             let started = controller.start_known_program(kind, &name, source);

@@ -12,12 +12,12 @@ use rtde_core::Value;
 use rtde_core::fields::{ControllerVersion, Direction, ParseVersionError, lookup};
 
 use crate::clock::Clock;
-use crate::command_program::{CommandProgram, ProgramFaults};
 use crate::controller::{Config, Controller, KnownProgram, ProgramStart, Shared};
 use crate::fault::Fault;
 use crate::io::IoState;
+use crate::motion_faults::MotionFaults;
+use crate::own_program::state::{CommandProgramState, ServoProgramState};
 use crate::own_program::{self, OwnProgram};
-use crate::program::ServoProgram;
 use crate::robot::{Motion, SimulatedRobot};
 use crate::robot_program::Program;
 use crate::robot_state::RobotState;
@@ -142,9 +142,8 @@ impl Sim {
         self.shared.controller().io.clone()
     }
 
-    /// A snapshot of the robot program the simulator runs
-    /// ([`SimBuilder::servo_program`]), if any: its joints, its handshake and why it
-    /// stopped.
+    /// A snapshot of rtde's servo program ([`SimBuilder::servo_program`], or sent to a
+    /// script port), if it runs: its joints, its handshake and why it stopped.
     ///
     /// ```
     /// let sim = rtde_sim::Sim::builder().servo_program().start().unwrap();
@@ -152,16 +151,13 @@ impl Sim {
     /// assert_eq!(program.ticks(), 0); // nothing streamed yet
     /// ```
     #[must_use]
-    pub fn program(&self) -> Option<ServoProgram> {
-        match self.shared.controller().program() {
-            Some(Program::Servo(p)) => Some(p.clone()),
-            _ => None,
-        }
+    pub fn program(&self) -> Option<ServoProgramState> {
+        self.shared.controller().servo_program()
     }
 
-    /// A snapshot of the command program the simulator runs
-    /// ([`SimBuilder::command_program`]), if any: its joints, its handshake, the modes it
-    /// was given and why it stopped.
+    /// A snapshot of rtde's command program ([`SimBuilder::command_program`], or sent to a
+    /// script port), if it runs: its joints, its handshake, the modes it was given and why
+    /// it stopped.
     ///
     /// ```
     /// let sim = rtde_sim::Sim::builder().command_program().start().unwrap();
@@ -169,16 +165,22 @@ impl Sim {
     /// assert_eq!(program.handshake(), (0, 0)); // no command taken yet
     /// ```
     #[must_use]
-    pub fn command_program(&self) -> Option<CommandProgram> {
-        match self.shared.controller().program() {
-            Some(Program::Command(p)) => Some((**p).clone()),
-            _ => None,
-        }
+    pub fn command_program(&self) -> Option<CommandProgramState> {
+        self.shared.controller().command_program()
     }
 
-    /// A snapshot of the client's own URScript program the simulator runs, if any: its
-    /// joints, its outputs, its messages and how it stands (ended, or failed with its
-    /// runtime error).
+    /// A snapshot of the URScript program the simulator runs, if any (rtde's own, or a
+    /// client's): its joints, its outputs, its messages and how it stands (ended, or failed
+    /// with its runtime error).
+    ///
+    /// ```
+    /// use rtde_robot_proto::programs::servo;
+    ///
+    /// let sim = rtde_sim::Sim::builder().servo_program().start().unwrap();
+    /// let program = sim.script_program().unwrap();
+    /// assert_eq!(program.ticks(), 0); // nothing streamed yet
+    /// assert!(program.output(&format!("output_int_register_{}", servo::ACK_REGISTER)).is_none());
+    /// ```
     #[must_use]
     pub fn script_program(&self) -> Option<crate::script_program::ScriptProgram> {
         match self.shared.controller().program() {
@@ -523,7 +525,7 @@ pub enum Error {
     #[error("controller {0} runs PolyScope X, which has no Dashboard server")]
     NoDashboard(ControllerVersion),
     /// One of rtde's own programs does not compile on the URScript engine
-    /// ([`SimBuilder::interpret_own_programs`]): a fault of this crate, not of its caller.
+    /// on the URScript engine: a fault of this crate, not of its caller.
     #[error("rtde's own program does not run: line {line}, column {column}: {text}")]
     OwnProgram {
         /// The line of the first compile error (0: not a compile error).
@@ -580,7 +582,7 @@ pub struct SimBuilder {
     local_control: bool,
     unlock_delay: Option<Duration>,
     command_program: Option<CommandLayout>,
-    interpret_own_programs: bool,
+    native_own_programs: bool,
 }
 
 impl Default for SimBuilder {
@@ -610,7 +612,7 @@ impl Default for SimBuilder {
             local_control: false,
             unlock_delay: None,
             command_program: None,
-            interpret_own_programs: false,
+            native_own_programs: false,
         }
     }
 }
@@ -802,13 +804,13 @@ impl SimBuilder {
         self
     }
 
-    /// Runs the behaviour of the repository's URScript template `rtde_servo.script`
-    /// on the simulated robot, as if it were started on the pendant: the joints follow
+    /// Runs the repository's URScript template `rtde_servo.script` on the simulated
+    /// robot's URScript engine, as if it were started on the pendant: the joints follow
     /// the waypoints of rtde-robot's control-loop handshake (targets in
-    /// `input_double_register_24..=29`), within velocity and acceleration limits and
-    /// stretched by the speed slider; the program stops the robot when the watchdog
-    /// register stops changing or a waypoint id skips, says why in a text message, and
-    /// reports it in `runtime_state` and `output_int_register_25`. See [`ServoProgram`](crate::ServoProgram).
+    /// `input_double_register_24..=29`), one per cycle, within velocity and acceleration
+    /// limits and stretched by the speed slider; the program stops the robot when the
+    /// watchdog register stops changing or a waypoint id skips, says why in a text message,
+    /// and reports it in `output_int_register_25` ([`Sim::program`] reads it).
     ///
     /// The program runs on the ticks the simulator streams (with a client receiving
     /// outputs), on the shared clock: leave pacing on.
@@ -817,7 +819,7 @@ impl SimBuilder {
     /// use rtde_sim::Sim;
     ///
     /// let sim = Sim::builder().servo_program().start().unwrap();
-    /// assert!(sim.program().is_some());
+    /// assert!(sim.script_program().is_some());
     /// ```
     #[must_use]
     pub fn servo_program(mut self) -> Self {
@@ -863,9 +865,8 @@ impl SimBuilder {
     /// on a controller, and their read-only copies, 30011–30013:
     /// [`Sim::read_only_addr`]) on the RTDE address's IP and free ports ([`Sim::script_addr`]),
     /// with the robot's state machine ([`SimBuilder::robot_state`]). A program that
-    /// carries the marker of one of the project's programs ([`KNOWN_PROGRAMS`](crate::KNOWN_PROGRAMS))
-    /// runs natively (unless [`SimBuilder::interpret_own_programs`]); any other runs on the URScript engine
-    /// ([`ScriptProgram`](crate::script_program::ScriptProgram)). The primary interface sends the version message,
+    /// runs on the URScript engine ([`ScriptProgram`](crate::script_program::ScriptProgram)),
+    /// rtde's own ([`KNOWN_PROGRAMS`](crate::KNOWN_PROGRAMS)) included. The primary interface sends the version message,
     /// runtime exceptions ([`Fault::RuntimeException`]) and protective stops.
     ///
     /// ```
@@ -935,13 +936,14 @@ impl SimBuilder {
     /// on the simulated robot, as if it were started on the pendant, on the registers of
     /// [`CommandLayout::UPPER`]: `move_j`, `move_l` (with blends), the speed modes, the
     /// stops, servoing, and the configuration commands, with the program's handshake and
-    /// watchdog. See [`CommandProgram`](crate::CommandProgram) for what it models. The
-    /// faults [`Fault::ProtectiveStopMidMove`] and [`Fault::RuntimeStopMidMove`] stop it.
-    /// It replaces [`SimBuilder::servo_program`]: the controller runs one program.
+    /// watchdog; its text runs on the URScript engine, as any program does. The faults
+    /// [`Fault::ProtectiveStopMidMove`] and [`Fault::RuntimeStopMidMove`] stop it, as they
+    /// stop any program. It replaces [`SimBuilder::servo_program`]: the controller runs one
+    /// program.
     ///
     /// ```
     /// let sim = rtde_sim::Sim::builder().command_program().start().unwrap();
-    /// assert!(sim.command_program().is_some());
+    /// assert!(sim.script_program().is_some());
     /// ```
     #[must_use]
     pub fn command_program(self) -> Self {
@@ -957,23 +959,20 @@ impl SimBuilder {
     }
 
     /// Runs rtde's own programs ([`SimBuilder::command_program`],
-    /// [`SimBuilder::servo_program`], and either sent to a script port) as their URScript
-    /// text on the engine, as every other program runs
-    /// ([`ScriptProgram`](crate::script_program::ScriptProgram)), rather than natively.
-    /// The motion is the same (tests hold the two to it); what differs is the cost per tick,
-    /// the snapshots ([`Sim::script_program`] rather than [`Sim::command_program`] or
-    /// [`Sim::program`]), and the fault flags that stop the command program mid-move
-    /// ([`Fault::ProtectiveStopMidMove`], [`Fault::RuntimeStopMidMove`]), which only the
-    /// native program models. docs/urscript.md says which runs by default, and why.
+    /// [`SimBuilder::servo_program`], and either sent to a script port) natively
+    /// ([`CommandProgram`](crate::CommandProgram), [`ServoProgram`](crate::ServoProgram))
+    /// rather than as their text on the URScript engine: the baseline the tests hold the
+    /// engine to, tick by tick. The engine is the one way programs run; the faults of
+    /// [`Fault::ProtectiveStopMidMove`] and [`Fault::RuntimeStopMidMove`] stop the native
+    /// command program too, not the native servo program.
     ///
     /// ```
-    /// let sim = rtde_sim::Sim::builder().command_program().interpret_own_programs().start().unwrap();
-    /// assert!(sim.script_program().is_some());
-    /// assert!(sim.command_program().is_none());
+    /// let sim = rtde_sim::Sim::builder().command_program().native_own_programs().start().unwrap();
+    /// assert!(sim.script_program().is_none());
     /// ```
     #[must_use]
-    pub fn interpret_own_programs(mut self) -> Self {
-        self.interpret_own_programs = true;
+    pub fn native_own_programs(mut self) -> Self {
+        self.native_own_programs = true;
         self
     }
 
@@ -1127,7 +1126,6 @@ impl SimBuilder {
     ) -> Result<Controller, Error> {
         let mut controller = Controller::with_fieldbus(self.fieldbus);
         let start = self.motion.position(0.0);
-        let faults = ProgramFaults::of(&self.faults);
         let own = if let Some(layout) = self.command_program {
             Some((KnownProgram::Command, own_program::command_text(layout)))
         } else {
@@ -1140,25 +1138,24 @@ impl SimBuilder {
                 text: &text,
                 arm,
                 q: start,
-                faults,
             };
-            let program = if self.interpret_own_programs {
-                own.interpreted(version)
-                    .map_err(|(line, column, text)| Error::OwnProgram { line, column, text })?
-            } else {
+            let program = if self.native_own_programs {
                 own.native().map_err(|text| Error::OwnProgram {
                     line: 0,
                     column: 0,
                     text,
                 })?
+            } else {
+                own.interpreted(version)
+                    .map_err(|(line, column, text)| Error::OwnProgram { line, column, text })?
             };
-            controller.install_program(program);
+            controller.start_program(program, kind.name(), &text);
         }
+        controller.motion_faults = MotionFaults::of(&self.faults);
         controller.start = ProgramStart {
             q: start,
             arm,
-            faults,
-            interpret_own: self.interpret_own_programs,
+            native_own: self.native_own_programs,
         };
         if self.robot_state {
             let mut robot = RobotState::default();

@@ -10,8 +10,8 @@ it prints:
     FAILED <message>            anything else; the exit code is then 1
 
 Usage: client.py native|ur_rtde sessions:N|hold|recover (the addresses in RTDE_* variables).
-``recover`` starts a long move (or, with RTDE_UNREACHABLE=1, a line through the base
-axis), prints the verdict, waits for a line on stdin (the test has made the robot ready),
+``recover`` starts a long move (or, with RTDE_SINGULAR=1, a line through the base
+axis: a protective stop), prints the verdict, waits for a line on stdin (the test has made the robot ready),
 recovers and moves again.
 """
 
@@ -138,7 +138,7 @@ def hold(api):
 def recover(api):
     client = api()
     try:
-        if os.environ.get("RTDE_UNREACHABLE") == "1":
+        if os.environ.get("RTDE_SINGULAR") == "1":
             client.move_j(client.inverse_kinematics(SINGULAR_FROM))
             print("MOVING", flush=True)
             client.move_l(SINGULAR_TO)

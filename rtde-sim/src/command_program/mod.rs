@@ -26,8 +26,7 @@ use crate::program::MAX_JOINT_ACCELERATION;
 use handshake::Handshake;
 pub use settings::ForceMode;
 use settings::Settings;
-pub(crate) use stops::ProgramFaults;
-use stops::{DueFault, Stops};
+use stops::Stops;
 
 /// `runtime_state` values.
 const PLAYING: u32 = 2;
@@ -57,11 +56,10 @@ const SAFETY_PROTECTIVE_STOP: i32 = 3;
 ///   pushes it: in force mode and in teach mode it holds still, and the F/T readings stay
 ///   zero.
 /// - The stops: the watchdog, a sequence number that skips, a target the inverse kinematics
-///   cannot reach (or a straight line through a singularity), and the faults
-///   [`Fault::ProtectiveStopMidMove`](crate::Fault::ProtectiveStopMidMove) and
-///   [`Fault::RuntimeStopMidMove`](crate::Fault::RuntimeStopMidMove). A protective stop goes
-///   through [`CommandProgram::protective_stop`] and is reported as `safety_mode`
-///   PROTECTIVE_STOP with the program stopped.
+///   cannot reach (or a straight line through a singularity), and the controller's (a
+///   protective stop, [`CommandProgram::protective_stop`], reported as `safety_mode`
+///   PROTECTIVE_STOP with the program stopped; a stop of the program,
+///   [`CommandProgram::runtime_stop`]).
 /// - A pause ([`CommandProgram::hold`]): the arm stands within the tick and the program
 ///   takes nothing; at play the path goes on where it stopped, and a velocity ramps up
 ///   again from rest.
@@ -88,13 +86,8 @@ impl CommandProgram {
             arm: ArmMotion::new(arm, q),
             settings: Settings::default(),
             handshake: Handshake::new(),
-            stops: Stops::new(ProgramFaults::default()),
+            stops: Stops::new(),
         }
-    }
-
-    pub(crate) fn with_faults(mut self, faults: ProgramFaults) -> Self {
-        self.stops.faults = faults;
-        self
     }
 
     /// Joint positions.
@@ -292,24 +285,13 @@ impl CommandProgram {
         if settled.is_none() {
             self.take_pending();
         }
-        let moving = self.advance(io.speed_fraction(), dt);
-        if moving && self.state != ProgramState::Stopped {
-            self.stops.moving_time += dt;
-            self.check_faults();
-        }
+        self.advance(io.speed_fraction(), dt);
     }
 
-    fn check_faults(&mut self) {
-        match self.stops.due_fault() {
-            Some(DueFault::ProtectiveStop) => {
-                self.protective_stop("the simulator's fault flag (a collision mid-move)");
-            }
-            Some(DueFault::RuntimeStop) => self.halt(
-                Failure::None,
-                "rtde_command: the program was stopped (the simulator's fault flag)".to_owned(),
-            ),
-            None => {}
-        }
+    /// The controller stops the program (the pendant's Stop button): the arm decelerates to
+    /// rest, nothing more is taken, and `message` says why.
+    pub fn runtime_stop(&mut self, message: &str) {
+        self.halt(Failure::None, message.to_owned());
     }
 
     /// Stops the program: the arm decelerates to rest, nothing more is taken.

@@ -57,8 +57,8 @@ impl CommandProgram {
         self.handshake.started = Some((seq, self.ticks, Instant::now()));
     }
 
-    /// Moves the arm one tick; `true` while it moves.
-    pub(super) fn advance(&mut self, slider: f64, dt: f64) -> bool {
+    /// Moves the arm one tick.
+    pub(super) fn advance(&mut self, slider: f64, dt: f64) {
         let step = self.arm.advance(slider, dt);
         if let Some(seq) = step.ended {
             // The last move is finished once the arm is still: the next tick.
@@ -72,11 +72,10 @@ impl CommandProgram {
         }
         if let Some(why) = step.unreachable {
             self.halt(Failure::Unreachable, format!("rtde_command: move_l: {why}"));
-            return false;
+            return;
         }
         if step.rested && self.state == ProgramState::Moving {
             self.state = ProgramState::Idle;
         }
-        step.moving
     }
 }

@@ -413,12 +413,12 @@ fn a_skipped_sequence_number_stops_the_program() {
 #[test]
 fn a_protective_stop_mid_move_is_reported_as_a_controller_reports_it() {
     let mut b = Bench::new();
-    b.program = b.program.clone().with_faults(ProgramFaults {
-        protective_stop_after: Some(0.2),
-        runtime_stop_after: None,
-    });
     b.move_j([1.5, -1.57, 1.57, -1.57, -1.57, 0.0], 0.5, 1.0, 0.0);
-    for _ in 0..200 {
+    for _ in 0..100 {
+        b.tick();
+    }
+    b.program.protective_stop("a collision");
+    for _ in 0..100 {
         b.tick();
     }
     let p = &b.program;

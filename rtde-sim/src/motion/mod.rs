@@ -127,6 +127,10 @@ pub(crate) struct ArmMotion {
     /// The TCP offset `set_tcp` gave.
     pub(crate) tcp: [f64; 6],
     pub(crate) motion: Motion,
+    /// The last tick ended a path: the arm is at rest on its end, and a next move starts a
+    /// tick later (the program that waited for the path goes on in this tick, so the
+    /// state that says the move ended shows the arm where it ended).
+    settling: bool,
 }
 
 impl ArmMotion {
@@ -137,6 +141,7 @@ impl ArmMotion {
             qd: [0.0; 6],
             tcp: [0.0; 6],
             motion: Motion::Still,
+            settling: false,
         }
     }
 
@@ -241,7 +246,7 @@ impl ArmMotion {
     pub(crate) fn start(&mut self, m: Move) -> Option<Option<i32>> {
         let tcp_now = self.tcp_pose();
         let can_blend = self.motion.can_blend(m.space, &tcp_now);
-        if !self.motion.lets_a_move_start(can_blend) {
+        if self.settling || !self.motion.lets_a_move_start(can_blend) {
             return None;
         }
         let mut path = match std::mem::replace(&mut self.motion, Motion::Still) {
@@ -292,6 +297,7 @@ impl ArmMotion {
     pub(crate) fn advance(&mut self, slider: f64, dt: f64) -> Step {
         let before = self.q;
         let mut step = self.move_one_tick(slider, dt);
+        self.settling = step.ended.is_some();
         self.qd = std::array::from_fn(|j| (self.q[j] - before[j]) / dt);
         if let Motion::Path(path) = &self.motion
             && path.segments.last().is_some_and(|last| last.blend > 0.0)

@@ -1,8 +1,7 @@
-//! rtde's own programs (`rtde_command.script`, `rtde_servo.script`), run either natively
-//! ([`CommandProgram`], [`ServoProgram`]) or, with
-//! [`SimBuilder::interpret_own_programs`](crate::SimBuilder::interpret_own_programs), as
-//! their URScript text on the engine, as every other program runs: one way a program runs,
-//! the native behaviour kept beside it for speed and held to the same motion by tests.
+//! rtde's own programs (`rtde_command.script`, `rtde_servo.script`), run as their URScript
+//! text on the engine, as every other program runs: one way a program runs. The native
+//! behaviour ([`CommandProgram`], [`ServoProgram`]) is kept only as the baseline the tests
+//! hold the engine to ([`SimBuilder::native_own_programs`](crate::SimBuilder::native_own_programs)).
 
 use rtde_kinematics::Arm;
 use rtde_robot_proto::programs::command::{self, CommandLayout};
@@ -10,11 +9,31 @@ use rtde_robot_proto::programs::servo;
 use rtde_robot_proto::script::Program as ScriptText;
 use rtde_urscript::ControllerVersion;
 
-use crate::command_program::{CommandProgram, ProgramFaults};
+use crate::command_program::CommandProgram;
 use crate::controller::KnownProgram;
 use crate::program::ServoProgram;
 use crate::robot_program::Program;
 use crate::script_program::ScriptProgram;
+
+/// Which of rtde's own programs a running program is, and where its registers are: what
+/// the snapshots ([`state`]) read it with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Own {
+    Servo,
+    Command(CommandLayout),
+}
+
+impl Own {
+    /// The own program `text` is, by its marker line (and a command program's register
+    /// bases); `None` for any other program.
+    pub(crate) fn of_text(text: &str) -> Option<Own> {
+        if let Some(layout) = command::layout_of(text) {
+            return Some(Own::Command(layout));
+        }
+        let marker = rtde_robot_proto::script::marker_of;
+        (marker(text).is_some() && marker(text) == marker(servo::MARKER)).then_some(Own::Servo)
+    }
+}
 
 /// One of rtde's own programs, as the simulator is to start it.
 #[derive(Clone, Copy, Debug)]
@@ -24,7 +43,6 @@ pub(crate) struct OwnProgram<'a> {
     pub(crate) text: &'a str,
     pub(crate) arm: Arm,
     pub(crate) q: [f64; 6],
-    pub(crate) faults: ProgramFaults,
 }
 
 impl OwnProgram<'_> {
@@ -40,16 +58,12 @@ impl OwnProgram<'_> {
                     "its INT_BASE and DOUBLE_BASE lines place the registers where no layout \
                      of rtde-robot has them",
                 )?;
-                let program =
-                    CommandProgram::new(self.arm, self.q, layout).with_faults(self.faults);
-                Program::Command(Box::new(program))
+                Program::Command(Box::new(CommandProgram::new(self.arm, self.q, layout)))
             }
         })
     }
 
-    /// The program's text on the URScript engine, checked against `version`. The
-    /// simulator's fault flags for the command program (a stop after some motion) are the
-    /// native program's only.
+    /// The program's text on the URScript engine, checked against `version`.
     ///
     /// # Errors
     /// The first compile error: its line, its column and its text.
@@ -79,5 +93,6 @@ fn sent(script: &str) -> String {
     ScriptText::new(script).map_or_else(|_| script.to_owned(), |p| p.text().to_owned())
 }
 
+pub(crate) mod state;
 #[cfg(test)]
 mod tests;

@@ -113,7 +113,6 @@ fn both(session: impl Fn(&mut Client)) -> (Vec<[f64; 6]>, Vec<[f64; 6]>) {
         text: &text,
         arm: Arm::UR5E,
         q: HOME,
-        faults: ProgramFaults::default(),
     };
     let mut native = Client::new(own.native().unwrap());
     let mut interpreted = Client::new(own.interpreted(V5).unwrap());
@@ -158,6 +157,24 @@ fn a_move_j_then_a_move_l_move_alike() {
         let mut below = Arm::UR5E.tcp_pose(&c.program.q());
         below[2] -= 0.1;
         c.command(Command::MoveL, &movement(below, 0.25, 1.2, 0.0));
+        c.until_done();
+        c.ticks(3);
+    }));
+}
+
+/// A move sent while another runs, without a blend, waits for the first to end: the
+/// first's DONE shows the arm at its end, and the next starts a tick later.
+#[test]
+fn a_move_queued_behind_another_moves_alike() {
+    assert_same_motion(both(|c| {
+        c.command(
+            Command::MoveJ,
+            &movement([0.3, -1.4, 1.4, -1.6, -1.5, 0.2], 1.0, 3.0, 0.0),
+        );
+        c.command(
+            Command::MoveJ,
+            &movement([0.0, -1.2, 1.2, -1.5, -1.5, 0.1], 1.0, 3.0, 0.0),
+        );
         c.until_done();
         c.ticks(3);
     }));
@@ -287,7 +304,6 @@ fn the_servo_program_takes_a_waypoint_per_tick_and_moves_alike() {
         text: &text,
         arm: Arm::UR5E,
         q: HOME,
-        faults: ProgramFaults::default(),
     };
     let waypoints: Vec<[f64; 6]> = (1..=300)
         .map(|i| {
@@ -335,7 +351,6 @@ fn both_programs_as_sent_run_on_the_engine_at_every_generation() {
                 text: &text,
                 arm: Arm::UR5E,
                 q: HOME,
-                faults: ProgramFaults::default(),
             };
             let mut program = own
                 .interpreted(version)

@@ -127,8 +127,11 @@ pub(super) struct Outputs {
     pub(super) analog: [Option<f64>; 2],
     pub(super) payload: Payload,
     pub(super) freedrive: bool,
-    /// `protective_stop()` was called, and the controller has yet to raise the stop.
-    pub(super) protective_stop: bool,
+    /// `force_mode` was called, and no `end_force_mode` since.
+    pub(super) force: bool,
+    /// Why the program met a protective stop (it called `protective_stop()`, or the arm
+    /// could not follow its line), while the controller has yet to raise it.
+    pub(super) protective_stop: Option<String>,
 }
 
 impl Outputs {
@@ -487,23 +490,24 @@ impl Host for SimHost<'_> {
             // it this one, until the stop is unlocked and the program played again. The call
             // holds its thread to the next tick, so nothing after it runs before the stop.
             "protective_stop" => {
-                self.outputs.protective_stop = true;
+                self.outputs.protective_stop = Some("the program called protective_stop()".into());
                 Ok(self.for_time(self.dt))
             }
-            "freedrive_mode" | "end_freedrive_mode" => {
-                self.outputs.freedrive = call.name == "freedrive_mode";
+            // Teach mode is freedrive by another name.
+            "freedrive_mode" | "end_freedrive_mode" | "teach_mode" | "end_teach_mode" => {
+                self.outputs.freedrive = matches!(call.name, "freedrive_mode" | "teach_mode");
+                done(Value::None)
+            }
+            "force_mode" | "end_force_mode" => {
+                self.outputs.force = call.name == "force_mode";
                 done(Value::None)
             }
             "set_gravity"
             | "rtde_set_watchdog"
             | "zero_ftsensor"
             | "set_speed_slider_fraction"
-            | "force_mode"
-            | "end_force_mode"
             | "force_mode_set_damping"
             | "force_mode_set_gain_scaling"
-            | "teach_mode"
-            | "end_teach_mode"
             | "set_tool_voltage"
             | "enable_external_ft_sensor"
             | "ft_rtde_input_enable"

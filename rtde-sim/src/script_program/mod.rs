@@ -1,9 +1,9 @@
-//! A client's own URScript program, run by the `rtde-urscript` engine on the simulator's
-//! tick, its motion through the arm's one motion model: the same
-//! trapezoids, lines, blends and speed slider as the native programs.
+//! A URScript program, run by the `rtde-urscript` engine on the simulator's tick, its
+//! motion through the arm's one motion model: the same trapezoids, lines, blends and
+//! speed slider as the native emulation of rtde's own programs.
 //!
-//! The script port starts one ([`Program::Script`](crate::Program::Script)) for any
-//! program that is not one of rtde's own (issue 34).
+//! Every program runs on it ([`Program::Script`](crate::Program::Script)), rtde's own
+//! included (issue 34).
 
 mod host;
 mod sensing;
@@ -21,7 +21,7 @@ use host::{Outputs, Pending, SimHost};
 use sensing::{History, Random};
 use sockets::Sockets;
 
-/// A running client program.
+/// A running URScript program.
 ///
 /// ```
 /// use rtde_kinematics::Arm;
@@ -52,6 +52,8 @@ pub struct ScriptProgram {
     ticks: u64,
     /// The controller's digital outputs at the last tick, under the script's own.
     io_bits: u64,
+    /// The controller stopped the program with a protective stop.
+    protective: bool,
 }
 
 /// Two runs stand alike: same ticks, arm, outputs, messages and state (the compiled code
@@ -84,6 +86,7 @@ impl ScriptProgram {
             random: Random::default(),
             ticks: 0,
             io_bits: 0,
+            protective: false,
         })
     }
 
@@ -107,6 +110,18 @@ impl ScriptProgram {
 
     /// One tick of `dt` seconds: the script's threads run, then the arm moves.
     pub fn step(&mut self, io: &IoState, dt: f64) {
+        self.run(io, dt, true);
+    }
+
+    /// One tick the simulator runs late, catching up with its clock: the arm moves and
+    /// the blocked calls count the tick, but the script's threads do not run, as a
+    /// controller's starved program thread does not. No client could have written in it,
+    /// so a script's own watchdog loop does not count it either.
+    pub fn step_late(&mut self, io: &IoState, dt: f64) {
+        self.run(io, dt, false);
+    }
+
+    fn run(&mut self, io: &IoState, dt: f64, script_runs: bool) {
         if !self.is_running() {
             return;
         }
@@ -124,7 +139,11 @@ impl ScriptProgram {
             random: &mut self.random,
             dt,
         };
-        let state = self.machine.tick(&mut host).clone();
+        let state = if script_runs {
+            self.machine.tick(&mut host).clone()
+        } else {
+            State::Running
+        };
         if let State::Failed(e) = state {
             self.messages.push(format!(
                 "runtime exception at line {}, column {}: {}",
@@ -147,8 +166,49 @@ impl ScriptProgram {
                 dt,
             };
             self.machine.stop(&mut host);
+            // A controller meets a line it cannot follow with a protective stop.
             self.messages.push(format!("protective stop: {why}"));
+            self.protective = true;
+            self.outputs.protective_stop = Some(why);
         }
+    }
+
+    /// The controller's protective stop, as after a collision, where no robot state machine
+    /// pauses the program: the arm stops within the tick, the program stops, and
+    /// `safety_mode` reports PROTECTIVE_STOP.
+    pub fn protective_stop(&mut self, reason: &str) {
+        if self.is_running() {
+            self.protective = true;
+            self.halt(format!("protective stop: {reason}"));
+        }
+    }
+
+    /// The controller stops the program, as the pendant's Stop button does: the arm stops
+    /// within the tick, and `message` says why.
+    pub fn runtime_stop(&mut self, message: &str) {
+        if self.is_running() {
+            self.halt(message.to_owned());
+        }
+    }
+
+    /// Ends the program from outside: each blocked call is cancelled and the arm stands.
+    fn halt(&mut self, message: String) {
+        let io = IoState::default();
+        let mut host = SimHost {
+            arm: &mut self.arm,
+            io: &io,
+            pending: &mut self.pending,
+            outputs: &mut self.outputs,
+            messages: &mut self.messages,
+            sockets: &self.sockets,
+            history: &self.history,
+            random: &mut self.random,
+            dt: self.machine.step_time(),
+        };
+        self.machine.stop(&mut host);
+        self.arm.qd = [0.0; 6];
+        self.arm.motion = crate::motion::Motion::Still;
+        self.messages.push(message);
     }
 
     /// A paused tick: the script does not run and the arm stands; a velocity ramp starts
@@ -161,6 +221,47 @@ impl ScriptProgram {
     #[must_use]
     pub fn tcp_offset(&self) -> [f64; 6] {
         self.arm.tcp
+    }
+
+    /// The payload the script set: its mass (kg) and centre of gravity (m).
+    #[must_use]
+    pub fn payload(&self) -> (f64, [f64; 3]) {
+        (self.outputs.payload.mass, self.outputs.payload.cog)
+    }
+
+    /// Whether the script put the arm in freedrive (`freedrive_mode`, `teach_mode`).
+    #[must_use]
+    pub fn in_freedrive(&self) -> bool {
+        self.outputs.freedrive
+    }
+
+    /// Whether the script put the arm in force mode (`force_mode`, until
+    /// `end_force_mode`).
+    #[must_use]
+    pub fn in_force_mode(&self) -> bool {
+        self.outputs.force
+    }
+
+    /// Whether the controller stopped the program with a protective stop
+    /// ([`ScriptProgram::protective_stop`]).
+    #[must_use]
+    pub fn is_protective_stopped(&self) -> bool {
+        self.protective
+    }
+
+    /// The TCP pose: the flange's pose with the TCP offset.
+    #[must_use]
+    pub fn tcp_pose(&self) -> [f64; 6] {
+        self.arm.tcp_pose()
+    }
+
+    /// The joint target the arm tracks: the target of `servoj`, else where it stands.
+    #[must_use]
+    pub fn setpoint(&self) -> [f64; 6] {
+        match self.arm.motion {
+            crate::motion::Motion::Servo { target } => target,
+            _ => self.arm.q,
+        }
     }
 
     /// Whether the program still runs.
@@ -207,6 +308,11 @@ impl ScriptProgram {
             "target_qd" => RtdeValue::Vector6d(self.arm.qd),
             "runtime_state" => RtdeValue::Uint32(state.code()),
             "tcp_offset" => RtdeValue::Vector6d(self.arm.tcp),
+            "payload" => RtdeValue::Double(self.outputs.payload.mass),
+            "payload_cog" => RtdeValue::Vector3d(self.outputs.payload.cog),
+            // PROTECTIVE_STOP, and bit 2 of the safety status bits.
+            "safety_mode" | "safety_status" if self.protective => RtdeValue::Int32(3),
+            "safety_status_bits" if self.protective => RtdeValue::Uint32(1 << 2),
             "actual_digital_output_bits" => RtdeValue::Uint64(self.io_bits | self.outputs.digital),
             "standard_analog_output0" => RtdeValue::Double(self.outputs.analog[0]?),
             "standard_analog_output1" => RtdeValue::Double(self.outputs.analog[1]?),
@@ -214,10 +320,11 @@ impl ScriptProgram {
         })
     }
 
-    /// Whether the program called `protective_stop()` since the last time this was asked:
-    /// the controller raises the robot's protective stop for it.
-    pub(crate) fn take_protective_stop(&mut self) -> bool {
-        std::mem::take(&mut self.outputs.protective_stop)
+    /// Why the program met a protective stop (it called `protective_stop()`, or the arm
+    /// could not follow its line) since the last time this was asked: the controller
+    /// raises the robot's protective stop for it.
+    pub(crate) fn take_protective_stop(&mut self) -> Option<String> {
+        self.outputs.protective_stop.take()
     }
 
     /// Every message the program logged (`textmsg`, runtime exceptions), oldest first.

@@ -382,3 +382,33 @@ fn the_speed_slider_stretches_servoj() {
         assert_eq!(p.ticks(), ticks, "slider {slider}");
     }
 }
+
+/// Ticks the simulator runs late move the arm but do not run the script: a loop that
+/// counts its iterations (as a watchdog does) does not count them.
+#[test]
+fn late_ticks_move_the_arm_without_running_the_script() {
+    let mut p = program(
+        "def prog():\n  thread mover():\n    movej([0.5, -1.5, 1.5, -1.5, -1.5, 0], a=1, v=1)\n  end\n  \
+         run mover()\n  n = 0\n  while True:\n    n = n + 1\n    write_output_integer_register(0, n)\n    \
+         sync()\n  end\nend\n",
+    );
+    let io = IoState::default();
+    let mut moved = Vec::new();
+    for late in [false, true, false] {
+        let before = p.q()[0];
+        for _ in 0..10 {
+            if late {
+                p.step_late(&io, 0.002);
+            } else {
+                p.step(&io, 0.002);
+            }
+        }
+        moved.push(p.q()[0] - before);
+    }
+    assert_eq!(
+        p.output("output_int_register_0"),
+        Some(rtde_core::Value::Int32(20))
+    );
+    assert_eq!(p.ticks(), 30);
+    assert!(moved.iter().all(|d| *d > 0.0), "{moved:?}");
+}
