@@ -128,19 +128,8 @@ impl ScriptProgram {
         self.ticks += 1;
         self.io_bits = io.digital_output_bits();
         self.pending.start_waiting(&mut self.arm);
-        let mut host = SimHost {
-            arm: &mut self.arm,
-            io,
-            pending: &mut self.pending,
-            outputs: &mut self.outputs,
-            messages: &mut self.messages,
-            sockets: &self.sockets,
-            history: &self.history,
-            random: &mut self.random,
-            dt,
-        };
         let state = if script_runs {
-            self.machine.tick(&mut host).clone()
+            self.with_host(io, dt, |machine, host| machine.tick(host).clone())
         } else {
             State::Running
         };
@@ -154,23 +143,33 @@ impl ScriptProgram {
         let step = self.arm.advance(io.speed_fraction(), dt);
         self.history.push(self.arm.q);
         if let Some(why) = self.pending.after_step(&step) {
-            let mut host = SimHost {
-                arm: &mut self.arm,
-                io,
-                pending: &mut self.pending,
-                outputs: &mut self.outputs,
-                messages: &mut self.messages,
-                sockets: &self.sockets,
-                history: &self.history,
-                random: &mut self.random,
-                dt,
-            };
-            self.machine.stop(&mut host);
+            self.with_host(io, dt, |machine, host| machine.stop(host));
             // A controller meets a line it cannot follow with a protective stop.
             self.messages.push(format!("protective stop: {why}"));
             self.protective = true;
             self.outputs.protective_stop = Some(why);
         }
+    }
+
+    /// Runs `f` with the engine and the simulator as its robot, for one call into the engine.
+    fn with_host<R>(
+        &mut self,
+        io: &IoState,
+        dt: f64,
+        f: impl FnOnce(&mut Machine, &mut SimHost<'_>) -> R,
+    ) -> R {
+        let mut host = SimHost {
+            arm: &mut self.arm,
+            io,
+            pending: &mut self.pending,
+            outputs: &mut self.outputs,
+            messages: &mut self.messages,
+            sockets: &self.sockets,
+            history: &self.history,
+            random: &mut self.random,
+            dt,
+        };
+        f(&mut self.machine, &mut host)
     }
 
     /// The controller's protective stop, as after a collision, where no robot state machine
@@ -193,19 +192,8 @@ impl ScriptProgram {
 
     /// Ends the program from outside: each blocked call is cancelled and the arm stands.
     fn halt(&mut self, message: String) {
-        let io = IoState::default();
-        let mut host = SimHost {
-            arm: &mut self.arm,
-            io: &io,
-            pending: &mut self.pending,
-            outputs: &mut self.outputs,
-            messages: &mut self.messages,
-            sockets: &self.sockets,
-            history: &self.history,
-            random: &mut self.random,
-            dt: self.machine.step_time(),
-        };
-        self.machine.stop(&mut host);
+        let dt = self.machine.step_time();
+        self.with_host(&IoState::default(), dt, |machine, host| machine.stop(host));
         self.arm.qd = [0.0; 6];
         self.arm.motion = crate::motion::Motion::Still;
         self.messages.push(message);
