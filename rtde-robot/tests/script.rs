@@ -234,6 +234,19 @@ fn a_client_program_runs_on_the_engine_and_its_end_is_seen_everywhere() {
     );
 }
 
+/// A controller slow to answer RTDE's handshake (busy, or far away on the network) is
+/// waited for up to the sender's timeout, not a look's 20 ms.
+#[test]
+fn a_controller_slow_to_answer_the_rtde_handshake_still_starts_the_program() {
+    let sim = start(Sim::builder().fault(Fault::DelayReplies(Duration::from_millis(60))));
+    ready(&sim);
+    let mut steps = Vec::new();
+    sender(&sim)
+        .send_observed(&hello(), |s| steps.push(s.clone()))
+        .unwrap();
+    assert!(steps.contains(&Step::Said("hi".into())), "{steps:?}");
+}
+
 #[test]
 fn a_client_program_failing_at_runtime_is_answered_at_its_line_and_column() {
     let sim = start(Sim::builder());

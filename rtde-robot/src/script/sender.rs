@@ -300,7 +300,7 @@ impl ScriptSender {
             observe(&Step::Checked { mode, safety });
         }
         let mut rtde = Rtde::open(SocketAddr::new(self.host, self.ports.rtde), self.timeout)?;
-        watch.not_playing = rtde.read(&mut watch)? != Some(RuntimeState::Playing);
+        watch.not_playing = rtde.first_read(&mut watch)? != Some(RuntimeState::Playing);
         watch.replacing = !watch.not_playing;
         let addr_port = self.ports.script(self.port);
         let mut script = self.open(addr_port, self.port.name())?;
@@ -554,17 +554,31 @@ struct Rtde {
     recipe: DynamicRecipe,
 }
 
+/// How long one look at the RTDE link waits for a package, once it streams: the watch
+/// looks at the script port's answers between looks.
+const LOOK: Duration = Duration::from_millis(20);
+
 impl Rtde {
+    /// The link, its handshake and first package given the sender's whole timeout: a busy
+    /// controller or a slow network answers in more than a look's time.
     fn open(addr: SocketAddr, timeout: Duration) -> Result<Rtde, ScriptError> {
         let options = ConnectOptions::new()
             .connect_timeout(timeout)
-            .read_timeout(Some(Duration::from_millis(20)));
+            .read_timeout(Some(timeout));
         let mut client = Client::connect(addr, options)?;
         let recipe = DynamicRecipe::outputs(["runtime_state", "safety_mode"])
             .map_err(|e| ScriptError::Io(std::io::Error::other(e.to_string())))?;
         client.setup_outputs(recipe.spec(), 125.0)?;
         client.start()?;
         Ok(Rtde { client, recipe })
+    }
+
+    /// The runtime state before the program is sent, from the first package; then each
+    /// look waits [`LOOK`] at most.
+    fn first_read(&mut self, watch: &mut Watch) -> Result<Option<RuntimeState>, ScriptError> {
+        let state = self.read(watch)?;
+        self.client.set_read_timeout(Some(LOOK))?;
+        Ok(state)
     }
 
     /// The newest runtime state, if a package came; a protective stop ends the watch.
