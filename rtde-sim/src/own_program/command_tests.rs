@@ -313,36 +313,36 @@ fn the_speed_slider_at_30_percent_stretches_a_move_j_by_1_over_0_3() {
     assert_eq!(slow.program.q(), target);
 }
 
-/// From the tick the program takes a `stop_j`, the arm decelerates at its rate every
-/// tick until it rests.
+/// A `stop_j` decelerates the arm at its rate from the tick after it is written (the
+/// program reads it in its next tick), every tick, until it rests.
 #[test]
-fn stop_j_decelerates_at_its_rate_from_the_tick_that_takes_it() {
+fn stop_j_decelerates_at_its_rate_from_the_tick_after_it_is_written() {
     let mut b = Bench::new();
     b.move_j([1.5, -1.57, 1.57, -1.57, -1.57, 0.0], 1.0, 2.0, 0.0);
     for _ in 0..400 {
         b.tick();
     }
     assert!(b.program.qd()[0] > 0.5);
+    let written = b.trace.len();
     b.command(Command::StopJ, &[4.0], &[]);
-    while b.state().handshake().0 < b.seq {
-        b.tick();
-    }
-    let taken = b.trace.len() - 1;
-    let braking = b.trace[taken - 1..]
-        .windows(2)
-        .take_while(|w| w[0].1[0] > 0.0);
-    for (tick, w) in braking.enumerate() {
-        let drop = w[0].1[0] - w[1].1[0];
-        // The last tick brakes only what speed is left.
-        assert!(
-            (drop - 4.0 * DT).abs() < 1e-9 || w[1].1[0] == 0.0,
-            "tick {tick} after the stop: {} -> {}",
-            w[0].1[0],
-            w[1].1[0]
-        );
-    }
     while max_abs(b.program.qd()) > 0.0 {
         b.tick();
+    }
+    // At speed (qd[0] = 1.0 rad/s) before the stop; then 4.0 rad/s² less each tick.
+    let qd: Vec<f64> = b.trace[written - 1..].iter().map(|(_, qd)| qd[0]).collect();
+    let first_drop = qd.windows(2).position(|w| w[1] < w[0]).unwrap();
+    assert!(
+        first_drop <= 2,
+        "the stop began {first_drop} ticks after it was written"
+    );
+    for (tick, w) in qd[first_drop..].windows(2).enumerate() {
+        // The last tick brakes only what speed is left.
+        assert!(
+            (w[0] - w[1] - 4.0 * DT).abs() < 1e-9 || w[1] == 0.0,
+            "tick {tick} of the stop: {} -> {}",
+            w[0],
+            w[1]
+        );
     }
     b.until_done(b.seq);
     assert_eq!(b.state().state(), ProgramState::Idle);
