@@ -8,7 +8,7 @@ use std::time::Duration;
 use rtde_core::writer::{IoConfig, IoWriter};
 use rtde_core::{Client, ConnectOptions, DynamicRecipe, Recipe, RtdeRecipe, Value};
 use rtde_robot::control::{ControlLoop, LoopEvent, ProgramStatus, layout};
-use rtde_sim::{MAX_JOINT_ACCELERATION, MAX_JOINT_SPEED, Motion, Sim, SimBuilder};
+use rtde_sim::{MAX_JOINT_ACCELERATION, MAX_JOINT_SPEED, Motion, Sim};
 
 #[derive(RtdeRecipe, Debug, Clone, Copy)]
 struct State {
@@ -26,17 +26,14 @@ struct Target {
     q: [f64; 6],
 }
 
+/// A simulator running the servo program, and a client.
 fn start() -> (Sim, Client) {
-    start_with(|b| b)
-}
-
-/// A simulator running the servo program as `configure` leaves the builder, and a client.
-fn start_with(configure: impl FnOnce(SimBuilder) -> SimBuilder) -> (Sim, Client) {
-    let builder = Sim::builder()
+    let sim = Sim::builder()
         .servo_program()
         .motion(Motion::still([0.0; 6]))
-        .deterministic();
-    let sim = configure(builder).start().unwrap();
+        .deterministic()
+        .start()
+        .unwrap();
     let options = ConnectOptions::new().read_timeout(Some(Duration::from_secs(5)));
     let client = Client::connect(sim.addr(), options).unwrap();
     (sim, client)
@@ -154,40 +151,29 @@ fn follow(mut client: Client, n: i32) -> ([f64; 6], u32) {
     (last.unwrap(), cycles)
 }
 
-/// rtde_servo.script on the URScript engine and natively
-/// (`SimBuilder::native_own_programs`): the control loop takes the arm through the same
-/// waypoints to the same rest, within 1e-6 rad, one waypoint per controller cycle: the
-/// script acknowledges a waypoint as it takes it, before its servoj blocks, so the next
-/// is there when servoj returns (acknowledged after servoj, the loop could only send one
-/// every other cycle).
+/// rtde_servo.script on the URScript engine: the control loop takes the arm through the
+/// waypoints to the last, within 1e-6 rad, one waypoint per controller cycle: the script
+/// acknowledges a waypoint as it takes it, before its servoj blocks, so the next is there
+/// when servoj returns (acknowledged after servoj, the loop could only send one every
+/// other cycle).
 #[test]
-fn the_interpreted_servo_program_takes_a_waypoint_per_cycle_where_the_native_one_does() {
+fn the_servo_program_takes_a_waypoint_per_cycle() {
     const N: i32 = 300;
-    let (native, client) = start_with(SimBuilder::native_own_programs);
-    assert!(native.script_program().is_none());
-    let (native_end, native_cycles) = follow(client, N);
-    let (interpreted, client) = start();
-    assert!(interpreted.script_program().is_some());
-    let (interpreted_end, interpreted_cycles) = follow(client, N);
-    eprintln!("{N} waypoints: {native_cycles} cycles native, {interpreted_cycles} interpreted");
+    let (sim, client) = start();
+    assert!(sim.script_program().is_some());
+    let (end, cycles) = follow(client, N);
     // A few cycles for the start-up (the first waypoints meet the program's first ticks);
     // acknowledged after servoj, it would take twice N.
     let limit = N.unsigned_abs() + 10;
-    assert!(
-        native_cycles <= limit && interpreted_cycles <= limit,
-        "{native_cycles} cycles native, {interpreted_cycles} interpreted for {N} waypoints"
-    );
+    assert!(cycles <= limit, "{cycles} cycles for {N} waypoints");
     let last = waypoint(N, N);
-    for end in [native_end, interpreted_end] {
-        let off = end
-            .iter()
-            .zip(&last)
-            .map(|(a, b)| (a - b).abs())
-            .fold(0.0, f64::max);
-        assert!(off < 1e-6, "{end:?}, the last waypoint {last:?}");
-    }
-    native.shutdown().unwrap();
-    interpreted.shutdown().unwrap();
+    let off = end
+        .iter()
+        .zip(&last)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    assert!(off < 1e-6, "{end:?}, the last waypoint {last:?}");
+    sim.shutdown().unwrap();
 }
 
 #[test]

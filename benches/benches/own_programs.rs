@@ -1,10 +1,9 @@
-//! rtde's own command program (`rtde_command.script`) on the simulator, on the URScript
-//! engine (the default) and natively (`SimBuilder::native_own_programs`, the tests'
-//! baseline): CPU time per control-loop tick of the program and the arm's motion
-//! (`Program::step`), idle (the watchdog kicked every tick, no command) and servoing (a
-//! new `servo_j` target every tick, as rtde-robot's servo streams), interleaved in one run
-//! so that the ratios compare like with like. These figures showed that speed does not need
-//! the native emulation (docs/urscript.md).
+//! rtde's own command program (`rtde_command.script`) on the simulator's URScript engine:
+//! CPU time per control-loop tick of the program and the arm's motion (`Program::step`),
+//! idle (the watchdog kicked every tick, no command) and servoing (a new `servo_j` target
+//! every tick, as rtde-robot's servo streams), less the client's package alone (the
+//! floor), interleaved in one run, as the share of a 2 ms tick. These figures showed that
+//! speed did not need the native emulation the simulator had (issue 34, docs/urscript.md).
 //!
 //! `cargo bench -p rtde-bench --bench own_programs [-- --runs 3 --rounds 30]`
 
@@ -18,17 +17,15 @@ use rtde_core::Value;
 use rtde_robot_proto::programs::command::{Command, CommandLayout, command_program, int_in};
 use rtde_robot_proto::script::Program as ScriptText;
 use rtde_sim::script_program::ScriptProgram;
-use rtde_sim::{Arm, CommandProgram, IoState, Program};
+use rtde_sim::{Arm, IoState, Program};
 use rtde_urscript::ControllerVersion;
 
 const DT: f64 = 0.002;
 const TICK_US: f64 = 2_000.0;
 const HOME: [f64; 6] = [0.0, -1.57, 1.57, -1.57, -1.57, 0.0];
-const CASES: [&str; 6] = [
-    "native, idle",
-    "interpreted, idle",
-    "native, servoing",
-    "interpreted, servoing",
+const CASES: [&str; 4] = [
+    "idle",
+    "servoing",
     "floor: idle client",
     "floor: servo client",
 ];
@@ -95,7 +92,7 @@ impl Client {
     }
 }
 
-fn programs() -> Result<(Program, Program), String> {
+fn program() -> Result<Program, String> {
     let text = command_program(CommandLayout::UPPER);
     let sent = ScriptText::new(&text).map_err(|e| e.to_string())?;
     let interpreted = ScriptProgram::compile(
@@ -105,11 +102,7 @@ fn programs() -> Result<(Program, Program), String> {
         HOME,
     )
     .map_err(|(line, column, text)| format!("{line}:{column}: {text}"))?;
-    let native = CommandProgram::new(Arm::UR5E, HOME, CommandLayout::UPPER);
-    Ok((
-        Program::Command(Box::new(native)),
-        Program::Script(Box::new(interpreted)),
-    ))
+    Ok(Program::Script(Box::new(interpreted)))
 }
 
 fn main() -> ExitCode {
@@ -122,15 +115,14 @@ fn main() -> ExitCode {
     );
     let mut clients = Vec::new();
     for servoing in [false, true] {
-        let (native, interpreted) = match programs() {
+        let program = match program() {
             Ok(p) => p,
             Err(e) => {
                 eprintln!("the command program does not run: {e}");
                 return ExitCode::FAILURE;
             }
         };
-        clients.push(Client::new(Some(native), servoing));
-        clients.push(Client::new(Some(interpreted), servoing));
+        clients.push(Client::new(Some(program), servoing));
     }
     clients.push(Client::new(None, false));
     clients.push(Client::new(None, true));
@@ -160,10 +152,10 @@ fn main() -> ExitCode {
         cases.run(rounds, Duration::from_millis(20));
         let us = |name| cases.median(name) / 1e3;
         // The program's own time: the case less its client's package.
-        let own = |i: usize| us(CASES[i]) - us(CASES[4 + i / 2]);
+        let own = |i: usize| us(CASES[i]) - us(CASES[2 + i]);
         println!("run {run}:");
         for (i, name) in CASES.iter().enumerate() {
-            let program = if i < 4 {
+            let program = if i < 2 {
                 format!(
                     "; the program {:.2} µs ({:.3} % of a 2 ms tick)",
                     own(i),
@@ -174,9 +166,7 @@ fn main() -> ExitCode {
             };
             println!("  {name:<22} {:>7.2} µs per tick{program}", us(name));
         }
-        let (idle, servo) = (own(1) / own(0), own(3) / own(2));
-        println!("  the program's time, interpreted / native: idle {idle:.1}, servoing {servo:.1}");
-        ratios.push(vec![idle, servo]);
+        ratios.push(vec![own(0) / TICK_US * 100.0, own(1) / TICK_US * 100.0]);
         drop(cases);
         if let Some(e) = failure.borrow_mut().take() {
             eprintln!("a program stopped during the run: {e}");
@@ -190,7 +180,7 @@ fn main() -> ExitCode {
     };
     let ((idle, il, ih), (servo, sl, sh)) = (spread(0), spread(1));
     println!(
-        "\nthe program's time, interpreted / native, over {runs} runs: idle {idle:.1} (spread {il:.1}–{ih:.1}), servoing {servo:.1} (spread {sl:.1}–{sh:.1})"
+        "\nthe program's share of a 2 ms tick, over {runs} runs: idle {idle:.3} % (spread {il:.3}–{ih:.3}), servoing {servo:.3} % (spread {sl:.3}–{sh:.3})"
     );
     ExitCode::SUCCESS
 }

@@ -229,7 +229,6 @@ class Sim:
         local_control: bool = False,
         unlock_delay: Optional[float] = None,
         calibration: Optional[str] = None,
-        native_own_programs: bool = False,
     ) -> None: ...
     @property
     def host(self) -> str: ...

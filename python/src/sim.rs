@@ -117,10 +117,7 @@ fn with_ports(
 /// `faults` (the `--fault` specs: "skip-every=10", "close-mid-frame=data:50", ...),
 /// `refuse_unrecorded`, `calibration` ("random:SEED" or a calibration file: the arm's
 /// factory calibration, which its primary interface publishes), `program="servo"` (run
-/// the servo program of rtde_robot::control), `native_own_programs` (run rtde's own
-/// programs natively rather than on the URScript engine, as every program runs: the
-/// baseline the tests hold the engine to)
-/// and `robots` (a fleet on consecutive free ports); and the library's `still` (the arm
+/// the servo program of rtde_robot::control) and `robots` (a fleet on consecutive free ports); and the library's `still` (the arm
 /// holds these joints) and `speed` (the clock runs this many times as fast as the wall
 /// clock: 0.25 gives a busy test four times the slack).
 ///
@@ -143,7 +140,7 @@ impl Sim {
         v1_only=false, fieldbus=false, faults=None, refuse_unrecorded=false,
         program=None, robots=1, still=None, speed=None, host="127.0.0.1", port=0,
         dashboard=None, script_ports=None, layout="upper", local_control=false,
-        unlock_delay=None, calibration=None, native_own_programs=false,
+        unlock_delay=None, calibration=None,
     ))]
     #[allow(clippy::too_many_arguments)] // Python keyword arguments, each with a default
     #[allow(clippy::fn_params_excessive_bools)] // the switches of `rtde sim`
@@ -170,7 +167,6 @@ impl Sim {
         local_control: bool,
         unlock_delay: Option<f64>,
         calibration: Option<&str>,
-        native_own_programs: bool,
     ) -> PyResult<Self> {
         let ip: IpAddr = host
             .parse()
@@ -205,9 +201,6 @@ impl Sim {
         builder = with_ports(py, builder, ip, dashboard, script_ports)?;
         if local_control {
             builder = builder.local_control();
-        }
-        if native_own_programs {
-            builder = builder.native_own_programs();
         }
         if let Some(delay) = args::maybe_seconds(py, "unlock_delay", unlock_delay)? {
             builder = builder.protective_stop_unlock_delay(delay);

@@ -47,23 +47,6 @@ def close(a, b, tolerance=1e-6):
     return max(abs(x - y) for x, y in zip(a, b)) < tolerance
 
 
-def test_the_command_program_on_the_engine_moves_as_the_native_one():
-    """The command program's URScript runs on the engine; `native_own_programs=True` runs
-    the native baseline instead."""
-    ends = []
-    for native in (True, False):
-        with command_sim(native_own_programs=native) as s:
-            assert s.command_program() is not None
-            with rtde_rs.Robot(s.host, port=s.port, send_program=False) as robot:
-                reached = robot.move_j(TARGET, speed=1.0, acceleration=3.0)
-                below = list(reached["tcp_pose"])
-                below[2] -= 0.1
-                ends.append((reached["q"], robot.move_l(below)["q"]))
-    (native_j, native_l), (engine_j, engine_l) = ends
-    assert close(native_j, engine_j) and close(native_l, engine_l)
-    assert close(engine_j, TARGET)
-
-
 def test_move_j_and_move_l_reach_their_targets(sim):
     with rtde_rs.Robot(sim.host, port=sim.port, send_program=False) as robot:
         reached = robot.move_j(TARGET, speed=1.0, acceleration=3.0)

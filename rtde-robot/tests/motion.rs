@@ -667,18 +667,11 @@ fn each_command_reaches_the_registers_the_program_reads<R: Driver>() {
     sim.shutdown().unwrap();
 }
 
-/// Sent through the script port, the program runs on the URScript engine, or natively
-/// with `SimBuilder::native_own_programs`; on either layout.
+/// Sent through the script port, the program runs on the URScript engine, on either
+/// layout.
 fn the_command_program_sent_through_the_script_port_runs_on_its_layout<R: Driver>() {
-    for (layout, native) in [
-        (CommandLayout::UPPER, false),
-        (CommandLayout::LOWER, false),
-        (CommandLayout::LOWER, true),
-    ] {
-        let (sim, _dashboard) = waiting_for_a_program(|b| {
-            let b = still(b);
-            if native { b.native_own_programs() } else { b }
-        });
+    for layout in [CommandLayout::UPPER, CommandLayout::LOWER] {
+        let (sim, _dashboard) = waiting_for_a_program(still);
         assert!(
             sim.command_program().is_none(),
             "nothing plays before the send"
@@ -695,7 +688,7 @@ fn the_command_program_sent_through_the_script_port_runs_on_its_layout<R: Driver
             sim.io().input(&watchdog).is_some(),
             "{layout:?}: {watchdog}"
         );
-        assert_eq!(sim.script_program().is_some(), !native);
+        assert!(sim.script_program().is_some(), "{layout:?}");
         assert!(sim.command_program().is_some(), "{layout:?}");
         robot.close().unwrap();
         sim.shutdown().unwrap();
@@ -810,110 +803,7 @@ fn the_robot_computes_with_the_controllers_calibration<R: Driver>() {
     robot.close().unwrap();
 }
 
-/// A move under way to its end: where it ended, and how long the arm moved in the
-/// controller's time (from the first package with the arm off its start to the package
-/// that said the move done: exact up to the ticks the polling missed).
-fn timed<R: Driver>(robot: &R, handle: R::Handle) -> ([f64; 6], f64) {
-    let start = robot.state();
-    let mut first_moving = None;
-    while !handle.is_finished() {
-        let now = robot.state();
-        if first_moving.is_none() && max_diff(&now.q, &start.q) > 1e-9 {
-            first_moving = Some(now.timestamp);
-        }
-        std::thread::sleep(Duration::from_micros(500));
-    }
-    let done = robot.state().timestamp;
-    let reached = handle.wait().unwrap();
-    (reached.q, done - first_moving.unwrap_or(start.timestamp))
-}
-
-/// Where each move of one session ends, and how long it took: a move_j, a move_l and a
-/// blended path; then a speed_j and its stop, and a move_j cut short by stop_j, each
-/// followed by a move_j to a fixed target.
-fn session<R: Driver>(sim: &Sim) -> Vec<([f64; 6], f64)> {
-    let robot = connect::<R>(sim);
-    let mut moves = Vec::new();
-    let target = [0.3, -1.4, 1.4, -1.6, -1.5, 0.2];
-    // Speeds low enough to be reached: a move's time depends on them.
-    let handle = robot.start_move_j(JointMove::to(target).speed(0.5).accel(3.0));
-    moves.push(timed(&robot, handle.unwrap()));
-    let mut below = Arm::UR5E.tcp_pose(&target);
-    below[2] -= 0.1;
-    let handle = robot.start_move_l(LinearMove::to(below).speed(0.1));
-    moves.push(timed(&robot, handle.unwrap()));
-    let path = [
-        JointMove::to([0.6, -1.4, 1.4, -1.6, -1.5, 0.2])
-            .speed(1.0)
-            .accel(3.0)
-            .blend(0.02),
-        JointMove::to([0.6, -1.0, 1.0, -1.6, -1.5, 0.0])
-            .speed(1.0)
-            .accel(3.0)
-            .blend(0.02),
-        JointMove::to(HOME).speed(1.0).accel(3.0),
-    ];
-    moves.push(timed(&robot, robot.start_move_j_path(&path).unwrap()));
-    // Where a speed or a cut-short move stops depends on when the stop arrives (wall-clock
-    // time): the move after each ends where it must on either program, and rtde-sim's
-    // own_program tests compare the two programs' stops tick by tick.
-    robot.speed_j([0.1, 0.0, 0.0, 0.0, 0.0, 0.1], 1.0).unwrap();
-    std::thread::sleep(Duration::from_millis(200));
-    robot.stop_j(2.0).unwrap();
-    assert!(robot.state().steady);
-    let handle = robot.start_move_j(JointMove::to(HOME).speed(1.0).accel(3.0));
-    moves.push((timed(&robot, handle.unwrap()).0, 0.0));
-    let handle = robot
-        .start_move_j(JointMove::to([1.0, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(1.0))
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(200));
-    robot.stop_j(4.0).unwrap();
-    assert!(matches!(
-        handle.wait(),
-        Err(MotionError::Interrupted { .. })
-    ));
-    let handle = robot.start_move_j(JointMove::to(target).speed(1.0).accel(3.0));
-    moves.push((timed(&robot, handle.unwrap()).0, 0.0));
-    robot.close().unwrap();
-    moves
-}
-
-/// rtde's command program on the URScript engine and natively
-/// (`SimBuilder::native_own_programs`): the same session through the motion API ends
-/// each move at the same joints, within 1e-6 rad, after the same time within two ticks
-/// (the packages the polling may miss).
-fn the_interpreted_command_program_moves_as_the_native_one<R: Driver>() {
-    let native = Sim::builder()
-        .controller_version("3.15.8")
-        .command_program()
-        .native_own_programs()
-        .deterministic()
-        .motion(Motion::still(HOME))
-        .start()
-        .unwrap();
-    let interpreted = sim_with(vec![]);
-    assert!(interpreted.script_program().is_some());
-    assert!(native.script_program().is_none());
-    let a = session::<R>(&native);
-    let b = session::<R>(&interpreted);
-    assert_eq!(a.len(), b.len());
-    let tick = 1.0 / f64::from(native.loop_rate());
-    for (i, ((qa, ta), (qb, tb))) in a.iter().zip(&b).enumerate() {
-        assert!(
-            max_diff(qa, qb) < 1e-6,
-            "move {i}: native {qa:?}, interpreted {qb:?}"
-        );
-        assert!(
-            (ta - tb).abs() <= 2.0 * tick + 1e-9,
-            "move {i}: native {ta} s, interpreted {tb} s"
-        );
-    }
-    native.shutdown().unwrap();
-    interpreted.shutdown().unwrap();
-}
-
 every_driver!(
-    the_interpreted_command_program_moves_as_the_native_one,
     a_paths_progress_spans_the_whole_path,
     a_setting_during_a_move_leaves_the_move_running,
     a_speed_after_a_move_interrupts_it,

@@ -94,12 +94,8 @@ pub struct SimArgs {
     /// servo, force and teach modes).
     #[arg(long, value_name = "PROGRAM", value_parser = ["servo", "command"])]
     pub program: Option<String>,
-    /// Run rtde's own programs (--program, or sent to a script port) natively rather than
-    /// as their URScript text on the engine, as any other program runs: the baseline the
-    /// tests hold the engine to.
-    #[arg(long)]
-    pub native_own_programs: bool,
-    /// Accepted for command lines written when the engine was not the default; it is now.
+    /// Accepted for command lines written when the engine was not the default; it is now
+    /// the one way a program runs.
     #[arg(long, hide = true)]
     pub interpret_own_programs: bool,
     /// Serve a Dashboard server on this port (29999 on a controller; 0 picks a free one),
@@ -135,14 +131,13 @@ impl SimArgs {
         if let Some(calibration) = self.calibration {
             builder = builder.calibration(calibration);
         }
-        let flags: [(bool, Setting); 7] = [
+        let flags: [(bool, Setting); 6] = [
             (self.deterministic, SimBuilder::deterministic),
             (self.unpaced, SimBuilder::unpaced),
             (self.v1_only, SimBuilder::v1_only),
             (self.fieldbus, SimBuilder::fieldbus_adapter),
             (self.refuse_unrecorded, SimBuilder::refuse_unrecorded_fields),
             (self.local_control, SimBuilder::local_control),
-            (self.native_own_programs, SimBuilder::native_own_programs),
         ];
         for (on, set) in flags {
             if on {
@@ -275,17 +270,16 @@ mod tests {
     }
 
     #[test]
-    fn own_programs_run_on_the_engine_unless_native_is_asked() {
-        for (flag, engine) in [
-            (&[][..], true),
-            (&["--interpret-own-programs"][..], true),
-            (&["--native-own-programs"][..], false),
-        ] {
-            let args = ["rtde-sim", "--port", "0", "--program", "command"];
+    fn own_programs_run_on_the_engine_whatever_the_old_flag_says() {
+        let args = ["rtde-sim", "--port", "0", "--program", "command"];
+        for flag in [&[][..], &["--interpret-own-programs"][..]] {
             let cli = Cli::try_parse_from(args.iter().chain(flag)).unwrap();
             let sim = cli.sim.builder().start().unwrap();
-            assert_eq!(sim.script_program().is_some(), engine, "{flag:?}");
+            assert!(sim.script_program().is_some(), "{flag:?}");
             sim.shutdown().unwrap();
         }
+        // The native emulation is gone: asking for it is an error, not a silent engine.
+        let native = args.iter().chain(&["--native-own-programs"]);
+        assert!(Cli::try_parse_from(native).is_err());
     }
 }

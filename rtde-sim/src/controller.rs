@@ -15,8 +15,8 @@ use crate::clock::Clock;
 use crate::fault::Fault;
 use crate::io::IoState;
 use crate::motion_faults::{DueFault, MotionFaults};
+use crate::own_program::Own;
 use crate::own_program::state::{CommandProgramState, ServoProgramState};
-use crate::own_program::{Own, OwnProgram};
 use crate::robot_program::Program;
 use crate::robot_state::RobotState;
 use crate::script_program::ScriptProgram;
@@ -84,9 +84,6 @@ pub(crate) struct Controller {
 pub(crate) struct ProgramStart {
     pub(crate) q: [f64; 6],
     pub(crate) arm: Arm,
-    /// rtde's own programs run natively rather than on the URScript engine
-    /// ([`SimBuilder::native_own_programs`](crate::SimBuilder::native_own_programs)).
-    pub(crate) native_own: bool,
 }
 
 impl Default for ProgramStart {
@@ -94,7 +91,6 @@ impl Default for ProgramStart {
         ProgramStart {
             q: [0.0; 6],
             arm: Arm::UR5E,
-            native_own: false,
         }
     }
 }
@@ -104,10 +100,9 @@ impl Default for ProgramStart {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum KnownProgram {
-    /// `rtde_servo.script`: [`ServoProgram`](crate::ServoProgram).
+    /// `rtde_servo.script`.
     Servo,
-    /// `rtde_command.script`: [`CommandProgram`](crate::CommandProgram), on the registers its text
-    /// places.
+    /// `rtde_command.script`, on the registers its text places.
     Command,
 }
 
@@ -268,25 +263,6 @@ impl Controller {
         }
     }
 
-    /// Starts one of the project's programs from its `text`, replacing the one running, as
-    /// a controller replaces its program with one sent to a script port.
-    ///
-    /// # Errors
-    /// Why the program cannot run: a command program on registers no layout has.
-    pub(crate) fn start_known_program(
-        &mut self,
-        kind: KnownProgram,
-        name: &str,
-        text: &str,
-    ) -> Result<(), String> {
-        let ProgramStart { arm, .. } = self.start;
-        // The arm starts where it stands: no jump when a program takes it over.
-        let q = self.program().map_or(self.start.q, Program::q);
-        let program = OwnProgram { kind, text, arm, q }.native()?;
-        self.start_program(program, name, text);
-        Ok(())
-    }
-
     /// Starts a client's own URScript program, checked against the controller's version.
     ///
     /// # Errors
@@ -329,12 +305,11 @@ impl Controller {
         }
     }
 
-    /// A protective stop is the robot's, whoever raised it: one the command program meets
-    /// (its fault flag) or a script asks for (`protective_stop()`) stops the robot's state
-    /// machine, and one the robot meets (a fault, or
-    /// [`Sim::protective_stop`](crate::Sim::protective_stop)) stops the command program
-    /// (a script is paused with the robot's program).
-    fn share_protective_stop(&mut self, program_was_stopped: bool) {
+    /// A protective stop is the robot's, whoever raised it: one a script meets (a line the
+    /// arm cannot follow) or asks for (`protective_stop()`) stops the robot's state
+    /// machine, which pauses the program; one the robot meets (a fault, or
+    /// [`Sim::protective_stop`](crate::Sim::protective_stop)) pauses it likewise.
+    fn share_protective_stop(&mut self) {
         let (Some(robot), Some(run)) = (self.robot.as_mut(), self.program.as_mut()) else {
             return;
         };
@@ -342,16 +317,6 @@ impl Controller {
             && let Some(why) = script.take_protective_stop()
         {
             robot.protective_stop(&why);
-            return;
-        }
-        let Program::Command(program) = &mut run.program else {
-            return;
-        };
-        let robot_stopped = robot.protective_stop_reason().is_some();
-        if program.is_protective_stopped() && !program_was_stopped && !robot_stopped {
-            robot.protective_stop("the command program's motion met a protective stop");
-        } else if robot_stopped && !program.is_protective_stopped() {
-            program.protective_stop("the robot is in a protective stop");
         }
     }
 
@@ -400,14 +365,6 @@ impl Controller {
         }
     }
 
-    /// Whether the program is a command program held by a protective stop.
-    fn program_protective_stopped(&self) -> bool {
-        matches!(
-            self.program.as_ref().map(|run| &run.program),
-            Some(Program::Command(p)) if p.is_protective_stopped()
-        )
-    }
-
     /// The robot program the controller runs, if any.
     pub(crate) fn program(&self) -> Option<&Program> {
         self.program.as_ref().map(|run| &run.program)
@@ -418,8 +375,7 @@ impl Controller {
     /// or a connection sampling the tick), and the state every interface reports made one.
     pub(crate) fn tick(&mut self, tick: Tick) {
         self.update_robot();
-        let was_stopped = self.program_protective_stopped();
-        self.share_protective_stop(was_stopped);
+        self.share_protective_stop();
         let paused = self
             .robot
             .as_ref()
@@ -436,7 +392,7 @@ impl Controller {
         if let Some(due) = due {
             self.raise(due);
         }
-        self.share_protective_stop(was_stopped);
+        self.share_protective_stop();
         self.share_program_state();
     }
 

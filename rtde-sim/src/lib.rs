@@ -144,7 +144,6 @@ mod calibration_spec;
 #[cfg(feature = "cli")]
 pub mod cli;
 mod clock;
-mod command_program;
 mod connection;
 mod control_loop;
 mod controller;
@@ -157,7 +156,6 @@ mod motion;
 mod motion_faults;
 mod own_program;
 
-mod program;
 mod robot;
 mod robot_program;
 mod robot_state;
@@ -171,13 +169,12 @@ mod state_report;
 mod ticker;
 
 pub use calibration_spec::calibration_of;
-pub use command_program::{CommandProgram, ForceMode};
 pub use controller::KnownProgram;
 pub use fault::{Fault, Malformation, Trigger};
 pub use fleet::Fleet;
 pub use io::IoState;
+pub use motion::{MAX_JOINT_ACCELERATION, MAX_JOINT_SPEED};
 pub use own_program::state::{CommandProgramState, ServoProgramState};
-pub use program::{MAX_JOINT_ACCELERATION, MAX_JOINT_SPEED, ServoProgram};
 pub use robot::{JOINT_POSITION_LIMIT, JOINT_SPEED_LIMIT, Motion, SimulatedRobot};
 pub use robot_program::Program;
 pub use robot_state::{PROTECTIVE_STOP_UNLOCK_DELAY, RobotState};

@@ -20,7 +20,7 @@ use rtde_robot_proto::ports::ScriptPort;
 use rtde_robot_proto::primary::{Layout, PrimaryMessage};
 use rtde_robot_proto::programs;
 use rtde_robot_proto::realtime::RealtimeLayout;
-use rtde_robot_proto::script::{Program, marker_of};
+use rtde_robot_proto::script::Program;
 
 use crate::controller::{KnownProgram, Shared};
 use crate::fault::Fault;
@@ -28,10 +28,9 @@ use crate::robot_state::RobotState;
 use crate::source::Tick;
 use crate::state_report::Report;
 
-/// The project's programs, which the simulator runs natively only with
-/// [`SimBuilder::native_own_programs`](crate::SimBuilder::native_own_programs): each program's marker line (from
-/// its folder in `rtde_robot_proto::programs`), and which behaviour it starts. One row per
-/// program and version.
+/// The project's programs, which the simulator recognises by their marker lines (from
+/// each program's folder in `rtde_robot_proto::programs`) and runs on the URScript engine
+/// as it runs any program. One row per program and version.
 pub const KNOWN_PROGRAMS: &[(&str, KnownProgram)] = &[
     (programs::servo::MARKER, KnownProgram::Servo),
     (programs::command::MARKER, KnownProgram::Command),
@@ -356,8 +355,8 @@ fn opens_block(statement: &str) -> bool {
     code.ends_with(':') && !code.starts_with("elif") && !code.starts_with("else")
 }
 
-/// One program arrived: a fault's exception, a known program started, or a message that
-/// it was not run.
+/// One program arrived: a fault's exception, the program started, or a message that it
+/// was not run.
 fn run(source: &str, shared: &Shared) {
     // A block is a program with a name; a single line is sent as itself.
     let block = source.starts_with("def ") || source.starts_with("sec ");
@@ -396,47 +395,22 @@ fn run(source: &str, shared: &Shared) {
         not_run(robot, &name, format!("program {name} not started: {why}"));
         return;
     }
-    let known = program
-        .as_ref()
-        .and_then(Program::marker)
-        .and_then(|m| {
-            KNOWN_PROGRAMS
-                .iter()
-                .find(|(line, _)| marker_of(line) == Some(m))
-        })
-        .map(|(_, kind)| *kind)
-        .filter(|_| controller.start.native_own);
-    match known {
-        Some(kind) => {
-            let started = controller.start_known_program(kind, &name, source);
-            let Some(robot) = controller.robot.as_mut() else {
-                return;
-            };
-            if let Err(why) = started {
-                not_run(robot, &name, format!("program {name} not started: {why}"));
-                return;
-            }
-            started_program(robot, name);
-        }
-        None => {
-            let started = controller.start_script_program(&name, source, shared.config.version);
-            let Some(robot) = controller.robot.as_mut() else {
-                return;
-            };
-            match started {
-                Ok(()) => started_program(robot, name),
-                // A compile error, as the controller reports one: the runtime exception
-                // with its line and column, and the program not started.
-                Err((line, column, text)) => {
-                    robot.say(format!("program {name} not started: {text}"));
-                    robot.tell_primary(PrimaryMessage::RuntimeException {
-                        line: i32::try_from(line).unwrap_or(i32::MAX),
-                        column: i32::try_from(column).unwrap_or(i32::MAX),
-                        text,
-                    });
-                    robot.stop_program();
-                }
-            }
+    let started = controller.start_script_program(&name, source, shared.config.version);
+    let Some(robot) = controller.robot.as_mut() else {
+        return;
+    };
+    match started {
+        Ok(()) => started_program(robot, name),
+        // A compile error, as the controller reports one: the runtime exception
+        // with its line and column, and the program not started.
+        Err((line, column, text)) => {
+            robot.say(format!("program {name} not started: {text}"));
+            robot.tell_primary(PrimaryMessage::RuntimeException {
+                line: i32::try_from(line).unwrap_or(i32::MAX),
+                column: i32::try_from(column).unwrap_or(i32::MAX),
+                text,
+            });
+            robot.stop_program();
         }
     }
 }

@@ -16,11 +16,12 @@ use crate::controller::{Config, Controller, KnownProgram, ProgramStart, Shared};
 use crate::fault::Fault;
 use crate::io::IoState;
 use crate::motion_faults::MotionFaults;
+use crate::own_program;
 use crate::own_program::state::{CommandProgramState, ServoProgramState};
-use crate::own_program::{self, OwnProgram};
 use crate::robot::{Motion, SimulatedRobot};
 use crate::robot_program::Program;
 use crate::robot_state::RobotState;
+use crate::script_program::ScriptProgram;
 use crate::server::accept_loop;
 use crate::service;
 use crate::source::OutputSource;
@@ -182,7 +183,7 @@ impl Sim {
     /// assert!(program.output(&format!("output_int_register_{}", servo::ACK_REGISTER)).is_none());
     /// ```
     #[must_use]
-    pub fn script_program(&self) -> Option<crate::script_program::ScriptProgram> {
+    pub fn script_program(&self) -> Option<ScriptProgram> {
         match self.shared.controller().program() {
             Some(Program::Script(p)) => Some((**p).clone()),
             _ => None,
@@ -524,11 +525,11 @@ pub enum Error {
     /// A Dashboard server was asked of a simulated PolyScope X, which has none.
     #[error("controller {0} runs PolyScope X, which has no Dashboard server")]
     NoDashboard(ControllerVersion),
-    /// One of rtde's own programs does not compile on the URScript engine
-    /// on the URScript engine: a fault of this crate, not of its caller.
+    /// One of rtde's own programs does not compile on the URScript engine: a fault of
+    /// this crate, not of its caller.
     #[error("rtde's own program does not run: line {line}, column {column}: {text}")]
     OwnProgram {
-        /// The line of the first compile error (0: not a compile error).
+        /// The line of the first compile error.
         line: u32,
         /// Its column.
         column: u32,
@@ -582,7 +583,6 @@ pub struct SimBuilder {
     local_control: bool,
     unlock_delay: Option<Duration>,
     command_program: Option<CommandLayout>,
-    native_own_programs: bool,
 }
 
 impl Default for SimBuilder {
@@ -612,7 +612,6 @@ impl Default for SimBuilder {
             local_control: false,
             unlock_delay: None,
             command_program: None,
-            native_own_programs: false,
         }
     }
 }
@@ -958,24 +957,6 @@ impl SimBuilder {
         self
     }
 
-    /// Runs rtde's own programs ([`SimBuilder::command_program`],
-    /// [`SimBuilder::servo_program`], and either sent to a script port) natively
-    /// ([`CommandProgram`](crate::CommandProgram), [`ServoProgram`](crate::ServoProgram))
-    /// rather than as their text on the URScript engine: the baseline the tests hold the
-    /// engine to, tick by tick. The engine is the one way programs run; the faults of
-    /// [`Fault::ProtectiveStopMidMove`] and [`Fault::RuntimeStopMidMove`] stop the native
-    /// command program too, not the native servo program.
-    ///
-    /// ```
-    /// let sim = rtde_sim::Sim::builder().command_program().native_own_programs().start().unwrap();
-    /// assert!(sim.script_program().is_none());
-    /// ```
-    #[must_use]
-    pub fn native_own_programs(mut self) -> Self {
-        self.native_own_programs = true;
-        self
-    }
-
     /// Binds the listener and starts serving.
     ///
     /// # Errors
@@ -1133,30 +1114,12 @@ impl SimBuilder {
                 .then(|| (KnownProgram::Servo, own_program::servo_text()))
         };
         if let Some((kind, text)) = own {
-            let own = OwnProgram {
-                kind,
-                text: &text,
-                arm,
-                q: start,
-            };
-            let program = if self.native_own_programs {
-                own.native().map_err(|text| Error::OwnProgram {
-                    line: 0,
-                    column: 0,
-                    text,
-                })?
-            } else {
-                own.interpreted(version)
-                    .map_err(|(line, column, text)| Error::OwnProgram { line, column, text })?
-            };
-            controller.start_program(program, kind.name(), &text);
+            let program = ScriptProgram::compile(&text, version, arm, start)
+                .map_err(|(line, column, text)| Error::OwnProgram { line, column, text })?;
+            controller.start_program(Program::Script(Box::new(program)), kind.name(), &text);
         }
         controller.motion_faults = MotionFaults::of(&self.faults);
-        controller.start = ProgramStart {
-            q: start,
-            arm,
-            native_own: self.native_own_programs,
-        };
+        controller.start = ProgramStart { q: start, arm };
         if self.robot_state {
             let mut robot = RobotState::default();
             robot.set_remote_control(!self.local_control);

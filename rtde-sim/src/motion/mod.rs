@@ -5,12 +5,14 @@
 //! arm stopped if it could not go on.
 
 mod path;
+mod tracking;
 
 use rtde_kinematics::{Arm, compose, invert};
 
-use crate::program;
 use path::{Arc, Path, Segment, apply, displacement};
 pub(crate) use path::{Space, Trapezoid, distance3};
+use tracking::track;
+pub use tracking::{MAX_JOINT_ACCELERATION, MAX_JOINT_SPEED};
 
 /// A joint may not move more than this many times its speed limit's step in one tick when
 /// following a straight line: more means the inverse kinematics jumped branches (a
@@ -37,15 +39,6 @@ pub(crate) enum Motion {
 }
 
 impl Motion {
-    /// The moves of the path under way, by the id each was started with.
-    pub(crate) fn moves(&self) -> impl Iterator<Item = i32> + '_ {
-        let segments = match self {
-            Motion::Path(path) => path.segments.as_slice(),
-            _ => &[],
-        };
-        segments.iter().map(|s| s.id)
-    }
-
     /// Whether a move in `space` can blend into this path, the TCP being at `tcp_now`:
     /// the path's last move has started and the TCP is within its blend radius of its
     /// target.
@@ -313,7 +306,7 @@ impl ArmMotion {
             Motion::Still => return step,
             Motion::Servo { target } => {
                 let target = *target;
-                program::track(&mut self.q, &mut self.qd, Some(&target), dt);
+                track(&mut self.q, &mut self.qd, Some(&target), dt);
                 step.moving = true;
                 return step;
             }
@@ -369,7 +362,7 @@ impl ArmMotion {
     /// Moves the joints to the flange pose `pose`, nearest where they are; on no solution,
     /// or a jump no joint can make in a tick, says why.
     fn follow_pose(&mut self, pose: &[f64; 6], dt: f64) -> Result<(), String> {
-        let limit = IK_JUMP_FACTOR * program::MAX_JOINT_SPEED * dt;
+        let limit = IK_JUMP_FACTOR * MAX_JOINT_SPEED * dt;
         match self.model.inverse_nearest(pose, &self.q) {
             Ok(q) if q.iter().zip(&self.q).all(|(a, b)| (a - b).abs() <= limit) => {
                 self.q = q;

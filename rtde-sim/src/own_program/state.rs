@@ -1,4 +1,4 @@
-//! What rtde's own programs report, whichever way they run: read from the registers they
+//! What rtde's own programs report as they run on the engine: read from the registers they
 //! write and the arm they move, as a client of the robot would see them, for tests and
 //! tools that ask the simulator.
 
@@ -51,41 +51,24 @@ impl CommandProgramState {
         layout: CommandLayout,
         robot_stopped: bool,
     ) -> Option<Self> {
-        Some(match program {
-            Program::Command(p) => CommandProgramState {
-                q: p.q(),
-                qd: p.qd(),
-                tcp_pose: p.tcp_pose(),
-                tcp_offset: p.tcp_offset(),
-                payload: p.payload(),
-                teach_mode: p.in_teach_mode(),
-                force_mode: p.force_mode().is_some(),
-                state: p.state(),
-                failure: p.failure(),
-                handshake: p.handshake(),
-                protective_stopped: p.is_protective_stopped() || robot_stopped,
-                ticks: p.ticks(),
-                messages: p.messages().to_vec(),
-            },
-            Program::Script(p) => {
-                let out = |offset: u8| int(p, &layout.int_output(offset));
-                CommandProgramState {
-                    q: p.q(),
-                    qd: p.qd(),
-                    tcp_pose: p.tcp_pose(),
-                    tcp_offset: p.tcp_offset(),
-                    payload: p.payload(),
-                    teach_mode: p.in_freedrive(),
-                    force_mode: p.in_force_mode(),
-                    state: ProgramState::from_register(out(int_out::STATE)),
-                    failure: Failure::from_register(out(int_out::FAILURE)),
-                    handshake: (out(int_out::ACCEPTED), out(int_out::DONE)),
-                    protective_stopped: p.is_protective_stopped() || robot_stopped,
-                    ticks: p.ticks(),
-                    messages: p.messages().to_vec(),
-                }
-            }
-            Program::Servo(_) | Program::Still(_) => return None,
+        let Program::Script(p) = program else {
+            return None;
+        };
+        let out = |offset: u8| int(p, &layout.int_output(offset));
+        Some(CommandProgramState {
+            q: p.q(),
+            qd: p.qd(),
+            tcp_pose: p.tcp_pose(),
+            tcp_offset: p.tcp_offset(),
+            payload: p.payload(),
+            teach_mode: p.in_freedrive(),
+            force_mode: p.in_force_mode(),
+            state: ProgramState::from_register(out(int_out::STATE)),
+            failure: Failure::from_register(out(int_out::FAILURE)),
+            handshake: (out(int_out::ACCEPTED), out(int_out::DONE)),
+            protective_stopped: p.is_protective_stopped() || robot_stopped,
+            ticks: p.ticks(),
+            messages: p.messages().to_vec(),
         })
     }
 
@@ -190,27 +173,17 @@ pub struct ServoProgramState {
 
 impl ServoProgramState {
     pub(crate) fn of(program: &Program) -> Option<Self> {
-        Some(match program {
-            Program::Servo(p) => ServoProgramState {
-                q: p.q(),
-                setpoint: p.setpoint(),
-                acked: p.acked(),
-                status: p.status(),
-                ticks: p.ticks(),
-                messages: p.messages().to_vec(),
-            },
-            Program::Script(p) => {
-                let out = |register: u8| int(p, &format!("output_int_register_{register}"));
-                ServoProgramState {
-                    q: p.q(),
-                    setpoint: p.setpoint(),
-                    acked: out(servo::ACK_REGISTER),
-                    status: ProgramStatus::from_register(out(servo::STATUS_REGISTER)),
-                    ticks: p.ticks(),
-                    messages: p.messages().to_vec(),
-                }
-            }
-            Program::Command(_) | Program::Still(_) => return None,
+        let Program::Script(p) = program else {
+            return None;
+        };
+        let out = |register: u8| int(p, &format!("output_int_register_{register}"));
+        Some(ServoProgramState {
+            q: p.q(),
+            setpoint: p.setpoint(),
+            acked: out(servo::ACK_REGISTER),
+            status: ProgramStatus::from_register(out(servo::STATUS_REGISTER)),
+            ticks: p.ticks(),
+            messages: p.messages().to_vec(),
         })
     }
 

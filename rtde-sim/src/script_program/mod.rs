@@ -1,6 +1,6 @@
 //! A URScript program, run by the `rtde-urscript` engine on the simulator's tick, its
 //! motion through the arm's one motion model: the same trapezoids, lines, blends and
-//! speed slider as the native emulation of rtde's own programs.
+//! speed slider, whatever program runs.
 //!
 //! Every program runs on it ([`Program::Script`](crate::Program::Script)), rtde's own
 //! included (issue 34).

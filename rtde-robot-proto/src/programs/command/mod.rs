@@ -1,7 +1,7 @@
 //! The command program, `rtde_command.script` in this folder: the URScript that runs
-//! rtde-robot's motion commands on a controller, and its registers. The script, the
-//! simulator's `CommandProgram` and rtde-robot's motion API read and write them as this
-//! module says, and nowhere else says it.
+//! rtde-robot's motion commands on a controller, and its registers. The script (on a
+//! controller or the simulator's engine) and rtde-robot's motion API read and write them
+//! as this module says, and nowhere else says it.
 //!
 //! A [`CommandLayout`] places the registers: [`CommandLayout::UPPER`] (the default) uses
 //! int registers 30–39 and double registers 30–47, clear of the servo kit's ([`super::servo`],

@@ -1,8 +1,19 @@
-use super::*;
-use crate::motion::{Trapezoid, distance3};
+//! `rtde_command.script` on the URScript engine, command by command, seen as a client
+//! sees it: its registers ([`CommandProgramState`]), the arm's joints and its messages.
+
+use rtde_core::Value;
 use rtde_core::fields::{Direction, lookup};
+use rtde_kinematics::Arm;
 use rtde_robot_proto::programs::WATCHDOG_TIMEOUT_CYCLES;
-use rtde_robot_proto::programs::command::{Command, int_in};
+use rtde_robot_proto::programs::command::{Command, CommandLayout, Failure, ProgramState, int_in};
+use rtde_urscript::ControllerVersion;
+
+use super::command_text;
+use super::state::CommandProgramState;
+use crate::io::IoState;
+use crate::motion::{Trapezoid, distance3};
+use crate::robot_program::Program;
+use crate::script_program::ScriptProgram;
 
 const DT: f64 = 0.002;
 const HOME: [f64; 6] = [0.0, -1.57, 1.57, -1.57, -1.57, 0.0];
@@ -11,7 +22,7 @@ const HOME: [f64; 6] = [0.0, -1.57, 1.57, -1.57, -1.57, 0.0];
 /// packages would, and the program stepped tick by tick.
 struct Bench {
     io: IoState,
-    program: CommandProgram,
+    program: Program,
     seq: i32,
     watchdog: i32,
     kick: bool,
@@ -32,7 +43,7 @@ impl Bench {
     /// sequence number 0 as its starting point.
     fn at(q: [f64; 6]) -> Bench {
         let io = IoState::default();
-        let mut program = CommandProgram::new(Arm::UR5E, q, CommandLayout::UPPER);
+        let mut program = started(q);
         program.step(&io, DT);
         Bench {
             io,
@@ -42,6 +53,11 @@ impl Bench {
             kick: true,
             trace: Vec::new(),
         }
+    }
+
+    /// What the program reports: its registers, its arm.
+    fn state(&self) -> CommandProgramState {
+        CommandProgramState::of(&self.program, CommandLayout::UPPER, false).unwrap()
     }
 
     fn slider(&mut self, fraction: f64) {
@@ -108,14 +124,9 @@ impl Bench {
     /// Ticks until command `seq` is finished; the ticks it took.
     fn until_done(&mut self, seq: i32) -> usize {
         let start = self.trace.len();
-        while self.program.handshake().1 < seq {
+        while self.state().handshake().1 < seq {
             assert!(self.trace.len() - start < 100_000, "never finished");
-            assert_ne!(
-                self.program.state(),
-                ProgramState::Stopped,
-                "{:?}",
-                self.program.messages()
-            );
+            assert!(!self.program.has_stopped(), "{:?}", self.program.messages());
             self.tick();
         }
         self.trace.len() - start
@@ -124,6 +135,14 @@ impl Bench {
     fn tcp(&self, q: &[f64; 6]) -> [f64; 6] {
         Arm::UR5E.tcp_pose(q)
     }
+}
+
+/// The command program as rtde-robot sends it, on the engine, the arm at `q`.
+fn started(q: [f64; 6]) -> Program {
+    let text = command_text(CommandLayout::UPPER);
+    let v5 = ControllerVersion::new(5, 9, 0, 0);
+    let program = ScriptProgram::compile(&text, v5, Arm::UR5E, q).unwrap();
+    Program::Script(Box::new(program))
 }
 
 fn max_abs(v: impl IntoIterator<Item = f64>) -> f64 {
@@ -177,7 +196,7 @@ fn move_j_keeps_to_its_speed_and_acceleration_and_ends_on_the_target() {
         previous = *qd;
     }
     assert_eq!(b.program.q(), target);
-    assert_eq!(b.program.state(), ProgramState::Idle);
+    assert_eq!(b.state().state(), ProgramState::Idle);
 }
 
 #[test]
@@ -235,7 +254,7 @@ fn blends_keep_the_velocity_continuous_and_do_not_stop_at_the_waypoints() {
         let blend = if i + 1 < waypoints.len() { 0.05 } else { 0.0 };
         blended.move_j(*w, speed, accel, blend);
         // The client writes the next waypoint once this one is taken.
-        while blended.program.handshake().0 < blended.seq {
+        while blended.state().handshake().0 < blended.seq {
             blended.tick();
         }
     }
@@ -294,28 +313,39 @@ fn the_speed_slider_at_30_percent_stretches_a_move_j_by_1_over_0_3() {
     assert_eq!(slow.program.q(), target);
 }
 
+/// A `stop_j` decelerates the arm at its rate from the tick after it is written (the
+/// program reads it in its next tick), every tick, until it rests.
 #[test]
-fn stop_j_decelerates_from_the_tick_that_takes_it() {
+fn stop_j_decelerates_at_its_rate_from_the_tick_after_it_is_written() {
     let mut b = Bench::new();
     b.move_j([1.5, -1.57, 1.57, -1.57, -1.57, 0.0], 1.0, 2.0, 0.0);
     for _ in 0..400 {
         b.tick();
     }
-    let before = b.program.qd()[0];
-    assert!(before > 0.5);
+    assert!(b.program.qd()[0] > 0.5);
+    let written = b.trace.len();
     b.command(Command::StopJ, &[4.0], &[]);
-    b.tick();
-    let (tick, _) = b.program.last_stop_started().unwrap();
-    assert_eq!(tick, b.program.ticks());
-    let first = b.program.qd()[0];
-    assert!(
-        (before - first - 4.0 * DT).abs() < 1e-9,
-        "{before} -> {first}"
-    );
     while max_abs(b.program.qd()) > 0.0 {
         b.tick();
     }
-    assert_eq!(b.program.state(), ProgramState::Idle);
+    // At speed (qd[0] = 1.0 rad/s) before the stop; then 4.0 rad/s² less each tick.
+    let qd: Vec<f64> = b.trace[written - 1..].iter().map(|(_, qd)| qd[0]).collect();
+    let first_drop = qd.windows(2).position(|w| w[1] < w[0]).unwrap();
+    assert!(
+        first_drop <= 2,
+        "the stop began {first_drop} ticks after it was written"
+    );
+    for (tick, w) in qd[first_drop..].windows(2).enumerate() {
+        // The last tick brakes only what speed is left.
+        assert!(
+            (w[0] - w[1] - 4.0 * DT).abs() < 1e-9 || w[1] == 0.0,
+            "tick {tick} of the stop: {} -> {}",
+            w[0],
+            w[1]
+        );
+    }
+    b.until_done(b.seq);
+    assert_eq!(b.state().state(), ProgramState::Idle);
 }
 
 #[test]
@@ -348,12 +378,13 @@ fn a_paused_speed_j_stands_without_a_watchdog_and_ramps_again_from_rest_at_play(
     }
     assert_eq!((b.program.q(), b.program.qd()), (paused_at, [0.0; 6]));
     b.tick();
-    assert_eq!(b.program.failure(), Failure::None);
+    assert_eq!(b.state().failure(), Failure::None);
     // One tick's acceleration (1 rad/s²) from rest, not the speed it had.
     let qd = b.program.qd()[0];
     assert!(qd > 0.0 && qd <= 1.0 * DT + 1e-12, "{qd}");
 }
 
+/// A silent client trips the watchdog: the program reports why, brakes the arm and ends.
 #[test]
 fn the_watchdog_stops_the_program() {
     let mut b = Bench::new();
@@ -363,9 +394,21 @@ fn the_watchdog_stops_the_program() {
     for _ in 0..WATCHDOG_TIMEOUT_CYCLES {
         b.tick();
     }
-    assert_eq!(b.program.failure(), Failure::Watchdog);
-    assert_eq!(b.program.runtime_state(), STOPPED);
-    assert!(b.program.messages()[0].contains("watchdog"));
+    assert_eq!(b.state().failure(), Failure::Watchdog);
+    // The script brakes the arm (`stopj`) before it ends.
+    for _ in 0..1000 {
+        if b.program.has_stopped() {
+            break;
+        }
+        b.tick();
+    }
+    assert!(b.program.has_stopped());
+    assert_eq!(b.program.qd(), [0.0; 6]);
+    assert!(
+        b.program.messages()[0].contains("watchdog"),
+        "{:?}",
+        b.program.messages()
+    );
 }
 
 #[test]
@@ -378,19 +421,19 @@ fn ticks_run_late_do_not_count_against_the_watchdog() {
         b.program.step_late(&b.io, DT);
     }
     b.tick();
-    assert_eq!(b.program.failure(), Failure::None);
-    assert_eq!(b.program.state(), ProgramState::Moving);
+    assert_eq!(b.state().failure(), Failure::None);
+    assert_eq!(b.state().state(), ProgramState::Moving);
 }
 
 #[test]
 fn a_new_program_starts_from_the_registers_a_previous_session_left() {
     // The previous session's last command, a move, is still in the registers.
     let mut b = Bench::new();
-    b.program = CommandProgram::new(Arm::UR5E, HOME, CommandLayout::UPPER);
+    b.program = started(HOME);
     b.seq = 41;
     b.move_j([1.5, -1.57, 1.57, -1.57, -1.57, 0.0], 0.5, 1.0, 0.0);
     b.tick();
-    let p = &b.program;
+    let p = b.state();
     assert_eq!(p.handshake(), (42, 42), "taken as the starting point");
     assert_eq!(p.state(), ProgramState::Idle, "and not run again");
     assert_eq!((p.q(), p.failure()), (HOME, Failure::None));
@@ -407,7 +450,7 @@ fn a_skipped_sequence_number_stops_the_program() {
     b.seq = 1;
     b.move_j(HOME, 0.5, 1.0, 0.0);
     b.tick();
-    assert_eq!(b.program.failure(), Failure::Handshake);
+    assert_eq!(b.state().failure(), Failure::Handshake);
 }
 
 #[test]
@@ -422,14 +465,16 @@ fn a_protective_stop_mid_move_is_reported_as_a_controller_reports_it() {
         b.tick();
     }
     let p = &b.program;
-    assert!(p.is_protective_stopped());
+    assert!(b.state().is_protective_stopped());
     assert_eq!(p.output("safety_mode"), Some(Value::Int32(3)));
-    assert_eq!(p.output("runtime_state"), Some(Value::Uint32(STOPPED)));
+    let stopped = rtde_core::RuntimeState::Stopped.code();
+    assert_eq!(p.output("runtime_state"), Some(Value::Uint32(stopped)));
     assert_eq!(p.qd(), [0.0; 6]);
 }
 
+/// A line the arm cannot follow is met as a controller meets it: a protective stop.
 #[test]
-fn a_line_through_the_base_axis_stops_the_program_as_unreachable() {
+fn a_line_through_the_base_axis_is_a_protective_stop() {
     // Tool pointing down; the wrist passes within d4 of the base axis mid-line.
     let start = [0.4, -0.05, 0.3, 0.0, std::f64::consts::PI, 0.0];
     let q = Arm::UR5E.inverse_nearest(start, &HOME).unwrap();
@@ -441,8 +486,13 @@ fn a_line_through_the_base_axis_stops_the_program_as_unreachable() {
     for _ in 0..2000 {
         b.tick();
     }
-    assert_eq!(b.program.failure(), Failure::Unreachable);
-    assert_eq!(b.program.runtime_state(), STOPPED);
+    assert!(
+        b.state().is_protective_stopped(),
+        "{:?}",
+        b.program.messages()
+    );
+    assert!(b.program.has_stopped());
+    assert_eq!(b.program.qd(), [0.0; 6]);
 }
 
 #[test]
@@ -459,15 +509,14 @@ fn configuration_commands_are_taken_and_reported() {
     b.tick();
     b.command(Command::TeachMode, &[], &[]);
     b.tick();
-    let p = &b.program;
+    while b.state().handshake().1 < 4 {
+        b.tick();
+    }
+    let p = b.state();
     assert_eq!(p.handshake(), (4, 4));
     assert_eq!(p.tcp_offset()[2], 0.1);
     assert_eq!(p.payload(), (1.5, [0.0, 0.0, 0.05]));
-    let f = p.force_mode().unwrap();
-    assert_eq!(
-        (f.kind, f.selection, f.wrench[2]),
-        (2, [0, 0, 1, 0, 0, 0], -10.0)
-    );
+    assert!(p.in_force_mode());
     assert!(p.in_teach_mode());
     let tcp = p.tcp_pose();
     let flange = Arm::UR5E.tcp_pose(&p.q());
