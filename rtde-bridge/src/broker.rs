@@ -247,9 +247,6 @@ async fn finish_disconnect(eventloop: &mut EventLoop) {
 
 #[cfg(test)]
 mod tests {
-    use rtde_core::fields::{ControllerVersion, Direction, lookup};
-    use rtde_core::protocol::ProtocolVersion;
-    use rtde_record::capture::Header;
     use rumqttc::QoS;
 
     use super::*;
@@ -293,14 +290,7 @@ mod tests {
             .lock()
             .unwrap()
             .insert("rtde/arm/data".into(), Arc::clone(&robot));
-        robot.online(Header {
-            protocol: ProtocolVersion::V2,
-            controller: ControllerVersion::new(5, 21, 0, 0),
-            frequency: 500.0,
-            recipe_id: Some(1),
-            started_unix_micros: 0,
-            fields: vec![lookup(Direction::Output, "timestamp").unwrap()],
-        });
+        robot.online(crate::fixtures::timestamp_stream());
         for t in [0.0, 0.002, 0.004] {
             robot.push(&f64::to_be_bytes(t), 1, 0, 0);
         }

@@ -72,3 +72,23 @@ pub use error::{BrokerError, Error};
 pub use queue::{RobotCounts, packages_per_batch};
 pub use subscriber::{Message, SequenceCheck, Subscriber, SubscriberError, Summary, Verdict};
 pub use tls::Tls;
+
+/// What the unit tests share.
+#[cfg(test)]
+mod fixtures {
+    use rtde_core::fields::{ControllerVersion, Direction, lookup};
+    use rtde_core::protocol::ProtocolVersion;
+    use rtde_record::capture::Header;
+
+    /// A protocol v2 stream of `timestamp` alone at 500 Hz, recipe 1.
+    pub(crate) fn timestamp_stream() -> Header {
+        Header {
+            protocol: ProtocolVersion::V2,
+            controller: ControllerVersion::new(5, 21, 0, 0),
+            frequency: 500.0,
+            recipe_id: Some(1),
+            started_unix_micros: 0,
+            fields: vec![lookup(Direction::Output, "timestamp").unwrap()],
+        }
+    }
+}

@@ -393,19 +393,7 @@ pub(crate) fn timestamp_of(payload: &[u8]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rtde_core::fields::{ControllerVersion, Direction, lookup};
-    use rtde_core::protocol::ProtocolVersion;
-
-    fn stream() -> Header {
-        Header {
-            protocol: ProtocolVersion::V2,
-            controller: ControllerVersion::new(5, 21, 0, 0),
-            frequency: 500.0,
-            recipe_id: Some(1),
-            started_unix_micros: 0,
-            fields: vec![lookup(Direction::Output, "timestamp").unwrap()],
-        }
-    }
+    use crate::fixtures::timestamp_stream as stream;
 
     fn batches(q: &RobotQueue) -> Vec<Batch> {
         let mut out = Vec::new();

@@ -643,10 +643,6 @@ impl SequenceCheck {
 mod tests {
     use std::sync::Arc;
 
-    use rtde_core::fields::{ControllerVersion, Direction, lookup};
-    use rtde_core::protocol::ProtocolVersion;
-    use rtde_record::capture::Header;
-
     use super::*;
 
     /// A batch of 10 packages of robot `a` from package `first`, with the bridge's drop
@@ -662,14 +658,7 @@ mod tests {
             lost: 0,
             t0_unix_us: 0,
             t0_timestamp: 0.0,
-            stream: Arc::new(Header {
-                protocol: ProtocolVersion::V2,
-                controller: ControllerVersion::new(5, 21, 0, 0),
-                frequency: 500.0,
-                recipe_id: Some(1),
-                started_unix_micros: 0,
-                fields: vec![lookup(Direction::Output, "timestamp").unwrap()],
-            }),
+            stream: Arc::new(crate::fixtures::timestamp_stream()),
             payloads: vec![0; 80],
         }
     }

@@ -356,10 +356,6 @@ fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
 mod tests {
     use std::sync::Arc;
 
-    use rtde_core::fields::{ControllerVersion, Direction, lookup};
-    use rtde_core::protocol::ProtocolVersion;
-    use rtde_record::capture::Header;
-
     use super::*;
     use crate::payload::Batch;
     use device::{Device, node_birth, node_death};
@@ -371,14 +367,7 @@ mod tests {
 
     /// A batch of two packages of `arm-1`, the timestamp only, from package `first`.
     fn batch(first: u64) -> Batch {
-        let stream = Arc::new(Header {
-            protocol: ProtocolVersion::V2,
-            controller: ControllerVersion::new(5, 21, 0, 0),
-            frequency: 500.0,
-            recipe_id: Some(1),
-            started_unix_micros: 0,
-            fields: vec![lookup(Direction::Output, "timestamp").unwrap()],
-        });
+        let stream = Arc::new(crate::fixtures::timestamp_stream());
         let payloads = [first, first + 1]
             .iter()
             .flat_map(|&n| (n as f64 * 0.002).to_be_bytes())
