@@ -13,7 +13,8 @@
 //!   it, the engine's part: `ScriptProgram::step` (engine and arm motion) replayed on a
 //!   snapshot taken mid-window, per tick, times 500;
 //! - (c) rtde's own servo: `rtde_robot::control::ControlLoop` on this process's main
-//!   thread against the servo program, sent through the script port and run natively.
+//!   thread against the servo program, sent through the script port and run on the
+//!   URScript engine (natively before the engine became the only way a program runs).
 //!
 //! The figure is the CPU time of this process but its main thread (which drives the cases
 //! and, in (c), is the client): `/proc/self/stat`'s total, which keeps the time of threads
@@ -410,7 +411,7 @@ impl Figures {
             self.engine.summary(" %")
         );
         println!(
-            "  (c) rtde ControlLoop, native program:  {}",
+            "  (c) rtde ControlLoop, servo program:   {}",
             self.rtde.summary(" %")
         );
         println!(

@@ -95,8 +95,9 @@ impl Default for ProgramStart {
     }
 }
 
-/// The project's programs, which the simulator recognises when a script port receives one
-/// (see [`KNOWN_PROGRAMS`](crate::KNOWN_PROGRAMS)).
+/// The project's programs, which [`SimBuilder::command_program`](crate::SimBuilder::command_program)
+/// and [`SimBuilder::servo_program`](crate::SimBuilder::servo_program) start as if from the
+/// pendant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum KnownProgram {

@@ -119,8 +119,8 @@
 //! - **The Dashboard server and the script ports** (opt-in: [`SimBuilder::dashboard`],
 //!   [`SimBuilder::script_ports`]): a robot state machine ([`RobotState`]) behind a
 //!   Dashboard server and the primary, secondary and real-time interfaces, visible in
-//!   `robot_mode`, `safety_status`, `runtime_state` and the status bits; the project's own
-//!   programs ([`KNOWN_PROGRAMS`]) run when sent. See `docs/dashboard.md`.
+//!   `robot_mode`, `safety_status`, `runtime_state` and the status bits; every program sent,
+//!   the project's own included, runs on the URScript engine. See `docs/dashboard.md`.
 //! - **Fleets.** [`SimBuilder::start_fleet`] serves many controllers from one process,
 //!   each on its own port, with one clock thread streaming every paced connection of
 //!   every robot: one wake-up per control-loop tick, not one per robot per period.
@@ -179,7 +179,6 @@ pub use robot::{JOINT_POSITION_LIMIT, JOINT_SPEED_LIMIT, Motion, SimulatedRobot}
 pub use robot_program::Program;
 pub use robot_state::{PROTECTIVE_STOP_UNLOCK_DELAY, RobotState};
 pub use rtde_kinematics::{Arm, Calibration};
-pub use script_port::KNOWN_PROGRAMS;
 pub use sim::{
     DEFAULT_CONTROLLER_VERSION, DEFAULT_STALL_TIMEOUT, Error, SHUTDOWN_TIMEOUT, Sim, SimBuilder,
     Stats,

@@ -1,6 +1,6 @@
 //! The script ports (30001–30003 on a controller): programs in, robot messages out.
 //!
-//! Every program, rtde's own ([`KNOWN_PROGRAMS`]) included, is checked against the
+//! Every program, rtde's own included, is checked against the
 //! controller's version and run by the URScript engine
 //! ([`ScriptProgram`](crate::script_program::ScriptProgram)), `runtime_state` PLAYING while
 //! it runs. A compile error is answered as the controller answers it: the primary
@@ -18,23 +18,15 @@ use std::time::{Duration, Instant};
 
 use rtde_robot_proto::ports::ScriptPort;
 use rtde_robot_proto::primary::{Layout, PrimaryMessage};
-use rtde_robot_proto::programs;
+
 use rtde_robot_proto::realtime::RealtimeLayout;
 use rtde_robot_proto::script::Program;
 
-use crate::controller::{KnownProgram, Shared};
+use crate::controller::Shared;
 use crate::fault::Fault;
 use crate::robot_state::RobotState;
 use crate::source::Tick;
 use crate::state_report::Report;
-
-/// The project's programs, which the simulator recognises by their marker lines (from
-/// each program's folder in `rtde_robot_proto::programs`) and runs on the URScript engine
-/// as it runs any program. One row per program and version.
-pub const KNOWN_PROGRAMS: &[(&str, KnownProgram)] = &[
-    (programs::servo::MARKER, KnownProgram::Servo),
-    (programs::command::MARKER, KnownProgram::Command),
-];
 
 /// How often a connection looks for robot messages to send.
 const POLL: Duration = Duration::from_millis(10);

@@ -865,7 +865,7 @@ impl SimBuilder {
     /// [`Sim::read_only_addr`]) on the RTDE address's IP and free ports ([`Sim::script_addr`]),
     /// with the robot's state machine ([`SimBuilder::robot_state`]). A program that
     /// runs on the URScript engine ([`ScriptProgram`](crate::script_program::ScriptProgram)),
-    /// rtde's own ([`KNOWN_PROGRAMS`](crate::KNOWN_PROGRAMS)) included. The primary interface sends the version message,
+    /// rtde's own included. The primary interface sends the version message,
     /// runtime exceptions ([`Fault::RuntimeException`]) and protective stops.
     ///
     /// ```

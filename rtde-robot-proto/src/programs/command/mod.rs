@@ -95,8 +95,8 @@ pub const DOUBLE_INPUTS: u8 = 18;
 /// The output double register (offset 0) with the current motion's progress.
 pub const PROGRESS: u8 = 0;
 
-/// The first line of the command program, which the simulator and a client use to tell the
-/// program and its version.
+/// The first line of the command program, which tells the program and its version (and,
+/// with its register lines, its layout: [`layout_of`]).
 pub const MARKER: &str = "# rtde-program: command 1";
 
 impl CommandLayout {

@@ -6,8 +6,7 @@
 /// `rtde_servo.script`, the program to install on the pendant or send (its header says how).
 pub const SCRIPT: &str = include_str!("rtde_servo.script");
 
-/// The line that names the program and its version in [`SCRIPT`]; the simulator runs the
-/// programs that carry it.
+/// The line that names the program and its version in [`SCRIPT`].
 pub const MARKER: &str = "# rtde-program: servo 1";
 
 /// `input_int_register_N`: the watchdog counter, changed by the client every cycle.
