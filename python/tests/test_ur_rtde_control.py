@@ -230,3 +230,43 @@ def test_the_next_client_takes_over_from_one_killed_mid_move(controller):
         second.stopScript()
     finally:
         second.disconnect()
+
+
+# A client that sets ur_rtde's RTDE watchdog, starts an asynchronous move, and kicks the
+# watchdog until it is killed.
+WATCHDOG_KICKER = """
+import sys, time, rtde_control
+control = rtde_control.RTDEControlInterface(sys.argv[1])
+assert control.setWatchdog(10.0)
+control.moveJ([float(q) for q in sys.argv[2:]], 0.3, 0.5, True)
+print("moving", flush=True)
+while True:
+    control.kickWatchdog()
+    time.sleep(0.01)
+"""
+
+
+def test_a_killed_client_that_set_the_watchdog_stops_the_program_and_the_arm(controller):
+    """ur_rtde's setWatchdog is the controller's rtde_set_watchdog on the command register,
+    with the action "stop": once the client dies and 0.1 s (10 Hz) passes without a
+    package carrying that register, the controller stops the program and the arm."""
+    sim, control, receive = controller
+    control.disconnect()
+    child = subprocess.Popen(
+        [sys.executable, "-c", WATCHDOG_KICKER, sim.host, *map(str, TARGET)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdout.readline().strip() == "moving"
+        time.sleep(0.5)
+        assert sim.robot_state()["program_state"] is rtde_rs.RuntimeState.PLAYING, "kicked, it plays"
+    finally:
+        child.kill()
+        child.wait()
+    wait_for(
+        lambda: sim.robot_state()["program_state"] is rtde_rs.RuntimeState.STOPPED,
+        "the program stopped by the RTDE watchdog",
+    )
+    wait_for(lambda: max(map(abs, receive.getActualQd())) == 0.0, "the arm at rest")
+    assert not close(receive.getActualQ(), TARGET, 1e-3), "stopped before its target"

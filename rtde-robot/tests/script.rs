@@ -193,14 +193,38 @@ fn stopped_key(sim: &Sim, name: &str) -> std::thread::JoinHandle<bool> {
 
 /// Waits until the robot's program is stopped again, at most 10 s.
 fn wait_stopped(sim: &Sim) {
+    wait_for_state(sim, RuntimeState::Stopped);
+}
+
+fn wait_for_state(sim: &Sim, state: RuntimeState) {
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while sim.robot_state().unwrap().program_state() != RuntimeState::Stopped {
+    while sim.robot_state().unwrap().program_state() != state {
         assert!(
             std::time::Instant::now() < deadline,
-            "the program never ended"
+            "the program never came to {state:?}"
         );
         std::thread::sleep(Duration::from_millis(10));
     }
+}
+
+/// `rtde_set_watchdog(…, "pause")`: with no client writing the watched register, the
+/// controller pauses the program once the period has passed, and `play` goes on with it.
+#[test]
+fn an_rtde_watchdog_that_pauses_leaves_the_program_to_play_again() {
+    let sim = start(Sim::builder());
+    ready(&sim);
+    let program = Program::new(
+        "def watched():\n  rtde_set_watchdog(\"input_int_register_0\", 2, \"pause\")\n\
+         \x20 while True:\n    sync()\n  end\nend\n",
+    )
+    .unwrap();
+    sender(&sim).send(&program).unwrap();
+    wait_for_state(&sim, RuntimeState::Paused);
+    dashboard(&sim).play().unwrap();
+    assert_eq!(
+        sim.robot_state().unwrap().program_state(),
+        RuntimeState::Playing
+    );
 }
 
 #[test]

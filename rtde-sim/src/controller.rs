@@ -321,6 +321,30 @@ impl Controller {
         }
     }
 
+    /// A script's RTDE watchdog (`rtde_set_watchdog(…, "pause")`) pauses the robot's
+    /// program, as the Dashboard's `pause` does: `play` goes on. Without the robot's state
+    /// machine nothing could play it again, so the program stops.
+    fn share_pause(&mut self) {
+        let Some(run) = self.program.as_mut() else {
+            return;
+        };
+        let Program::Script(script) = &mut run.program else {
+            return;
+        };
+        let Some(why) = script.take_pause() else {
+            return;
+        };
+        match self.robot.as_mut() {
+            Some(robot) => {
+                // A program the robot does not play (already paused or stopping) stays so.
+                let _ = robot.pause();
+            }
+            None => script.runtime_stop(&format!(
+                "{why}; with no robot state machine to play it again, it stopped"
+            )),
+        }
+    }
+
     /// One program state for every interface, whichever side changed it: a program that
     /// stopped itself (its watchdog, a handshake, an unreachable target, a fault) stops the
     /// robot's program, with the primary interface's `PROGRAM_XXX_STOPPED`; the robot's
@@ -377,6 +401,7 @@ impl Controller {
     pub(crate) fn tick(&mut self, tick: Tick) {
         self.update_robot();
         self.share_protective_stop();
+        self.share_pause();
         let paused = self
             .robot
             .as_ref()

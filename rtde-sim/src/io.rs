@@ -16,9 +16,17 @@ pub struct IoState {
     inputs: HashMap<&'static str, Value>,
     /// Each masked value as the controller applied it, by the value's name.
     applied: HashMap<&'static str, Value>,
+    /// How many packages carried each input variable: an update, for `rtde_set_watchdog`,
+    /// is a package with the variable, whether or not its value changed.
+    updates: HashMap<&'static str, u64>,
 }
 
 impl IoState {
+    /// How many packages have carried the input variable `name`.
+    pub(crate) fn updates(&self, name: &str) -> u64 {
+        self.updates.get(name).copied().unwrap_or(0)
+    }
+
     /// The last value written to the input variable `name`, if any client wrote it.
     #[must_use]
     pub fn input(&self, name: &str) -> Option<&Value> {
@@ -111,6 +119,7 @@ impl IoState {
     pub(crate) fn write(&mut self, values: &[(&'static str, Value)]) {
         for &(name, value) in values {
             self.inputs.insert(name, value);
+            *self.updates.entry(name).or_default() += 1;
         }
         let written = |name: &str| values.iter().any(|(n, _)| *n == name);
         for m in rtde_core::fields::masks() {

@@ -9,6 +9,7 @@ use rtde_kinematics::{compose, invert};
 use rtde_urscript::builtins;
 use rtde_urscript::run::{Host, HostCall, Progress, Reply, Value};
 
+use super::rtde_watchdog::Watchdogs;
 use super::sensing::{History, Random};
 use super::sockets::Sockets;
 use crate::io::IoState;
@@ -132,6 +133,9 @@ pub(super) struct Outputs {
     /// Why the program met a protective stop (it called `protective_stop()`, or the arm
     /// could not follow its line), while the controller has yet to raise it.
     pub(super) protective_stop: Option<String>,
+    /// Why the program is to pause (its RTDE watchdog), while the controller has yet to
+    /// pause it.
+    pub(super) pause: Option<String>,
 }
 
 impl Outputs {
@@ -211,6 +215,7 @@ pub(super) struct SimHost<'a> {
     pub(super) sockets: &'a Sockets,
     pub(super) history: &'a History,
     pub(super) random: &'a mut Random,
+    pub(super) watchdogs: &'a mut Watchdogs,
     pub(super) dt: f64,
 }
 
@@ -502,8 +507,22 @@ impl Host for SimHost<'_> {
                 self.outputs.force = call.name == "force_mode";
                 done(Value::None)
             }
+            "rtde_set_watchdog" => {
+                let text = |v: &Value| match v {
+                    Value::Str(s) => Ok(s.to_string()),
+                    other => Err(format!("expected a string, got {other}")),
+                };
+                (|| {
+                    self.watchdogs.set(
+                        self.io,
+                        &text(arg(&call, "variable_name"))?,
+                        arg(&call, "min_frequency").number()?,
+                        &text(arg(&call, "action"))?,
+                    )?;
+                    done(Value::None)
+                })()
+            }
             "set_gravity"
-            | "rtde_set_watchdog"
             | "zero_ftsensor"
             | "set_speed_slider_fraction"
             | "force_mode_set_damping"

@@ -6,6 +6,7 @@
 //! included (issue 34).
 
 mod host;
+mod rtde_watchdog;
 mod sensing;
 mod sockets;
 
@@ -18,6 +19,7 @@ use crate::io::IoState;
 use crate::motion::ArmMotion;
 pub use host::NOT_SIMULATED;
 use host::{Outputs, Pending, SimHost};
+use rtde_watchdog::{Action, Watchdogs};
 use sensing::{History, Random};
 use sockets::Sockets;
 
@@ -49,6 +51,7 @@ pub struct ScriptProgram {
     sockets: Sockets,
     history: History,
     random: Random,
+    watchdogs: Watchdogs,
     ticks: u64,
     /// The controller's digital outputs at the last tick, under the script's own.
     io_bits: u64,
@@ -84,6 +87,7 @@ impl ScriptProgram {
             sockets: Sockets::default(),
             history: History::new(q),
             random: Random::default(),
+            watchdogs: Watchdogs::default(),
             ticks: 0,
             io_bits: 0,
             protective: false,
@@ -133,6 +137,21 @@ impl ScriptProgram {
         } else {
             State::Running
         };
+        if script_runs
+            && self.is_running()
+            && let Some(quiet) = self.watchdogs.check(io, dt)
+        {
+            match quiet.action {
+                Action::Stop => {
+                    self.halt(quiet.message);
+                    return;
+                }
+                Action::Pause | Action::Ignore => {
+                    self.messages.push(quiet.message.clone());
+                    self.outputs.pause = Some(quiet.message);
+                }
+            }
+        }
         if let State::Failed(e) = state {
             self.messages.push(format!(
                 "runtime exception at line {}, column {}: {}",
@@ -167,6 +186,7 @@ impl ScriptProgram {
             sockets: &self.sockets,
             history: &self.history,
             random: &mut self.random,
+            watchdogs: &mut self.watchdogs,
             dt,
         };
         f(&mut self.machine, &mut host)
@@ -313,6 +333,11 @@ impl ScriptProgram {
     /// raises the robot's protective stop for it.
     pub(crate) fn take_protective_stop(&mut self) -> Option<String> {
         self.outputs.protective_stop.take()
+    }
+
+    /// Why the program's RTDE watchdog asks the controller to pause it, once.
+    pub(crate) fn take_pause(&mut self) -> Option<String> {
+        self.outputs.pause.take()
     }
 
     /// Every message the program logged (`textmsg`, runtime exceptions), oldest first.

@@ -412,3 +412,50 @@ fn late_ticks_move_the_arm_without_running_the_script() {
     assert_eq!(p.ticks(), 30);
     assert!(moved.iter().all(|d| *d > 0.0), "{moved:?}");
 }
+
+/// `rtde_set_watchdog`: a program whose watched input stops arriving (its client died) is
+/// stopped once the period of the minimum frequency has passed without an update; updates
+/// keep it running, and "ignore" only watches.
+#[test]
+fn an_rtde_watchdog_stops_the_program_when_its_input_goes_quiet() {
+    let program = |action: &str| {
+        program(&format!(
+            "def watched():\n  rtde_set_watchdog(\"input_int_register_0\", 10, \"{action}\")\n\
+             \x20 while True:\n    sync()\n  end\nend\n"
+        ))
+    };
+    let mut io = IoState::default();
+    let mut p = program("stop");
+    for i in 0..200 {
+        io.write(&[("input_int_register_0", rtde_core::Value::Int32(i % 2))]);
+        p.step(&io, 0.002);
+    }
+    assert!(p.is_running(), "updated every tick: {:?}", p.messages());
+    // The client dies: 0.1 s (50 ticks) without an update is allowed, the next is not.
+    for _ in 0..50 {
+        p.step(&io, 0.002);
+    }
+    assert!(p.is_running(), "{:?}", p.messages());
+    p.step(&io, 0.002);
+    assert!(!p.is_running());
+    assert_eq!(
+        p.messages(),
+        [
+            "RTDE watchdog: no update of `input_int_register_0` for more than 0.100 s (minimum 10 Hz): the program stopped"
+        ]
+    );
+
+    let mut ignored = program("ignore");
+    run(&mut ignored, 500);
+    assert!(ignored.is_running() && ignored.messages().is_empty());
+}
+
+#[test]
+fn an_rtde_watchdog_on_no_input_variable_is_a_runtime_error() {
+    let mut p = program("rtde_set_watchdog(\"actual_q\", 10)\n");
+    run(&mut p, 5);
+    assert_eq!(
+        p.messages(),
+        ["runtime exception at line 1, column 1: `actual_q` is no RTDE input variable"]
+    );
+}
