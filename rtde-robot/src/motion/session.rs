@@ -150,15 +150,18 @@ impl Session {
         self.closed = true;
     }
 
-    /// Whether a command is under way: sent and not finished, or a move running. When one
-    /// is, the commands sent and not finished are recorded as cut short by closing.
+    /// Whether closing is to stop the arm first: a command is under way (sent and not
+    /// finished, or a move running) and the controller plays the program, which can take
+    /// the stop. A program paused (by a protective stop, say) or stopped takes nothing, so
+    /// closing waits for nothing from it. Commands sent and not finished are recorded as
+    /// cut short by closing either way.
     pub(crate) fn begin_close(&mut self) -> bool {
         let done = self.observed.ints[usize::from(int_out::DONE)];
         let busy = self.last_seq > done || self.program() == ProgramState::Moving;
         if busy {
             self.cut_short = Some(done.saturating_add(1)..=self.last_seq);
         }
-        busy
+        busy && self.observed.runtime_state == PLAYING
     }
 
     /// An order of `kind` is about to be sent: a stop or a newer motion cuts short the
