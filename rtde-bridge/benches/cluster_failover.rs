@@ -7,6 +7,10 @@
 //! cargo bench -p rtde-bridge --bench cluster_failover -- --robots 100 --frequency 125 --seconds 90 --runs 3
 //! ```
 //!
+//! `--connections N` (default 1) publishes on N MQTT sessions (`[broker] connections`),
+//! the robots shared out; `--batch-ms MS` (default 10) is `[payload] batch_ms`;
+//! `--only mosquitto|bridges-node|subscribers-node` (repeatable) runs only those.
+//!
 //! Three scenarios per run, one after the other on the same machine:
 //! - `mosquitto`: one Mosquitto, the reference; its death is an outage until it restarts;
 //! - `nats: bridge's node`: a 3-node NATS cluster, the bridge's node killed (one that
@@ -131,7 +135,17 @@ fn broker(scenario: Scenario) -> Option<Setup> {
     Some((Broker::Nats { cluster, victim }, urls, sub))
 }
 
-fn config(urls: &[String], robots: &[(String, SocketAddr)], frequency: f64) -> String {
+/// What the fleet sends, and how the bridge publishes it.
+#[derive(Clone, Copy, Debug)]
+struct Load {
+    robots: u16,
+    frequency: f64,
+    seconds: u64,
+    connections: usize,
+    batch_ms: u64,
+}
+
+fn config(urls: &[String], robots: &[(String, SocketAddr)], load: &Load) -> String {
     let list = urls
         .iter()
         .map(|u| format!("\"{u}\""))
@@ -140,10 +154,17 @@ fn config(urls: &[String], robots: &[(String, SocketAddr)], frequency: f64) -> S
     mosquitto::config(
         "x",
         robots,
-        "batch_ms = 10\nbatch_packages = 1000\nqueue_packages = 100000",
-        frequency,
+        &format!(
+            "batch_ms = {}\nbatch_packages = 1000\nqueue_packages = 100000",
+            load.batch_ms
+        ),
+        load.frequency,
     )
-    .replacen("url = \"x\"", &format!("urls = [{list}]"), 1)
+    .replacen(
+        "url = \"x\"",
+        &format!("urls = [{list}]\nconnections = {}", load.connections),
+        1,
+    )
 }
 
 fn unix_us() -> i64 {
@@ -179,11 +200,11 @@ fn percentile_ms(sorted: &[i64], p: f64) -> f64 {
     sorted[i] as f64 / 1000.0
 }
 
-fn run(scenario: Scenario, robots: u16, frequency: f64, seconds: u64) -> Option<Figures> {
+fn run(scenario: Scenario, load: &Load) -> Option<Figures> {
     let (mut broker, urls, sub_nodes) = broker(scenario)?;
     let fleet = rtde_sim::Sim::builder()
         .deterministic()
-        .start_fleet(robots)
+        .start_fleet(load.robots)
         .expect("start the fleet");
     let named: Vec<(String, SocketAddr)> = fleet
         .addrs()
@@ -200,13 +221,13 @@ fn run(scenario: Scenario, robots: u16, frequency: f64, seconds: u64) -> Option<
     let mut options = StartOptions::default();
     options.drain_timeout = Duration::from_secs(120);
     let bridge = Bridge::start(
-        Config::parse(&config(&urls, &named, frequency), "bench.toml").expect("config"),
+        Config::parse(&config(&urls, &named, load), "bench.toml").expect("config"),
         options,
     )
     .expect("the bridge starts");
     let (mut check, mut latencies) = (SequenceCheck::default(), Vec::new());
     let started = Instant::now();
-    let third = Duration::from_secs(seconds) / 3;
+    let third = Duration::from_secs(load.seconds) / 3;
     while started.elapsed() < third {
         drain(&sub, &mut check, &mut latencies);
     }
@@ -279,15 +300,31 @@ fn run(scenario: Scenario, robots: u16, frequency: f64, seconds: u64) -> Option<
 }
 
 fn main() {
-    let (mut robots, mut frequency, mut seconds, mut runs) = (100u16, 125.0, 90u64, 3usize);
+    let mut load = Load {
+        robots: 100,
+        frequency: 125.0,
+        seconds: 90,
+        connections: 1,
+        batch_ms: 10,
+    };
+    let mut runs = 3usize;
+    let mut only: Vec<Scenario> = Vec::new();
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         let mut value = || it.next().unwrap_or_else(|| panic!("{arg} needs a value"));
         match arg.as_str() {
-            "--robots" => robots = value().parse().expect("--robots N"),
-            "--frequency" => frequency = value().parse().expect("--frequency HZ"),
-            "--seconds" => seconds = value().parse().expect("--seconds S"),
+            "--robots" => load.robots = value().parse().expect("--robots N"),
+            "--frequency" => load.frequency = value().parse().expect("--frequency HZ"),
+            "--seconds" => load.seconds = value().parse().expect("--seconds S"),
+            "--connections" => load.connections = value().parse().expect("--connections N"),
+            "--batch-ms" => load.batch_ms = value().parse().expect("--batch-ms MS"),
             "--runs" => runs = value().parse().expect("--runs N"),
+            "--only" => only.push(match value().as_str() {
+                "mosquitto" => Scenario::Mosquitto,
+                "bridges-node" => Scenario::BridgesNode,
+                "subscribers-node" => Scenario::SubscribersNode,
+                other => panic!("--only {other}: mosquitto, bridges-node or subscribers-node"),
+            }),
             "--bench" => {}
             other => panic!("unknown argument {other}"),
         }
@@ -307,11 +344,18 @@ fn main() {
         .unwrap_or_default();
     println!("{cpu}");
     println!("commit {commit}");
+    let Load {
+        robots,
+        frequency,
+        seconds,
+        connections,
+        batch_ms,
+    } = load;
     println!(
-        "command: cargo bench -p rtde-bridge --bench cluster_failover -- --robots {robots} --frequency {frequency} --seconds {seconds} --runs {runs}"
+        "command: cargo bench -p rtde-bridge --bench cluster_failover -- --robots {robots} --frequency {frequency} --seconds {seconds} --connections {connections} --batch-ms {batch_ms} --runs {runs}"
     );
     println!(
-        "{robots} robots x {frequency} Hz for {seconds} s; SIGKILL at {}s, restart at {}s",
+        "{robots} robots x {frequency} Hz for {seconds} s on {connections} MQTT session(s), {batch_ms} ms batches; SIGKILL at {}s, restart at {}s",
         seconds / 3,
         2 * seconds / 3
     );
@@ -320,8 +364,11 @@ fn main() {
             Scenario::Mosquitto,
             Scenario::BridgesNode,
             Scenario::SubscribersNode,
-        ] {
-            let Some(f) = run(scenario, robots, frequency, seconds) else {
+        ]
+        .into_iter()
+        .filter(|s| only.is_empty() || only.contains(s))
+        {
+            let Some(f) = run(scenario, &load) else {
                 println!("run {run_no} {scenario:?}: skipped (broker not installed)");
                 continue;
             };

@@ -1,4 +1,5 @@
-//! The running bridge: one MQTT connection and one tokio runtime for every robot.
+//! The running bridge: one tokio runtime for every robot, and one MQTT session (or the
+//! configured number, the robots shared out among them).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, PoisonError};
@@ -49,14 +50,19 @@ impl Default for StartOptions {
 pub struct Counts {
     /// Per robot, in the configuration's order.
     pub robots: Vec<(String, RobotCounts)>,
-    /// Whether the broker connection is up.
+    /// Whether the broker connection is up (every session's, with several).
     pub broker_connected: bool,
-    /// Connections made to the broker (1 without an outage).
+    /// The MQTT sessions the bridge publishes on,
+    /// [`Broker::connections`](crate::config::Broker::connections).
+    pub broker_sessions: usize,
+    /// Connections made to the broker, over every session (one a session without an
+    /// outage).
     pub broker_connections: u64,
-    /// The broker node connected to (or tried next), as an index into
-    /// [`Broker::nodes`](crate::config::Broker::nodes): 0 with one broker.
+    /// The broker node the first session is connected to (or tries next), as an index
+    /// into [`Broker::nodes`](crate::config::Broker::nodes): 0 with one broker.
     pub broker_node: usize,
-    /// Connections accepted by another node of a cluster than the one before.
+    /// Connections accepted by another node of a cluster than the one before, over every
+    /// session.
     pub failovers: u64,
     /// Publications discarded by the MQTT client because the broker came back without
     /// the bridge's session (with Sparkplug B, which has no session to keep: what the
@@ -98,6 +104,13 @@ impl Counts {
         self.robots.iter().map(|(_, c)| c.queued).sum()
     }
 
+    /// Whether a broker connection broke and came back since the start: more
+    /// connections than sessions.
+    #[must_use]
+    pub fn reconnected(&self) -> bool {
+        self.broker_connections > self.broker_sessions as u64
+    }
+
     /// Packages published but lost with a broken broker connection
     /// ([`RobotCounts::lost_in_flight`]).
     #[must_use]
@@ -119,19 +132,29 @@ impl Counts {
 #[derive(Debug)]
 pub struct Bridge {
     runtime: Runtime,
-    /// The JSON and binary formats' connection; Sparkplug B's node owns its own.
-    client: Option<AsyncClient>,
+    /// The JSON and binary formats' sessions; none for Sparkplug B, whose node owns its
+    /// connection.
+    links: Vec<Link>,
     queues: Vec<Arc<RobotQueue>>,
     readers: Vec<tokio::task::JoinHandle<()>>,
     stop_readers: tokio::sync::watch::Sender<bool>,
     publishers: Vec<tokio::task::JoinHandle<()>>,
-    driver: Option<tokio::task::JoinHandle<()>>,
-    broker: Arc<BrokerState>,
+    /// Each session's books: the links', or the Sparkplug B node's.
+    brokers: Vec<Arc<BrokerState>>,
     stop: Arc<AtomicBool>,
     bridge_topic: String,
     client_id: String,
     session: u64,
     drain_timeout: Duration,
+}
+
+/// One MQTT session of the JSON and binary formats: its client, its event loop's task and
+/// its books.
+#[derive(Debug)]
+struct Link {
+    client: AsyncClient,
+    driver: tokio::task::JoinHandle<()>,
+    broker: Arc<BrokerState>,
 }
 
 impl std::fmt::Debug for RobotQueue {
@@ -153,30 +176,39 @@ impl Bridge {
         let session = u64::try_from(unix_us()).unwrap_or(0);
         let b = &config.broker;
         let bridge_topic = config.topics.bridge_of(&b.client_id);
-        let broker = Arc::new(BrokerState::default());
-        let (client, driver, node) =
-            connect_broker(&runtime, &config, session, &broker, options.broker_timeout)?;
+        let Connected {
+            links,
+            node,
+            brokers,
+        } = connect_broker(&runtime, &config, session, options.broker_timeout)?;
         let stop = Arc::new(AtomicBool::new(false));
         let mut queues = Vec::new();
         let mut readers = Vec::new();
         let (stop_readers, stop_rx) = tokio::sync::watch::channel(false);
         let mut publishers = Vec::new();
-        if let Some(client) = client.clone() {
+        // The bridge's birth and will are the first session's.
+        if let Some(first) = links.first() {
             let birth = payload::bridge_status(&b.client_id, session, true);
             announce(
                 &runtime,
-                client,
+                first.client.clone(),
                 bridge_topic.clone(),
                 birth,
-                &broker,
+                &first.broker,
                 &stop,
             );
         }
-        for robot in &config.robots {
+        for (i, robot) in config.robots.iter().enumerate() {
             let queue = robot_queue(&config, robot, session);
-            if let Some(client) = &client {
+            if !links.is_empty() {
+                let link = &links[i % links.len()];
                 publishers.push(spawn_publisher(
-                    &runtime, &config, robot, &queue, client, &broker,
+                    &runtime,
+                    &config,
+                    robot,
+                    &queue,
+                    &link.client,
+                    &link.broker,
                 ));
             }
             {
@@ -201,13 +233,12 @@ impl Bridge {
         ));
         Ok(Bridge {
             runtime,
-            client,
+            links,
             queues,
             readers,
             stop_readers,
             publishers,
-            driver,
-            broker,
+            brokers,
             stop,
             bridge_topic,
             client_id: b.client_id.clone(),
@@ -225,29 +256,19 @@ impl Bridge {
     /// The counters so far.
     #[must_use]
     pub fn counts(&self) -> Counts {
-        Counts {
-            robots: self
-                .queues
-                .iter()
-                .map(|q| (q.name.clone(), q.counts()))
-                .collect(),
-            broker_connected: self.broker.connected.load(Ordering::Relaxed),
-            broker_connections: self.broker.connections.load(Ordering::Relaxed),
-            broker_node: self.broker.node.load(Ordering::Relaxed),
-            failovers: self.broker.failovers.load(Ordering::Relaxed),
-            lost_with_session: self.broker.lost_with_session.load(Ordering::Relaxed),
-            resent: self.broker.resent.load(Ordering::Relaxed),
-        }
+        counts_of(&self.queues, &self.brokers)
     }
 
-    /// Why the broker connection last failed, if it ever did.
+    /// Why the broker connection last failed, if it ever did (the first session's that
+    /// did, with several).
     #[must_use]
     pub fn broker_error(&self) -> Option<BrokerError> {
-        self.broker
-            .last_error
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        self.brokers.iter().find_map(|b| {
+            b.last_error
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone()
+        })
     }
 
     /// Stops reading, publishes what is queued and every robot's offline status, then
@@ -268,13 +289,10 @@ impl Bridge {
             q.close();
         }
         let drain = self.drain_timeout;
-        let client = self.client.clone();
         let topic = self.bridge_topic.clone();
         let status = payload::bridge_status(&self.client_id, self.session, false);
-        let broker = Arc::clone(&self.broker);
-        let acks = Arc::clone(&self.broker);
         let publishers = self.publishers;
-        let driver = self.driver;
+        let links = self.links;
         self.runtime.block_on(async move {
             let deadline = tokio::time::Instant::now() + drain;
             for p in publishers {
@@ -282,37 +300,55 @@ impl Bridge {
                     break;
                 }
             }
+            // Sparkplug B's node has said goodbye on its own connection (no links).
             let done = async {
-                // Sparkplug B's node has said goodbye on its own connection.
-                let (Some(client), Some(driver)) = (client, driver) else {
-                    return;
-                };
-                let _ = client.publish(topic, QoS::AtLeastOnce, true, status).await;
+                if let Some(first) = links.first() {
+                    let _ = first
+                        .client
+                        .publish(topic, QoS::AtLeastOnce, true, status)
+                        .await;
+                }
                 // Everything acknowledged before saying goodbye: a DISCONNECT right behind
                 // the last publications could leave them unsent in the client's buffer.
-                while acks.acked.load(Ordering::Relaxed) < acks.sent.load(Ordering::Relaxed) {
-                    tokio::time::sleep(Duration::from_millis(5)).await;
+                for link in &links {
+                    let acks = &link.broker;
+                    while acks.acked.load(Ordering::Relaxed) < acks.sent.load(Ordering::Relaxed) {
+                        tokio::time::sleep(Duration::from_millis(5)).await;
+                    }
                 }
-                let _ = client.disconnect().await;
-                let _ = driver.await;
+                for link in links {
+                    let _ = link.client.disconnect().await;
+                    let _ = link.driver.await;
+                }
             };
             let _ = tokio::time::timeout_at(deadline, done).await;
         });
-        let robots = self
-            .queues
+        let counts = Counts {
+            broker_connected: false,
+            ..counts_of(&self.queues, &self.brokers)
+        };
+        self.runtime.shutdown_timeout(Duration::from_millis(100));
+        counts
+    }
+}
+
+/// The counters of `queues` and of the sessions' `brokers`, summed over the sessions.
+fn counts_of(queues: &[Arc<RobotQueue>], brokers: &[Arc<BrokerState>]) -> Counts {
+    let sum = |of: fn(&BrokerState) -> u64| brokers.iter().map(|b| of(b)).sum();
+    Counts {
+        robots: queues
             .iter()
             .map(|q| (q.name.clone(), q.counts()))
-            .collect();
-        self.runtime.shutdown_timeout(Duration::from_millis(100));
-        Counts {
-            robots,
-            broker_connected: false,
-            broker_connections: broker.connections.load(Ordering::Relaxed),
-            broker_node: broker.node.load(Ordering::Relaxed),
-            failovers: broker.failovers.load(Ordering::Relaxed),
-            lost_with_session: broker.lost_with_session.load(Ordering::Relaxed),
-            resent: broker.resent.load(Ordering::Relaxed),
-        }
+            .collect(),
+        broker_connected: brokers.iter().all(|b| b.connected.load(Ordering::Relaxed)),
+        broker_sessions: brokers.len(),
+        broker_connections: sum(|b| b.connections.load(Ordering::Relaxed)),
+        broker_node: brokers
+            .first()
+            .map_or(0, |b| b.node.load(Ordering::Relaxed)),
+        failovers: sum(|b| b.failovers.load(Ordering::Relaxed)),
+        lost_with_session: sum(|b| b.lost_with_session.load(Ordering::Relaxed)),
+        resent: sum(|b| b.resent.load(Ordering::Relaxed)),
     }
 }
 
@@ -328,22 +364,21 @@ fn mqtt_runtime() -> Result<Runtime, Error> {
         .map_err(Error::Start)
 }
 
-/// The broker connection for the configured format: the JSON and binary formats' client
-/// and its event loop's task, or the Sparkplug B node.
-type BrokerLink = (
-    Option<AsyncClient>,
-    Option<tokio::task::JoinHandle<()>>,
-    Option<Node>,
-);
+/// The broker connections of the configured format: the JSON and binary formats'
+/// sessions, or the Sparkplug B node; and the books of each.
+struct Connected {
+    links: Vec<Link>,
+    node: Option<Node>,
+    brokers: Vec<Arc<BrokerState>>,
+}
 
-/// Connects to the broker, waiting at most `timeout` for it.
+/// Connects to the broker, every session, waiting at most `timeout` for each.
 fn connect_broker(
     runtime: &Runtime,
     config: &Config,
     session: u64,
-    broker: &Arc<BrokerState>,
     timeout: Duration,
-) -> Result<BrokerLink, Error> {
+) -> Result<Connected, Error> {
     let b = &config.broker;
     let url = format!(
         "{}://{}:{}",
@@ -352,20 +387,45 @@ fn connect_broker(
         b.port
     );
     if let Some(sp) = &config.sparkplug {
+        let broker = Arc::new(BrokerState::default());
         let node = Node::connect(
             runtime,
             config,
             sp,
             session,
-            Arc::clone(broker),
+            Arc::clone(&broker),
             &url,
             timeout,
         )?;
-        Ok((None, None, Some(node)))
-    } else {
-        let (client, driver) = connect(runtime, config, session, broker, &url, timeout)?;
-        Ok((Some(client), Some(driver), None))
+        return Ok(Connected {
+            links: Vec::new(),
+            node: Some(node),
+            brokers: vec![broker],
+        });
     }
+    let mut links = Vec::with_capacity(b.connections);
+    for k in 0..b.connections.max(1) {
+        let broker = Arc::new(BrokerState::default());
+        match connect(runtime, config, session, &broker, k, &url, timeout) {
+            Ok((client, driver)) => links.push(Link {
+                client,
+                driver,
+                broker,
+            }),
+            Err(e) => {
+                for link in links {
+                    link.driver.abort();
+                }
+                return Err(e);
+            }
+        }
+    }
+    let brokers = links.iter().map(|l| Arc::clone(&l.broker)).collect();
+    Ok(Connected {
+        links,
+        node: None,
+        brokers,
+    })
 }
 
 /// Publishes the bridge's retained `birth` on `topic` now, and again whenever a broker
@@ -438,14 +498,15 @@ fn spawn_publisher(
     )
 }
 
-/// Connects the JSON and binary formats' MQTT client (persistent session, the bridge's
-/// retained last will), waiting at most `timeout` for the broker: the client and its
-/// event loop's task.
+/// Connects session `k` of the JSON and binary formats (a persistent session; the first
+/// carries the bridge's retained last will), waiting at most `timeout` for the broker:
+/// the client and its event loop's task.
 fn connect(
     runtime: &Runtime,
     config: &Config,
     session: u64,
     broker: &Arc<BrokerState>,
+    k: usize,
     url: &str,
     timeout: Duration,
 ) -> Result<(AsyncClient, tokio::task::JoinHandle<()>), Error> {
@@ -453,18 +514,19 @@ fn connect(
     let bridge_topic = config.topics.bridge_of(&b.client_id);
     let nodes: Vec<MqttOptions> = (0..b.nodes.len().max(1))
         .map(|node| {
-            let mut mqtt = broker::options_for(b, node);
+            let mut mqtt = broker::options_for(b, node, k);
             // A persistent session: after an outage the broker (or, in a cluster, another
             // node with the session's replica) keeps what it owes us, and the client
             // re-sends what the broker had not acknowledged.
-            mqtt.set_clean_session(false)
-                .set_inflight(INFLIGHT)
-                .set_last_will(LastWill::new(
+            mqtt.set_clean_session(false).set_inflight(INFLIGHT);
+            if k == 0 {
+                mqtt.set_last_will(LastWill::new(
                     bridge_topic.clone(),
                     payload::bridge_status(&b.client_id, session, false),
                     QoS::AtLeastOnce,
                     true,
                 ));
+            }
             mqtt
         })
         .collect();

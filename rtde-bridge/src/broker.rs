@@ -156,16 +156,17 @@ impl BrokerState {
     }
 }
 
-/// The MQTT options both formats start from for node `node` of the configured broker:
-/// the client id, the address, the keep-alive, the packet size, the credentials and TLS.
-/// Each format adds its session and will.
-pub(crate) fn options_for(b: &Broker, node: usize) -> MqttOptions {
+/// The MQTT options both formats start from for node `node` of the configured broker and
+/// session `session` ([`Broker::session_client_id`]): the client id, the address, the
+/// keep-alive, the packet size, the credentials and TLS. Each format adds its session and
+/// will.
+pub(crate) fn options_for(b: &Broker, node: usize, session: usize) -> MqttOptions {
     let (host, port) = b
         .nodes
         .get(node)
         .cloned()
         .unwrap_or((b.host.clone(), b.port));
-    let mut options = MqttOptions::new(b.client_id.clone(), host, port);
+    let mut options = MqttOptions::new(b.session_client_id(session), host, port);
     options
         .set_keep_alive(b.keep_alive)
         .set_max_packet_size(MAX_PACKET, MAX_PACKET);

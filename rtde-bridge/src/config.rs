@@ -11,6 +11,8 @@
 //! password = "secret"
 //! qos = 1                           # 0 or 1 [default: 1]
 //! keep_alive_secs = 5               # [default: 5]
+//! # connections = 8                 # MQTT sessions, the robots shared out among them
+//! #                                 # (JSON and binary formats) [default: 1]
 //! # ca_file = "plant-ca.pem"        # with mqtts://: trust this CA (PEM) instead of the
 //! #                                 # platform's certificates [default: the platform's]
 //!
@@ -140,6 +142,39 @@ pub struct Broker {
     pub qos1: bool,
     /// The MQTT keep-alive interval.
     pub keep_alive: Duration,
+    /// How many MQTT sessions the JSON and binary formats publish on (1 to 64): robot
+    /// `i` of the list goes on session `i % connections`. Session 0 has the client id
+    /// and the bridge's will; session `k > 0` is `{client_id}-{k}`. A broker that
+    /// stores each QoS 1 publication before it acknowledges it, one at a time per
+    /// session (a NATS cluster's JetStream), takes more a second on more sessions.
+    /// Sparkplug B's edge node is one session: 1.
+    pub connections: usize,
+}
+
+impl Broker {
+    /// The MQTT client id of session `k` (0 to [`Broker::connections`] − 1): the
+    /// configured one for session 0, `{client_id}-{k}` for the others.
+    ///
+    /// ```
+    /// let config = rtde_bridge::Config::parse(
+    ///     "[broker]\nurl = \"mqtt://127.0.0.1\"\nclient_id = \"cell-7\"\nconnections = 3\n\n\
+    ///      [[robots]]\nname = \"a\"\naddress = \"127.0.0.1\"\npreset = \"joints\"\nfrequency = 125\n",
+    ///     "bridge.toml",
+    /// )?;
+    /// let ids: Vec<String> = (0..config.broker.connections)
+    ///     .map(|k| config.broker.session_client_id(k))
+    ///     .collect();
+    /// assert_eq!(ids, ["cell-7", "cell-7-1", "cell-7-2"]);
+    /// # Ok::<(), rtde_bridge::ConfigError>(())
+    /// ```
+    #[must_use]
+    pub fn session_client_id(&self, k: usize) -> String {
+        if k == 0 {
+            self.client_id.clone()
+        } else {
+            format!("{}-{k}", self.client_id)
+        }
+    }
 }
 
 /// Topic templates; `{robot}` and `{client_id}` are replaced.
@@ -286,6 +321,7 @@ struct RawBroker {
     qos: Option<Spanned<i64>>,
     keep_alive_secs: Option<Spanned<i64>>,
     ca_file: Option<Spanned<String>>,
+    connections: Option<Spanned<i64>>,
 }
 
 #[derive(Deserialize)]
@@ -396,6 +432,10 @@ impl Source<'_> {
         }
     }
 }
+
+/// The most MQTT sessions one bridge opens: past the broker's per-session limit, more
+/// bridges (a fleet shared out) scale where one process would not.
+const MAX_CONNECTIONS: u64 = 64;
 
 fn positive(
     src: &Source<'_>,
@@ -569,6 +609,15 @@ impl Config {
                 "Sparkplug B publishes births and data with QoS 0: remove qos or set it to 0",
             ));
         }
+        if let Some(c) = &raw.broker.get_ref().connections
+            && *c.get_ref() != 1
+        {
+            return Err(src.error(
+                &c.span(),
+                "broker.connections",
+                "a Sparkplug B edge node is one MQTT session: remove connections or set it to 1",
+            ));
+        }
         if let Some(t) = &raw.topics {
             return Err(src.error(
                 &t.span(),
@@ -706,6 +755,13 @@ impl Config {
             5,
             65535,
         )?;
+        let connections = positive(
+            src,
+            b.connections.as_ref(),
+            "broker.connections",
+            1,
+            MAX_CONNECTIONS,
+        )?;
         let ca = match &b.ca_file {
             None => None,
             Some(path) if !tls => {
@@ -732,6 +788,7 @@ impl Config {
             credentials,
             qos1,
             keep_alive: Duration::from_secs(keep_alive),
+            connections: usize::try_from(connections).unwrap_or(1),
         })
     }
 

@@ -19,18 +19,19 @@ use rtde_testkit::nats::Cluster;
 const WAIT: Duration = Duration::from_secs(60);
 
 /// A bridge configuration for `robots` at 125 Hz on every node of `cluster`, in the
-/// order of `nodes`: over TLS, trusting the cluster's CA, if the cluster has TLS.
+/// order of `nodes`, on `sessions` MQTT sessions: over TLS, trusting the cluster's CA,
+/// if the cluster has TLS.
 fn cluster_config(
     cluster: &Cluster,
     nodes: [usize; 3],
     robots: &[(String, std::net::SocketAddr)],
     payload: &str,
-    tls: bool,
+    link: Link,
 ) -> String {
     let urls = nodes
         .iter()
         .map(|&i| {
-            let url = if tls {
+            let url = if link.tls {
                 cluster.tls_url(i)
             } else {
                 cluster.url(i)
@@ -39,8 +40,8 @@ fn cluster_config(
         })
         .collect::<Vec<_>>()
         .join(", ");
-    let mut broker = format!("urls = [{urls}]");
-    if tls {
+    let mut broker = format!("urls = [{urls}]\nconnections = {}", link.sessions);
+    if link.tls {
         broker.push_str(&format!("\nca_file = \"{}\"", cluster.ca_file().display()));
     }
     common::config("unused", robots, payload, 125.0).replacen("url = \"unused\"", &broker, 1)
@@ -86,6 +87,28 @@ fn subscriber_on(cluster: &Cluster, nodes: [usize; 3], id: &str, tls: bool) -> S
     Subscriber::connect_any(&nodes, id, &filters, WAIT).unwrap()
 }
 
+/// The bridge's MQTT connections that node `node` serves, as its `/connz` says: each
+/// one's client id (`test-bridge`, or `test-bridge-{k}` for its other sessions) and the
+/// publications it took.
+fn bridge_sessions_on(cluster: &Cluster, node: usize) -> Vec<(String, u64)> {
+    let reply = cluster.monitor(node, "/connz?limit=1000");
+    let body = reply.split_once("\r\n\r\n").map_or("", |(_, body)| body);
+    let connz: serde_json::Value =
+        serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {reply}"));
+    let mut sessions: Vec<(String, u64)> = connz["connections"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| {
+            let id = c["mqtt_client"].as_str()?;
+            id.starts_with("test-bridge")
+                .then(|| (id.to_owned(), c["in_msgs"].as_u64().unwrap_or(0)))
+        })
+        .collect();
+    sessions.sort();
+    sessions
+}
+
 /// The MQTT addresses of the nodes of `cluster`, in the order of `nodes`.
 fn node_addresses(cluster: &Cluster, nodes: [usize; 3]) -> Vec<(String, u16)> {
     nodes
@@ -99,6 +122,21 @@ fn starting_at(first: usize) -> [usize; 3] {
     let others: Vec<usize> = (0..3).filter(|&i| i != first).collect();
     [first, others[0], others[1]]
 }
+
+/// How the bridge and the subscriber reach the cluster.
+#[derive(Clone, Copy, Debug)]
+struct Link {
+    /// Over TLS, trusting the cluster's CA.
+    tls: bool,
+    /// The bridge's MQTT sessions (`[broker] connections`), the robots shared out.
+    sessions: usize,
+}
+
+/// Plain MQTT, one session.
+const PLAIN: Link = Link {
+    tls: false,
+    sessions: 1,
+};
 
 /// What a test does to the cluster while the fleet streams.
 #[derive(Clone, Copy, Debug)]
@@ -142,12 +180,16 @@ fn wait_for(
 /// and each batch seen twice counted as a duplicate, apart from gaps; when only the
 /// bridge's connection broke, no more duplicates than the publications it re-sent.
 fn every_package_survives(format: &str, fault: Fault) {
-    every_package_survives_over(format, fault, false);
+    every_package_survives_over(format, fault, PLAIN);
 }
 
-/// [`every_package_survives`], the bridge and the subscriber connected over TLS if `tls`.
-fn every_package_survives_over(format: &str, fault: Fault, tls: bool) {
-    let name = format!("{fault:?}-{format}{}", if tls { "-tls" } else { "" });
+/// [`every_package_survives`], the bridge and the subscriber connected as `link` says.
+fn every_package_survives_over(format: &str, fault: Fault, link: Link) {
+    let Link { tls, sessions } = link;
+    let name = format!(
+        "{fault:?}-{format}{}-{sessions}",
+        if tls { "-tls" } else { "" }
+    );
     let started = if tls {
         Cluster::start_tls(&name)
     } else {
@@ -169,7 +211,7 @@ fn every_package_survives_over(format: &str, fault: Fault, tls: bool) {
         bridge_nodes,
         &robots,
         &format!("format = \"{format}\"\nbatch_ms = 10"),
-        tls,
+        link,
     );
     let sub = subscriber_on(&cluster, sub_nodes, &format!("cluster-sub-{format}"), tls);
     let bridge = Bridge::start(Config::parse(&text, "test.toml").unwrap(), options()).unwrap();
@@ -182,6 +224,14 @@ fn every_package_survives_over(format: &str, fault: Fault, tls: bool) {
         0,
         "the first node that answers"
     );
+    // Each session a connection of its own, each carrying robots.
+    let on_node = bridge_sessions_on(&cluster, bridge_nodes[0]);
+    let ids: Vec<&str> = on_node.iter().map(|(id, _)| id.as_str()).collect();
+    let expected: Vec<String> = std::iter::once("test-bridge".to_owned())
+        .chain((1..sessions).map(|k| format!("test-bridge-{k}")))
+        .collect();
+    assert_eq!(ids, expected, "{on_node:?}");
+    assert!(on_node.iter().all(|(_, took)| *took > 0), "{on_node:?}");
     let more_data = |bridge: &Bridge, sub: &Subscriber, got: &mut Collected| {
         let published_then = bridge.counts().published();
         wait_for(bridge, sub, got, "more data", |counts, _| {
@@ -193,8 +243,9 @@ fn every_package_survives_over(format: &str, fault: Fault, tls: bool) {
             cluster.kill(victim);
             let killed = Instant::now();
             if let Fault::KillBridgesNode = fault {
+                // Every session was on the dead node, and each fails over.
                 wait_for(&bridge, &sub, &mut got, "the failover", |counts, _| {
-                    counts.failovers >= 1 && counts.broker_connected
+                    counts.failovers >= sessions as u64 && counts.broker_connected
                 });
                 eprintln!(
                     "{format}: the bridge failed over {:?} after the kill",
@@ -213,6 +264,7 @@ fn every_package_survives_over(format: &str, fault: Fault, tls: bool) {
         }
     }
     let counts = bridge.shutdown();
+    assert_eq!(counts.broker_sessions, sessions, "{counts:?}");
     if let Fault::KillBridgesNode = fault {
         assert_ne!(counts.broker_node, 0, "{counts:?}");
     }
@@ -261,9 +313,18 @@ fn the_bridges_node_killed_loses_nothing_json() {
     every_package_survives("json", Fault::KillBridgesNode);
 }
 
+/// With the robots shared out on three MQTT sessions, each a persistent session of its
+/// own that fails over on its own.
 #[test]
-fn the_bridges_node_killed_loses_nothing_binary() {
-    every_package_survives("binary", Fault::KillBridgesNode);
+fn the_bridges_node_killed_loses_nothing_binary_on_three_sessions() {
+    every_package_survives_over(
+        "binary",
+        Fault::KillBridgesNode,
+        Link {
+            tls: false,
+            sessions: 3,
+        },
+    );
 }
 
 /// The same with the bridge and the subscriber over TLS: the subscriber counts what it
@@ -271,7 +332,14 @@ fn the_bridges_node_killed_loses_nothing_binary() {
 #[cfg(feature = "tls")]
 #[test]
 fn the_bridges_node_killed_loses_nothing_over_tls() {
-    every_package_survives_over("json", Fault::KillBridgesNode, true);
+    every_package_survives_over(
+        "json",
+        Fault::KillBridgesNode,
+        Link {
+            tls: true,
+            sessions: 1,
+        },
+    );
 }
 
 /// A subscriber over TLS checks the broker's certificate: one that trusts only the

@@ -52,6 +52,7 @@ fn a_good_configuration_reads_with_defaults_filled_in() {
     );
     assert!(!c.broker.qos1);
     assert_eq!(c.broker.keep_alive, Duration::from_secs(5));
+    assert_eq!(c.broker.connections, 1);
     assert_eq!(c.topics.data_of("arm-1"), "plant/arm-1/rtde");
     assert_eq!(c.topics.status_of("arm-1"), "rtde/arm-1/status");
     assert_eq!(c.topics.bridge_of("cell-7"), "rtde/bridges/cell-7");
@@ -105,7 +106,7 @@ fn mistakes_name_the_line_and_key() {
         (
             "qos = 0",
             "qos = 0\nretain = true",
-            "fleet.toml:8: broker.retain: unknown field `retain`, expected one of `url`, `urls`, `client_id`, `username`, `password`, `qos`, `keep_alive_secs`, `ca_file`",
+            "fleet.toml:8: broker.retain: unknown field `retain`, expected one of `url`, `urls`, `client_id`, `username`, `password`, `qos`, `keep_alive_secs`, `ca_file`, `connections`",
         ),
         (
             "url = \"mqtt://127.0.0.1:1884\"",
@@ -368,6 +369,11 @@ fn sparkplug_refuses_what_the_specification_forbids() {
             "fleet.toml:19: robots[1].name: `ARM-1` differs from another robot's name only in case, which Sparkplug B device ids should not",
         ),
         (
+            "client_id = \"cell-7\"",
+            "client_id = \"cell-7\"\nconnections = 2",
+            "fleet.toml:5: broker.connections: a Sparkplug B edge node is one MQTT session: remove connections or set it to 1",
+        ),
+        (
             "format = \"sparkplug\"",
             "format = \"json\"",
             "fleet.toml:9: sparkplug: a [sparkplug] table needs payload.format = \"sparkplug\"",
@@ -424,5 +430,34 @@ fn a_clusters_nodes_are_listed_in_urls_instead_of_url() {
     for (broker, expected) in mistakes {
         let e = Config::parse(&with(broker), "f.toml").unwrap_err();
         assert_eq!(e.to_string(), expected, "{broker}");
+    }
+}
+
+/// `connections` opens that many MQTT sessions, from 1 to 64, each with a client id of
+/// its own.
+#[test]
+fn connections_name_the_sessions_from_1_to_64() {
+    let c = Config::parse(
+        &GOOD.replacen("qos = 0", "qos = 0\nconnections = 64", 1),
+        "f.toml",
+    )
+    .unwrap();
+    assert_eq!(c.broker.connections, 64);
+    assert_eq!(c.broker.session_client_id(0), "cell-7");
+    assert_eq!(c.broker.session_client_id(63), "cell-7-63");
+    for (value, expected) in [
+        (
+            "0",
+            "fleet.toml:8: broker.connections: 0 is out of range: use 1 to 64",
+        ),
+        (
+            "65",
+            "fleet.toml:8: broker.connections: 65 is out of range: use 1 to 64",
+        ),
+    ] {
+        assert_eq!(
+            mistake("qos = 0", &format!("qos = 0\nconnections = {value}")),
+            expected
+        );
     }
 }

@@ -105,7 +105,7 @@ impl Node {
         let b = &config.broker;
         let options: Vec<MqttOptions> = (0..b.nodes.len().max(1))
             .map(|i| {
-                let mut options = broker::options_for(b, i);
+                let mut options = broker::options_for(b, i, 0);
                 // The specification's rule for MQTT 3.1.1: a clean session, always.
                 options.set_clean_session(true);
                 options
