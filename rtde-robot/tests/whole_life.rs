@@ -1,9 +1,10 @@
 //! A robot application's whole life on one running controller, in process, against both
 //! Rust drivers: an arm that moves only when a program moves it, a protective stop refused
-//! until unlocked and then recovered, and closing mid-move. Every interface (RTDE, the
-//! Dashboard server, the program) is asked, and they must agree. Sessions in a row, a killed
-//! client and every error's recovery, for every entry point (Python's too) with the
-//! simulator as a process of its own, are `rtde-cli/tests/lifecycle.rs`.
+//! until unlocked and then recovered, a command a paused program has not taken withdrawn at
+//! once, and closing mid-move. Every interface (RTDE, the Dashboard server, the program) is
+//! asked, and they must agree. Sessions in a row, a killed client and every error's
+//! recovery, for every entry point (Python's too) with the simulator as a process of its
+//! own, are `rtde-cli/tests/lifecycle.rs`.
 
 use std::time::{Duration, Instant};
 
@@ -126,6 +127,79 @@ fn after_a_protective_stop_and_its_unlock_a_new_session_moves_the_arm<R: Driver>
     sim.shutdown().unwrap();
 }
 
+fn after_an_unlocked_protective_stop_a_move_fails_at_once_until_recovered<R: Driver>() {
+    let (sim, mut dashboard) = controller();
+    // Long enough that a move left to time out could not pass for a verdict.
+    let options = sending(&sim).timeout(Duration::from_secs(8));
+    let robot = R::connect(sim.addr(), options).unwrap();
+    let handle = robot
+        .start_move_j(JointMove::to([1.0, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.5))
+        .unwrap();
+    sim.protective_stop("a collision");
+    let err = handle.wait().unwrap_err();
+    assert!(matches!(err, MotionError::ProtectiveStop { .. }), "{err}");
+    std::thread::sleep(Duration::from_millis(250));
+    dashboard.unlock_protective_stop().unwrap();
+    assert_eq!(
+        dashboard.program_state().unwrap().state,
+        rtde_core::RuntimeState::Paused,
+        "unlocked, the program stays paused"
+    );
+    // Past the packages sent before the unlock, which would say PROTECTIVE_STOP.
+    std::thread::sleep(Duration::from_millis(100));
+
+    // The paused program takes no command: the move fails at once, not after 8 s.
+    let target = [0.2, -1.57, 1.57, -1.57, -1.57, 0.0];
+    let err = robot.move_j(JointMove::to(target).speed(2.0)).unwrap_err();
+    assert!(matches!(err, MotionError::ProgramStopped { .. }), "{err}");
+    let said = err.to_string();
+    assert!(
+        said.contains("PAUSED") && said.contains("Robot::recover"),
+        "{said}"
+    );
+
+    let robot = robot.recover().unwrap();
+    let reached = robot.move_j(JointMove::to(target).speed(2.0)).unwrap();
+    assert!(max_diff(&reached.q, &target) < 1e-9);
+    robot.close().unwrap();
+    sim.shutdown().unwrap();
+}
+
+fn a_command_a_paused_program_has_not_taken_is_withdrawn_and_never_runs<R: Driver>() {
+    let (sim, mut dashboard) = controller();
+    let robot = R::connect(sim.addr(), sending(&sim).timeout(Duration::from_secs(8))).unwrap();
+    let rest = observe(&sim).0;
+    dashboard.pause().unwrap();
+    let away = [0.8, -1.57, 1.57, -1.57, -1.57, 0.0];
+    let first = robot.start_move_j(JointMove::to(away).speed(2.0)).unwrap();
+    // Written once the first is withdrawn, with its sequence number; withdrawn in turn, at
+    // once rather than after 8 s.
+    let err = robot.move_j(JointMove::to(away).speed(2.0)).unwrap_err();
+    assert!(matches!(err, MotionError::ProgramStopped { .. }), "{err}");
+    assert!(err.to_string().contains("withdrawn"), "{err}");
+    // A path ends at its withdrawn waypoint: the next is not written in its place.
+    let path = [0.5, 0.9].map(|j| JointMove::to([j, -1.57, 1.57, -1.57, -1.57, 0.0]));
+    let Err(err) = robot.start_move_j_path(&path) else {
+        panic!("a path went on past its withdrawn waypoint");
+    };
+    assert!(matches!(err, MotionError::ProgramStopped { .. }), "{err}");
+
+    dashboard.play().unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let (q, qd, _) = observe(&sim);
+    assert_eq!((q, qd), (rest, [0.0; 6]), "a withdrawn move ran at play");
+    // Playing again, the same session moves the arm, with that sequence number once more.
+    let target = [0.3, -1.57, 1.57, -1.57, -1.57, 0.0];
+    let reached = robot.move_j(JointMove::to(target).speed(2.0)).unwrap();
+    assert!(max_diff(&reached.q, &target) < 1e-9);
+    // The first handle still says what became of its own command.
+    assert!(!first.is_finished(), "withdrawn, yet finished");
+    let err = first.wait().unwrap_err();
+    assert!(matches!(err, MotionError::ProgramStopped { .. }), "{err}");
+    robot.close().unwrap();
+    sim.shutdown().unwrap();
+}
+
 fn a_dashboard_pause_halts_the_arm_and_play_resumes_the_move<R: Driver>() {
     let (sim, mut dashboard) = controller();
     let robot = R::connect(sim.addr(), sending(&sim)).unwrap();
@@ -210,6 +284,8 @@ fn a_handle_waited_after_close_says_closed_at_once<R: Driver>() {
 every_driver!(
     the_arm_stands_still_unless_a_program_moves_it,
     after_a_protective_stop_and_its_unlock_a_new_session_moves_the_arm,
+    after_an_unlocked_protective_stop_a_move_fails_at_once_until_recovered,
+    a_command_a_paused_program_has_not_taken_is_withdrawn_and_never_runs,
     a_dashboard_pause_halts_the_arm_and_play_resumes_the_move,
     closing_mid_move_stops_the_arm_before_it_returns,
     a_handle_waited_after_close_says_closed_at_once,

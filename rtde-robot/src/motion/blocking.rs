@@ -20,7 +20,7 @@ use crate::motion::kinematics::Kinematics;
 use crate::motion::options::{MotionOptions, NOT_PLAYING, prepare};
 use crate::motion::plan::{Kind, Order, Plan};
 use crate::motion::recipes::{Registers, Written, observe, specs};
-use crate::motion::session::{Reached, RobotState, Session, said_in};
+use crate::motion::session::{Reached, RobotState, Sent, Session, said_in};
 
 /// What the handles and the keeper share.
 #[derive(Debug)]
@@ -87,12 +87,13 @@ impl Link {
         }
     }
 
-    /// Writes a command once the program took the one before; its sequence number.
-    fn command(&self, registers: Registers) -> Result<i32, MotionError> {
+    /// Writes a command once the program took the one before (`after`, the one before it
+    /// in its order, if any: [`Session::poll_command`]); its sequence number.
+    fn command(&self, registers: Registers, after: Option<Sent>) -> Result<Sent, MotionError> {
         let said = |fallback: &str| self.said(fallback);
         self.wait_for(
             self.timeout,
-            |session| match session.poll_command(registers, &said) {
+            |session| match session.poll_command(registers, after, &said) {
                 // Under the lock: the keeper's next write carries the same command.
                 Poll::Ready(Ok((seq, registers))) => {
                     Poll::Ready(self.send(registers).map(|()| seq).map_err(Into::into))
@@ -106,7 +107,7 @@ impl Link {
     /// Waits for command `seq`'s outcome ([`Session::poll_done`]).
     fn wait_done(
         &self,
-        seq: i32,
+        seq: Sent,
         until_still: bool,
         timeout: Duration,
     ) -> Result<Reached, MotionError> {
@@ -114,7 +115,7 @@ impl Link {
         self.wait_for(
             timeout,
             |session| session.poll_done(seq, until_still, &said),
-            |session| session.timeout(Some(seq), timeout),
+            |session| session.timeout(Some(seq.seq), timeout),
         )
     }
 }
@@ -139,7 +140,7 @@ pub struct MoveHandle {
     link: Arc<Link>,
     /// The first command of its order (a path's first waypoint); `seq` is the last.
     first: i32,
-    seq: i32,
+    seq: Sent,
     /// Whether `wait` also waits for the arm to rest (moves and stops).
     until_still: bool,
 }
@@ -148,7 +149,7 @@ impl MoveHandle {
     /// The command's sequence number.
     #[must_use]
     pub fn seq(&self) -> i32 {
-        self.seq
+        self.seq.seq
     }
 
     /// Whether the program has finished the command.
@@ -437,8 +438,9 @@ impl Robot {
         self.link.lock().begin(order.kind);
         let mut seqs = None;
         for registers in order.registers {
-            let seq = self.link.command(registers)?;
-            seqs = Some(seqs.map_or((seq, seq), |(first, _)| (first, seq)));
+            let after = seqs.map(|(_, last)| last);
+            let seq = self.link.command(registers, after)?;
+            seqs = Some(seqs.map_or((seq.seq, seq), |(first, _)| (first, seq)));
         }
         let (first, seq) = seqs.unwrap_or_default();
         Ok(MoveHandle {

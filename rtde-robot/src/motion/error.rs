@@ -43,7 +43,8 @@ pub enum MotionError {
         message: String,
     },
     /// The program is not running (stopped from the pendant, a runtime error, or never
-    /// started).
+    /// started), or is paused (by a protective stop, the Dashboard or the pendant) and had
+    /// not taken the command: the command is withdrawn, so a later `play` does not run it.
     #[error(
         "the command program is not running: {message}; Robot::recover sends it again (with \
          ProgramSource::Send), or start it on the pendant"

@@ -23,7 +23,7 @@ use crate::motion::kinematics::Kinematics;
 use crate::motion::options::{MotionOptions, NOT_PLAYING, prepare};
 use crate::motion::plan::{Kind, Order, Plan};
 use crate::motion::recipes::{Registers, Written, observe, specs};
-use crate::motion::session::{Reached, RobotState, Session, said_in};
+use crate::motion::session::{Reached, RobotState, Sent, Session, said_in};
 
 /// What the handles, the commands and the keeper task share.
 #[derive(Debug)]
@@ -87,18 +87,23 @@ impl Link {
         }
     }
 
-    /// Writes a command once the program took the one before; its sequence number.
+    /// Writes a command once the program took the one before (`after`, the one before it
+    /// in its order, if any: [`Session::poll_command`]); its sequence number.
     ///
     /// Dropped once the session has taken the command, the keeper writes it with the
     /// next package: a command is never half sent.
-    async fn command(&self, registers: Registers) -> Result<i32, MotionError> {
+    async fn command(
+        &self,
+        registers: Registers,
+        after: Option<Sent>,
+    ) -> Result<Sent, MotionError> {
         let said = |fallback: &str| self.said(fallback);
         let seq = self
             .wait_for(
                 self.timeout,
                 |session| {
                     session
-                        .poll_command(registers, &said)
+                        .poll_command(registers, after, &said)
                         .map(|r| r.map(|(seq, _)| seq))
                 },
                 |session| session.timeout(None, self.timeout),
@@ -110,7 +115,7 @@ impl Link {
 
     async fn wait_done(
         &self,
-        seq: i32,
+        seq: Sent,
         until_still: bool,
         timeout: Duration,
     ) -> Result<Reached, MotionError> {
@@ -118,7 +123,7 @@ impl Link {
         self.wait_for(
             timeout,
             |session| session.poll_done(seq, until_still, &said),
-            |session| session.timeout(Some(seq), timeout),
+            |session| session.timeout(Some(seq.seq), timeout),
         )
         .await
     }
@@ -171,7 +176,7 @@ pub struct AsyncMoveHandle {
     link: Arc<Link>,
     /// The first command of its order (a path's first waypoint); `seq` is the last.
     first: i32,
-    seq: i32,
+    seq: Sent,
     /// Whether the wait is also for the arm to rest (moves and stops).
     until_still: bool,
 }
@@ -180,7 +185,7 @@ impl AsyncMoveHandle {
     /// The command's sequence number.
     #[must_use]
     pub fn seq(&self) -> i32 {
-        self.seq
+        self.seq.seq
     }
 
     /// Whether the program has finished the command.
@@ -418,8 +423,9 @@ impl AsyncRobot {
         self.link.lock().begin(order.kind);
         let mut seqs = None;
         for registers in order.registers {
-            let seq = self.link.command(registers).await?;
-            seqs = Some(seqs.map_or((seq, seq), |(first, _)| (first, seq)));
+            let after = seqs.map(|(_, last)| last);
+            let seq = self.link.command(registers, after).await?;
+            seqs = Some(seqs.map_or((seq.seq, seq), |(first, _)| (first, seq)));
         }
         let (first, seq) = seqs.unwrap_or_default();
         Ok(AsyncMoveHandle {

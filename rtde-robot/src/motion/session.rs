@@ -22,6 +22,24 @@ const PROTECTIVE_STOP: i32 = 3;
 const FINISHED_KEPT: usize = 1024;
 /// Below this joint speed (rad/s) on every joint the arm is steady.
 pub const STEADY_SPEED: f64 = 1e-3;
+/// How long (controller time, s) a command stays written to a paused program before it is
+/// withdrawn: past the packages that were on their way when it was written, so that a
+/// program played just before the command is seen playing.
+const WITHDRAW_AFTER: f64 = 0.2;
+/// What a command withdrawn from a paused program says.
+const WITHDRAWN: &str = "runtime_state is PAUSED: the program takes no command while \
+                         paused, so this one was withdrawn before it ran (Dashboard::play \
+                         resumes what it had taken; after a protective stop, unlock it first)";
+
+/// A command written: its sequence number, and how many commands had been withdrawn
+/// before it was written. A withdrawn command's number is the next command's too, so the
+/// number alone does not tell them apart.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Sent {
+    /// The sequence number.
+    pub(crate) seq: i32,
+    era: usize,
+}
 
 /// Where a command left the arm.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -79,6 +97,11 @@ pub(crate) struct Session {
     finished: VecDeque<Finished>,
     /// The last command whose end is recorded in `finished`.
     recorded: i32,
+    /// The controller's `timestamp` of the last package before `last_seq` was written.
+    written_at: f64,
+    /// The commands withdrawn from a paused program, oldest first: entry `n` ended era `n`
+    /// ([`Sent`]). One number per withdrawal, each after a pause and 0.2 s: kept whole.
+    withdrawn: Vec<i32>,
 }
 
 /// Where a command finished.
@@ -111,6 +134,8 @@ impl Session {
             interrupted: Vec::new(),
             finished: VecDeque::new(),
             recorded: accepted,
+            written_at: first.timestamp,
+            withdrawn: Vec::new(),
         }
     }
 
@@ -124,6 +149,7 @@ impl Session {
     pub(crate) fn on_package(&mut self, o: Observed) -> Registers {
         self.observed = o;
         self.record_finished(&o);
+        self.withdraw_if_paused();
         self.watchdog = self.watchdog.wrapping_add(1);
         self.registers.ints[usize::from(int_in::WATCHDOG)] = self.watchdog;
         self.registers
@@ -180,14 +206,19 @@ impl Session {
     }
 
     /// Takes `registers` as the next command once the program took the one before: the
-    /// registers to write, with their sequence number.
+    /// registers to write, with their sequence number. `after` is the command before it in
+    /// the same order (a path's previous waypoint): withdrawn, the order ends there.
     pub(crate) fn poll_command(
         &mut self,
         mut registers: Registers,
+        after: Option<Sent>,
         said: Said<'_>,
-    ) -> Poll<Result<(i32, Registers), MotionError>> {
+    ) -> Poll<Result<(Sent, Registers), MotionError>> {
         if let Some(e) = self.link_end() {
             return Poll::Ready(Err(e));
+        }
+        if after.is_some_and(|a| self.was_withdrawn(a)) {
+            return Poll::Ready(Err(self.withdrawn_error(said)));
         }
         if self.observed.ints[usize::from(int_out::ACCEPTED)] != self.last_seq {
             return match verdict(&self.observed, said) {
@@ -200,7 +231,56 @@ impl Session {
         registers.ints[usize::from(int_in::WATCHDOG)] = self.watchdog;
         self.registers = registers;
         self.last_seq = seq;
-        Poll::Ready(Ok((seq, registers)))
+        self.written_at = self.observed.timestamp;
+        let sent = Sent {
+            seq,
+            era: self.withdrawn.len(),
+        };
+        Poll::Ready(Ok((sent, registers)))
+    }
+
+    /// A paused program takes no command until it plays again, and may never (the
+    /// documented way on is [`Robot::recover`](super::Robot::recover), which replaces it):
+    /// a command it has not taken is withdrawn (its sequence number written back), so that
+    /// its caller is told at once, and truthfully, that it did not run, and a later `play`
+    /// does not run it after all. A move the program took before the pause is not
+    /// withdrawn: it goes on at `play`, and its wait goes on too. Were the program to play
+    /// in the very cycle of the withdrawal and take the command, the sequence number going
+    /// back stops it ([`Failure::Handshake`]): the arm stops rather than run it unawaited.
+    fn withdraw_if_paused(&mut self) {
+        let o = &self.observed;
+        let paused = matches!(
+            RuntimeState::from_code(o.runtime_state),
+            RuntimeState::Paused | RuntimeState::Pausing
+        );
+        let accepted = o.ints[usize::from(int_out::ACCEPTED)];
+        let untaken = accepted == self.last_seq.wrapping_sub(1);
+        if !paused || !untaken || self.closed || o.timestamp - self.written_at < WITHDRAW_AFTER {
+            return;
+        }
+        self.withdrawn.push(self.last_seq);
+        // Its number is the next command's: no stop or newer motion cut it short.
+        for (range, _) in &mut self.interrupted {
+            if range.contains(&self.last_seq) {
+                *range = *range.start()..=accepted;
+            }
+        }
+        self.interrupted.retain(|(range, _)| !range.is_empty());
+        self.last_seq = accepted;
+        self.registers.ints[usize::from(int_in::SEQUENCE)] = accepted;
+    }
+
+    /// Whether `sent` was withdrawn from a paused program.
+    fn was_withdrawn(&self, sent: Sent) -> bool {
+        self.withdrawn.get(sent.era) == Some(&sent.seq)
+    }
+
+    /// What a withdrawn command's caller is told: the robot's verdict if it has one now (a
+    /// protective stop, say), else that the program was paused.
+    fn withdrawn_error(&self, said: Said<'_>) -> MotionError {
+        verdict(&self.observed, said).unwrap_or_else(|| MotionError::ProgramStopped {
+            message: WITHDRAWN.to_owned(),
+        })
     }
 
     /// The outcome of command `seq`, once known. With `until_still` (moves and stops),
@@ -209,10 +289,15 @@ impl Session {
     /// was when the program took it, which is when such a command is done.
     pub(crate) fn poll_done(
         &self,
-        seq: i32,
+        sent: Sent,
         until_still: bool,
         said: Said<'_>,
     ) -> Poll<Result<Reached, MotionError>> {
+        // Before anything keyed by the number alone, which a newer command may now carry.
+        if self.was_withdrawn(sent) {
+            return Poll::Ready(Err(self.withdrawn_error(said)));
+        }
+        let seq = sent.seq;
         if self
             .cut_short
             .as_ref()
@@ -268,7 +353,11 @@ impl Session {
     /// the index of the command under way (the last once all are done), and one progress
     /// figure, 0 to 1, for all of them. The program's DONE register says how many are
     /// done; its progress register, how far the one under way is.
-    pub(crate) fn progress_of(&self, first: i32, last: i32) -> (usize, f64) {
+    pub(crate) fn progress_of(&self, first: i32, last: Sent) -> (usize, f64) {
+        if self.was_withdrawn(last) {
+            return (0, 0.0);
+        }
+        let last = last.seq;
         let done = self.observed.ints[usize::from(int_out::DONE)];
         let count = f64::from(last.wrapping_sub(first).wrapping_add(1).max(1));
         let index = |seq: i32| usize::try_from(seq.wrapping_sub(first)).unwrap_or(0);
@@ -288,9 +377,9 @@ impl Session {
         )
     }
 
-    /// Whether the program has finished command `seq`.
-    pub(crate) fn is_finished(&self, seq: i32) -> bool {
-        self.observed.ints[usize::from(int_out::DONE)] >= seq
+    /// Whether the program has finished command `sent`.
+    pub(crate) fn is_finished(&self, sent: Sent) -> bool {
+        !self.was_withdrawn(sent) && self.observed.ints[usize::from(int_out::DONE)] >= sent.seq
     }
 
     /// The arm and the program as the last package said.
@@ -378,8 +467,9 @@ fn verdict(o: &Observed, said: Said<'_>) -> Option<MotionError> {
     }
     let failure = Failure::from_register(o.ints[usize::from(int_out::FAILURE)]);
     let runtime = RuntimeState::from_code(o.runtime_state);
-    // A program paused (from the Dashboard or the pendant) has not ended: its move goes on
-    // at play, and the move's timeout still bounds the wait.
+    // A program paused (from the Dashboard or the pendant) has not ended: a move it took
+    // goes on at play, and the move's timeout still bounds the wait. A command it has not
+    // taken is withdrawn instead (`Session::withdraw_if_paused`).
     let ended = matches!(runtime, RuntimeState::Stopped | RuntimeState::Stopping);
     let stopped = ended
         || ProgramState::from_register(o.ints[usize::from(int_out::STATE)])
