@@ -227,14 +227,14 @@ fn a_dashboard_pause_halts_the_arm_and_play_resumes_the_move<R: Driver>() {
         "paused short of the target"
     );
     dashboard.play().unwrap();
-    let r = handle.wait();
-    eprintln!(
-        "DEBUG {:?} {:?}",
-        sim.command_program()
-            .map(|p| (p.failure(), p.messages().to_vec())),
-        dashboard.program_state()
-    );
-    let reached = r.unwrap();
+    let reached = handle.wait().unwrap_or_else(|e| {
+        panic!(
+            "{e}; the program: {:?}; the Dashboard: {:?}",
+            sim.command_program()
+                .map(|p| (p.failure(), p.messages().to_vec())),
+            dashboard.program_state()
+        )
+    });
     assert!(max_diff(&reached.q, &target) < 1e-9, "{:?}", reached.q);
     robot.close().unwrap();
     sim.shutdown().unwrap();
