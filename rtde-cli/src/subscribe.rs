@@ -43,13 +43,17 @@ what is published while the subscriber reconnects is kept for it by the broker."
   rtde subscribe --broker mqtt://127.0.0.1:1883 --topic 'spBv1.0/#' --out rec/
       from a bridge with format = \"sparkplug\"; a late start asks it for its births
   rtde subscribe --broker mqtts://10.0.0.5 --ca-file plant-ca.pem --out rec/
-      over TLS (rtde built with the `tls` feature), trusting the plant's own CA"
+      over TLS (rtde built with the `tls` feature), trusting the plant's own CA
+  rtde subscribe --broker mqtt://10.0.0.1 --broker mqtt://10.0.0.2 --broker mqtt://10.0.0.3 --out rec/
+      from a broker cluster: the first node that answers, the next when it is lost"
 )]
 pub(crate) struct SubscribeArgs {
     /// The broker: `mqtt://HOST[:PORT]`, or `mqtts://HOST[:PORT]` for TLS (port 8883
-    /// unless given; rtde built with the `tls` feature).
-    #[arg(long, value_name = "URL")]
-    broker: String,
+    /// unless given; rtde built with the `tls` feature). Given again for each node of a
+    /// broker cluster (all mqtt:// or all mqtts://): the subscriber connects to the first
+    /// that answers and resumes its session on the next when its node is lost.
+    #[arg(long, value_name = "URL", required = true)]
+    broker: Vec<String>,
     /// With an `mqtts://` broker: trust the certificate authorities in this file (PEM)
     /// instead of the platform's, as the bridge's `[broker] ca_file`.
     #[arg(long, value_name = "PATH")]
@@ -115,19 +119,27 @@ pub(crate) fn run(args: &SubscribeArgs) -> Result<(), String> {
 
 /// Creates the output directory, takes Ctrl-C and subscribes.
 fn subscribe(args: &SubscribeArgs) -> Result<Subscriber, String> {
-    let url = BrokerUrl::parse(&args.broker)?;
-    if args.ca_file.is_some() && !url.tls {
+    let urls = args
+        .broker
+        .iter()
+        .map(|u| BrokerUrl::parse(u))
+        .collect::<Result<Vec<_>, _>>()?;
+    let tls = urls.first().is_some_and(|u| u.tls);
+    if urls.iter().any(|u| u.tls != tls) {
+        return Err("every --broker is mqtt:// or every one mqtts://, not a mix".into());
+    }
+    if args.ca_file.is_some() && !tls {
         return Err("--ca-file is for TLS: use an mqtts:// broker URL".into());
     }
     std::fs::create_dir_all(&args.out)
         .map_err(|e| format!("cannot create `{}`: {e}", args.out.display(), e = said(e)))?;
     crate::interrupt::handle()?;
-    let sub = connect(args, url)?;
+    let sub = connect(args, urls, tls)?;
     // On stdout and first, for scripts that wait for the subscription.
     println!(
         "rtde subscribe: subscribed to {} at {}",
         args.topic.join(", "),
-        args.broker
+        args.broker.join(", ")
     );
     Ok(sub)
 }
@@ -251,13 +263,16 @@ fn verdict(received: &Received) -> Result<(), String> {
     Ok(())
 }
 
-/// Connects to the broker of `url`, over TLS if it says `mqtts://`.
-fn connect(args: &SubscribeArgs, url: BrokerUrl) -> Result<Subscriber, String> {
-    let nodes = [(url.host, url.port)];
+/// Connects to the first of the broker's nodes that answers, over TLS if `tls`
+/// (`mqtts://`).
+fn connect(args: &SubscribeArgs, urls: Vec<BrokerUrl>, tls: bool) -> Result<Subscriber, String> {
+    let nodes: Vec<(String, u16)> = urls.into_iter().map(|u| (u.host, u.port)).collect();
     let timeout = Duration::from_secs(5);
     // Without the `tls` feature `BrokerUrl::parse` refuses `mqtts://`.
+    #[cfg(not(feature = "tls"))]
+    debug_assert!(!tls);
     #[cfg(feature = "tls")]
-    if url.tls {
+    if tls {
         let tls = match &args.ca_file {
             Some(path) => rtde_bridge::Tls::read_ca_file(path)
                 .map_err(|e| format!("cannot read `{}`: {}", path.display(), said(e)))?,

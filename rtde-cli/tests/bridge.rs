@@ -92,6 +92,44 @@ fn bridge_to_subscribe_over_tls_trusting_a_ca_file() {
     );
 }
 
+/// `rtde subscribe` given a cluster's nodes, the first dead: it subscribes at the next
+/// that answers and records every package.
+#[test]
+fn subscribe_takes_a_clusters_nodes_and_uses_the_first_that_answers() {
+    let Some(broker) = mosquitto::Broker::start("cli-nodes") else {
+        return;
+    };
+    // Free when asked, so nothing answers there (the OS hands ports out in turn).
+    let dead = format!("mqtt://127.0.0.1:{}", mosquitto::free_port());
+    bridge_to_subscribe_at(
+        &broker.url(),
+        "",
+        &["--broker", &dead],
+        "cli-nodes",
+        "format = \"binary\"",
+        "rtde/#",
+    );
+}
+
+/// A cluster's nodes are all plain or all TLS (only an rtde with TLS takes `mqtts://`).
+#[cfg(feature = "tls")]
+#[test]
+fn subscribe_refuses_nodes_over_tls_and_not_mixed_over_tls() {
+    let mixed = common::run(&[
+        "subscribe",
+        "--broker",
+        "mqtt://127.0.0.1",
+        "--broker",
+        "mqtts://127.0.0.1",
+        "-o",
+        "unused",
+    ]);
+    assert_eq!(
+        mixed.one_line_error(),
+        "error: every --broker is mqtt:// or every one mqtts://, not a mix"
+    );
+}
+
 /// `rtde bridge` with `payload` for a second, `rtde subscribe` to `filter` until the
 /// bridge goes offline: each robot's CSV and raw capture hold every package.
 fn bridge_to_subscribe(test: &str, payload: &str, filter: &str) {
@@ -102,7 +140,7 @@ fn bridge_to_subscribe(test: &str, payload: &str, filter: &str) {
 }
 
 /// [`bridge_to_subscribe`] on the broker at `url`, with `broker_extra` in the bridge's
-/// `[broker]` and `subscribe_extra` after `rtde subscribe --broker URL`.
+/// `[broker]` and `subscribe_extra` before `rtde subscribe`'s `--broker URL`.
 fn bridge_to_subscribe_at(
     url: &str,
     broker_extra: &str,
@@ -115,8 +153,9 @@ fn bridge_to_subscribe_at(
     let (robots, dir) = (fleet.robots.as_slice(), &fleet.dir);
     let out = dir.join("rec");
     let mut cmd = rtde();
-    cmd.args(["subscribe", "--broker", url])
+    cmd.arg("subscribe")
         .args(subscribe_extra)
+        .args(["--broker", url])
         .args([
             "--until-offline",
             "--topic",
