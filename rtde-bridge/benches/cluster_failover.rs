@@ -26,7 +26,7 @@
 //! first connection a node accepted, polled every 2 ms), and the latency (subscriber's
 //! clock at the batch's arrival minus the package's host time) p50/p99 outside the
 //! failover window (the kill − 1 s to the reconnection + 5 s; for Mosquitto, to its
-//! restart + 5 s).
+//! restart + 5 s), and the p99 before the kill alone (the steady state).
 //!
 //! Needs `mosquitto` and `nats-server` (Debian packages); skips a scenario without them.
 
@@ -52,6 +52,9 @@ struct Figures {
     reconnect_ms: f64,
     p50_ms: f64,
     p99_ms: f64,
+    /// p99 before the kill: the steady state, without the failover's backlog or the
+    /// restarted node's catching up.
+    p99_before_ms: f64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -59,6 +62,23 @@ enum Scenario {
     Mosquitto,
     BridgesNode,
     SubscribersNode,
+}
+
+impl Scenario {
+    const ALL: [Scenario; 3] = [
+        Scenario::Mosquitto,
+        Scenario::BridgesNode,
+        Scenario::SubscribersNode,
+    ];
+
+    /// Its name after `--only`.
+    fn arg(self) -> &'static str {
+        match self {
+            Scenario::Mosquitto => "mosquitto",
+            Scenario::BridgesNode => "bridges-node",
+            Scenario::SubscribersNode => "subscribers-node",
+        }
+    }
 }
 
 /// What the scenario's broker is, and how to kill and restart its victim.
@@ -284,6 +304,12 @@ fn run(scenario: Scenario, load: &Load) -> Option<Figures> {
         .map(|(_, l)| *l)
         .collect();
     outside.sort_unstable();
+    let mut before: Vec<i64> = latencies
+        .iter()
+        .filter(|(host, _)| *host < killed_us - 1_000_000)
+        .map(|(_, l)| *l)
+        .collect();
+    before.sort_unstable();
     let summary = check.summary();
     Some(Figures {
         read: counts.received(),
@@ -296,6 +322,7 @@ fn run(scenario: Scenario, load: &Load) -> Option<Figures> {
         reconnect_ms,
         p50_ms: percentile_ms(&outside, 0.5),
         p99_ms: percentile_ms(&outside, 0.99),
+        p99_before_ms: percentile_ms(&before, 0.99),
     })
 }
 
@@ -319,12 +346,17 @@ fn main() {
             "--connections" => load.connections = value().parse().expect("--connections N"),
             "--batch-ms" => load.batch_ms = value().parse().expect("--batch-ms MS"),
             "--runs" => runs = value().parse().expect("--runs N"),
-            "--only" => only.push(match value().as_str() {
-                "mosquitto" => Scenario::Mosquitto,
-                "bridges-node" => Scenario::BridgesNode,
-                "subscribers-node" => Scenario::SubscribersNode,
-                other => panic!("--only {other}: mosquitto, bridges-node or subscribers-node"),
-            }),
+            "--only" => {
+                let name = value();
+                only.push(
+                    Scenario::ALL
+                        .into_iter()
+                        .find(|s| s.arg() == name)
+                        .unwrap_or_else(|| {
+                            panic!("--only {name}: mosquitto, bridges-node or subscribers-node")
+                        }),
+                );
+            }
             "--bench" => {}
             other => panic!("unknown argument {other}"),
         }
@@ -351,8 +383,12 @@ fn main() {
         connections,
         batch_ms,
     } = load;
+    let only_args: String = only
+        .iter()
+        .map(|s| format!(" --only {}", s.arg()))
+        .collect();
     println!(
-        "command: cargo bench -p rtde-bridge --bench cluster_failover -- --robots {robots} --frequency {frequency} --seconds {seconds} --connections {connections} --batch-ms {batch_ms} --runs {runs}"
+        "command: cargo bench -p rtde-bridge --bench cluster_failover -- --robots {robots} --frequency {frequency} --seconds {seconds} --connections {connections} --batch-ms {batch_ms} --runs {runs}{only_args}"
     );
     println!(
         "{robots} robots x {frequency} Hz for {seconds} s on {connections} MQTT session(s), {batch_ms} ms batches; SIGKILL at {}s, restart at {}s",
@@ -360,20 +396,16 @@ fn main() {
         2 * seconds / 3
     );
     for run_no in 1..=runs {
-        for scenario in [
-            Scenario::Mosquitto,
-            Scenario::BridgesNode,
-            Scenario::SubscribersNode,
-        ]
-        .into_iter()
-        .filter(|s| only.is_empty() || only.contains(s))
+        for scenario in Scenario::ALL
+            .into_iter()
+            .filter(|s| only.is_empty() || only.contains(s))
         {
             let Some(f) = run(scenario, &load) else {
                 println!("run {run_no} {scenario:?}: skipped (broker not installed)");
                 continue;
             };
             println!(
-                "run {run_no} {scenario:?}: read {}, delivered {}, not delivered {} (of which still queued in the bridge after its 120 s drain {}), duplicate batches {} (the bridge re-sent {} unacknowledged, the broker redelivered {}{}), unexplained gaps {}, reconnected {:.0} ms after the kill, latency outside the window p50 {:.1} ms p99 {:.1} ms",
+                "run {run_no} {scenario:?}: read {}, delivered {}, not delivered {} (of which still queued in the bridge after its 120 s drain {}), duplicate batches {} (the bridge re-sent {} unacknowledged, the broker redelivered {}{}), unexplained gaps {}, reconnected {:.0} ms after the kill, latency outside the window p50 {:.1} ms p99 {:.1} ms (p99 before the kill {:.1} ms)",
                 f.read,
                 f.delivered,
                 f.read.saturating_sub(f.delivered),
@@ -389,7 +421,8 @@ fn main() {
                 f.unexplained,
                 f.reconnect_ms,
                 f.p50_ms,
-                f.p99_ms
+                f.p99_ms,
+                f.p99_before_ms
             );
         }
     }
