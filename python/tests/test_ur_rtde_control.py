@@ -191,6 +191,22 @@ def _unlocked(dashboard):
     except rtde_rs.DashboardError:
         return False
 
+def _killed_client(sim, program, while_alive=lambda: None):
+    """Runs `program` (a ur_rtde client moving towards TARGET) in a child process until
+    it says "moving", then `while_alive()`, then kills the child with SIGKILL."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", program, sim.host, *map(str, TARGET)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdout.readline().strip() == "moving"
+        while_alive()
+    finally:
+        child.kill()
+        child.wait()
+
+
 # A client that starts an asynchronous move and waits to be killed.
 KILLED_MID_MOVE = """
 import sys, time, rtde_control
@@ -208,17 +224,7 @@ def test_the_next_client_takes_over_from_one_killed_mid_move(controller):
     and uploads its own."""
     sim, control, receive = controller
     control.disconnect()
-    child = subprocess.Popen(
-        [sys.executable, "-c", KILLED_MID_MOVE, sim.host, *map(str, TARGET)],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert child.stdout.readline().strip() == "moving"
-        time.sleep(0.2)
-    finally:
-        child.kill()
-        child.wait()
+    _killed_client(sim, KILLED_MID_MOVE, lambda: time.sleep(0.2))
     assert sim.robot_state()["program_state"] is rtde_rs.RuntimeState.PLAYING
     assert max(map(abs, receive.getActualQd())) > 0.0, "the killed client's move goes on"
 
@@ -252,18 +258,12 @@ def test_a_killed_client_that_set_the_watchdog_stops_the_program_and_the_arm(con
     package carrying that register, the controller stops the program and the arm."""
     sim, control, receive = controller
     control.disconnect()
-    child = subprocess.Popen(
-        [sys.executable, "-c", WATCHDOG_KICKER, sim.host, *map(str, TARGET)],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert child.stdout.readline().strip() == "moving"
+
+    def kicked_it_plays():
         time.sleep(0.5)
         assert sim.robot_state()["program_state"] is rtde_rs.RuntimeState.PLAYING, "kicked, it plays"
-    finally:
-        child.kill()
-        child.wait()
+
+    _killed_client(sim, WATCHDOG_KICKER, kicked_it_plays)
     wait_for(
         lambda: sim.robot_state()["program_state"] is rtde_rs.RuntimeState.STOPPED,
         "the program stopped by the RTDE watchdog",
