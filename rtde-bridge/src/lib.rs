@@ -7,6 +7,10 @@
 //! robot ─RTDE─▶ reader ─▶ bounded queue ─▶ publisher ─┘    (rumqttc, one tokio runtime)
 //! ```
 //!
+//! (or several MQTT sessions, the robots shared out, with `[broker] connections`: a broker
+//! that stores each QoS 1 publication before acknowledging it takes more a second on more
+//! sessions.)
+//!
 //! - **Configuration**: a TOML file ([`config`]); every mistake is one line naming the
 //!   line and the key.
 //! - **Payloads**: JSON or binary batches in the raw-capture frame format, each with the
