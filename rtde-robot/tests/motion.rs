@@ -16,7 +16,9 @@ use rtde_robot_proto::programs::command::{CommandLayout, int_in};
 use rtde_sim::{Calibration, Fault, Motion, Sim, SimBuilder};
 
 mod common;
-use common::{max_diff, powered_off, sending, waiting_for_a_program};
+use common::{
+    max_diff, powered_off, sending, stopped_by_a_collision_mid_move, waiting_for_a_program,
+};
 use rtde_testkit::every_driver;
 use rtde_testkit::robots::{Driver, Handle};
 
@@ -729,12 +731,7 @@ fn a_protective_stop_is_the_robots_whoever_raises_it<R: Driver>() {
     // The robot meets it (a collision the controller sees): the move ends with it.
     let (sim, _dashboard) = waiting_for_a_program(still);
     let robot = R::connect(sim.addr(), sending(&sim, CommandLayout::UPPER)).unwrap();
-    let handle = robot
-        .start_move_j(JointMove::to([1.0, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.5))
-        .unwrap();
-    sim.protective_stop("a collision");
-    let err = handle.wait().unwrap_err();
-    assert!(matches!(err, MotionError::ProtectiveStop { .. }), "{err}");
+    stopped_by_a_collision_mid_move(&sim, &robot);
     drop(robot);
     sim.shutdown().unwrap();
 }

@@ -15,7 +15,7 @@ use rtde_robot_proto::programs::command::Failure;
 use rtde_sim::Sim;
 
 mod common;
-use common::{max_diff, powered_off, waiting_for_a_program};
+use common::{max_diff, powered_off, stopped_by_a_collision_mid_move, waiting_for_a_program};
 use rtde_testkit::every_driver;
 use rtde_testkit::robots::{Driver, Handle};
 
@@ -85,12 +85,7 @@ fn brake_release_from_power_off_runs_the_robot() {
 fn after_a_protective_stop_and_its_unlock_a_new_session_moves_the_arm<R: Driver>() {
     let (sim, mut dashboard) = controller();
     let robot = R::connect(sim.addr(), sending(&sim)).unwrap();
-    let handle = robot
-        .start_move_j(JointMove::to([1.0, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.5))
-        .unwrap();
-    sim.protective_stop("a collision");
-    let err = handle.wait().unwrap_err();
-    assert!(matches!(err, MotionError::ProtectiveStop { .. }), "{err}");
+    let err = stopped_by_a_collision_mid_move(&sim, &robot);
     // The error says what to do next.
     assert!(err.to_string().contains("then Robot::recover"), "{err}");
     // Not unlocked yet: recovering is refused before anything is sent.
@@ -132,12 +127,7 @@ fn after_an_unlocked_protective_stop_a_move_fails_at_once_until_recovered<R: Dri
     // Long enough that a move left to time out could not pass for a verdict.
     let options = sending(&sim).timeout(Duration::from_secs(8));
     let robot = R::connect(sim.addr(), options).unwrap();
-    let handle = robot
-        .start_move_j(JointMove::to([1.0, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.5))
-        .unwrap();
-    sim.protective_stop("a collision");
-    let err = handle.wait().unwrap_err();
-    assert!(matches!(err, MotionError::ProtectiveStop { .. }), "{err}");
+    stopped_by_a_collision_mid_move(&sim, &robot);
     std::thread::sleep(Duration::from_millis(250));
     dashboard.unlock_protective_stop().unwrap();
     assert_eq!(

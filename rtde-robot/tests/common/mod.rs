@@ -4,9 +4,10 @@
 use std::time::Duration;
 
 use rtde_robot::dashboard::{Dashboard, DashboardOptions};
-use rtde_robot::motion::{CommandLayout, MotionOptions, ProgramSource};
+use rtde_robot::motion::{CommandLayout, JointMove, MotionError, MotionOptions, ProgramSource};
 use rtde_robot::script::ScriptSender;
 use rtde_sim::{Sim, SimBuilder};
+use rtde_testkit::robots::{Driver, Handle};
 
 /// [`powered_off`] as `configure` leaves it, powered on with the brakes released and no program playing: a
 /// robot waiting for the command program to be sent.
@@ -46,4 +47,16 @@ pub(crate) fn max_diff(a: &[f64], b: &[f64]) -> f64 {
         .zip(b)
         .map(|(x, y)| (x - y).abs())
         .fold(0.0, f64::max)
+}
+
+/// `robot` starts a slow move, and a collision the controller sees stops the arm in it:
+/// the move ends with [`MotionError::ProtectiveStop`], returned.
+pub(crate) fn stopped_by_a_collision_mid_move<R: Driver>(sim: &Sim, robot: &R) -> MotionError {
+    let handle = robot
+        .start_move_j(JointMove::to([1.0, -1.57, 1.57, -1.57, -1.57, 0.0]).speed(0.5))
+        .unwrap();
+    sim.protective_stop("a collision");
+    let err = handle.wait().unwrap_err();
+    assert!(matches!(err, MotionError::ProtectiveStop { .. }), "{err}");
+    err
 }
