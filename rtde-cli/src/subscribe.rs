@@ -44,8 +44,8 @@ what is published while the subscriber reconnects is kept for it by the broker."
       from a bridge with format = \"sparkplug\"; a late start asks it for its births
   rtde subscribe --broker mqtts://10.0.0.5 --ca-file plant-ca.pem --out rec/
       over TLS (rtde built with the `tls` feature), trusting the plant's own CA
-  rtde subscribe --broker mqtt://10.0.0.1 --broker mqtt://10.0.0.2 --broker mqtt://10.0.0.3 --out rec/
-      from a broker cluster: the first node that answers, the next when it is lost"
+  rtde subscribe --broker mqtt://10.0.0.1 --broker mqtt://10.0.0.2 -o rec/
+      from a broker cluster's nodes: the first that answers, the next when it is lost"
 )]
 pub(crate) struct SubscribeArgs {
     /// The broker: `mqtt://HOST[:PORT]`, or `mqtts://HOST[:PORT]` for TLS (port 8883

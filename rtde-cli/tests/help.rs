@@ -124,8 +124,15 @@ mod examples {
     const ROBOT_IP: Ipv4Addr = Ipv4Addr::new(127, 77, 0, 1);
     /// The names the examples give robots, replaced by [`ROBOT_IP`].
     const ROBOT_NAMES: [&str; 3] = ["192.168.1.10", "ur5e.local", "HOST"];
-    /// The broker addresses the examples give, replaced by the test's broker.
-    const BROKER_URLS: [&str; 2] = ["mqtt://127.0.0.1:1883", "mqtt://10.0.0.5"];
+    /// The broker addresses the examples give (a cluster's nodes among them), replaced by
+    /// the test's broker.
+    const BROKER_URLS: [&str; 5] = [
+        "mqtt://127.0.0.1:1883",
+        "mqtt://10.0.0.5",
+        "mqtt://10.0.0.1",
+        "mqtt://10.0.0.2",
+        "mqtt://10.0.0.3",
+    ];
     /// Held while a command listens on a fixed port (`rtde sim`, `rtde replay`, `rtde
     /// view`, `--view`), so that two sources' examples never ask for the same one.
     pub(super) static LISTENING: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -329,7 +336,18 @@ mod examples {
         if command.contains("mqtts://") {
             return Outcome::Skipped("a TLS broker, and rtde with the `tls` feature");
         }
-        let words = match words(&adapted(command, broker)) {
+        let adapted = adapted(command, broker);
+        // The tests' traffic stays on loopback: an example naming another broker fails
+        // here, before anything connects to it.
+        if let Some(url) = adapted
+            .split_whitespace()
+            .find(|w| w.starts_with("mqtt://") && !w.starts_with("mqtt://127."))
+        {
+            return Outcome::Failed(format!(
+                "{url} is not replaced by the test's broker: add it to BROKER_URLS"
+            ));
+        }
+        let words = match words(&adapted) {
             Ok(words) => words,
             Err(why) => return Outcome::Failed(why),
         };
