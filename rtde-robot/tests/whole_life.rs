@@ -190,6 +190,29 @@ fn a_command_a_paused_program_has_not_taken_is_withdrawn_and_never_runs<R: Drive
     sim.shutdown().unwrap();
 }
 
+fn closing_withdraws_what_a_paused_program_had_not_taken<R: Driver>() {
+    let (sim, mut dashboard) = controller();
+    let robot = R::connect(sim.addr(), sending(&sim)).unwrap();
+    let rest = observe(&sim).0;
+    dashboard.pause().unwrap();
+    let away = [0.8, -1.57, 1.57, -1.57, -1.57, 0.0];
+    let _unawaited = robot.start_move_j(JointMove::to(away).speed(2.0)).unwrap();
+    // Long enough for the command to reach the controller, well short of the 0.2 s after
+    // which an open session withdraws it.
+    std::thread::sleep(Duration::from_millis(50));
+    robot.close().unwrap();
+    // The registers keep what the session wrote last; played, the program takes nothing.
+    dashboard.play().unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let (q, qd, _) = observe(&sim);
+    assert_eq!(
+        (q, qd),
+        (rest, [0.0; 6]),
+        "a move nobody awaited ran at play"
+    );
+    sim.shutdown().unwrap();
+}
+
 fn a_dashboard_pause_halts_the_arm_and_play_resumes_the_move<R: Driver>() {
     let (sim, mut dashboard) = controller();
     let robot = R::connect(sim.addr(), sending(&sim)).unwrap();
@@ -276,6 +299,7 @@ every_driver!(
     after_a_protective_stop_and_its_unlock_a_new_session_moves_the_arm,
     after_an_unlocked_protective_stop_a_move_fails_at_once_until_recovered,
     a_command_a_paused_program_has_not_taken_is_withdrawn_and_never_runs,
+    closing_withdraws_what_a_paused_program_had_not_taken,
     a_dashboard_pause_halts_the_arm_and_play_resumes_the_move,
     closing_mid_move_stops_the_arm_before_it_returns,
     a_handle_waited_after_close_says_closed_at_once,

@@ -600,6 +600,10 @@ impl Robot {
     /// A link error while pausing. A stop the program could not take (it had already
     /// stopped) is no error: the arm is at rest either way.
     pub fn close(mut self) -> Result<(), MotionError> {
+        let withdrawn = self.link.lock().withdraw_before_close();
+        if let Some(registers) = withdrawn {
+            let _ = self.link.send(registers);
+        }
         // A command sent and not finished may be a move the program has yet to take.
         if self.link.lock().begin_close() {
             let _ = self.stop_j(super::defaults::STOP_J_DECELERATION);

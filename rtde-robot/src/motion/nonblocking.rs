@@ -566,6 +566,10 @@ impl AsyncRobot {
     /// # Errors
     /// As [`Robot::close`](super::Robot::close).
     pub async fn close(mut self) -> Result<(), MotionError> {
+        let withdrawn = self.link.lock().withdraw_before_close();
+        if let Some(registers) = withdrawn {
+            let _ = self.link.write(|_| registers).await;
+        }
         if self.link.lock().begin_close() {
             let _ = self.stop_j(super::defaults::STOP_J_DECELERATION).await;
         }

@@ -248,16 +248,39 @@ impl Session {
     /// in the very cycle of the withdrawal and take the command, the sequence number going
     /// back stops it ([`Failure::Handshake`]): the arm stops rather than run it unawaited.
     fn withdraw_if_paused(&mut self) {
+        if self.untaken_while_paused()
+            && self.observed.timestamp - self.written_at >= WITHDRAW_AFTER
+        {
+            self.withdraw();
+        }
+    }
+
+    /// Closing: a command the paused program has not taken is withdrawn at once, without
+    /// [`WITHDRAW_AFTER`]'s wait, since no one will wait for it and the registers keep
+    /// their values after the session leaves: a later `play` would run it. The registers
+    /// to write once more, if so.
+    pub(crate) fn withdraw_before_close(&mut self) -> Option<Registers> {
+        self.untaken_while_paused().then(|| {
+            self.withdraw();
+            self.registers
+        })
+    }
+
+    /// Whether the last command written waits, untaken, on a paused program.
+    fn untaken_while_paused(&self) -> bool {
         let o = &self.observed;
         let paused = matches!(
             RuntimeState::from_code(o.runtime_state),
             RuntimeState::Paused | RuntimeState::Pausing
         );
-        let accepted = o.ints[usize::from(int_out::ACCEPTED)];
-        let untaken = accepted == self.last_seq.wrapping_sub(1);
-        if !paused || !untaken || self.closed || o.timestamp - self.written_at < WITHDRAW_AFTER {
-            return;
-        }
+        let untaken = o.ints[usize::from(int_out::ACCEPTED)] == self.last_seq.wrapping_sub(1);
+        paused && untaken && !self.closed
+    }
+
+    /// Withdraws the last command written: its sequence number goes back to the one the
+    /// program took last.
+    fn withdraw(&mut self) {
+        let accepted = self.observed.ints[usize::from(int_out::ACCEPTED)];
         self.withdrawn.push(self.last_seq);
         // Its number is the next command's: no stop or newer motion cut it short.
         for (range, _) in &mut self.interrupted {
