@@ -21,8 +21,9 @@
 //! Figures: packages read, delivered (each once, waiting after the run until 10 s bring
 //! nothing new and NATS's `ack_wait` has passed since the kill), not delivered (and of
 //! those, what was still queued in the bridge when its 120 s drain ended), duplicate
-//! batches with their bound, the publications the bridge re-sent unacknowledged and those the broker
-//! redelivered to the subscriber (flagged if exceeded), the bridge's reconnection time (the kill to the
+//! batches with their bound (flagged if exceeded: what the bridge re-sent unacknowledged,
+//! and what the broker can deliver again, for NATS its window `max_ack_pending` at the kill
+//! and at the restart), the bridge's reconnection time (the kill to the
 //! first connection a node accepted, polled every 2 ms), and the latency (subscriber's
 //! clock at the batch's arrival minus the package's host time) p50/p99 outside the
 //! failover window (the kill − 1 s to the reconnection + 5 s; for Mosquitto, to its
@@ -45,9 +46,13 @@ struct Figures {
     queued: u64,
     duplicates: u64,
     /// Publications the bridge re-sent unacknowledged after a reconnection, and the
-    /// broker's redeliveries to the subscriber (DUP): together, the bound on `duplicates`.
+    /// broker's redeliveries to the subscriber (DUP).
     resent: u64,
     redelivered: u64,
+    /// What was unacknowledged at the kill and the restart, the bound on `duplicates`:
+    /// `resent` and what the broker can deliver again
+    /// ([`Broker::redelivered_at_most`]).
+    duplicate_bound: u64,
     unexplained: u64,
     reconnect_ms: f64,
     p50_ms: f64,
@@ -114,6 +119,17 @@ impl Broker {
             Broker::Nats { .. } => nats::ACK_WAIT,
         }
     }
+
+    /// The most the broker can deliver again to the subscriber over the kill and the
+    /// restart, `flagged` of them with MQTT's DUP: Mosquitto flags each; nats-server
+    /// 2.9.10 does not always, so its share is its window for each of the two node
+    /// changes.
+    fn redelivered_at_most(&self, flagged: u64) -> u64 {
+        match self {
+            Broker::Mosquitto(_) => flagged,
+            Broker::Nats { cluster, .. } => flagged.max(2 * u64::from(cluster.max_ack_pending())),
+        }
+    }
 }
 
 /// A scenario's broker, the bridge's broker URLs, and the subscriber's nodes.
@@ -130,7 +146,9 @@ fn broker(scenario: Scenario) -> Option<Setup> {
             vec![("127.0.0.1".into(), port)],
         ));
     }
-    let cluster = nats::Cluster::start("bench-failover")?;
+    // nats-server's own window: the subscriber takes the whole fleet.
+    let cluster =
+        nats::Cluster::start_with_window("bench-failover", nats::DEFAULT_MAX_ACK_PENDING)?;
     let msgs = cluster.stream_leader(0, "$MQTT_msgs");
     let victim = (0..3).find(|&i| Some(i) != msgs).unwrap_or(0);
     let other = (0..3).find(|&i| i != victim).unwrap_or(1);
@@ -318,6 +336,7 @@ fn run(scenario: Scenario, load: &Load) -> Option<Figures> {
         duplicates: summary.duplicates,
         resent: counts.resent,
         redelivered,
+        duplicate_bound: counts.resent + broker.redelivered_at_most(redelivered),
         unexplained: summary.unexplained,
         reconnect_ms,
         p50_ms: percentile_ms(&outside, 0.5),
@@ -405,16 +424,17 @@ fn main() {
                 continue;
             };
             println!(
-                "run {run_no} {scenario:?}: read {}, delivered {}, not delivered {} (of which still queued in the bridge after its 120 s drain {}), duplicate batches {} (the bridge re-sent {} unacknowledged, the broker redelivered {}{}), unexplained gaps {}, reconnected {:.0} ms after the kill, latency outside the window p50 {:.1} ms p99 {:.1} ms (p99 before the kill {:.1} ms)",
+                "run {run_no} {scenario:?}: read {}, delivered {}, not delivered {} (of which still queued in the bridge after its 120 s drain {}), duplicate batches {} (bound {}: the bridge re-sent {} unacknowledged, the broker redelivered {} flagged{}), unexplained gaps {}, reconnected {:.0} ms after the kill, latency outside the window p50 {:.1} ms p99 {:.1} ms (p99 before the kill {:.1} ms)",
                 f.read,
                 f.delivered,
                 f.read.saturating_sub(f.delivered),
                 f.queued,
                 f.duplicates,
+                f.duplicate_bound,
                 f.resent,
                 f.redelivered,
-                if f.duplicates > f.resent + f.redelivered {
-                    ": MORE DUPLICATES THAN BOTH"
+                if f.duplicates > f.duplicate_bound {
+                    ": MORE DUPLICATES THAN THE BOUND"
                 } else {
                     ""
                 },

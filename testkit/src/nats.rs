@@ -26,6 +26,19 @@ use std::time::{Duration, Instant};
 /// only this long after the kill: not lost, late (docs/mqtt-scaling.md).
 pub const ACK_WAIT: Duration = Duration::from_secs(30);
 
+/// How many QoS 1 deliveries a subscriber may leave unacknowledged before its node waits
+/// (`mqtt { max_ack_pending }`) in a [`Cluster::start`]ed cluster. When a node dies, or a
+/// subscriber's session moves, the broker delivers again at most these: each node that
+/// stops or starts can cost a subscriber this many duplicates, and no more. Small, so a
+/// test can hold the bridge to that bound: a test's subscriber takes a few hundred
+/// batches a second and acknowledges each at once.
+pub const MAX_ACK_PENDING: u16 = 64;
+
+/// nats-server's own `max_ack_pending`, for a cluster that carries a fleet
+/// ([`Cluster::start_with_window`]): a subscriber of thousands of messages a second needs
+/// that many in flight.
+pub const DEFAULT_MAX_ACK_PENDING: u16 = 1024;
+
 /// How long a node may take to answer an MQTT client once started: JetStream elects its
 /// leaders first, slowly on a loaded machine.
 const READY_WITHIN: Duration = Duration::from_secs(90);
@@ -59,13 +72,21 @@ pub struct Cluster {
     bin: PathBuf,
     /// Whether the MQTT listeners take TLS (with the certificates in `dir`).
     tls: bool,
+    /// `mqtt { max_ack_pending }` on every node.
+    max_ack_pending: u16,
 }
 
 impl Cluster {
     /// Starts the three nodes and waits until each accepts an MQTT connection, or says
     /// why not and returns `None` (the test then skips).
     pub fn start(test: &str) -> Option<Cluster> {
-        Cluster::start_with(test, false)
+        Cluster::start_with(test, false, MAX_ACK_PENDING)
+    }
+
+    /// [`Cluster::start`], each node letting a subscriber leave `max_ack_pending`
+    /// deliveries unacknowledged instead of [`MAX_ACK_PENDING`].
+    pub fn start_with_window(test: &str, max_ack_pending: u16) -> Option<Cluster> {
+        Cluster::start_with(test, false, max_ack_pending)
     }
 
     /// [`Cluster::start`], with TLS on the MQTT listeners as well as plain MQTT: the
@@ -73,10 +94,10 @@ impl Cluster {
     /// [`Cluster::ca_file`]. Made with the `openssl` command; without it, `None` (the
     /// test skips, or fails under `RTDE_REQUIRE_NATS`).
     pub fn start_tls(test: &str) -> Option<Cluster> {
-        Cluster::start_with(test, true)
+        Cluster::start_with(test, true, MAX_ACK_PENDING)
     }
 
-    fn start_with(test: &str, tls: bool) -> Option<Cluster> {
+    fn start_with(test: &str, tls: bool, max_ack_pending: u16) -> Option<Cluster> {
         let Some(bin) = binary() else {
             let msg = "nats-server is not installed: `apt-get install -y nats-server` \
                        (Debian) runs this test; .ci/run does it";
@@ -99,6 +120,7 @@ impl Cluster {
             dir,
             bin,
             tls,
+            max_ack_pending,
         };
         for _ in 0..5 {
             cluster.nodes = distinct_free_ports(12)
@@ -131,6 +153,12 @@ impl Cluster {
     /// The MQTT port of node `i` (0, 1 or 2).
     pub fn mqtt_port(&self, i: usize) -> u16 {
         self.nodes[i].mqtt
+    }
+
+    /// The most deliveries a node leaves a subscriber unacknowledged
+    /// (`mqtt { max_ack_pending }`): what each node change can make it deliver again.
+    pub fn max_ack_pending(&self) -> u16 {
+        self.max_ack_pending
     }
 
     /// `mqtt://127.0.0.1:PORT` of node `i`.
@@ -265,8 +293,10 @@ impl Cluster {
                  # Plain MQTT too on a TLS listener: the readiness probe uses it.\n\
                  allow_non_tls: {tls_too}\n\
                  # Sessions, retained messages and QoS 1 queues on all three nodes.\n\
-                 mqtt {{ listen: 127.0.0.1:{mqtt}, stream_replicas: 3, ack_wait: \"{ack_wait}s\"{tls} }}\n",
+                 mqtt {{ listen: 127.0.0.1:{mqtt}, stream_replicas: 3, ack_wait: \"{ack_wait}s\", \
+                 max_ack_pending: {max_ack_pending}{tls} }}\n",
                 tls_too = self.tls,
+                max_ack_pending = self.max_ack_pending,
                 ack_wait = ACK_WAIT.as_secs(),
                 client = node.client,
                 route = node.route,
