@@ -135,8 +135,8 @@ fn after_an_unlocked_protective_stop_a_move_fails_at_once_until_recovered<R: Dri
         rtde_core::RuntimeState::Paused,
         "unlocked, the program stays paused"
     );
-    // Past the packages sent before the unlock, which would say PROTECTIVE_STOP.
-    std::thread::sleep(Duration::from_millis(100));
+    // At once: the packages sent before the unlock, which say PROTECTIVE_STOP, may still be
+    // unread, and they say nothing of a command written after them.
 
     // The paused program takes no command: the move fails at once, not after 8 s.
     let target = [0.2, -1.57, 1.57, -1.57, -1.57, 0.0];

@@ -221,7 +221,7 @@ impl Session {
             return Poll::Ready(Err(self.withdrawn_error(said)));
         }
         if self.observed.ints[usize::from(int_out::ACCEPTED)] != self.last_seq {
-            return match verdict(&self.observed, said) {
+            return match self.verdict_on_the_untaken(said) {
                 Some(e) => Poll::Ready(Err(e)),
                 None => Poll::Pending,
             };
@@ -264,6 +264,18 @@ impl Session {
             self.withdraw();
             self.registers
         })
+    }
+
+    /// The robot's verdict while the last command written may be untaken. One a paused
+    /// program has not taken is judged at its withdrawal ([`WITHDRAW_AFTER`] later, by
+    /// [`Session::withdrawn_error`]), not now: the package in hand can predate the write
+    /// by a cycle, and so an unlock of the protective stop it shows, which would tell the
+    /// caller to unlock a stop already unlocked.
+    fn verdict_on_the_untaken(&self, said: Said<'_>) -> Option<MotionError> {
+        if self.untaken_while_paused() {
+            return None;
+        }
+        verdict(&self.observed, said)
     }
 
     /// Whether the last command written waits, untaken, on a paused program.
@@ -355,7 +367,12 @@ impl Session {
                 tcp_pose: o.tcp_pose,
             }));
         }
-        if let Some(e) = verdict(o, said) {
+        let judged = if seq == self.last_seq {
+            self.verdict_on_the_untaken(said)
+        } else {
+            verdict(o, said)
+        };
+        if let Some(e) = judged {
             return Poll::Ready(Err(e));
         }
         match self.link_end() {
