@@ -74,19 +74,28 @@ pub struct Cluster {
     tls: bool,
     /// `mqtt { max_ack_pending }` on every node.
     max_ack_pending: u16,
+    /// More `mqtt {}` options on every node, as written in its configuration.
+    mqtt_options: String,
 }
 
 impl Cluster {
     /// Starts the three nodes and waits until each accepts an MQTT connection, or says
     /// why not and returns `None` (the test then skips).
     pub fn start(test: &str) -> Option<Cluster> {
-        Cluster::start_with(test, false, MAX_ACK_PENDING)
+        Cluster::start_with(test, false, MAX_ACK_PENDING, "")
     }
 
     /// [`Cluster::start`], each node letting a subscriber leave `max_ack_pending`
     /// deliveries unacknowledged instead of [`MAX_ACK_PENDING`].
     pub fn start_with_window(test: &str, max_ack_pending: u16) -> Option<Cluster> {
-        Cluster::start_with(test, false, max_ack_pending)
+        Cluster::start_with_mqtt(test, max_ack_pending, "")
+    }
+
+    /// [`Cluster::start_with_window`], with `options` added to each node's `mqtt {}` block
+    /// as written (`consumer_memory_storage: true`, say), to compare nats-server's own
+    /// settings.
+    pub fn start_with_mqtt(test: &str, max_ack_pending: u16, options: &str) -> Option<Cluster> {
+        Cluster::start_with(test, false, max_ack_pending, options)
     }
 
     /// [`Cluster::start`], with TLS on the MQTT listeners as well as plain MQTT: the
@@ -94,10 +103,15 @@ impl Cluster {
     /// [`Cluster::ca_file`]. Made with the `openssl` command; without it, `None` (the
     /// test skips, or fails under `RTDE_REQUIRE_NATS`).
     pub fn start_tls(test: &str) -> Option<Cluster> {
-        Cluster::start_with(test, true, MAX_ACK_PENDING)
+        Cluster::start_with(test, true, MAX_ACK_PENDING, "")
     }
 
-    fn start_with(test: &str, tls: bool, max_ack_pending: u16) -> Option<Cluster> {
+    fn start_with(
+        test: &str,
+        tls: bool,
+        max_ack_pending: u16,
+        mqtt_options: &str,
+    ) -> Option<Cluster> {
         let Some(bin) = binary() else {
             let msg = "nats-server is not installed: `apt-get install -y nats-server` \
                        (Debian) runs this test; .ci/run does it";
@@ -121,6 +135,7 @@ impl Cluster {
             bin,
             tls,
             max_ack_pending,
+            mqtt_options: mqtt_options.to_owned(),
         };
         for _ in 0..5 {
             cluster.nodes = distinct_free_ports(12)
@@ -180,6 +195,11 @@ impl Cluster {
     /// The three MQTT URLs, node 0 first.
     pub fn urls(&self) -> Vec<String> {
         (0..3).map(|i| self.url(i)).collect()
+    }
+
+    /// Node `i`'s process id while it runs: to read its CPU time.
+    pub fn pid(&self, i: usize) -> Option<u32> {
+        self.nodes[i].child.as_ref().map(Child::id)
     }
 
     /// Whether node `i` runs.
@@ -294,9 +314,10 @@ impl Cluster {
                  allow_non_tls: {tls_too}\n\
                  # Sessions, retained messages and QoS 1 queues on all three nodes.\n\
                  mqtt {{ listen: 127.0.0.1:{mqtt}, stream_replicas: 3, ack_wait: \"{ack_wait}s\", \
-                 max_ack_pending: {max_ack_pending}{tls} }}\n",
+                 max_ack_pending: {max_ack_pending}{tls}\n{options} }}\n",
                 tls_too = self.tls,
                 max_ack_pending = self.max_ack_pending,
+                options = self.mqtt_options,
                 ack_wait = ACK_WAIT.as_secs(),
                 client = node.client,
                 route = node.route,
