@@ -135,6 +135,20 @@ impl Times {
     fn at(column: &[AtomicU64], i: usize) -> i64 {
         column[i].load(Relaxed) as i64
     }
+
+    /// A poll failed: counted, and the event loop reconnects at its next poll, a moment on.
+    async fn lost_connection(&self) {
+        self.connection_errors.fetch_add(1, Relaxed);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Waits, 30 s at most, for an event loop to say the broker sent its first `what`.
+async fn acknowledged(ready: tokio::sync::oneshot::Receiver<()>, what: &str) {
+    tokio::time::timeout(Duration::from_secs(30), ready)
+        .await
+        .unwrap_or_else(|_| panic!("no {what} within 30 s"))
+        .unwrap_or_else(|_| panic!("the event loop ended before its {what}"));
 }
 
 fn options(id: &str, port: u16) -> MqttOptions {
@@ -177,17 +191,11 @@ async fn subscribe(port: u16, t: &Arc<Times>, tasks: &mut Vec<tokio::task::JoinH
                     }
                 }
                 Ok(_) => {}
-                Err(_) => {
-                    t.connection_errors.fetch_add(1, Relaxed);
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                }
+                Err(_) => t.lost_connection().await,
             }
         }
     }));
-    tokio::time::timeout(Duration::from_secs(30), subscribed)
-        .await
-        .expect("no SUBACK within 30 s")
-        .expect("the subscriber ended");
+    acknowledged(subscribed, "SUBACK").await;
 }
 
 /// One publishing session: its event loop records each message's write and PUBACK; the
@@ -227,17 +235,11 @@ async fn publisher(
                     }
                 }
                 Ok(_) => {}
-                Err(_) => {
-                    tr.connection_errors.fetch_add(1, Relaxed);
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                }
+                Err(_) => tr.lost_connection().await,
             }
         }
     }));
-    tokio::time::timeout(Duration::from_secs(30), connected)
-        .await
-        .expect("no CONNACK within 30 s")
-        .expect("the publisher ended");
+    acknowledged(connected, "CONNACK").await;
     let topics: Vec<usize> = (0..TOPICS).filter(|r| r % a.connections == c).collect();
     let per_tick = a.rate / TOPICS as f64 * TICK.as_secs_f64();
     let phase = TICK.mul_f64(c as f64 / a.connections as f64);
