@@ -335,7 +335,11 @@ impl Cluster {
             .append(true)
             .open(self.dir.join(format!("n{i}.log")))
             .unwrap();
+        // In the cluster's own directory: nats-server 2.9.10 was seen to write a consumer's
+        // metadata (`meta.inf`, `meta.sum`) into its working directory, which is the test's
+        // crate otherwise.
         let child = Command::new(&self.bin)
+            .current_dir(&self.dir)
             .arg("-c")
             .arg(self.dir.join(format!("n{i}.conf")))
             .stdin(Stdio::null())
