@@ -50,6 +50,9 @@
 //! on one machine, so a ratio against it said little.
 //!
 //! `cargo bench -p rtde-bench --bench drivers [-- --seconds 60 --rate-seconds 3]`
+//!
+//! `-- --only "blocking" --seconds 10` runs one 500 Hz case alone (any name of phase (b),
+//! "floor, blocking" for instance), for `strace -f`, `perf record` or `ss -tni` on it.
 
 // One counting allocator, shared with rtde-core's zero_alloc test.
 #[global_allocator]
@@ -860,10 +863,45 @@ fn pin(cpu: usize) {
     }
 }
 
+/// The case `--only NAME` names, if given: one of [`CASES`]' names.
+fn only() -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    let at = args.iter().position(|a| a == "--only")?;
+    Some(args.get(at + 1).cloned().unwrap_or_default())
+}
+
+/// One 500 Hz case alone for `seconds`, nothing else in the process but its simulator:
+/// for a profiler or a system-call count on that case's thread, which the main thread
+/// runs (the blocking and async cases; the background ones add a reader thread).
+fn run_only(epoch: Instant, name: &str, seconds: u64) {
+    let Some((name, case)) = CASES.iter().find(|(n, _)| *n == name) else {
+        let names: Vec<String> = CASES.iter().map(|(n, _)| format!("\"{n}\"")).collect();
+        eprintln!("--only takes one of {}", names.join(", "));
+        std::process::exit(2);
+    };
+    println!(
+        "{name}, alone with its simulator at 500 Hz for {seconds} s (main thread: pid {})",
+        std::process::id()
+    );
+    let run = alone(epoch, |sim| case(epoch, sim, seconds));
+    println!(
+        "    {} packages, {}; CPU per package {} µs; latency p50 {:.1} µs, p99 {:.1} µs",
+        run.packages,
+        run.losses,
+        run.cpu_us().map_or("?".into(), |c| format!("{c:.2}")),
+        quantile(run.latencies.clone(), 0.50),
+        quantile(run.latencies.clone(), 0.99),
+    );
+}
+
 fn main() {
     let seconds = arg("--seconds", 60);
     let rate_seconds = arg("--rate-seconds", 3);
     let epoch = Instant::now();
+    if let Some(name) = only() {
+        run_only(epoch, &name, seconds);
+        return;
+    }
     println!(
         "reference recipe ({REFERENCE_PACKAGE}-byte packages), rtde-sim in process on loopback"
     );
