@@ -427,7 +427,7 @@ impl Client {
     /// # Errors
     /// As [`Client::recv_into`].
     pub fn recv_as<T: FromPayload>(&mut self) -> Result<T, Error> {
-        self.session.check_output_spec(&T::SPEC)?;
+        self.session.check_output_static(&T::SPEC)?;
         let payload = self.recv()?;
         T::from_payload_as(payload)
     }
@@ -666,6 +666,9 @@ impl Client {
     /// `Some` is what finished, for [`Until::Done`]; `None` is a package, for
     /// [`Until::Data`] (its values are the session's).
     fn turn_until(&mut self, until: Until) -> Result<Option<Done>, Error> {
+        // A wait for data starts with the whole read timeout, without reading the clock:
+        // the deadline was set a moment ago. Later waits of the call take what is left.
+        let mut first_wait = true;
         loop {
             let ready = match until {
                 Until::Data { latest: true, .. } => self.session.poll_latest(),
@@ -696,7 +699,13 @@ impl Client {
                         deadline, timeout, ..
                     },
                 ) => {
-                    if !self.fill(deadline)? {
+                    let filled = if first_wait {
+                        self.fill_within(timeout)?
+                    } else {
+                        self.fill(deadline)?
+                    };
+                    first_wait = false;
+                    if !filled {
                         return Err(Error::Timeout {
                             after: timeout.unwrap_or_default(),
                             waiting_for: ty::DATA_PACKAGE,

@@ -24,7 +24,6 @@ impl Client {
     /// Reads more bytes into the session, until `deadline`; `Ok(false)` when it passed
     /// first.
     pub(super) fn fill(&mut self, deadline: Option<Instant>) -> Result<bool, Error> {
-        let mid_frame = self.session.mid_frame();
         let timeout = match deadline {
             None => None,
             Some(deadline) => {
@@ -32,10 +31,19 @@ impl Client {
                 if left.is_zero() {
                     return Ok(false);
                 }
-                Some(ceil_to_millis(left))
+                Some(left)
             }
         };
+        self.fill_within(timeout)
+    }
+
+    /// Reads more bytes into the session, waiting at most `timeout` (`None`: for good);
+    /// `Ok(false)` when it passed first. A call's first wait takes its whole read timeout
+    /// this way, with no clock to read.
+    pub(super) fn fill_within(&mut self, timeout: Option<Duration>) -> Result<bool, Error> {
+        let mid_frame = self.session.mid_frame();
         // Whole milliseconds: a wait that starts with the full timeout left needs no change.
+        let timeout = timeout.map(ceil_to_millis);
         if timeout != self.socket_timeout {
             if let Err(source) = self.stream.set_read_timeout(timeout) {
                 self.session.handle_link_lost(Instant::now());
@@ -84,7 +92,33 @@ impl Client {
     }
 }
 
+/// `d` rounded up to whole milliseconds (without 128-bit division: this runs at every
+/// package).
 fn ceil_to_millis(d: Duration) -> Duration {
-    let millis = d.as_nanos().div_ceil(1_000_000);
-    Duration::from_millis(u64::try_from(millis).unwrap_or(u64::MAX))
+    let millis = d
+        .as_secs()
+        .saturating_mul(1000)
+        .saturating_add(u64::from(d.subsec_nanos().div_ceil(1_000_000)));
+    Duration::from_millis(millis)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn socket_timeouts_round_up_to_whole_milliseconds() {
+        let ms = Duration::from_millis;
+        for (d, rounded) in [
+            (Duration::ZERO, ms(0)),
+            (Duration::from_nanos(1), ms(1)),
+            (ms(1), ms(1)),
+            (ms(1) + Duration::from_nanos(1), ms(2)),
+            (Duration::from_nanos(1_999_999_999), ms(2000)),
+            (Duration::from_secs(3600), ms(3_600_000)),
+            (Duration::MAX, ms(u64::MAX)),
+        ] {
+            assert_eq!(ceil_to_millis(d), rounded, "{d:?}");
+        }
+    }
 }

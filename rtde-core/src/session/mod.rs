@@ -723,12 +723,39 @@ impl Session {
     pub fn check_output_spec(&self, spec: &RecipeSpec<'_>) -> Result<(), Error> {
         match &self.c.outputs {
             Some(o) if o.recipe.matches(spec) => Ok(()),
-            Some(_) => Err(Error::Misuse(
-                "the recipe given to receive into is not the output recipe set up on this connection",
-            )),
-            None => Err(Error::Misuse(
-                "nothing to receive: set up an output recipe with `setup_outputs`, then `start`",
-            )),
+            other => Err(not_the_output_recipe(other.is_some())),
+        }
+    }
+
+    /// [`Session::check_output_spec`] for a recipe known at compile time, such as a
+    /// derived recipe's [`StaticRecipe::SPEC`](crate::StaticRecipe::SPEC): once that spec
+    /// has matched, checking it again compares two addresses, not every name and type.
+    /// What a driver's `recv_as` calls before each package.
+    ///
+    /// ```
+    /// use std::time::Instant;
+    /// use rtde_core::{ConnectOptions, Session, StaticRecipe};
+    ///
+    /// #[derive(rtde_core::RtdeRecipe)]
+    /// struct Telemetry { timestamp: f64 }
+    ///
+    /// let mut session = Session::new(&ConnectOptions::new(), Instant::now());
+    /// // Nothing set up yet: nothing to receive.
+    /// assert!(session.check_output_static(&Telemetry::SPEC).is_err());
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Session::check_output_spec`].
+    pub fn check_output_static(&mut self, spec: &RecipeSpec<'static>) -> Result<(), Error> {
+        match &mut self.c.outputs {
+            Some(o) => {
+                if o.recipe.matches_static(spec) {
+                    Ok(())
+                } else {
+                    Err(not_the_output_recipe(true))
+                }
+            }
+            None => Err(not_the_output_recipe(false)),
         }
     }
 
@@ -973,6 +1000,15 @@ impl Conversation {
             purpose,
         });
     }
+}
+
+/// Why a recipe given to receive into was refused: another recipe is set up, or none.
+fn not_the_output_recipe(one_set_up: bool) -> Error {
+    Error::Misuse(if one_set_up {
+        "the recipe given to receive into is not the output recipe set up on this connection"
+    } else {
+        "nothing to receive: set up an output recipe with `setup_outputs`, then `start`"
+    })
 }
 
 #[cfg(test)]

@@ -148,11 +148,13 @@ impl Session {
     }
 
     fn next_ready(&mut self) -> Option<Ready> {
-        if let Some(done) = self.c.completed.take() {
-            return Some(Ready::Done(done));
+        // Looked at before they are taken: taking moves the whole (large) value even when
+        // there is none, at every package.
+        if self.c.completed.is_some() {
+            return self.c.completed.take().map(Ready::Done);
         }
-        if let Some(ready) = self.c.deferred.take() {
-            return Some(ready);
+        if self.c.deferred.is_some() {
+            return self.c.deferred.take();
         }
         if let Some(silent_for) = self.c.staleness.take_report() {
             return Some(Ready::Stale { silent_for });

@@ -482,3 +482,49 @@ fn setup_replies_are_refused_or_mismatched_by_their_own_rules_and_the_link_stays
     };
     assert_eq!(s.input_recipe_id(&handle), Some(2));
 }
+
+/// The remembered check of a `'static` spec accepts that spec, and only a spec with the
+/// same names and types: another `'static` recipe is refused after the first matched, and
+/// a new setup forgets what matched before it.
+#[test]
+fn a_static_spec_check_is_remembered_for_that_spec_only() {
+    const OTHER: RecipeSpec<'static> = RecipeSpec::new(
+        Direction::Output,
+        &["timestamp", "actual_qd"],
+        &[WireType::Double, WireType::Vector6d],
+    );
+    // The same names and types in lists of their own, at other addresses.
+    static COPY_NAMES: [&str; 2] = ["timestamp", "actual_q"];
+    static COPY_TYPES: [WireType; 2] = [WireType::Double, WireType::Vector6d];
+    let copy = RecipeSpec::new(Direction::Output, &COPY_NAMES, &COPY_TYPES);
+    let t0 = Instant::now();
+    let mut s = streaming(t0);
+    for _ in 0..2 {
+        assert!(s.check_output_static(&OUTPUTS).is_ok());
+        assert!(s.check_output_static(&copy).is_ok());
+        assert!(
+            matches!(s.check_output_static(&OTHER), Err(Error::Misuse(m)) if m.contains("not the output recipe"))
+        );
+    }
+    // OTHER set up in OUTPUTS' place: OUTPUTS, which matched a moment ago, is refused.
+    s.pause(t0).unwrap();
+    assert_eq!(sent(&mut s, V2), [ty::PAUSE]);
+    s.handle_bytes(&bytes(&M::PauseReply { accepted: true }, V2), t0);
+    assert!(is_done(&drain(&mut s), &Done::Paused));
+    s.setup_outputs(OTHER, 500.0, t0).unwrap();
+    assert_eq!(sent(&mut s, V2), [ty::SETUP_OUTPUTS]);
+    s.handle_bytes(
+        &bytes(
+            &M::SetupOutputsReply {
+                recipe_id: Some(2),
+                types: "DOUBLE,VECTOR6D",
+            },
+            V2,
+        ),
+        t0,
+    );
+    assert!(is_done(&drain(&mut s), &Done::OutputsSetUp));
+    assert!(s.check_output_static(&OTHER).is_ok());
+    assert!(s.check_output_static(&OUTPUTS).is_err());
+    assert!(s.check_output_static(&copy).is_err());
+}

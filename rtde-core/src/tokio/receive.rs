@@ -149,7 +149,7 @@ impl Packages {
     /// # Errors
     /// As [`Packages::recv_into`].
     pub async fn recv_as<T: FromPayload>(&mut self) -> Result<T, Error> {
-        self.check(&T::SPEC)?;
+        self.shared.inner().session.check_output_static(&T::SPEC)?;
         let values = self.recv().await?;
         T::from_payload_as(values)
     }
