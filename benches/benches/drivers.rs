@@ -261,6 +261,18 @@ impl Run {
         self.cpu.map(|c| per_us(c, self.packages))
     }
 
+    /// Packages, losses, CPU per package and latency, as a case's line prints them.
+    fn summary(&self) -> String {
+        format!(
+            "{} packages, {}; CPU per package {} µs; latency p50 {:.1} µs, p99 {:.1} µs",
+            self.packages,
+            self.losses,
+            self.cpu_us().map_or("?".into(), |c| format!("{c:.2}")),
+            quantile(self.latencies.clone(), 0.50),
+            quantile(self.latencies.clone(), 0.99),
+        )
+    }
+
     /// This round's figures added to the rounds' before.
     fn add(&mut self, round: Run) {
         let sum = |a: Option<Duration>, b: Option<Duration>| a.zip(b).map(|(a, b)| a + b);
@@ -884,14 +896,7 @@ fn run_only(epoch: Instant, name: &str, seconds: u64) {
         std::process::id()
     );
     let run = alone(epoch, |sim| case(epoch, sim, seconds));
-    println!(
-        "    {} packages, {}; CPU per package {} µs; latency p50 {:.1} µs, p99 {:.1} µs",
-        run.packages,
-        run.losses,
-        run.cpu_us().map_or("?".into(), |c| format!("{c:.2}")),
-        quantile(run.latencies.clone(), 0.50),
-        quantile(run.latencies.clone(), 0.99),
-    );
+    println!("    {}", run.summary());
 }
 
 fn main() {
@@ -936,14 +941,7 @@ fn main() {
         }
     }
     for ((name, _), run) in CASES.iter().zip(&runs) {
-        println!(
-            "    {name:<18} {} packages, {}; CPU per package {} µs; latency p50 {:.1} µs, p99 {:.1} µs",
-            run.packages,
-            run.losses,
-            run.cpu_us().map_or("?".into(), |c| format!("{c:.2}")),
-            quantile(run.latencies.clone(), 0.50),
-            quantile(run.latencies.clone(), 0.99),
-        );
+        println!("    {name:<18} {}", run.summary());
         if let Some(r) = run.reader {
             println!(
                 "                       its reader thread alone: {:.2} µs CPU per package",

@@ -79,21 +79,27 @@ fn connected(t0: Instant) -> Session {
     s
 }
 
-fn streaming(t0: Instant) -> Session {
-    let mut s = connected(t0);
-    s.setup_outputs(OUTPUTS, 500.0, t0).unwrap();
-    assert_eq!(sent(&mut s, V2), [ty::SETUP_OUTPUTS]);
+/// Sets `spec` (a double and a 6-vector) up as the outputs, the controller giving it
+/// `recipe_id`.
+fn set_up_outputs(s: &mut Session, spec: RecipeSpec<'_>, recipe_id: u8, t0: Instant) {
+    s.setup_outputs(spec, 500.0, t0).unwrap();
+    assert_eq!(sent(s, V2), [ty::SETUP_OUTPUTS]);
     s.handle_bytes(
         &bytes(
             &M::SetupOutputsReply {
-                recipe_id: Some(1),
+                recipe_id: Some(recipe_id),
                 types: "DOUBLE,VECTOR6D",
             },
             V2,
         ),
         t0,
     );
-    assert!(is_done(&drain(&mut s), &Done::OutputsSetUp));
+    assert!(is_done(&drain(s), &Done::OutputsSetUp));
+}
+
+fn streaming(t0: Instant) -> Session {
+    let mut s = connected(t0);
+    set_up_outputs(&mut s, OUTPUTS, 1, t0);
     s.start(t0).unwrap();
     assert_eq!(sent(&mut s, V2), [ty::START]);
     s.handle_bytes(&bytes(&M::StartReply { accepted: true }, V2), t0);
@@ -511,19 +517,7 @@ fn a_static_spec_check_is_remembered_for_that_spec_only() {
     assert_eq!(sent(&mut s, V2), [ty::PAUSE]);
     s.handle_bytes(&bytes(&M::PauseReply { accepted: true }, V2), t0);
     assert!(is_done(&drain(&mut s), &Done::Paused));
-    s.setup_outputs(OTHER, 500.0, t0).unwrap();
-    assert_eq!(sent(&mut s, V2), [ty::SETUP_OUTPUTS]);
-    s.handle_bytes(
-        &bytes(
-            &M::SetupOutputsReply {
-                recipe_id: Some(2),
-                types: "DOUBLE,VECTOR6D",
-            },
-            V2,
-        ),
-        t0,
-    );
-    assert!(is_done(&drain(&mut s), &Done::OutputsSetUp));
+    set_up_outputs(&mut s, OTHER, 2, t0);
     assert!(s.check_output_static(&OTHER).is_ok());
     assert!(s.check_output_static(&OUTPUTS).is_err());
     assert!(s.check_output_static(&copy).is_err());
