@@ -55,8 +55,8 @@ impl SetUp {
 
     /// [`SetUp::matches`] for a spec known at compile time (a derived recipe's `SPEC`),
     /// remembered: a receive loop compares the lists once, then two addresses per package
-    /// (some 400 instructions fewer a package, which a loop woken by each package pays
-    /// with a cold instruction cache).
+    /// (some 400 instructions fewer a package for a ten-field recipe, counted with
+    /// callgrind; docs/performance.md has what that did and did not change).
     pub(crate) fn matches_static(&mut self, spec: &RecipeSpec<'static>) -> bool {
         let lists: StaticLists = (spec.names(), spec.types());
         if self.matched.is_some_and(|(names, types)| {
